@@ -12,6 +12,10 @@ function find(dir) {
   });
 }
 
+// The CLI tests run the built launcher, so build first (esbuild takes well under a second).
+const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
 const only = process.argv.slice(2);
 const files = only.length ? only : find('test').sort();
 const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });

@@ -1,0 +1,70 @@
+// Builds the Hono app: the cross-cutting HTTP behaviour (request ids, errors, 404/405, body
+// limits) and every module's routes.
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from './context.ts';
+import { HttpError } from './http/errors.ts';
+import type { AppEnv } from './http/types.ts';
+import { registerSettingsRoutes } from './settings/routes.ts';
+import { registerSystemRoutes } from './system/routes.ts';
+
+/** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
+const MAX_API_BODY = 10 * 1024 * 1024;
+/** Routes that stream large uploads and check sizes themselves. */
+const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];
+
+export function createApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    c.set('requestId', randomUUID().slice(0, 8));
+    await next();
+  });
+
+  const limit = bodyLimit({
+    maxSize: MAX_API_BODY,
+    onError: (c) => c.json({ message: `request body too large (limit ${MAX_API_BODY / 1024 / 1024} MB)` }, 413),
+  });
+  app.use('/api/*', async (c, next) => (UPLOAD_PATHS.includes(c.req.path) ? next() : limit(c, next)));
+
+  const api = new Hono<AppEnv>();
+  registerSystemRoutes(app, api, ctx);
+  registerSettingsRoutes(api, ctx);
+  app.route('/api', api);
+
+  app.onError((err, c) => {
+    if (err instanceof HttpError) return c.json({ message: err.message }, err.status);
+    const id = c.get('requestId');
+    ctx.log.error(`request ${id} ${c.req.method} ${c.req.path} failed: ${err.stack ?? err.message}`);
+    return c.json({ message: `Internal Server Error (request ${id})` }, 500);
+  });
+
+  app.notFound((c) => {
+    if (allowedMethods(app, c.req.path).length) return c.json({ message: 'method not allowed' }, 405);
+    if (c.req.path.startsWith('/api/')) return c.json({ message: '404 unknown endpoint' }, 404);
+    return c.html(notFoundPage(), 404);
+  });
+
+  return app;
+}
+
+const routeTables = new WeakMap<Hono<AppEnv>, { method: string; re: RegExp }[]>();
+
+/** Methods registered for a path (for 405 on a known path with another method). */
+function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
+  let table = routeTables.get(app);
+  if (!table) {
+    table = app.routes
+    .filter((r) => r.method !== 'ALL' && !r.path.includes('*'))
+    .map((r) => ({ method: r.method, re: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '/?$') }));
+    routeTables.set(app, table);
+  }
+  return table.filter((r) => r.re.test(path)).map((r) => r.method);
+}
+
+function notFoundPage(): string {
+  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>' +
+    '<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">' +
+    '<h1>Page not found</h1><p>The page you are looking for does not exist.</p></body></html>';
+}

@@ -1,0 +1,172 @@
+// The listmgr command line. This contract is fixed: other tools depend on it.
+import { Command, CommanderError } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadConfig, VERSION } from './config.ts';
+import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
+import { LockHeldError } from './db/lock.ts';
+import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
+import { HttpError } from './http/errors.ts';
+import { AlreadyInstalledError, announceAdmin, install } from './install.ts';
+import { startServer } from './server.ts';
+import { UserStore } from './users/store.ts';
+
+class CliError extends Error {}
+
+/** Opens an installed database for a maintenance command. */
+function openInstalled(dbPath: string): DB {
+  if (!existsSync(dbPath)) throw new CliError(`no database at ${dbPath}; run "listmgr install" first (or pass --db FILE)`);
+  const db = openDatabase(dbPath);
+  if (!isInstalled(db)) {
+    closeDatabase(db);
+    throw new CliError(`${dbPath} is not an installed listmgr database; run "listmgr install" first`);
+  }
+  return db;
+}
+
+const humanSize = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`);
+
+export function buildCli(): Command {
+  const program = new Command('listmgr')
+    .description('listmgr: a self-hosted newsletter and mailing-list manager (listmonk-compatible API)')
+    .version(VERSION, '-v, --version', 'print the version')
+    .showHelpAfterError('(run "listmgr --help" for usage)');
+
+  const dbOption = (cmd: Command) => cmd.option('--db <file>', 'SQLite database file (env LISTMGR_DB, default ./listmgr.db)');
+
+  dbOption(program.command('install'))
+    .description('create the database: schema, default settings and templates, and the admin user (LISTMGR_ADMIN_USER / LISTMGR_ADMIN_PASSWORD, else a generated password is printed)')
+    .option('--yes', 'wipe an existing installation and install afresh (destroys all data)')
+    .action((opts: { db?: string; yes?: boolean }) => {
+      const { dbPath } = loadConfig({ db: opts.db });
+      try {
+        const r = install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD });
+        if (r.wiped) console.log(`Wiped the existing installation at ${dbPath}.`);
+        console.log(`Installed listmgr at ${dbPath}.`);
+        announceAdmin(r.adminUser, r.generatedPassword);
+      } catch (e) {
+        if (e instanceof AlreadyInstalledError) throw new CliError(e.message);
+        throw e;
+      }
+    });
+
+  dbOption(program.command('upgrade'))
+    .description('apply pending database migrations (safe to run repeatedly)')
+    .action((opts: { db?: string }) => {
+      const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
+      try {
+        const pending = pendingMigrations(db);
+        if (!pending.length) console.log('The database is up to date; nothing to do.');
+        migrate(db, (m) => console.log(`applied migration ${String(m.version).padStart(4, '0')}_${m.name}`));
+      } finally {
+        closeDatabase(db);
+      }
+    });
+
+  dbOption(program.command('serve'))
+    .description('run the HTTP server (installs a new database on first start)')
+    .option('--address <host:port>', 'address to listen on (env LISTMGR_ADDRESS, default localhost:9000)')
+    .option('--root-url <url>', 'public root URL used in links (env LISTMGR_ROOT_URL; overrides the app.root_url setting)')
+    .option('--uploads <dir>', 'media folder (env LISTMGR_UPLOADS, default ./uploads)')
+    .action(async (opts: { db?: string; address?: string; rootUrl?: string; uploads?: string }) => {
+      const server = await startServer(loadConfig(opts));
+      const onSignal = (sig: string) => {
+        server.ctx.log.info(`received ${sig}`);
+        server.stop().then(() => process.exit(0), (e) => {
+          console.error(`listmgr: shutdown failed: ${(e as Error).message}`);
+          process.exit(1);
+        });
+      };
+      process.once('SIGINT', () => onSignal('SIGINT'));
+      process.once('SIGTERM', () => onSignal('SIGTERM'));
+    });
+
+  const apiUser = program.command('api-user').description('manage API users (token authentication)');
+  dbOption(apiUser.command('create <name>'))
+    .description('create an API user and print NAME:TOKEN as the last line (the token is shown only now)')
+    .option('--role <role>', 'user role name (default: the Super Admin role, all permissions)')
+    .action((name: string, opts: { db?: string; role?: string }) => {
+      const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
+      try {
+        const users = new UserStore(db);
+        let roleId: number | undefined;
+        if (opts.role) {
+          roleId = users.roleIdByName(opts.role);
+          if (roleId === undefined) throw new CliError(`no user role named "${opts.role}"`);
+        }
+        if (!/^[a-zA-Z0-9_\-.@]{3,2000}$/.test(name)) throw new CliError(`invalid name "${name}": 3 or more of letters, digits, _ - . @`);
+        const { token } = users.createApiUser(name, roleId);
+        console.log(`Created API user "${name}". Use these credentials (HTTP Basic, or "Authorization: token NAME:TOKEN"); the token is not shown again:`);
+        console.log(`${name}:${token}`);
+      } finally {
+        closeDatabase(db);
+      }
+    });
+  dbOption(apiUser.command('revoke <name>'))
+    .description('delete an API user; its token stops working at once')
+    .action((name: string, opts: { db?: string }) => {
+      const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
+      try {
+        const r = db.prepare(`DELETE FROM users WHERE username = ? AND type = 'api'`).run(name);
+        if (!r.changes) throw new CliError(`no API user named "${name}"`);
+        console.log(`Revoked API user "${name}".`);
+      } finally {
+        closeDatabase(db);
+      }
+    });
+
+  dbOption(program.command('backup <file>'))
+    .description('write a consistent copy of the database to FILE (safe while the server runs)')
+    .action(async (file: string, opts: { db?: string }) => {
+      const target = resolve(file);
+      const { dbPath } = loadConfig({ db: opts.db });
+      if (target === dbPath) throw new CliError('the backup file must not be the database itself');
+      if (existsSync(target)) throw new CliError(`${target} already exists; choose a new file name`);
+      const db = openInstalled(dbPath);
+      try {
+        await db.backup(target);
+      } finally {
+        closeDatabase(db);
+      }
+      console.log(`Backed up ${dbPath} to ${target} (${humanSize(statSync(target).size)}).`);
+    });
+
+  dbOption(program.command('vacuum'))
+    .description('compact the database file (VACUUM) and refresh query statistics')
+    .action((opts: { db?: string }) => {
+      const { dbPath } = loadConfig({ db: opts.db });
+      const db = openInstalled(dbPath);
+      try {
+        const before = statSync(dbPath).size;
+        db.exec('VACUUM');
+        db.pragma('optimize');
+        console.log(`Vacuumed ${dbPath}: ${humanSize(before)} → ${humanSize(statSync(dbPath).size)}.`);
+      } finally {
+        closeDatabase(db);
+      }
+    });
+
+  program.command('version').description('print the version').action(() => console.log(VERSION));
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildCli();
+  program.exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) process.exit(e.exitCode);
+    if (e instanceof CliError || e instanceof LockHeldError || e instanceof HttpError) {
+      console.error(`listmgr: ${e.message}`);
+      process.exit(1);
+    }
+    const err = e as NodeJS.ErrnoException;
+    console.error(`listmgr: ${err.code === 'EADDRINUSE' ? `the address is already in use (${err.message})` : err.message}`);
+    process.exit(1);
+  }
+}
+
+// Run when executed (the bundle's entry), not when imported by tests.
+if (process.argv[1] && /(?:cli\.(?:js|ts))$/.test(process.argv[1])) void main(process.argv);

@@ -1,0 +1,14 @@
+// The one error type handlers throw. The app's error handler turns it into {"message": ...}.
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+export class HttpError extends Error {
+  constructor(readonly status: ContentfulStatusCode, message: string) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string) => new HttpError(400, message);
+export const forbidden = (message: string) => new HttpError(403, message);
+export const notFound = (message: string) => new HttpError(404, message);
+export const conflict = (message: string) => new HttpError(409, message);
+export const tooManyRequests = (message: string) => new HttpError(429, message);

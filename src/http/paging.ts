@@ -1,0 +1,37 @@
+// page / per_page from the URL query, as listmonk's paginator reads them.
+const DEFAULT_PER_PAGE = 20;
+const MAX_PER_PAGE = 50;
+
+export interface Paging {
+  page: number;
+  perPage: number;
+  /** per_page=all (or negative): no limit. */
+  all: boolean;
+  limit: number;
+  offset: number;
+}
+
+function int(v: string | undefined): number {
+  return v !== undefined && /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : 0;
+}
+
+export function parsePaging(query: { page?: string; per_page?: string }): Paging {
+  const raw = query.per_page?.trim().toLowerCase();
+  const page = Math.max(1, int(query.page));
+  const all = raw === 'all' || int(raw) < 0;
+  if (all) return { page: 1, perPage: 0, all: true, limit: -1, offset: 0 };
+  let perPage = int(raw);
+  if (perPage < 1) perPage = DEFAULT_PER_PAGE;
+  if (perPage > MAX_PER_PAGE) perPage = MAX_PER_PAGE;
+  return { page, perPage, all: false, limit: perPage, offset: (page - 1) * perPage };
+}
+
+/** order=asc|desc in any case; anything else is desc. */
+export function parseOrder(v: string | undefined): 'ASC' | 'DESC' {
+  return v?.trim().toLowerCase() === 'asc' ? 'ASC' : 'DESC';
+}
+
+/** order_by from an allow-list (key = API name, value = SQL column); unknown falls back silently. */
+export function parseOrderBy<K extends string>(v: string | undefined, allowed: Record<K, string>, fallback: string): string {
+  return v !== undefined && Object.hasOwn(allowed, v) ? allowed[v as K] : fallback;
+}

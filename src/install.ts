@@ -1,0 +1,71 @@
+// Creating (or re-creating) a database: schema, default settings, templates and the admin.
+import { rmSync } from 'node:fs';
+import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
+import { isInstalled, migrate } from './db/migrate.ts';
+import { SettingsService } from './settings/service.ts';
+import { randomString } from './users/secrets.ts';
+import { UserStore } from './users/store.ts';
+
+export class AlreadyInstalledError extends Error {}
+
+export interface InstallOptions {
+  /** Wipe an existing installation first. */
+  yes?: boolean;
+  adminUser?: string;
+  adminPassword?: string;
+}
+
+export interface InstallResult {
+  adminUser: string;
+  /** Set when the password was generated (it is printed once, never stored in clear). */
+  generatedPassword: string | null;
+  wiped: boolean;
+}
+
+function removeDatabaseFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+export function install(dbPath: string, opts: InstallOptions = {}): InstallResult {
+  let db: DB = openDatabase(dbPath);
+  let wiped = false;
+  if (isInstalled(db)) {
+    if (!opts.yes) {
+      closeDatabase(db);
+      throw new AlreadyInstalledError(`${dbPath} is already installed. Run "listmgr install --yes" to wipe it and install afresh (all data is lost), or "listmgr upgrade" to apply new migrations.`);
+    }
+    closeDatabase(db);
+    removeDatabaseFiles(dbPath);
+    db = openDatabase(dbPath);
+    wiped = true;
+  }
+  try {
+    const adminUser = opts.adminUser?.trim() || 'admin';
+    if (!/^[a-zA-Z0-9_\-.@]{3,2000}$/.test(adminUser)) throw new Error(`invalid admin username "${adminUser}": 3 or more of letters, digits, _ - . @`);
+    const password = opts.adminPassword ?? '';
+    if (password && password.length < 8) throw new Error('the admin password must be at least 8 characters long');
+    const generated = password ? null : randomString(20);
+
+    migrate(db);
+    db.transaction(() => {
+      SettingsService.writeDefaults(db);
+      const users = new UserStore(db);
+      users.ensureSuperAdminRole();
+      users.createLoginUser(adminUser, password || generated!, `${adminUser.includes('@') ? adminUser : `${adminUser}@listmgr.localhost`}`.toLowerCase());
+      db.prepare(`INSERT INTO settings (key, value) VALUES ('app.installed_at', json_quote(strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`).run();
+    }).immediate();
+    return { adminUser, generatedPassword: generated, wiped };
+  } finally {
+    closeDatabase(db);
+  }
+}
+
+/** Prints the admin credentials once, clearly. */
+export function announceAdmin(user: string, generatedPassword: string | null): void {
+  if (!generatedPassword) {
+    process.stdout.write(`\nAdmin user "${user}" created with the password from LISTMGR_ADMIN_PASSWORD.\n\n`);
+    return;
+  }
+  const line = '='.repeat(64);
+  process.stdout.write(`\n${line}\n  listmgr is installed. Admin login (shown only this once):\n    username: ${user}\n    password: ${generatedPassword}\n  Create API credentials with: ./listmgr api-user create NAME\n${line}\n\n`);
+}

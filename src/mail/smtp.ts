@@ -1,0 +1,142 @@
+// The SMTP messenger: one nodemailer pool per enabled server, messages spread round-robin, a
+// From address listed in a server's from_addresses routed to that server.
+import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
+import type { Messenger, OutgoingMessage } from './types.ts';
+import { parseDuration } from '../settings/duration.ts';
+
+export interface SmtpServerSettings {
+  name: string;
+  uuid: string;
+  enabled: boolean;
+  host: string;
+  hello_hostname: string;
+  port: number;
+  auth_protocol: 'none' | 'plain' | 'login' | 'cram';
+  username: string;
+  password?: string;
+  email_headers: Record<string, string>[];
+  max_conns: number;
+  max_msg_retries: number;
+  msg_retry_delay: string;
+  idle_timeout: string;
+  wait_timeout: string;
+  tls_type: 'none' | 'STARTTLS' | 'TLS';
+  tls_skip_verify: boolean;
+  from_addresses: string[];
+}
+
+const AUTH_METHOD = { plain: 'PLAIN', login: 'LOGIN', cram: 'CRAM-MD5' } as const;
+
+export function transportOptions(s: SmtpServerSettings, pool: boolean): SMTPPool.Options {
+  const wait = parseDuration(s.wait_timeout) ?? 5000;
+  return {
+    pool,
+    maxConnections: Math.max(1, s.max_conns),
+    maxMessages: Infinity,
+    host: s.host,
+    port: s.port,
+    name: s.hello_hostname || undefined,
+    secure: s.tls_type === 'TLS',
+    requireTLS: s.tls_type === 'STARTTLS',
+    ignoreTLS: s.tls_type === 'none',
+    tls: { rejectUnauthorized: !s.tls_skip_verify },
+    auth: s.auth_protocol === 'none' ? undefined : { user: s.username, pass: s.password ?? '', method: AUTH_METHOD[s.auth_protocol] },
+    authMethod: s.auth_protocol === 'none' ? undefined : AUTH_METHOD[s.auth_protocol],
+    connectionTimeout: wait,
+    greetingTimeout: wait,
+    socketTimeout: Math.max(parseDuration(s.idle_timeout) ?? 15000, 30000),
+  };
+}
+
+function headerMap(list: Record<string, string>[]): Record<string, string> {
+  return Object.assign({}, ...list);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Bare address of a From value ("Name <a@b>" → "a@b"). */
+function fromAddress(from: string): string {
+  const m = /<([^>]+)>/.exec(from);
+  return (m ? m[1] : from).trim().toLowerCase();
+}
+
+class SmtpServer {
+  readonly transport: Transporter;
+  readonly headers: Record<string, string>;
+  constructor(readonly settings: SmtpServerSettings) {
+    this.transport = nodemailer.createTransport(transportOptions(settings, true));
+    this.headers = headerMap(settings.email_headers ?? []);
+  }
+
+  async send(msg: OutgoingMessage): Promise<void> {
+    const retries = Math.max(0, this.settings.max_msg_retries);
+    const delay = parseDuration(this.settings.msg_retry_delay) ?? 10;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.transport.sendMail({
+          from: msg.from,
+          to: msg.to,
+          cc: msg.cc,
+          bcc: msg.bcc,
+          subject: msg.subject,
+          html: msg.html,
+          text: msg.text,
+          headers: { ...this.headers, ...msg.headers },
+          attachments: msg.attachments?.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
+          messageId: msg.messageId,
+        });
+        return;
+      } catch (e) {
+        // Only transient failures are worth another try; a 5xx rejection will not change.
+        const code = (e as { responseCode?: number }).responseCode ?? 0;
+        if (attempt >= retries || (code >= 500 && code < 600)) throw e;
+        await sleep(delay);
+      }
+    }
+  }
+}
+
+export class SmtpMessenger implements Messenger {
+  private readonly servers: SmtpServer[];
+  private next = 0;
+
+  constructor(readonly name: string, settings: SmtpServerSettings[]) {
+    this.servers = settings.filter((s) => s.enabled).map((s) => new SmtpServer(s));
+    if (!this.servers.length) throw new Error(`messenger ${name}: no enabled SMTP server`);
+  }
+
+  private pick(from: string): SmtpServer {
+    const addr = fromAddress(from);
+    const domain = addr.split('@')[1] ?? '';
+    const routed = this.servers.find((s) => s.settings.from_addresses?.some((f) => f === addr || f === domain));
+    if (routed) return routed;
+    const s = this.servers[this.next % this.servers.length];
+    this.next = (this.next + 1) % this.servers.length;
+    return s;
+  }
+
+  send(msg: OutgoingMessage): Promise<void> {
+    return this.pick(msg.from).send(msg);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.servers) s.transport.close();
+  }
+}
+
+/** POST /settings/smtp/test: one real connection, one real message; throws the server's error. */
+export async function sendSmtpTest(s: SmtpServerSettings, from: string, to: string, siteName: string): Promise<void> {
+  const transport = nodemailer.createTransport(transportOptions({ ...s, max_conns: 1 }, false));
+  try {
+    await transport.sendMail({
+      from,
+      to,
+      subject: `${siteName}: SMTP test`,
+      text: `This is a test message from ${siteName}. Your SMTP settings for ${s.host}:${s.port} work.`,
+      headers: headerMap(s.email_headers ?? []),
+    });
+  } finally {
+    transport.close();
+  }
+}

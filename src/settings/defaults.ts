@@ -1,0 +1,135 @@
+// Every setting with its install-time default (listmonk's keys and values, plus ours marked).
+export type Settings = Record<string, unknown>;
+
+export const smtpDefaults = (over: Record<string, unknown>) => ({
+  name: '',
+  uuid: '',
+  enabled: true,
+  host: 'smtp.yoursite.com',
+  hello_hostname: '',
+  port: 25,
+  auth_protocol: 'cram',
+  username: 'username',
+  password: 'password',
+  email_headers: [],
+  max_conns: 10,
+  max_msg_retries: 2,
+  msg_retry_delay: '10ms',
+  idle_timeout: '15s',
+  wait_timeout: '5s',
+  tls_type: 'STARTTLS',
+  tls_skip_verify: false,
+  from_addresses: [],
+  ...over,
+});
+
+export const DEFAULT_SETTINGS: Settings = {
+  'app.site_name': 'Mailing list',
+  'app.root_url': 'http://localhost:9000',
+  'app.logo_url': '',
+  'app.favicon_url': '',
+  'app.from_email': 'listmgr <noreply@listmgr.yoursite.com>',
+  'app.notify_emails': [],
+  'app.enable_public_subscription_page': true,
+  'app.enable_public_archive': true,
+  'app.enable_public_archive_rss_content': true,
+  'app.show_optin_page': true,
+  'app.send_optin_confirmation': true,
+  'app.check_updates': false,
+  'app.lang': 'en',
+  'app.batch_size': 1000,
+  'app.concurrency': 10,
+  'app.message_rate': 10,
+  'app.max_send_errors': 1000,
+  'app.message_sliding_window': false,
+  'app.message_sliding_window_duration': '1h',
+  'app.message_sliding_window_rate': 10000,
+  'app.cache_slow_queries': false,
+  'app.cache_slow_queries_interval': '0 3 * * *',
+
+  'privacy.individual_tracking': false,
+  'privacy.disable_tracking': false,
+  'privacy.unsubscribe_header': true,
+  'privacy.allow_blocklist': true,
+  'privacy.allow_preferences': true,
+  'privacy.allow_export': true,
+  'privacy.allow_wipe': true,
+  'privacy.exportable': ['profile', 'subscriptions', 'campaign_views', 'link_clicks'],
+  'privacy.record_optin_ip': false,
+  'privacy.domain_blocklist': [],
+  'privacy.domain_allowlist': [],
+
+  'security.captcha': { altcha: { enabled: false, complexity: 300000 }, hcaptcha: { enabled: false, key: '', secret: '' } },
+  'security.oidc': {
+    enabled: false, provider_url: '', provider_name: '', client_id: '', client_secret: '',
+    auto_create_users: false, default_user_role_id: null, default_list_role_id: null,
+  },
+  'security.trusted_urls': [],
+  // listmgr: public endpoints' requests per minute per client address (0 = off).
+  'security.public_rate_limit': 60,
+  // listmgr: reverse proxies whose X-Forwarded-For is believed (IP addresses).
+  'security.trusted_proxies': [],
+
+  'upload.provider': 'filesystem',
+  'upload.extensions': ['jpg', 'jpeg', 'png', 'gif', 'svg', '*'],
+  // listmgr: largest accepted media upload, in kilobytes.
+  'upload.max_file_size': 5000,
+  'upload.filesystem.upload_path': 'uploads',
+  'upload.filesystem.upload_uri': '/uploads',
+  'upload.s3.url': 'https://ap-south-1.s3.amazonaws.com',
+  'upload.s3.public_url': '',
+  'upload.s3.aws_access_key_id': '',
+  'upload.s3.aws_default_region': 'ap-south-1',
+  'upload.s3.aws_secret_access_key': '',
+  'upload.s3.bucket': '',
+  'upload.s3.bucket_domain': '',
+  'upload.s3.bucket_path': '/',
+  'upload.s3.bucket_type': 'public',
+  'upload.s3.expiry': '167h',
+
+  smtp: [
+    smtpDefaults({}),
+    smtpDefaults({ enabled: false, host: 'smtp.gmail.com', port: 465, auth_protocol: 'login', username: 'username@gmail.com', tls_type: 'TLS' }),
+  ],
+  messengers: [],
+
+  'bounce.enabled': false,
+  'bounce.webhooks_enabled': false,
+  'bounce.actions': {
+    soft: { count: 2, action: 'none' },
+    hard: { count: 1, action: 'blocklist' },
+    complaint: { count: 1, action: 'blocklist' },
+  },
+  'bounce.ses_enabled': false,
+  'bounce.sendgrid_enabled': false,
+  'bounce.sendgrid_key': '',
+  'bounce.azure': { enabled: false, shared_secret: '', shared_secret_header: '' },
+  'bounce.postmark': { enabled: false, username: '', password: '' },
+  'bounce.forwardemail': { enabled: false, key: '' },
+  'bounce.lettermint': { enabled: false, key: '' },
+  'bounce.mailboxes': [{
+    uuid: '', enabled: false, type: 'pop', host: 'pop.yoursite.com', port: 995, auth_protocol: 'userpass',
+    return_path: 'bounce@listmgr.yoursite.com', username: 'username', password: 'password',
+    tls_enabled: true, tls_skip_verify: false, scan_interval: '15m',
+  }],
+
+  'maintenance.db': { vacuum: false, vacuum_cron_interval: '0 2 * * *' },
+  'appearance.admin.custom_css': '',
+  'appearance.admin.custom_js': '',
+  'appearance.public.custom_css': '',
+  'appearance.public.custom_js': '',
+};
+
+/** Secret fields of top-level object settings: [setting key, path inside it]. */
+export const OBJECT_SECRETS: [string, string[]][] = [
+  ['security.captcha', ['hcaptcha', 'secret']],
+  ['security.oidc', ['client_secret']],
+  ['bounce.azure', ['shared_secret']],
+  ['bounce.postmark', ['password']],
+  ['bounce.forwardemail', ['key']],
+  ['bounce.lettermint', ['key']],
+];
+/** Settings whose whole value is a secret string. */
+export const STRING_SECRETS = ['upload.s3.aws_secret_access_key', 'bounce.sendgrid_key'];
+/** Arrays of blocks (matched by uuid) whose `password` is secret. */
+export const BLOCK_SECRETS = ['smtp', 'messengers', 'bounce.mailboxes'];

@@ -1,0 +1,298 @@
+// Settings: stored one row per key (JSON), cached in memory, validated and normalised on save.
+// PUT merges over the stored values (listmonk wipes keys left out), and secrets never leave in
+// clear: they are masked on read, and a masked or empty secret on save keeps the stored one.
+import { randomUUID } from 'node:crypto';
+import type { DB } from '../db/connection.ts';
+import { statementCache, type Prepare } from '../db/statements.ts';
+import { badRequest } from '../http/errors.ts';
+import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
+import { parseDuration } from './duration.ts';
+
+const SQL = {
+  all: 'SELECT key, value FROM settings',
+  upsert: `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+           ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+};
+
+/** Keys stored in the settings table that are not settings (never returned or accepted). */
+const INTERNAL_KEYS = new Set(['app.installed_at']);
+
+const MASK_CHAR = '•';
+const mask = (s: unknown) => (typeof s === 'string' && s !== '' ? MASK_CHAR.repeat(s.length) : '');
+/** Empty, or only bullets (a client echoing the masked value back): keep the stored secret. */
+const keepsSecret = (s: unknown) => s === undefined || s === null || (typeof s === 'string' && (s === '' || /^•+$/.test(s)));
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+type Block = Record<string, unknown>;
+
+export class SettingsService {
+  private current: Settings = clone(DEFAULT_SETTINGS);
+  private readonly sql: Prepare;
+  private listeners: ((s: Settings) => void)[] = [];
+
+  /** rootUrlOverride: LISTMGR_ROOT_URL, which wins over app.root_url. */
+  constructor(private readonly db: DB, private readonly rootUrlOverride: string | null = null) {
+    this.sql = statementCache(db);
+    this.reload();
+  }
+
+  /** Re-reads the table (on start and on POST /admin/reload). */
+  reload(): void {
+    const stored: Settings = {};
+    for (const row of this.sql<[], { key: string; value: string }>(SQL.all).all()) {
+      if (!INTERNAL_KEYS.has(row.key)) stored[row.key] = JSON.parse(row.value);
+    }
+    this.current = { ...clone(DEFAULT_SETTINGS), ...stored };
+    for (const fn of this.listeners) fn(this.current);
+  }
+
+  onChange(fn: (s: Settings) => void): void {
+    this.listeners.push(fn);
+  }
+
+  /** The full settings, secrets in clear (internal use only). */
+  all(): Readonly<Settings> {
+    return this.current;
+  }
+
+  get<T = unknown>(key: string): T {
+    return this.current[key] as T;
+  }
+
+  str(key: string): string { return String(this.current[key] ?? ''); }
+  num(key: string): number { return Number(this.current[key] ?? 0); }
+  bool(key: string): boolean { return this.current[key] === true; }
+
+  /** Public root URL without a trailing slash. */
+  rootUrl(): string {
+    return this.rootUrlOverride ?? this.str('app.root_url').replace(/\/+$/, '');
+  }
+
+  /** The settings as GET /api/settings shows them: every key, secrets masked. */
+  masked(): Settings {
+    const out = clone(this.current);
+    for (const key of STRING_SECRETS) {
+      const v = mask(out[key]);
+      if (v === '' && key === 'upload.s3.aws_secret_access_key') delete out[key];
+      else out[key] = v;
+    }
+    for (const [key, path] of OBJECT_SECRETS) {
+      const parent = dig(out[key], path.slice(0, -1));
+      if (parent) parent[path[path.length - 1]] = mask(parent[path[path.length - 1]]);
+    }
+    for (const key of BLOCK_SECRETS) {
+      for (const block of (out[key] as Block[]) ?? []) {
+        if (block.password === '' || block.password === undefined) delete block.password;
+        else block.password = mask(block.password);
+      }
+    }
+    return out;
+  }
+
+  /** PUT /api/settings: merges the given keys over the stored ones. */
+  update(partial: Record<string, unknown>): void {
+    const next = clone(this.current);
+    for (const [key, value] of Object.entries(partial)) {
+      if (!Object.hasOwn(DEFAULT_SETTINGS, key)) continue; // unknown keys are ignored, as listmonk
+      next[key] = value;
+    }
+    this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
+  }
+
+  /** PUT /api/settings/{key}. */
+  updateKey(key: string, value: unknown): void {
+    if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw badRequest(`unknown setting "${key}"`);
+    const next = clone(this.current);
+    next[key] = value;
+    this.save(next, [key]);
+  }
+
+  private save(next: Settings, changed: string[]): void {
+    for (const key of changed) checkShape(key, next[key], DEFAULT_SETTINGS[key]);
+    keepSecrets(next, this.current);
+    normalise(next);
+    validate(next);
+    this.db.transaction(() => {
+      for (const key of Object.keys(DEFAULT_SETTINGS)) {
+        if (JSON.stringify(next[key]) !== JSON.stringify(this.current[key]) || changed.includes(key)) {
+          this.sql(SQL.upsert).run(key, JSON.stringify(next[key]));
+        }
+      }
+    }).immediate();
+    this.reload();
+  }
+
+  /** Writes every default (install). */
+  static writeDefaults(db: DB): void {
+    const upsert = db.prepare(SQL.upsert);
+    for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) upsert.run(key, JSON.stringify(value));
+  }
+}
+
+function dig(v: unknown, path: string[]): Record<string, unknown> | null {
+  let cur = v;
+  for (const p of path) {
+    if (!cur || typeof cur !== 'object') return null;
+    cur = (cur as Record<string, unknown>)[p];
+  }
+  return cur && typeof cur === 'object' ? (cur as Record<string, unknown>) : null;
+}
+
+function kind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+/** The value must have the default's JSON shape (objects recursively; null allowed where the default is null). */
+function checkShape(field: string, value: unknown, def: unknown): void {
+  const want = kind(def);
+  const got = kind(value);
+  if (want === 'null') return;
+  if (want === 'integer' ? got !== 'integer' : got !== want) {
+    throw badRequest(`invalid setting "${field}": expected ${want === 'integer' ? 'an integer' : `a${want === 'array' || want === 'object' ? 'n' : ''} ${want}`}`);
+  }
+  if (want === 'object') {
+    for (const [k, d] of Object.entries(def as Record<string, unknown>)) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v === undefined) (value as Record<string, unknown>)[k] = clone(d);
+      else checkShape(`${field}.${k}`, v, d);
+    }
+  }
+  if (want === 'array' && Array.isArray(def) && def.length && kind(def[0]) === 'object') {
+    (value as unknown[]).forEach((item, i) => {
+      if (kind(item) !== 'object') throw badRequest(`invalid setting "${field}[${i}]": expected an object`);
+      const template = def[0] as Record<string, unknown>;
+      for (const [k, d] of Object.entries(template)) {
+        const v = (item as Record<string, unknown>)[k];
+        if (v === undefined || (v === null && k === 'password')) (item as Record<string, unknown>)[k] = k === 'password' || k === 'uuid' || k === 'name' ? '' : clone(d);
+        else checkShape(`${field}[${i}].${k}`, v, d);
+      }
+    });
+  }
+  if (want === 'array' && Array.isArray(def) && (def.length === 0 || kind(def[0]) === 'string') && field !== 'messengers') {
+    (value as unknown[]).forEach((item, i) => {
+      if (typeof item !== 'string') throw badRequest(`invalid setting "${field}[${i}]": expected a string`);
+    });
+  }
+}
+
+function keepSecrets(next: Settings, prev: Settings): void {
+  for (const key of STRING_SECRETS) if (keepsSecret(next[key])) next[key] = prev[key];
+  for (const [key, path] of OBJECT_SECRETS) {
+    const leaf = path[path.length - 1];
+    const n = dig(next[key], path.slice(0, -1));
+    const p = dig(prev[key], path.slice(0, -1));
+    if (n && keepsSecret(n[leaf])) n[leaf] = p?.[leaf] ?? '';
+  }
+  for (const key of BLOCK_SECRETS) {
+    const prevBlocks = (prev[key] as Block[]) ?? [];
+    for (const [i, block] of ((next[key] as Block[]) ?? []).entries()) {
+      if (!keepsSecret(block.password)) continue;
+      // Matched by uuid; blocks saved before they had one are matched by position.
+      const old = block.uuid ? prevBlocks.find((b) => b.uuid === block.uuid) : prevBlocks[i]?.uuid ? undefined : prevBlocks[i];
+      block.password = old?.password ?? '';
+    }
+  }
+}
+
+const lowerTrimList = (v: unknown) => [...new Set((v as string[]).map((s) => s.trim().toLowerCase()).filter(Boolean))];
+
+function normalise(s: Settings): void {
+  s['app.root_url'] = String(s['app.root_url']).trim().replace(/\/+$/, '');
+  s['upload.extensions'] = lowerTrimList(s['upload.extensions']).map((e) => e.replace(/^\.+/, ''));
+  s['privacy.domain_blocklist'] = lowerTrimList(s['privacy.domain_blocklist']);
+  s['privacy.domain_allowlist'] = lowerTrimList(s['privacy.domain_allowlist']);
+  s['security.trusted_urls'] = (s['security.trusted_urls'] as string[]).map((u) => u.trim()).filter(Boolean);
+  s['app.notify_emails'] = (s['app.notify_emails'] as string[]).map((u) => u.trim()).filter(Boolean);
+  for (const b of s.smtp as Block[]) {
+    b.uuid ||= randomUUID();
+    b.host = String(b.host).trim();
+    const name = String(b.name ?? '').toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^email-/, '');
+    b.name = name ? `email-${name}` : '';
+    if (b.enabled) b.from_addresses = lowerTrimList(b.from_addresses);
+  }
+  for (const b of s.messengers as Block[]) {
+    b.uuid ||= randomUUID();
+    b.name = String(b.name ?? '').toLowerCase().replace(/[^a-z0-9-]/g, '');
+  }
+  for (const b of s['bounce.mailboxes'] as Block[]) {
+    b.uuid ||= randomUUID();
+    b.host = String(b.host).trim();
+  }
+}
+
+const oneOf = (field: string, v: unknown, allowed: string[]) => {
+  if (!allowed.includes(v as string)) throw badRequest(`invalid setting "${field}": "${String(v)}" is not one of ${allowed.join(', ')}`);
+};
+const duration = (field: string, v: unknown, minMs = 0) => {
+  const ms = parseDuration(String(v));
+  if (ms === null) throw badRequest(`invalid setting "${field}": "${String(v)}" is not a duration like 10s, 5m or 1h`);
+  if (ms < minMs) throw badRequest(`invalid setting "${field}": must be at least ${minMs / 60000} minute(s)`);
+};
+const positive = (field: string, v: unknown, min = 1) => {
+  if (typeof v !== 'number' || v < min) throw badRequest(`invalid setting "${field}": must be at least ${min}`);
+};
+const CRON_RE = /^(\S+\s+){4}\S+$/;
+
+function validate(s: Settings): void {
+  const root = s['app.root_url'] as string;
+  if (!/^https?:\/\/[^\s/]+/i.test(root)) throw badRequest('invalid setting "app.root_url": expected an http(s) URL');
+  if (!String(s['app.from_email']).trim()) throw badRequest('invalid setting "app.from_email": required');
+  positive('app.batch_size', s['app.batch_size']);
+  positive('app.concurrency', s['app.concurrency']);
+  positive('app.message_rate', s['app.message_rate']);
+  positive('app.max_send_errors', s['app.max_send_errors'], 0);
+  positive('app.message_sliding_window_rate', s['app.message_sliding_window_rate']);
+  positive('security.public_rate_limit', s['security.public_rate_limit'], 0);
+  positive('upload.max_file_size', s['upload.max_file_size']);
+  duration('app.message_sliding_window_duration', s['app.message_sliding_window_duration']);
+  if (s['app.cache_slow_queries'] && !CRON_RE.test(String(s['app.cache_slow_queries_interval']).trim())) {
+    throw badRequest('invalid setting "app.cache_slow_queries_interval": expected a 5-field cron expression');
+  }
+  oneOf('upload.provider', s['upload.provider'], ['filesystem', 's3']);
+  for (const u of s['security.trusted_urls'] as string[]) {
+    if (u !== '*' && !/^https?:\/\/[^\s/]+/i.test(u)) throw badRequest(`invalid setting "security.trusted_urls": "${u}" is not * or an http(s) URL`);
+  }
+  for (const e of s['privacy.exportable'] as string[]) oneOf('privacy.exportable', e, ['profile', 'subscriptions', 'campaign_views', 'link_clicks']);
+
+  const smtp = s.smtp as Block[];
+  if (!smtp.some((b) => b.enabled)) throw badRequest('invalid setting "smtp": at least one SMTP server must be enabled');
+  const names = new Set<string>();
+  smtp.forEach((b, i) => {
+    const f = `smtp[${i}]`;
+    if (b.enabled && !b.host) throw badRequest(`invalid setting "${f}.host": required`);
+    if (typeof b.port !== 'number' || b.port < 1 || b.port > 65535) throw badRequest(`invalid setting "${f}.port": must be 1-65535`);
+    oneOf(`${f}.auth_protocol`, b.auth_protocol, ['none', 'plain', 'login', 'cram']);
+    oneOf(`${f}.tls_type`, b.tls_type, ['none', 'STARTTLS', 'TLS']);
+    positive(`${f}.max_conns`, b.max_conns);
+    positive(`${f}.max_msg_retries`, b.max_msg_retries, 0);
+    for (const k of ['msg_retry_delay', 'idle_timeout', 'wait_timeout']) duration(`${f}.${k}`, b[k]);
+    if (b.name) {
+      if (names.has(b.name as string)) throw badRequest(`invalid setting "${f}.name": "${b.name}" is used twice`);
+      names.add(b.name as string);
+    }
+  });
+  (s.messengers as Block[]).forEach((b, i) => {
+    const f = `messengers[${i}]`;
+    if (!b.name) throw badRequest(`invalid setting "${f}.name": required`);
+    if (b.name === 'email' || names.has(b.name as string)) throw badRequest(`invalid setting "${f}.name": "${b.name}" is reserved or used twice`);
+    names.add(b.name as string);
+    if (b.enabled && !/^https?:\/\//i.test(String(b.root_url ?? ''))) throw badRequest(`invalid setting "${f}.root_url": expected an http(s) URL`);
+    if (b.timeout !== undefined) duration(`${f}.timeout`, b.timeout);
+  });
+  (s['bounce.mailboxes'] as Block[]).forEach((b, i) => {
+    duration(`bounce.mailboxes[${i}].scan_interval`, b.scan_interval, 60_000);
+    oneOf(`bounce.mailboxes[${i}].type`, b.type, ['pop', 'imap']);
+  });
+  for (const [type, a] of Object.entries(s['bounce.actions'] as Record<string, Block>)) {
+    oneOf(`bounce.actions.${type}.action`, a.action, ['none', 'unsubscribe', 'blocklist', 'delete']);
+    positive(`bounce.actions.${type}.count`, a.count);
+  }
+  const oidc = s['security.oidc'] as Block;
+  if (oidc.enabled && oidc.auto_create_users && !(Number(oidc.default_user_role_id) >= 1)) {
+    throw badRequest('invalid setting "security.oidc.default_user_role_id": required when auto_create_users is on');
+  }
+}

@@ -1,0 +1,76 @@
+// Health, server configuration, about, logs and reload.
+import type { Hono } from 'hono';
+import { statSync } from 'node:fs';
+import { hostname, arch, platform, cpus } from 'node:os';
+import { VERSION } from '../config.ts';
+import type { AppContext } from '../context.ts';
+import { ok } from '../http/envelope.ts';
+import { PERMISSION_GROUPS } from '../http/permissions.ts';
+import type { AppEnv } from '../http/types.ts';
+
+export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: AppContext): void {
+  const { auth, settings } = ctx;
+
+  // Public liveness probe (load balancers); the /api variant checks credentials, as listmonk.
+  app.get('/health', (c) => ok(c, true));
+  api.get('/health', auth(), (c) => ok(c, true));
+
+  api.get('/config', auth(), (c) => {
+    const captcha = settings.get<{ altcha: { enabled: boolean; complexity: number }; hcaptcha: { enabled: boolean; key: string } }>('security.captcha');
+    const provider = captcha.altcha.enabled ? 'altcha' : captcha.hcaptcha.enabled ? 'hcaptcha' : null;
+    const redirects = settings.get<string[]>('security.trusted_urls').filter((u) => u !== '*');
+    return ok(c, {
+      root_url: settings.rootUrl(),
+      from_email: settings.str('app.from_email'),
+      public_subscription: {
+        enabled: settings.bool('app.enable_public_subscription_page'),
+        captcha_enabled: provider !== null,
+        captcha_provider: provider,
+        captcha_key: provider === 'hcaptcha' ? captcha.hcaptcha.key : null,
+        altcha_complexity: provider === 'altcha' ? captcha.altcha.complexity : 0,
+        redirect_urls: redirects.length ? redirects : null,
+      },
+      privacy: {
+        disable_tracking: settings.bool('privacy.disable_tracking'),
+        individual_tracking: settings.bool('privacy.individual_tracking'),
+      },
+      media_provider: settings.str('upload.provider'),
+      messengers: ctx.mailer.names(),
+      langs: [{ code: 'en', name: 'English' }],
+      lang: settings.str('app.lang'),
+      permissions: PERMISSION_GROUPS,
+      update: null,
+      needs_restart: false,
+      has_legacy_user: false,
+      version: VERSION,
+    });
+  });
+
+  // Not enveloped, as listmonk. Host details only for those who may read settings.
+  api.get('/about', auth('settings:get'), (c) => {
+    const mem = process.memoryUsage();
+    let sizeMb = 0;
+    try {
+      sizeMb = Math.round((statSync(ctx.config.dbPath).size / 1048576) * 100) / 100;
+    } catch {
+      // in-memory or unreadable: report 0
+    }
+    return c.json({
+      version: VERSION,
+      build: VERSION,
+      go_version: process.version,
+      go_arch: arch(),
+      database: { version: `SQLite ${ctx.db.prepare('SELECT sqlite_version()').pluck().get()}`, size_mb: sizeMb },
+      system: { num_cpu: cpus().length, memory_alloc_mb: Math.round(mem.heapUsed / 1048576), memory_from_os_mb: Math.round(mem.rss / 1048576) },
+      host: { os: platform(), arch: arch(), hostname: hostname() },
+    });
+  });
+
+  api.get('/logs', auth('settings:get'), (c) => ok(c, ctx.log.recent()));
+
+  api.post('/admin/reload', auth('settings:manage'), (c) => {
+    ctx.reload();
+    ctx.log.info(`settings reloaded by ${c.get('user').username}`);
+    return ok(c, true);
+  });
+}

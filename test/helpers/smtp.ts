@@ -1,0 +1,99 @@
+// A real SMTP server (smtp-server) on an ephemeral port that records every message it accepts.
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+  parsed: ParsedMail;
+}
+
+export interface SmtpSink {
+  port: number;
+  messages: ReceivedMail[];
+  /** Resolves when at least n messages have arrived (rejects after timeoutMs). */
+  waitFor(n: number, timeoutMs?: number): Promise<ReceivedMail[]>;
+  /** The smtp settings block that points at this sink. */
+  settingsBlock(over?: Record<string, unknown>): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+export interface SmtpSinkOptions {
+  /** Require AUTH with these credentials. */
+  auth?: { user: string; pass: string };
+  /** Reject every RCPT with this SMTP error (e.g. to test failures). */
+  rejectWith?: { code: number; message: string };
+}
+
+export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const messages: ReceivedMail[] = [];
+  const waiters: (() => void)[] = [];
+  const options: SMTPServerOptions = {
+    disabledCommands: opts.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    authOptional: !opts.auth,
+    allowInsecureAuth: true,
+    logger: false,
+    onAuth(auth, _session, cb) {
+      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) cb(null, { user: auth.username });
+      else cb(new Error('Invalid username or password'));
+    },
+    onRcptTo(_addr, _session, cb) {
+      if (opts.rejectWith) {
+        const err = new Error(opts.rejectWith.message) as Error & { responseCode: number };
+        err.responseCode = opts.rejectWith.code;
+        cb(err);
+      } else cb();
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', async () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        messages.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw,
+          parsed: await simpleParser(raw),
+        });
+        waiters.splice(0).forEach((w) => w());
+        cb();
+      });
+    },
+  };
+  const server = new SMTPServer(options);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+
+  return {
+    port,
+    messages,
+    async waitFor(n, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (messages.length < n) {
+        if (Date.now() > deadline) throw new Error(`expected ${n} messages, got ${messages.length}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+      return messages;
+    },
+    settingsBlock(over = {}) {
+      return {
+        enabled: true, host: '127.0.0.1', port, hello_hostname: '', auth_protocol: opts.auth ? 'login' : 'none',
+        username: opts.auth?.user ?? '', password: opts.auth?.pass ?? '', email_headers: [], max_conns: 4,
+        max_msg_retries: 0, msg_retry_delay: '10ms', idle_timeout: '15s', wait_timeout: '5s', tls_type: 'none',
+        tls_skip_verify: false, from_addresses: [], name: '', uuid: '', ...over,
+      };
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Points the server's SMTP settings at the sink (the only enabled server). */
+export async function useSmtpSink(t: { request: (m: string, p: string, b?: unknown) => Promise<{ status: number }> }, sink: SmtpSink): Promise<void> {
+  const res = await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock()] });
+  if (res.status !== 200) throw new Error(`could not configure SMTP: ${res.status}`);
+}
