@@ -136,3 +136,16 @@ describe('system endpoints', () => {
     assert.match(body.data[body.data.length - 1], /settings reloaded by tester|messengers ready/);
   });
 });
+
+describe('CORS', () => {
+  it('sends no CORS headers by default and allows only trusted origins when configured', async () => {
+    const plain = await t.request('GET', '/api/health', undefined, { headers: { origin: 'https://app.example' } });
+    assert.equal(plain.headers.get('access-control-allow-origin'), null);
+    await t.request('PUT', '/api/settings', { 'security.trusted_urls': ['https://app.example/path'] });
+    const trusted = await t.request('GET', '/api/health', undefined, { headers: { origin: 'https://app.example' } });
+    assert.equal(trusted.headers.get('access-control-allow-origin'), 'https://app.example');
+    const other = await t.request('GET', '/api/health', undefined, { headers: { origin: 'https://evil.example' } });
+    assert.equal(other.headers.get('access-control-allow-origin'), null);
+    await t.request('PUT', '/api/settings', { 'security.trusted_urls': [] });
+  });
+});
