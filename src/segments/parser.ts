@@ -356,7 +356,7 @@ class Parser {
       this.next();
       return { kind: 'typed_literal', type: t.value, value: this.next().value, pos: t.pos };
     }
-    if (RESERVED.has(t.value) || STATEMENT_WORDS.has(t.value)) throw this.unexpected(t);
+    if (RESERVED.has(t.value) || (STATEMENT_WORDS.has(t.value) && !this.isSymbol('(', 1))) throw this.unexpected(t);
     return this.columnOrCall();
   }
 

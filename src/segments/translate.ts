@@ -269,6 +269,9 @@ class Translator {
     let fragment: Sql | null;
     if (type === 'interval') fragment = null;
     else if (type === 'timestamp') fragment = sql`${param(formatTimestamp(value as number))}`;
+    // better-sqlite3 binds every JavaScript number as REAL; integer division and text
+    // conversion need a true INTEGER.
+    else if (type === 'int') fragment = sql`CAST(${param(value as number)} AS INTEGER)`;
     else fragment = sql`${param(value as ParamValue | boolean)}`;
     return { type, sql: fragment, constant: value, pos };
   }
