@@ -197,7 +197,7 @@ class Translator {
       case 'call': {
         const rule = Object.hasOwn(FUNCTIONS, node.name) ? FUNCTIONS[node.name] : undefined;
         if (!rule) throw new SegmentError(`unknown function "${node.name}"`, node.pos);
-        if (node.star) throw new SegmentError(`aggregate functions such as "${node.name}(*)" are not supported`, node.pos);
+        if (node.star) throw new SegmentError(`"${node.name}(*)" is not supported`, node.pos);
         return rule(this, node.args.map((a) => this.expr(a, scope)), node.pos);
       }
       case 'extract':
