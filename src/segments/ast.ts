@@ -35,3 +35,45 @@ export interface Select {
   where: Node | null;
   pos: number;
 }
+
+/** The nodes directly below a node, subqueries included. */
+export function children(node: Node): Node[] {
+  switch (node.kind) {
+    case 'array':
+      return node.items;
+    case 'call':
+      return node.args;
+    case 'extract':
+      return [node.source];
+    case 'cast':
+    case 'unary':
+    case 'is':
+      return [node.expr];
+    case 'binary':
+    case 'distinct_from':
+      return [node.left, node.right];
+    case 'like':
+      return [node.expr, node.pattern];
+    case 'between':
+      return [node.expr, node.low, node.high];
+    case 'in_list':
+      return [node.expr, ...node.items];
+    case 'in_query':
+      return [node.expr, ...selectChildren(node.query)];
+    case 'exists':
+      return selectChildren(node.query);
+    case 'case':
+      return [...(node.operand ? [node.operand] : []), ...node.whens.flatMap((w) => [w.when, w.then]), ...(node.otherwise ? [node.otherwise] : [])];
+    default:
+      return [];
+  }
+}
+
+function selectChildren(query: Select): Node[] {
+  return [...(query.output ? [query.output] : []), ...(query.where ? [query.where] : [])];
+}
+
+/** AND and OR chains are associative; the translator emits them as balanced trees. */
+export function isLogical(node: Node, op: 'and' | 'or'): boolean {
+  return node.kind === 'binary' && node.op === op;
+}

@@ -10,7 +10,7 @@ export interface Token {
   pos: number;
 }
 
-export const MAX_EXPRESSION_LENGTH = 10_000;
+export const MAX_EXPRESSION_LENGTH = 50_000;
 
 // Longest first, so that `->>` wins over `->` and `!~*` over `!~`.
 const OPERATORS = [
@@ -22,7 +22,8 @@ const PUNCTUATION = new Set(['(', ')', ',', '.', '[', ']']);
 
 const IDENT_START = /[A-Za-z_\u0080-\uffff]/;
 const IDENT_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
-const NUMBER = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
+const WORD = /[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*/y;
+const NUMBER = /(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
 
 /**
  * Splits a segment expression into tokens. Comments, parameters, dollar quoting and any `;`
@@ -67,7 +68,8 @@ export function tokenize(input: string): Token[] {
       i = next;
       continue;
     }
-    const number = /\d/.test(c) || (c === '.' && /\d/.test(input[i + 1] ?? '')) ? NUMBER.exec(input.slice(i)) : null;
+    NUMBER.lastIndex = i;
+    const number = /\d/.test(c) || (c === '.' && /\d/.test(input[i + 1] ?? '')) ? NUMBER.exec(input) : null;
     if (number) {
       const end = i + number[0].length;
       if (end < input.length && IDENT_PART.test(input[end])) {
@@ -78,9 +80,9 @@ export function tokenize(input: string): Token[] {
       continue;
     }
     if (IDENT_START.test(c)) {
-      let end = i + 1;
-      while (end < input.length && IDENT_PART.test(input[end])) end++;
-      const word = input.slice(i, end);
+      WORD.lastIndex = i;
+      const word = (WORD.exec(input) as RegExpExecArray)[0];
+      const end = i + word.length;
       if (word.includes('$')) throw new SegmentError(`"$" is not allowed in the name "${word}"`, pos);
       tokens.push({ kind: 'ident', value: word.toLowerCase(), pos });
       i = end;

@@ -1,4 +1,4 @@
-import type { Node, Select } from './ast.ts';
+import { children, isLogical, type Node, type Select } from './ast.ts';
 import { SegmentError } from './errors.ts';
 import { tokenize, type Token } from './lexer.ts';
 
@@ -33,7 +33,25 @@ export function parseSegment(input: string): Node {
   const node = parser.expression();
   const rest = parser.peek();
   if (rest.kind !== 'end') throw parser.unexpected(rest);
+  checkDepth(node);
   return node;
+}
+
+/**
+ * Long operator chains (`a + b + c …`) are deep trees without any parentheses; SQLite refuses
+ * expressions deeper than 1000 when the statement is prepared, so the depth is bounded here.
+ * A chain of ANDs or of ORs counts as one level: the translator balances it.
+ */
+function checkDepth(root: Node): void {
+  const stack: [Node, number][] = [[root, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [node, depth] = item;
+    if (depth > MAX_NESTING) throw new SegmentError(`the expression is nested more than ${MAX_NESTING} levels deep`, node.pos);
+    for (const child of children(node)) {
+      const sameChain = (isLogical(node, 'and') && isLogical(child, 'and')) || (isLogical(node, 'or') && isLogical(child, 'or'));
+      stack.push([child, sameChain ? depth : depth + 1]);
+    }
+  }
 }
 
 class Parser {

@@ -4,7 +4,8 @@
 
 export type ParamValue = string | number | null;
 
-type Chunk = string | { readonly param: ParamValue };
+// Fragments nest instead of being copied, so building a large expression stays linear.
+type Chunk = string | Sql | { readonly param: ParamValue };
 
 export class Sql {
   constructor(readonly chunks: readonly Chunk[]) {}
@@ -17,8 +18,7 @@ export function sql(strings: TemplateStringsArray, ...parts: (Sql | Param)[]): S
     if (text) chunks.push(text);
     if (i < parts.length) {
       const part = parts[i];
-      if (part instanceof Sql) chunks.push(...part.chunks);
-      else chunks.push({ param: part.value });
+      chunks.push(part instanceof Sql ? part : { param: part.value });
     }
   });
   return new Sql(chunks);
@@ -37,22 +37,26 @@ export function joinSql(items: Sql[], separator: string): Sql {
   const chunks: Chunk[] = [];
   items.forEach((item, i) => {
     if (i > 0) chunks.push(separator);
-    chunks.push(...item.chunks);
+    chunks.push(item);
   });
   return new Sql(chunks);
 }
 
 export function renderSql(fragment: Sql): { sql: string; params: ParamValue[] } {
-  let text = '';
+  const text: string[] = [];
   const params: ParamValue[] = [];
-  for (const chunk of fragment.chunks) {
-    if (typeof chunk === 'string') text += chunk;
-    else {
-      text += '?';
-      params.push(chunk.param);
+  const walk = (f: Sql): void => {
+    for (const chunk of f.chunks) {
+      if (typeof chunk === 'string') text.push(chunk);
+      else if (chunk instanceof Sql) walk(chunk);
+      else {
+        text.push('?');
+        params.push(chunk.param);
+      }
     }
-  }
-  return { sql: text, params };
+  };
+  walk(fragment);
+  return { sql: text.join(''), params };
 }
 
 /** A table, column or alias name from the translator's allow-lists, double-quoted. */

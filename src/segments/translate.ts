@@ -1,4 +1,4 @@
-import type { Node, Select } from './ast.ts';
+import { isLogical, type Node, type Select } from './ast.ts';
 import { SUBQUERY_TABLES, SUBSCRIBER_COLUMNS, TYPE_NAMES, type Columns, type SqlType } from './catalog.ts';
 import { SegmentError } from './errors.ts';
 import { FN, compileRegexp, likePatternProblem } from './functions.ts';
@@ -36,9 +36,13 @@ export function translateSegment(expression: string, options: TranslateOptions =
   const tree = parseSegment(expression);
   const translator = new Translator(options.now ?? new Date());
   const root: Scope = { name: 'subscribers', columns: SUBSCRIBER_COLUMNS, sqlAlias: 'subscribers', parent: null };
-  const result = translator.condition(tree, root, 'the expression');
-  return renderSql(sql`(${result})`);
+  const result = renderSql(sql`(${translator.condition(tree, root, 'the expression')})`);
+  if (result.params.length > MAX_PARAMS) throw new SegmentError('the expression has too many values', 0);
+  return result;
 }
+
+// SQLite refuses statements with more than 32766 parameters; stay clear of it.
+const MAX_PARAMS = 30_000;
 
 const TIMESTAMP_FORMAT = '%Y-%m-%dT%H:%M:%fZ';
 const MIDNIGHT = 'T00:00:00.000Z';
@@ -476,9 +480,8 @@ class Translator {
   private binary(node: Extract<Node, { kind: 'binary' }>, scope: Scope): Value {
     const { op, pos } = node;
     if (op === 'and' || op === 'or') {
-      const a = this.condition(node.left, scope, op.toUpperCase());
-      const b = this.condition(node.right, scope, op.toUpperCase());
-      return this.bool(sql`(${a} ${raw(op.toUpperCase())} ${b})`, pos);
+      const operands = flattenLogical(node, op).map((n) => this.condition(n, scope, op.toUpperCase()));
+      return this.bool(balanced(operands, op.toUpperCase()), pos);
     }
     const left = this.expr(node.left, scope);
     if (op === '->' || op === '->>' || op === '#>' || op === '#>>') return this.jsonGet(left, node.right, op, scope, pos);
@@ -825,4 +828,22 @@ function likeToGlob(pattern: string): string {
 
 function globLiteral(c: string): string {
   return c === '*' || c === '?' || c === '[' ? `[${c}]` : c;
+}
+
+/** The operands of a chain of one logical operator, in order: `a OR b OR c` → [a, b, c]. */
+function flattenLogical(node: Node, op: 'and' | 'or'): Node[] {
+  const operands: Node[] = [];
+  const pending: Node[] = [node];
+  for (let n = pending.pop(); n; n = pending.pop()) {
+    if (n.kind === 'binary' && isLogical(n, op)) pending.push(n.right, n.left);
+    else operands.push(n);
+  }
+  return operands;
+}
+
+/** `(a OR b) OR (c OR d)`: the same truth value as a flat chain, with a depth of log2(n). */
+function balanced(operands: Sql[], keyword: string): Sql {
+  if (operands.length === 1) return operands[0];
+  const middle = Math.ceil(operands.length / 2);
+  return sql`(${balanced(operands.slice(0, middle), keyword)} ${raw(keyword)} ${balanced(operands.slice(middle), keyword)})`;
 }

@@ -198,6 +198,13 @@ describe('segment expressions select the right subscribers', () => {
     assert.deepEqual(rows, []);
   });
 
+  test('long AND / OR chains run: they are emitted as balanced trees within SQLite\'s depth limit', () => {
+    const anyOf = Array.from({ length: 2000 }, (_, i) => `subscribers.id = ${i + 3}`).join(' OR ');
+    assert.deepEqual(fixture.ids(anyOf), [3, 4, 5, 6]);
+    const allOf = Array.from({ length: 2000 }, (_, i) => `subscribers.id <> ${i + 3}`).join(' AND ');
+    assert.deepEqual(fixture.ids(allOf), [1, 2]);
+  });
+
   test('literals are bound as parameters, not written into the SQL', async () => {
     const { translateSegment } = await import('../../src/segments/index.ts');
     const { sql, params } = translateSegment("subscribers.name = 'x''); DROP TABLE subscribers;--' AND subscribers.id = 42");
