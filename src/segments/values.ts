@@ -129,7 +129,8 @@ export function parseInterval(text: string): Interval | null {
     }
   }
   if (!matched) return null;
-  return { months: sign * result.months, days: sign * result.days, ms: sign * result.ms };
+  // `|| 0` keeps -0 out of the parts
+  return { months: sign * result.months || 0, days: sign * result.days || 0, ms: sign * result.ms || 0 };
 }
 
 /** timestamp + interval as Postgres computes it: months first (clamped to the month's end), then days, then time. */
