@@ -468,29 +468,39 @@ const urlFilter: Escaper = (v) => {
   return isSafeURL(s) ? s : '#' + FAILSAFE;
 };
 
+// Byte classes for URL processing: 1 = unreserved (always kept), 2 = reserved (kept when normalising).
+const URL_CLASS = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~') URL_CLASS[c.charCodeAt(0)] = 1;
+for (const c of "!#$&*+,/:;=?@[]") URL_CLASS[c.charCodeAt(0)] = 2;
+
+function isHex(b: number): boolean {
+  return (b >= 48 && b <= 57) || (b >= 65 && b <= 70) || (b >= 97 && b <= 102);
+}
+
+/** Go's urlProcessor: percent-encodes bytes outside the kept set (lower-case hex). */
+function keepURLByte(b: number, next1: number, next2: number, norm: boolean): boolean {
+  if (b >= 128) return false;
+  const k = URL_CLASS[b];
+  if (k === 1 || (k === 2 && norm)) return true;
+  return norm && b === 37 && isHex(next1) && isHex(next2);
+}
+
 function urlProcess(s: string, norm: boolean): string {
-  let out = '';
-  let written = 0;
-  const bytes = Buffer.from(s, 'utf8');
-  const asciiOnly = bytes.length === s.length;
-  if (asciiOnly) {
-    for (let i = 0; i < s.length; i++) {
-      const c = s[i];
-      if (/[A-Za-z0-9\-._~]/.test(c)) continue;
-      if (norm && /[!#$&*+,/:;=?@[\]]/.test(c)) continue;
-      if (norm && c === '%' && i + 2 < s.length && /[0-9a-fA-F]{2}/.test(s.slice(i + 1, i + 3))) continue;
-      out += s.slice(written, i) + '%' + c.charCodeAt(0).toString(16).padStart(2, '0');
-      written = i + 1;
-    }
-    return out + s.slice(written);
+  let i = 0;
+  const n = s.length;
+  while (i < n) {
+    const b = s.charCodeAt(i);
+    if (b < 128 && URL_CLASS[b] === 1) i++;
+    else if (keepURLByte(b, s.charCodeAt(i + 1), s.charCodeAt(i + 2), norm)) i++;
+    else break;
   }
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    const c = String.fromCharCode(b);
-    if (b < 0x80 && /[A-Za-z0-9\-._~]/.test(c)) { out += c; continue; }
-    if (norm && b < 0x80 && /[!#$&*+,/:;=?@[\]]/.test(c)) { out += c; continue; }
-    if (norm && c === '%' && i + 2 < bytes.length && /[0-9a-fA-F]{2}/.test(String.fromCharCode(bytes[i + 1], bytes[i + 2]))) { out += c; continue; }
-    out += '%' + b.toString(16).padStart(2, '0');
+  if (i === n) return s;
+  const bytes = Buffer.from(s, 'utf8');
+  let out = s.slice(0, i);
+  for (let j = i; j < bytes.length; j++) {
+    const b = bytes[j];
+    if (keepURLByte(b, bytes[j + 1] ?? 0, bytes[j + 2] ?? 0, norm) && !(b === 37 && j + 2 >= bytes.length)) out += String.fromCharCode(b);
+    else out += '%' + (b < 16 ? '0' : '') + b.toString(16);
   }
   return out;
 }

@@ -155,12 +155,13 @@ function evalField(st: ExecState, recv: unknown, name: string, args: unknown[] |
     }
     if (!Array.isArray(recv) && !(recv instanceof SafeHTML)) {
       const member = (recv as Record<string, unknown>)[name];
-      if (typeof member === 'function' && /^[A-Z]/.test(name)) {
+      const exported = name.charCodeAt(0) >= 65 && name.charCodeAt(0) <= 90;
+      if (typeof member === 'function' && exported) {
         st.charge();
         const out = (member as (...a: unknown[]) => unknown).apply(recv, args ?? []);
         return out;
       }
-      if (member !== undefined && /^[A-Z]/.test(name) && (isStruct(recv) ? Object.hasOwn(recv, name) : true)) {
+      if (member !== undefined && exported && (isStruct(recv) ? Object.hasOwn(recv, name) : true)) {
         if (args) throw new ExecError(`${name} is not a method but has arguments`);
         return member;
       }
@@ -451,7 +452,7 @@ export class Compiler {
       }
       return this.arg(tree, a);
     });
-    const kinds = (n: number) => Array.from({ length: n }, (_, i) => (i < fixed.length ? fixed[i] : def.variadic ?? 'a') as ParamKind);
+    const tail: ParamKind = def.variadic ?? 'a';
     const fn = def.fn;
     return (st, dot, vars, final) => {
       st.charge();
@@ -459,10 +460,9 @@ export class Compiler {
       if (def.variadic ? n < fixed.length : n !== fixed.length) {
         throw new ExecError(`wrong number of args for ${name}: want ${def.variadic ? 'at least ' : ''}${fixed.length} got ${n}`);
       }
-      const ks = kinds(n);
       const args = new Array(n);
-      for (let i = 0; i < argFns.length; i++) args[i] = convertArg(argFns[i](st, dot, vars), ks[i]);
-      if (final !== NO_FINAL) args[n - 1] = convertArg(final, ks[n - 1]);
+      for (let i = 0; i < argFns.length; i++) args[i] = convertArg(argFns[i](st, dot, vars), (i < fixed.length ? fixed[i] : tail) as ParamKind);
+      if (final !== NO_FINAL) args[n - 1] = convertArg(final, (n - 1 < fixed.length ? fixed[n - 1] : tail) as ParamKind);
       try {
         return fn(args, st);
       } catch (e) {
