@@ -80,7 +80,10 @@ export function zoneAt(ms: number, tz: string | undefined): { offset: number; zo
   if (tz === 'UTC' || tz === 'Etc/UTC') return { offset: 0, zone: 'UTC' };
   const parts = zoneFormatter(tz).formatToParts(new Date(ms));
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
-  const asUTC = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  const wall = new Date(0);
+  wall.setUTCFullYear(get('year'), get('month') - 1, get('day'));
+  wall.setUTCHours(get('hour'), get('minute'), get('second'), 0);
+  const asUTC = wall.getTime();
   const offset = Math.round((asUTC - Math.floor(ms / 1000) * 1000) / 1000);
   let zone = parts.find((p) => p.type === 'timeZoneName')?.value ?? 'UTC';
   if (zone === 'GMT' && offset === 0 && tz === undefined) zone = 'UTC';
