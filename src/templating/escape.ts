@@ -415,6 +415,10 @@ function stripTags(html: string): string {
   let c: Ctx = TEXT;
   let i = 0;
   while (i < html.length) {
+    // Element content (script, style) counts as text here, as in Go.
+    if (c.d === D.None && c.e !== E.None && c.s !== S.Tag && c.s !== S.AttrName && c.s !== S.AfterName && c.s !== S.BeforeValue && c.s !== S.Attr) {
+      c = { ...c, s: S.RCDATA };
+    }
     const [c1, n] = contextAfterText(c, html.slice(i));
     if (c.s === S.Text || c.s === S.RCDATA) {
       let end = i + n;

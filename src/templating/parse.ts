@@ -323,6 +323,10 @@ export function parseTemplate(name: string, src: string, isFunc: (name: string) 
   return new Parser(name, src, isFunc).parse();
 }
 
+function isEmptyList(list: Node[]): boolean {
+  return list.every((n) => n.t === 'text' && n.text.trim() === '');
+}
+
 class Parser {
   private toks: Tok[] = [];
   private i = 0;
@@ -497,10 +501,9 @@ class Parser {
     });
     this.rangeDepth = savedRange;
     const existing = this.trees.get(name);
-    // Go: a later definition replaces an earlier one unless it is empty.
-    const empty = body.list.every((n) => n.t === 'text' && n.text.trim() === '');
-    if (existing && empty) return;
-    void pos;
+    // Go: within one parse, an empty definition never replaces, and two non-empty ones clash.
+    if (existing && isEmptyList(body.list)) return;
+    if (existing && !isEmptyList(existing.list)) this.fail(pos, `template: multiple definition of template "${name}"`);
     this.trees.set(name, { name, parseName: this.name, source: this.src, list: body.list, slots: body.slots });
   }
 

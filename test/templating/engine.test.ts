@@ -76,7 +76,7 @@ const cases: [name: string, src: string, want: string][] = [
   ['define and template', '{{ define "x" }}[{{ . }}]{{ end }}{{ template "x" "a" }}{{ template "x" }}', '[a][<no value>]'],
   ['template does not see caller variables', '{{ define "x" }}{{ $ }}{{ end }}{{ $v := 1 }}{{ template "x" 7 }}', '7'],
   ['block', '{{ block "b" .N }}B{{ . }}{{ end }}', 'B3'],
-  ['later define replaces block', '{{ block "b" . }}default{{ end }}{{ define "b" }}custom{{ end }}', 'custom'],
+  ['empty define does not replace', '{{ define "b" }}B{{ end }}{{ define "b" }} {{ end }}{{ template "b" }}', 'B'],
   // built-ins
   ['and returns operand', '{{ and 1 0 2 }}|{{ and 1 2 }}', '0|2'],
   ['or returns operand', '{{ or 0 "" "x" }}|{{ or 0 "" }}', 'x|'],
@@ -130,6 +130,7 @@ const syntaxErrors: [name: string, src: string, message: string][] = [
   ['unterminated string', '{{ "abc }}', 'unterminated quoted string'],
   ['unclosed comment', '{{/* abc }}', 'unclosed comment'],
   ['non-function with args', '{{ "a" "b" }}', "can't give argument to non-function"],
+  ['two definitions in one source', '{{ block "b" . }}x{{ end }}{{ define "b" }}y{{ end }}', 'template: multiple definition of template "b"'],
 ];
 
 for (const [name, src, message] of syntaxErrors) {

@@ -87,3 +87,7 @@ test('html: a template is escaped in the context of its call', () => {
 test('html: range body context is stable', () => {
   assert.equal(html('<ul>{{ range . }}<li class="{{ . }}">{{ . }}</li>{{ end }}</ul>', ['a', 'b&c']), '<ul><li class="a">a</li><li class="b&amp;c">b&amp;c</li></ul>');
 });
+
+test('html: Safe with a script in an attribute keeps only text', () => {
+  assert.equal(html('<p title="{{ Safe "<b>a</b><script>b</script>c" }}">', {}), '<p title="abc">');
+});
