@@ -32,7 +32,14 @@ function cached(key: string, build: () => RegExp): RegExp {
  * A Postgres regular expression (`~`, `~*`) as a JavaScript one. Throws SyntaxError when the
  * pattern is not valid. Postgres' ARE and JavaScript agree on the common constructs.
  */
+const MAX_REGEXP_LENGTH = 500;
+// A repeated group that itself repeats or alternates ("(a+)+", "(a|aa)*") can make JavaScript's
+// backtracking engine run for hours on one row; user-supplied patterns of that shape are refused.
+const NESTED_REPEAT = /\((?:[^()\\]|\\.)*(?:[+*|]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/;
+
 export function compileRegexp(pattern: string, caseInsensitive: boolean): RegExp {
+  if (pattern.length > MAX_REGEXP_LENGTH) throw new Error(`longer than ${MAX_REGEXP_LENGTH} characters`);
+  if (NESTED_REPEAT.test(pattern)) throw new Error('a repeated group containing a repetition or alternation could take exponential time; simplify the pattern');
   return cached(`r${caseInsensitive ? 'i' : ''}:${pattern}`, () => new RegExp(pattern, caseInsensitive ? 'i' : ''));
 }
 

@@ -137,7 +137,8 @@ describe('listmgr serve, api-user, backup', () => {
 
       assert.equal(run(['api-user', 'create', 'robot', '--db', 'a.db']).code, 1, 'duplicate name');
       assert.equal(run(['api-user', 'revoke', 'robot', '--db', 'a.db']).code, 0);
-      assert.equal((await fetch(`${s.url}/api/health`, { headers: basic(lastLine) })).status, 403, 'revoked token refused at once');
+      const afterRevoke = await fetch(`${s.url}/api/health`, { headers: basic(lastLine) }).catch((e) => { throw new Error(`${e.message}: ${s.output()}`); });
+      assert.equal(afterRevoke.status, 403, 'revoked token refused at once');
     } finally {
       const exit = stopped(s.proc);
       s.proc.kill('SIGTERM');

@@ -54,6 +54,8 @@ const HOSTILE: [expression: string, message: RegExp, position: number][] = [
   ['subscribers.name = 1', /cannot compare text with integer/, 18],
   ['subscribers.id > 4 = true', /cannot be chained/, 20],
   ["subscribers.name ~ '('", /invalid regular expression/, 20],
+  ["subscribers.name ~ '(a+)+$'", /invalid regular expression: a repeated group/, 20],
+  ["subscribers.email ~* '^(x|xx)*y'", /invalid regular expression: a repeated group/, 22],
   ["subscribers.name LIKE 'abc\\'", /must not end with the escape character/, 23],
   ["(subscribers.attribs->>'age')::int > 'abc'", /invalid input syntax for type integer: "abc"/, 38],
   ["subscribers.created_at > NOW() - INTERVAL '3 fortnights'", /invalid input syntax for type interval/, 34],
