@@ -51,8 +51,8 @@ function insertSubscribers(db: DB, from: number, to: number, rand: () => number)
 }
 
 /** Cost of the search index on bulk inserts: the same rows with and without the FTS triggers. */
-function importCost(): { withIndex: number; without: number } {
-  const rows = 100_000;
+function importCost(): { rows: number; withIndex: number; without: number } {
+  const rows = Number(process.env.BENCH_IMPORT_ROWS ?? 20_000);
   const measure = (keepIndex: boolean) => {
     const path = join(dir, `import-cost-${keepIndex}.db`);
     for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
@@ -67,7 +67,7 @@ function importCost(): { withIndex: number; without: number } {
     for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
     return ms;
   };
-  return { withIndex: measure(true), without: measure(false) };
+  return { rows, withIndex: measure(true), without: measure(false) };
 }
 
 function build(): void {
@@ -79,11 +79,17 @@ function build(): void {
   for (let i = 1; i <= LISTS; i++) lists.run(`10000000-0000-4000-8000-${String(i).padStart(12, '0')}`, `List ${i}`, i % 2 ? 'public' : 'private', i % 3 ? 'single' : 'double');
   const rand = rng(42);
   const start = performance.now();
+  // Set-up only: fill the search index in one statement at the end instead of row by row.
+  const ftsTrigger = db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'subscribers_fts_insert'`).pluck().get() as string;
+  db.exec('DROP TRIGGER subscribers_fts_insert');
   for (let i = 0; i < SUBSCRIBERS; i += 50_000) {
     insertSubscribers(db, i, Math.min(SUBSCRIBERS, i + 50_000), rand);
     process.stderr.write(`\rbuilding: ${Math.min(SUBSCRIBERS, i + 50_000)} subscribers`);
   }
   process.stderr.write('\n');
+  db.exec(`INSERT INTO subscribers_fts (rowid, name, email, attribs) SELECT id, name, email,
+    (SELECT group_concat(value, ' ') FROM json_tree(subscribers.attribs) WHERE type = 'text') FROM subscribers`);
+  db.exec(ftsTrigger);
   console.log(`BENCH build_1m_s ${((performance.now() - start) / 1000).toFixed(1)}`);
   db.exec('ANALYZE');
   closeDatabase(db);
@@ -95,8 +101,8 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   if (!process.env.BENCH_SKIP_IMPORT_COST) {
     const cost = importCost();
-    console.log(`BENCH import_100k_with_search_index_ms ${cost.withIndex.toFixed(0)}`);
-    console.log(`BENCH import_100k_without_search_index_ms ${cost.without.toFixed(0)}`);
+    console.log(`BENCH import_rows_with_search_index_ms ${cost.withIndex.toFixed(0)}  (${cost.rows} rows)`);
+    console.log(`BENCH import_rows_without_search_index_ms ${cost.without.toFixed(0)}  (${cost.rows} rows)`);
   }
   build();
   const setup = openDatabase(dbPath);
