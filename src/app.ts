@@ -7,7 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
 import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
+import { registerListRoutes } from './lists/routes.ts';
+import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
+import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
 
 /** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
@@ -45,6 +48,10 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
+  registerListRoutes(api, ctx);
+  registerSubscriberRoutes(api, ctx);
+  registerPublicRoutes(api, ctx);
+  registerPublicPages(app, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {
