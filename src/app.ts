@@ -8,6 +8,9 @@ import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
+import { registerCampaignsRoutes } from './campaigns/routes.ts';
+import { registerTrackingPages } from './tracking/routes.ts';
+import { registerTxRoutes } from './tx/routes.ts';
 
 /** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
 const MAX_API_BODY = 10 * 1024 * 1024;
@@ -31,6 +34,9 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
+  registerCampaignsRoutes(api, ctx);
+  registerTrackingPages(app, ctx);
+  registerTxRoutes(api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {
