@@ -69,7 +69,7 @@ export interface RenderedTx {
 }
 
 export interface CompiledTx {
-  render(sub: RenderSubscriber, tx: Record<string, unknown>): RenderedTx;
+  render(sub: RenderSubscriber, tx: Parameters<typeof import('../templating/index.ts').txMessageData>[1]): RenderedTx;
 }
 
 /** A template that does not compile or render; the message says where. */

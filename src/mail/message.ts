@@ -2,7 +2,7 @@
 // alternative, Message-Id, listmonk's X-Listmonk-* and List-Unsubscribe headers, custom
 // headers (first value of a name wins; Cc/Bcc move to the envelope) and attachments.
 import { randomInt } from 'node:crypto';
-import { convert } from 'html-to-text';
+import { compile } from 'html-to-text';
 import type { Attachment, OutgoingMessage } from './types.ts';
 
 export type HeaderList = Record<string, string>[];
@@ -26,9 +26,7 @@ export function messageId(from: string): string {
 }
 
 /** The plain-text alternative built from HTML when the author wrote none (DECISIONS 15). */
-export function plainTextOf(html: string): string {
-  return convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
-}
+export const plainTextOf: (html: string) => string = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
 
 interface Envelope {
   headers: Record<string, string>;

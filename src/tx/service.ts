@@ -103,7 +103,7 @@ export class TxService {
       }
     }
 
-    const tx = { Data: data, Subject: subject ?? '', FromEmail: from, TemplateID: templateId, Headers: hdrs, ContentType: contentType, Messenger: messenger, AltBody: altbody ?? '', SubscriberEmails: cleanEmails, SubscriberIDs: ids, SubscriberMode: mode };
+    const tx = { data, subject: subject ?? '', from_email: from, template_id: templateId, headers: hdrs, content_type: contentType, messenger, altbody: altbody ?? '', subscriber_emails: cleanEmails, subscriber_ids: ids, subscriber_mode: mode };
     const messages: OutgoingMessage[] = recipients.map((sub) => {
       let r;
       try {
