@@ -12,6 +12,9 @@ import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
+import { registerCampaignsRoutes } from './campaigns/routes.ts';
+import { registerTrackingPages } from './tracking/routes.ts';
+import { registerTxRoutes } from './tx/routes.ts';
 
 /** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
 const MAX_API_BODY = 10 * 1024 * 1024;
@@ -52,6 +55,9 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   registerSubscriberRoutes(api, ctx);
   registerPublicRoutes(api, ctx);
   registerPublicPages(app, ctx);
+  registerCampaignsRoutes(api, ctx);
+  registerTrackingPages(app, ctx);
+  registerTxRoutes(api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {
