@@ -6,6 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
 import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
+import { registerDashboardRoutes } from './dashboard/routes.ts';
+import { registerImportRoutes } from './imports/routes.ts';
+import { registerMaintenanceRoutes } from './maintenance/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
 
@@ -31,6 +34,9 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
+  registerImportRoutes(api, ctx);
+  registerDashboardRoutes(api, ctx);
+  registerMaintenanceRoutes(api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {
