@@ -39,10 +39,19 @@ const IMPORT_CACHE_KIB = 96 * 1024;
 
 class StopSignal extends Error {}
 
-/** The parser thread's script: the .ts source under tsx, its bundle beside dist/cli.js in a build. */
-function parserScript(): URL | null {
-  const url = import.meta.url.endsWith('.ts') ? new URL('./parse-worker.ts', import.meta.url) : new URL('./import-parser.js', import.meta.url);
-  return existsSync(fileURLToPath(url)) ? url : null;
+/**
+ * Starts the parser thread: its bundle beside dist/cli.js in a build; from source (tests,
+ * tsx) the .ts file, through tsx's loader, which worker threads do not inherit. Null when the
+ * bundle is missing.
+ */
+function startParser(job: ParserJob): Worker | null {
+  if (import.meta.url.endsWith('.ts')) {
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const script = new URL('./parse-worker.ts', import.meta.url).href;
+    return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(script)}); })`, { eval: true, workerData: job });
+  }
+  const bundle = new URL('./import-parser.js', import.meta.url);
+  return existsSync(fileURLToPath(bundle)) ? new Worker(bundle, { workerData: job }) : null;
 }
 
 export class Importer {
@@ -89,10 +98,12 @@ export class Importer {
     this.suppressed = 0;
     this.stopRequested = false;
     this.log(`importing "${job.name}" (${job.source.files.map((f) => f.name).join(', ')}) in ${job.write.mode} mode`);
-    this.running = this.run(job).finally(() => {
+    // The final status is published last, once the importer is free for the next upload.
+    this.running = this.run(job).then((final) => {
       rmSync(job.dir, { recursive: true, force: true });
       this.running = null;
       this.busy = false;
+      this.state.status = final;
     });
     return this.status();
   }
@@ -126,12 +137,13 @@ export class Importer {
     this.logLines.push(`${new Date().toISOString()} ${line}`);
   }
 
-  private async run(job: ImportJob): Promise<void> {
+  private async run(job: ImportJob): Promise<'finished' | 'failed'> {
     const db = this.ctx.db;
     const previousCache = db.pragma('cache_size', { simple: true }) as number;
     db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
     const opts: ParseOptions = { delim: job.delim, rules: domainRules(this.ctx.settings), batchSize: BATCH_ROWS };
     let dbError: Error | null = null;
+    let final: 'finished' | 'failed';
     const writeBatch = async (batch: RowBatch) => {
       if (this.stopRequested) throw new StopSignal();
       try {
@@ -143,22 +155,22 @@ export class Importer {
       await new Promise((r) => setImmediate(r));
     };
     try {
-      const script = parserScript();
-      if (script) await this.parseInWorker(script, { source: job.source, opts, maxInFlight: MAX_BATCHES_IN_FLIGHT }, writeBatch);
+      const worker = startParser({ source: job.source, opts, maxInFlight: MAX_BATCHES_IN_FLIGHT });
+      if (worker) await this.consume(worker, writeBatch);
       else {
         this.ctx.log.warn('import: parser thread script not found; parsing on the main thread (slower)');
         await parseSource(job.source, opts, { total: (n) => (this.state.total = n), log: (l) => this.log(l), batch: writeBatch });
       }
       this.log(`finished: ${this.state.imported} rows imported`);
-      this.state.status = 'finished';
+      final = 'finished';
     } catch (e) {
       if (e instanceof StopSignal) {
         this.log(`stopped: ${this.state.imported} rows imported`);
-        this.state.status = 'finished';
+        final = 'finished';
       } else {
         this.log(`failed: ${(e as Error).message}`);
         this.ctx.log.error(`import of "${job.name}" failed: ${(e as Error).message}`);
-        this.state.status = 'failed';
+        final = 'failed';
       }
     } finally {
       db.pragma(`cache_size = ${previousCache}`);
@@ -169,12 +181,12 @@ export class Importer {
       this.ctx.log.error(`import: updating the lists failed: ${(e as Error).message}`);
     }
     // listmonk notifies on completion and on database errors, not on unreadable files.
-    if (this.state.status === 'finished' || dbError) await this.notify();
+    if (final === 'finished' || dbError) await this.notify(final);
+    return final;
   }
 
-  private parseInWorker(script: URL, job: ParserJob, writeBatch: (b: RowBatch) => Promise<void>): Promise<void> {
+  private consume(worker: Worker, writeBatch: (b: RowBatch) => Promise<void>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const worker = new Worker(script, { workerData: job });
       let chain = Promise.resolve();
       let settled = false;
       const finish = (err: Error | null) => {
@@ -201,10 +213,10 @@ export class Importer {
     });
   }
 
-  private async notify(): Promise<void> {
+  private async notify(final: 'finished' | 'failed'): Promise<void> {
     const to = this.ctx.settings.get<string[]>('app.notify_emails') ?? [];
     if (!to.length || !this.ctx.mailer.has('email')) return;
-    const s = this.state;
+    const s = { ...this.state, status: final };
     try {
       await this.ctx.mailer.send('email', {
         from: this.ctx.settings.str('app.from_email'),
