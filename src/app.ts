@@ -9,6 +9,9 @@ import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerListRoutes } from './lists/routes.ts';
 import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
+import { registerDashboardRoutes } from './dashboard/routes.ts';
+import { registerImportRoutes } from './imports/routes.ts';
+import { registerMaintenanceRoutes } from './maintenance/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
@@ -58,6 +61,9 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   registerCampaignsRoutes(api, ctx);
   registerTrackingPages(app, ctx);
   registerTxRoutes(api, ctx);
+  registerImportRoutes(api, ctx);
+  registerDashboardRoutes(api, ctx);
+  registerMaintenanceRoutes(api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {
