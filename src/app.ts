@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
 import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
+import { registerBounceRoutes } from './bounces/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
 
@@ -31,6 +32,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
+  registerBounceRoutes(app, api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {
