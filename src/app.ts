@@ -7,6 +7,7 @@ import type { AppContext } from './context.ts';
 import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerBounceRoutes } from './bounces/routes.ts';
+import { registerMediaRoutes } from './media/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
 
@@ -33,6 +34,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
   registerBounceRoutes(app, api, ctx);
+  registerMediaRoutes(app, api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {
