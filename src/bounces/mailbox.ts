@@ -68,8 +68,8 @@ async function scanImap(m: MailboxSettings, handle: MessageHandler): Promise<Sca
     logger: false, disableAutoIdle: true,
   });
   const result: ScanResult = { seen: 0, bounces: 0, deleted: 0 };
-  await client.connect();
   try {
+    await client.connect();
     const lock = await client.getMailboxLock('INBOX');
     try {
       const exists = client.mailbox ? client.mailbox.exists : 0;
