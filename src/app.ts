@@ -2,6 +2,7 @@
 // limits) and every module's routes.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
 import { HttpError } from './http/errors.ts';
@@ -23,6 +24,19 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
     c.set('requestId', randomUUID().slice(0, 8));
     await next();
   });
+
+  // CORS only for the origins in security.trusted_urls (none by default). Unlike listmonk we
+  // allow the Authorization header, so browser clients can use tokens cross-origin.
+  const corsFor = cors({
+    origin: (origin) => {
+      const trusted = ctx.settings.get<string[]>('security.trusted_urls');
+      if (trusted.includes('*')) return origin;
+      return trusted.some((u) => originOf(u) === origin) ? origin : null;
+    },
+    allowHeaders: ['Origin', 'Content-Type', 'Accept', 'Authorization'],
+    allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+  });
+  app.use('*', async (c, next) => (ctx.settings.get<string[]>('security.trusted_urls').length ? corsFor(c, next) : next()));
 
   const limit = bodyLimit({
     maxSize: MAX_API_BODY,
@@ -51,6 +65,14 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   });
 
   return app;
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
 }
 
 const routeTables = new WeakMap<Hono<AppEnv>, { method: string; re: RegExp }[]>();
