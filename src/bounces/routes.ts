@@ -76,7 +76,7 @@ export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
   });
 
   app.post('/webhooks/bounce', webhooksOn, auth('webhooks:post_bounce'), bouncesOn, limit, async (c) => {
-    bounces.record(await webhookBounce(c, ctx));
+    bounces.record(await webhookBounce(c));
     return ok(c, true);
   });
 
@@ -97,13 +97,13 @@ export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
 }
 
 /** The body of POST /webhooks/bounce (resources §11, bounce input). */
-async function webhookBounce(c: Context<AppEnv>, ctx: AppContext): Promise<BounceInput> {
+async function webhookBounce(c: Context<AppEnv>): Promise<BounceInput> {
   const body = await readJson(c);
   const rawEmail = optString(body, 'email') ?? '';
   const subscriberUuid = optString(body, 'subscriber_uuid') ?? '';
   if (!rawEmail && !subscriberUuid) throw badRequest('"email" or "subscriber_uuid" is required');
   if (subscriberUuid && !UUID_RE.test(subscriberUuid)) throw badRequest('invalid "subscriber_uuid": not a UUID');
-  const email = rawEmail ? validateEmail(rawEmail, ctx) : undefined;
+  const email = rawEmail ? validateEmail(rawEmail) : undefined;
   const type = reqEnum(body, 'type', BOUNCE_TYPES);
   const meta = optObject(body, 'meta') ?? {};
   const createdRaw = optString(body, 'created_at');
@@ -125,7 +125,7 @@ async function webhookBounce(c: Context<AppEnv>, ctx: AppContext): Promise<Bounc
 }
 
 /** Minimal e-mail check until the subscribers module's validator is in main. */
-function validateEmail(raw: string, _ctx: AppContext): string {
+function validateEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
   if (Buffer.byteLength(email) > 1000 || !/^[^\s@<>()",;]+@[^\s@<>()",;]+\.[^\s@<>()",;]+$/.test(email)) {
     throw badRequest(`"${email.slice(0, 100)}" is not a valid e-mail address`);
