@@ -6,6 +6,8 @@ import { activeMailbox, MailboxScheduler } from './mailbox.ts';
 import { SnsVerifier } from './sns.ts';
 import { BounceStore, type BounceActions, type BounceInput, type RecordOutcome } from './store.ts';
 
+const DONE = { blocklist: 'blocklisted', unsubscribe: 'unsubscribed from all lists', delete: 'deleted' } as const;
+
 export class BounceService {
   readonly store: BounceStore;
   readonly sns = new SnsVerifier();
@@ -20,7 +22,7 @@ export class BounceService {
   record(b: BounceInput): RecordOutcome {
     const out = this.store.record(b, this.ctx.settings.get<BounceActions>('bounce.actions'));
     if (out.subscriberId === null) this.ctx.log.info(`bounce (${b.source}, ${b.type}) for an unknown subscriber ignored`);
-    else if (out.action !== 'none') this.ctx.log.info(`bounce (${b.source}, ${b.type}): subscriber ${out.subscriberId} ${out.action === 'delete' ? 'deleted' : `${out.action}ed`}`);
+    else if (out.action !== 'none') this.ctx.log.info(`bounce (${b.source}, ${b.type}): subscriber ${out.subscriberId} ${DONE[out.action]}`);
     return out;
   }
 
