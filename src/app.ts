@@ -7,15 +7,17 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
 import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
-import { registerListRoutes } from './lists/routes.ts';
-import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
+import { registerBounceRoutes } from './bounces/routes.ts';
+import { registerCampaignsRoutes } from './campaigns/routes.ts';
 import { registerDashboardRoutes } from './dashboard/routes.ts';
 import { registerImportRoutes } from './imports/routes.ts';
+import { registerListRoutes } from './lists/routes.ts';
 import { registerMaintenanceRoutes } from './maintenance/routes.ts';
+import { registerMediaRoutes } from './media/routes.ts';
+import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
-import { registerCampaignsRoutes } from './campaigns/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
 
@@ -64,6 +66,8 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   registerImportRoutes(api, ctx);
   registerDashboardRoutes(api, ctx);
   registerMaintenanceRoutes(api, ctx);
+  registerBounceRoutes(app, api, ctx);
+  registerMediaRoutes(app, api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {
