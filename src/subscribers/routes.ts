@@ -1,4 +1,5 @@
 // /api/subscribers: parse, check access, call the store, answer.
+import { stringify } from 'csv-stringify/sync';
 import type { Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import { readBodyOrText, readJson, type Body } from '../http/body.ts';
@@ -22,6 +23,8 @@ const MAX_NAME_BYTES = 2000;
 const STREAM_BATCH = 500;
 
 const READ = ['subscribers:get_all', 'subscribers:get'];
+/** The columns of the CSV export (listmonk's names and order). */
+const CSV_HEADER = ['uuid', 'email', 'name', 'attributes', 'status', 'created_at', 'updated_at'];
 
 function sourceOf(user: AuthUser): SubscriptionSource {
   return user.via === 'session' ? 'admin' : 'api';
@@ -51,12 +54,12 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     const enc = new TextEncoder();
     return c.body(new ReadableStream<Uint8Array>({
       start(ctl) {
-        ctl.enqueue(enc.encode('uuid,email,name,attributes,status,created_at,updated_at\n'));
+        ctl.enqueue(enc.encode(stringify([CSV_HEADER])));
       },
       pull(ctl) {
         if (i >= ids.length) return ctl.close();
         const rows = store.rawRowsInOrder(ids.slice(i, (i += STREAM_BATCH)));
-        ctl.enqueue(enc.encode(rows.map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at].map(csvField).join(',') + '\n').join('')));
+        ctl.enqueue(enc.encode(stringify(rows.map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at]))));
       },
     }));
   });
@@ -254,11 +257,6 @@ function listChange(user: AuthUser, b: Body) {
 export function exportableSections(ctx: AppContext): string[] {
   const v = ctx.settings.get<unknown>('privacy.exportable');
   return Array.isArray(v) ? v.map(String) : [];
-}
-
-/** RFC 4180 field: quoted when it holds a comma, quote or line break. */
-function csvField(v: string): string {
-  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
 /** per_page=all: the page object streamed in batches, never the whole result in memory. */

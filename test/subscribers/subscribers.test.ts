@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { parse } from 'csv-parse/sync';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -163,6 +164,30 @@ describe('reads, paging, ordering, search and segments', () => {
     assert.ok(p2.body.data.results[0].email > res.body.data.results[1].email);
   });
 
+  it('orders by name and by status, ties by id in the same direction', async () => {
+    // Statuses and names that sort differently from ids, and a name tie.
+    for (const [email, name, status] of [['zed.q@example.net', 'Zed Quill', 'disabled'], ['abe.q@example.net', 'Abe Quill', 'blocklisted'], ['zed2.q@example.net', 'Zed Quill', 'blocklisted']]) {
+      assert.equal((await t.request('POST', '/api/subscribers', { email, name, status })).status, 200);
+    }
+    const all: { id: number; name: string; status: string }[] = (await t.request('GET', '/api/subscribers?per_page=all')).body.data.results;
+    const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const expected = (key: 'name' | 'status', dir: 1 | -1) =>
+      [...all].sort((a, b) => dir * (cmp(a[key], b[key]) || a.id - b.id)).map((s) => s.id);
+    for (const key of ['name', 'status'] as const) {
+      for (const [order, dir] of [['asc', 1], ['desc', -1]] as const) {
+        const res = await t.request('GET', `/api/subscribers?per_page=50&order_by=${key}&order=${order}`);
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.body.data.results.map((s: any) => s.id), expected(key, dir), `${key} ${order}`);
+        // The second page continues where the first ended.
+        const p2 = await t.request('GET', `/api/subscribers?per_page=3&page=2&order_by=${key}&order=${order}`);
+        assert.deepEqual(p2.body.data.results.map((s: any) => s.id), expected(key, dir).slice(3, 6), `${key} ${order} page 2`);
+      }
+    }
+    const statuses = (await t.request('GET', '/api/subscribers?per_page=50&order_by=status&order=asc')).body.data.results.map((s: any) => s.status);
+    assert.equal(statuses[0], 'blocklisted');
+    assert.equal(statuses.at(-1), 'enabled');
+  });
+
   it('default order is newest id first', async () => {
     const ids = (await t.request('GET', '/api/subscribers?per_page=50')).body.data.results.map((s: any) => s.id);
     assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a));
@@ -264,6 +289,19 @@ describe('reads, paging, ordering, search and segments', () => {
     assert.equal(lines[0], 'uuid,email,name,attributes,status,created_at,updated_at');
     assert.equal(lines.length, 3);
     assert.ok(lines.some((l) => l.includes('carla@example.org') && l.includes('"{""city"":""Porto""')));
+  });
+  it('CSV export quotes commas, quotes, line breaks and JSON attributes', async () => {
+    const name = 'Doe, "Jo"\nJunior';
+    const attribs = { note: 'a,b "c"', n: 1 };
+    const id = (await t.request('POST', '/api/subscribers', { email: 'csv.quote@example.net', name, attribs })).body.data.id;
+    const res = await t.request('GET', `/api/subscribers/export?id=${id}`);
+    assert.equal(res.status, 200, res.text);
+    const records: string[][] = parse(res.text);
+    assert.equal(records.length, 2);
+    assert.deepEqual(records[0], ['uuid', 'email', 'name', 'attributes', 'status', 'created_at', 'updated_at']);
+    const [, email, gotName, gotAttribs, status] = records[1];
+    assert.deepEqual([email, gotName, JSON.parse(gotAttribs), status], ['csv.quote@example.net', name, attribs, 'enabled']);
+    await t.request('DELETE', `/api/subscribers/${id}`);
   });
 });
 
