@@ -137,6 +137,23 @@ describe('double opt-in', () => {
     await t.request('PUT', '/api/settings', { 'privacy.record_optin_ip': false });
   });
 
+  it('the mail lists the pending double opt-in lists, naming private ones only as private', async () => {
+    const hidden = (await t.request('POST', '/api/lists', { name: 'Hidden double', type: 'private', optin: 'double' })).body.data.id;
+    const start = sink.messages.length;
+    const res = await t.request('POST', '/api/subscribers', { email: 'names@example.com', name: 'Nina <Names>', lists: [L.double, hidden, L.single] });
+    assert.equal(res.status, 200, res.text);
+    const [mail] = (await sink.waitFor(start + 1)).slice(start);
+    const html = String(mail.parsed.html);
+    const items = [...html.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1]);
+    assert.deepEqual(items, ['Double', 'Private list']);
+    assert.match(html, /Hello Nina &lt;Names&gt;,/, 'data is HTML-escaped');
+    const sub = (await t.request('GET', `/api/subscribers/${res.body.data.id}`)).body.data;
+    const uuids = [L.double, hidden].map((id) => sub.lists.find((l: any) => l.id === id).uuid);
+    assert.ok(html.includes(`/subscription/optin/${sub.uuid}?l=${uuids[0]}&amp;l=${uuids[1]}"`), html);
+    await t.request('DELETE', `/api/subscribers/${sub.id}`);
+    await t.request('DELETE', `/api/lists/${hidden}`);
+  });
+
   it('preconfirmed subscriptions send nothing; POST optin resends', async () => {
     const start = sink.messages.length;
     const id = (await t.request('POST', '/api/subscribers', { email: 'pre@example.com', name: 'Pre', lists: [L.double], preconfirm_subscriptions: true })).body.data.id;
