@@ -409,6 +409,35 @@ describe('list changes, blocklist and deletes', () => {
     assert.equal((await t.request('POST', '/api/subscribers/query/delete', {})).status, 400, 'query, search or all required');
   });
 
+  it('add by query keeps list and dashboard counters exact', async () => {
+    const orphan = await mk('orphan@count.test');
+    const onOther = await mk('other@count.test', [L.other]);
+    const already = await mk('already@count.test', [L.double]);
+    const target = (await t.request('POST', '/api/lists', { name: 'Count target', type: 'private', optin: 'single' })).body.data.id;
+    const exact = () => ({
+      lists: rowCount(`SELECT json_group_array(json_array(list_id, status, n)) FROM (SELECT * FROM list_subscriber_counts WHERE n > 0 ORDER BY 1, 2)`),
+      subscribed: rowCount(`SELECT n FROM dashboard_counts WHERE key = 'subscribed'`),
+    });
+    const truth = () => ({
+      lists: rowCount(`SELECT json_group_array(json_array(list_id, status, n)) FROM (SELECT list_id, status, COUNT(*) AS n FROM subscriber_lists GROUP BY 1, 2 ORDER BY 1, 2)`),
+      subscribed: rowCount('SELECT COUNT(DISTINCT subscriber_id) FROM subscriber_lists'),
+    });
+    assert.deepEqual(exact(), truth());
+    const res = await t.request('PUT', '/api/subscribers/query/lists', {
+      query: "subscribers.email LIKE '%@count.test'", action: 'add', target_list_ids: [target, L.double, 99999], status: 'unconfirmed',
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(exact(), truth());
+    assert.equal(rowCount('SELECT from_id IS NULL FROM subscriber_bulk_insert'), 1, 'the bulk gate is closed again');
+    const list = (await t.request('GET', `/api/lists/${target}`)).body.data;
+    assert.equal(list.subscriber_count, 3);
+    const subs = await Promise.all([orphan, onOther, already].map(async (id) => (await t.request('GET', `/api/subscribers/${id}`)).body.data));
+    assert.deepEqual(subs.map((x: any) => x.lists.find((l: any) => l.id === L.double).subscription_status), ['unconfirmed', 'unconfirmed', 'confirmed'], 'existing rows stay');
+    await t.request('POST', '/api/subscribers/query/delete', { search: 'count.test' });
+    await t.request('DELETE', `/api/lists/${target}`);
+    assert.deepEqual(exact(), truth());
+  });
+
   it('blocklist and delete by ids, one and many', async () => {
     const a = await mk('da@example.net', [L.single]);
     const b = await mk('db@example.net');
