@@ -2,11 +2,10 @@
 // footer) rendered by the template engine in the subscriber language, sent through the
 // `email` messenger. The text part is derived from the HTML, as for every system mail.
 import type { AppContext } from '../context.ts';
-import { translate, type LanguagePack } from '../i18n/index.ts';
+import { templateCatalog, translate } from '../i18n/index.ts';
 import { plainTextOf } from '../mail/message.ts';
 import { loadSystemMailTemplates } from '../mail/templates/index.ts';
 import type { OutgoingMessage } from '../mail/types.ts';
-import { subscriberLanguage } from '../public/i18n.ts';
 import { compileTemplate, type CompiledTemplate } from '../templating/index.ts';
 import type { SubscriberStore } from './store.ts';
 
@@ -17,7 +16,8 @@ export interface OptinMail {
   fromEmail: string;
   rootUrl: string;
   logoUrl: string;
-  language: LanguagePack;
+  /** Language code (app.lang); English when there is no such pack. */
+  lang: string;
   subscriber: { uuid: string; name: string; email: string };
   /** Private lists are named only as "private list" (the subscriber may not know their names). */
   lists: { uuid: string; name: string; type: string }[];
@@ -44,13 +44,14 @@ function compiledOptin(): CompiledTemplate {
 }
 
 export function buildOptinMessage(m: OptinMail): OutgoingMessage {
-  const L = m.language;
+  const catalog = templateCatalog(m.lang);
+  const L = catalog.messages;
   const confirm = optinUrl(m.rootUrl, m.subscriber.uuid, m.lists.map((l) => l.uuid));
   const html = compiledOptin().render({
     Subscriber: { Name: m.subscriber.name, Email: m.subscriber.email, UUID: m.subscriber.uuid },
     Lists: m.lists.map((l) => ({ Name: l.type === 'private' ? translate(L, 'email.optin.privateList') : l.name })),
     OptinURL: confirm,
-  }, { rootURL: m.rootUrl, logoURL: m.logoUrl, i18n: { code: L['_.code'], name: L['_.name'], messages: L } }).trim();
+  }, { rootURL: m.rootUrl, logoURL: m.logoUrl, i18n: catalog }).trim();
   const headers: Record<string, string> = { 'X-Listmonk-Subscriber': m.subscriber.uuid };
   if (m.unsubscribeHeader) {
     headers['List-Unsubscribe'] = `<${unsubscribeUrl(m.rootUrl, ZERO_UUID, m.subscriber.uuid)}>`;
@@ -73,7 +74,7 @@ export async function sendOptin(ctx: AppContext, store: SubscriberStore, subscri
     fromEmail: ctx.settings.str('app.from_email'),
     rootUrl: ctx.settings.rootUrl(),
     logoUrl: ctx.settings.str('app.logo_url'),
-    language: subscriberLanguage(ctx),
+    lang: ctx.settings.str('app.lang'),
     subscriber: { uuid: sub.uuid, name: sub.name, email: sub.email },
     lists: pending.map((l) => ({ uuid: l.uuid, name: l.name, type: l.type })),
     unsubscribeHeader: ctx.settings.bool('privacy.unsubscribe_header'),
