@@ -1,20 +1,17 @@
 // Audience benchmark: 1,000,000 subscribers with realistic attribs over 20 lists (plus views and
-// clicks for the dashboard), then the real HTTP server in a child process, so that its memory
-// is measured alone (VmHWM). Prints `BENCH <name> <value>` lines (medians).
+// clicks for the dashboard), then the shipped server (dist/cli.js serve) in a child process, so
+// that its memory is measured alone (VmHWM). Prints `BENCH <name> <value>` lines (medians).
 // The database is built once into .bench/audience-<N>.db and reused while it holds N
 // subscribers and no migration unknown to this tree (pending ones are applied);
 // BENCH_REBUILD=1 builds it afresh. Run: flock /work/bench.lock npm run bench:audience
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, openDatabase, type DB } from '../../src/db/connection.ts';
 import { appliedVersions, listMigrations, migrate } from '../../src/db/migrate.ts';
 import { install } from '../../src/install.ts';
-import { startServer } from '../../src/server.ts';
 import { UserStore } from '../../src/users/store.ts';
 import { benchDashboard } from './dashboard.ts';
 
@@ -130,14 +127,19 @@ function build(): void {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** The server alone in a child process (this file with BENCH_SERVE_CHILD set). */
+/**
+ * The shipped server alone in a child process: dist/cli.js (bundled from this tree first)
+ * running `serve` on the kept database; resolves with its URL once it listens.
+ */
 async function startChildServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, BENCH_SERVE_CHILD: '1' }, stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(process.execPath, ['dist/cli.js', 'serve', '--db', dbPath, '--address', '127.0.0.1:0', '--uploads', join(dir, 'uploads')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /listening on (\S+)/.exec(line);
+      if (m) resolve(m[1]);
+    });
     child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
   });
   return { url, child };
@@ -155,12 +157,6 @@ function peakRssMb(pid: number): number {
   return kb / 1024;
 }
 
-async function serveChild(): Promise<void> {
-  const server = await startServer(loadConfig({ db: dbPath, address: '127.0.0.1:0', uploads: join(dir, 'uploads') }, {}), { quiet: true });
-  process.stdout.write(`${server.url}\n`);
-  process.once('SIGTERM', () => void server.stop().then(() => process.exit(0)));
-}
-
 async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   if (!process.env.BENCH_SKIP_IMPORT_COST) {
@@ -169,6 +165,7 @@ async function main(): Promise<void> {
     console.log(`BENCH import_rows_without_search_index_ms ${cost.without.toFixed(0)}  (${cost.rows} rows)`);
   }
   build();
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const setup = openDatabase(dbPath);
   const name = `bench${Date.now()}`;
   const { token } = new UserStore(setup).createApiUser(name);
@@ -224,5 +221,4 @@ async function main(): Promise<void> {
   console.log(`BENCH dashboard_charts_ms ${dash.chartsMs.toFixed(2)}`);
 }
 
-if (process.env.BENCH_SERVE_CHILD) await serveChild();
-else await main();
+await main();

@@ -36,7 +36,7 @@ export function translateSegment(expression: string, options: TranslateOptions =
   const tree = parseSegment(expression);
   const translator = new Translator(options.now ?? new Date());
   const root: Scope = { name: 'subscribers', columns: SUBSCRIBER_COLUMNS, sqlAlias: 'subscribers', parent: null };
-  const result = renderSql(sql`(${translator.condition(tree, root, 'the expression')})`);
+  const result = renderSql(sql`(${translator.rowFilter(tree, root)})`);
   if (result.params.length > MAX_PARAMS) throw new SegmentError('the expression has too many values', 0);
   return result;
 }
@@ -64,6 +64,10 @@ interface Value {
   constant?: Constant;
   /** For JSON values reached with `->`: the document and the JSON path, so later steps extend the path. */
   json?: { doc: Sql; path: string };
+  /** For `->>` / `#>>` results: the JSON document they read (see textPrefilter). */
+  jsonTextOf?: Sql;
+  /** For comparisons: a cheap condition every row where the comparison is true meets (see rowFilter). */
+  prefilter?: Sql;
   pos: number;
 }
 
@@ -175,6 +179,20 @@ class Translator {
   // ---- entry points --------------------------------------------------------------------
 
   /** An expression that must be boolean (WHERE, AND/OR/NOT operands, CASE WHEN). */
+  /**
+   * The whole expression as a row filter. It selects the same rows as `condition`; top-level
+   * conjuncts that carry a prefilter test it first, so SQLite skips their costly part (parsing
+   * the attribs JSON) on rows that cannot match. Only at the top: there a NULL and a false
+   * comparison both drop the row, while under NOT or OR they would differ.
+   */
+  rowFilter(node: Node, scope: Scope): Sql {
+    const conjuncts = flattenLogical(node, 'and').map((n) => {
+      const value = this.coerce(this.expr(n, scope), 'bool', n === node ? 'the expression' : 'AND');
+      return value.prefilter ? sql`(${value.prefilter} AND ${this.sqlOf(value)})` : this.sqlOf(value);
+    });
+    return balanced(conjuncts, 'AND');
+  }
+
   condition(node: Node, scope: Scope, where: string): Sql {
     const value = this.coerce(this.expr(node, scope), 'bool', where);
     return this.sqlOf(value);
@@ -496,7 +514,9 @@ class Translator {
       case '>=': {
         const [a, b] = this.unify([left, right], `"${op}"`, pos);
         if (a.type === 'json' && op !== '=' && op !== '<>') throw new SegmentError(`jsonb values can only be compared with = and <>`, pos);
-        return this.bool(sql`(${this.sqlOf(a)} ${raw(op)} ${this.sqlOf(b)})`, pos);
+        const compared = this.bool(sql`(${this.sqlOf(a)} ${raw(op)} ${this.sqlOf(b)})`, pos);
+        const prefilter = op === '=' && a.type === 'text' ? textPrefilter(left, right) ?? textPrefilter(right, left) : null;
+        return prefilter ? { ...compared, prefilter } : compared;
       }
       case '+':
       case '-':
@@ -593,6 +613,7 @@ class Translator {
     // Postgres' ->> gives text for every JSON type; SQLite's gives numbers and 1/0 for true/false.
     return {
       type: 'text',
+      jsonTextOf: doc,
       sql: sql`(CASE json_type(${doc}, ${p}) WHEN 'text' THEN ${doc} ->> ${p} WHEN 'null' THEN NULL ELSE ${doc} -> ${p} END)`,
       pos,
     };
@@ -831,6 +852,22 @@ function globLiteral(c: string): string {
 }
 
 /** The operands of a chain of one logical operator, in order: `a OR b OR c` → [a, b, c]. */
+// Characters JSON writes escaped, or that only occur in the text of objects and arrays.
+const NOT_VERBATIM_IN_JSON = /[\u0000-\u001f"\\[\]{}:,]/;
+
+/**
+ * For `doc ->> path = 'c'`: `c` or a backslash occurs in the document text. The JSON text of a
+ * value whose ->> text is c holds c itself (a string, a number, true/false) unless the string
+ * is written with escapes, which need a backslash; so no matching row fails this. Only for
+ * constants without characters JSON escapes or uses for structure.
+ */
+function textPrefilter(v: Value, other: Value): Sql | null {
+  if (!v.jsonTextOf || typeof other.constant !== 'string') return null;
+  const c = other.constant;
+  if (c === '' || NOT_VERBATIM_IN_JSON.test(c)) return null;
+  return sql`(instr(${v.jsonTextOf}, ${param(c)}) > 0 OR instr(${v.jsonTextOf}, ${param('\\')}) > 0)`;
+}
+
 function flattenLogical(node: Node, op: 'and' | 'or'): Node[] {
   const operands: Node[] = [];
   const pending: Node[] = [node];
