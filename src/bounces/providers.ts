@@ -6,6 +6,7 @@ import { createHash, createHmac, createPublicKey, timingSafeEqual, verify as ver
 import { HttpError, badRequest } from '../http/errors.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { BounceInput, BounceType } from './store.ts';
+import { classifyFailureText } from './dsn.ts';
 import { SnsError, type SnsVerifier } from './sns.ts';
 
 /** What a provider handler needs from the request. */
@@ -199,27 +200,18 @@ interface AzureSettings {
 
 const AZURE_SECRET_HEADER = 'X-Listmonk-Webhook-Secret';
 const AZURE_DELIVERY_REPORT = 'Microsoft.Communication.EmailDeliveryReportReceived';
-const SMTP_STATUS_RE = /\b([245])\.\d{1,3}\.\d{1,3}\b/;
-const SOFT_WORDING = ['mailbox full', 'temporar', 'timeout', 'rate limit', 'throttle'];
-const HARD_WORDING = ['invalid', 'does not exist', 'unknown user', 'domain'];
 
 /** The bounce type of a delivery report status, or null when it is not a bounce (Delivered, Expanded…). */
 function azureBounceType(status: string, details: string): BounceType | null {
-  const d = details.toLowerCase();
   switch (status.toLowerCase()) {
     case 'bounced':
     case 'suppressed':
       return 'hard';
-    case 'failed': {
-      const code = SMTP_STATUS_RE.exec(d)?.[1];
-      if (code === '5') return 'hard';
-      if (code === '4') return 'soft';
-      if (SOFT_WORDING.some((w) => d.includes(w))) return 'soft';
-      return HARD_WORDING.some((w) => d.includes(w)) ? 'hard' : 'soft';
-    }
+    case 'failed':
+      return classifyFailureText(details).type;
     case 'filteredspam':
     case 'quarantined':
-      return d.includes('complaint') || d.includes('abuse') ? 'complaint' : 'soft';
+      return /complaint|abuse/i.test(details) ? 'complaint' : 'soft';
     default:
       return null;
   }

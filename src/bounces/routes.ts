@@ -12,9 +12,8 @@ import type { AppEnv } from '../http/types.ts';
 import { optObject, optString, parseBool, pathId, queryIds, reqEnum } from '../http/validate.ts';
 import { validateEmail, type DomainRules } from '../subscribers/email.ts';
 import { bounceService } from './service.ts';
-import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type BounceInput } from './store.ts';
+import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, UUID_RE, type BounceInput } from './store.ts';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Largest webhook body (SendGrid and Event Grid post batches of events). */
 const MAX_WEBHOOK_BODY = 10 * 1024 * 1024;
 /**

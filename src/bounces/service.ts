@@ -38,7 +38,7 @@ export class BounceService {
     const { bounces, reply } = await provider.receive(req, this.ctx.settings, this.sns);
     this.ctx.db.transaction(() => {
       for (const b of bounces) this.record(b);
-    })();
+    }).immediate();
     return reply ?? null;
   }
 
