@@ -199,6 +199,8 @@ interface AzureSettings {
 }
 
 const AZURE_SECRET_HEADER = 'X-Listmonk-Webhook-Secret';
+/** An HTTP field name (RFC 9110 token): anything else would make the header lookup throw. */
+const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const AZURE_DELIVERY_REPORT = 'Microsoft.Communication.EmailDeliveryReportReceived';
 
 /** The bounce type of a delivery report status, or null when it is not a bounce (Delivered, Expanded…). */
@@ -241,6 +243,7 @@ function azureReceive(req: ProviderRequest, cfg: AzureSettings): ProviderResult 
   }
 
   const headerName = cfg.shared_secret_header.trim() || AZURE_SECRET_HEADER;
+  if (!HEADER_NAME_RE.test(headerName)) throw badRequest(`bounce.azure.shared_secret_header "${headerName.slice(0, 100)}" is not a valid header name`);
   const given = [req.query('code'), req.header(headerName)].map((v) => (v ?? '').trim()).filter((v) => v !== '');
   if (!given.some((v) => sameSecret(v, secret))) throw badRequest('invalid or missing Azure webhook shared secret');
 
@@ -271,10 +274,11 @@ const LETTERMINT_TYPES: Record<string, BounceType> = {
 /** `X-Lettermint-Signature: t=<unix>,v1=<hex>`: HMAC-SHA256 of "<t>.<body>" with the key. */
 function lettermintBounces(req: ProviderRequest, key: string): BounceInput[] {
   if (!key) throw badRequest('the Lettermint webhook key (bounce.lettermint.key) is not set');
-  const parts = new Map((req.header('x-lettermint-signature') ?? '').split(',').map((p) => {
-    const i = p.indexOf('=');
-    return [p.slice(0, i).trim(), p.slice(i + 1).trim()] as const;
-  }));
+  const parts = new Map<string, string>();
+  for (const part of (req.header('x-lettermint-signature') ?? '').split(',')) {
+    const i = part.indexOf('=');
+    if (i > 0) parts.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
+  }
   const t = parts.get('t') ?? '';
   const v1 = (parts.get('v1') ?? '').toLowerCase();
   if (!/^\d{1,12}$/.test(t) || !/^[0-9a-f]{64}$/.test(v1)) throw badRequest('missing or malformed X-Lettermint-Signature');

@@ -342,6 +342,15 @@ describe('Azure (Event Grid) webhook', () => {
     assert.equal(bounceCount(t), 1);
   });
 
+  it('refuses (400, not 500) while the configured header name is not a valid one', async () => {
+    await setSettings({ 'bounce.azure': { enabled: true, shared_secret: '', shared_secret_header: 'X Azure Key' } });
+    const res = await call('azure', report, { 'x-azure-key': 'az-secret' });
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /"X Azure Key" is not a valid header name/);
+    assert.equal(bounceCount(t), 0);
+    await setSettings({ 'bounce.azure': { enabled: true, shared_secret: '', shared_secret_header: 'X-Azure-Key' } });
+  });
+
   it('refuses a body that is not an array of events', async () => {
     const res = await call('azure', JSON.stringify(azureReport('Bounced', '5.1.1')), { 'x-azure-key': 'az-secret' });
     assert.equal(res.status, 400);
