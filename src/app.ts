@@ -8,6 +8,7 @@ import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
+import { registerUsersRoutes } from './users/routes.ts';
 
 /** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
 const MAX_API_BODY = 10 * 1024 * 1024;
@@ -31,6 +32,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
+  registerUsersRoutes(app, api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {

@@ -1,0 +1,49 @@
+// Throttling of login, 2FA and password-reset attempts: a sliding window per key (client
+// address, username), kept in memory (one process). And the client address itself, which
+// believes X-Forwarded-For only from the proxies named in security.trusted_proxies.
+import type { Context } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+
+/** Keys kept before expired entries are swept, so a flood of addresses cannot grow memory forever. */
+const SWEEP_AT = 10_000;
+
+export class AttemptLimiter {
+  private readonly hits = new Map<string, number[]>();
+
+  constructor(readonly max: number, readonly windowMs: number) {}
+
+  /** True when the key used up its attempts in the current window. */
+  blocked(key: string): boolean {
+    return this.recent(key).length >= this.max;
+  }
+
+  record(key: string): void {
+    if (this.hits.size >= SWEEP_AT) for (const k of [...this.hits.keys()]) if (!this.recent(k).length) this.hits.delete(k);
+    this.hits.set(key, [...this.recent(key), Date.now()]);
+  }
+
+  clear(key: string): void {
+    this.hits.delete(key);
+  }
+
+  private recent(key: string): number[] {
+    const since = Date.now() - this.windowMs;
+    const kept = (this.hits.get(key) ?? []).filter((t) => t > since);
+    if (kept.length) this.hits.set(key, kept);
+    else this.hits.delete(key);
+    return kept;
+  }
+}
+
+const plainIp = (ip: string) => ip.trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+
+/** The requesting client's IP address. */
+export function clientAddress(c: Context, trustedProxies: readonly string[]): string {
+  let addr = plainIp(getConnInfo(c).remote.address ?? '');
+  const trusted = new Set(trustedProxies.map(plainIp));
+  if (!trusted.has(addr)) return addr;
+  // Walk the forwarded chain from the nearest hop; the first untrusted address is the client.
+  const chain = (c.req.header('x-forwarded-for') ?? '').split(',').map(plainIp).filter(Boolean);
+  while (chain.length && trusted.has(addr)) addr = chain.pop()!;
+  return addr;
+}
