@@ -2,12 +2,25 @@
 // limits) and every module's routes.
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
 import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
+import { registerBounceRoutes } from './bounces/routes.ts';
+import { registerCampaignsRoutes } from './campaigns/routes.ts';
+import { registerDashboardRoutes } from './dashboard/routes.ts';
+import { registerImportRoutes } from './imports/routes.ts';
+import { registerListRoutes } from './lists/routes.ts';
+import { registerMaintenanceRoutes } from './maintenance/routes.ts';
+import { registerMediaRoutes } from './media/routes.ts';
+import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
+import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
+import { registerTemplateRoutes } from './templates/routes.ts';
+import { registerTrackingPages } from './tracking/routes.ts';
+import { registerTxRoutes } from './tx/routes.ts';
 import { registerUsersRoutes } from './users/routes.ts';
 
 /** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
@@ -23,6 +36,19 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
     await next();
   });
 
+  // CORS only for the origins in security.trusted_urls (none by default). Unlike listmonk we
+  // allow the Authorization header, so browser clients can use tokens cross-origin.
+  const corsFor = cors({
+    origin: (origin) => {
+      const trusted = ctx.settings.get<string[]>('security.trusted_urls');
+      if (trusted.includes('*')) return origin;
+      return trusted.some((u) => originOf(u) === origin) ? origin : null;
+    },
+    allowHeaders: ['Origin', 'Content-Type', 'Accept', 'Authorization'],
+    allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+  });
+  app.use('*', async (c, next) => (ctx.settings.get<string[]>('security.trusted_urls').length ? corsFor(c, next) : next()));
+
   const limit = bodyLimit({
     maxSize: MAX_API_BODY,
     onError: (c) => c.json({ message: `request body too large (limit ${MAX_API_BODY / 1024 / 1024} MB)` }, 413),
@@ -32,6 +58,19 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
+  registerListRoutes(api, ctx);
+  registerSubscriberRoutes(api, ctx);
+  registerPublicRoutes(api, ctx);
+  registerPublicPages(app, ctx);
+  registerCampaignsRoutes(api, ctx);
+  registerTrackingPages(app, ctx);
+  registerTxRoutes(api, ctx);
+  registerImportRoutes(api, ctx);
+  registerDashboardRoutes(api, ctx);
+  registerMaintenanceRoutes(api, ctx);
+  registerBounceRoutes(app, api, ctx);
+  registerMediaRoutes(app, api, ctx);
+  registerTemplateRoutes(api, ctx);
   registerUsersRoutes(app, api, ctx);
   app.route('/api', api);
 
@@ -49,6 +88,14 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   });
 
   return app;
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
 }
 
 const routeTables = new WeakMap<Hono<AppEnv>, { method: string; re: RegExp }[]>();

@@ -111,16 +111,26 @@ export function buildCli(): Command {
     .option('--root-url <url>', 'public root URL used in links (env LISTMGR_ROOT_URL; overrides the app.root_url setting)')
     .option('--uploads <dir>', 'media folder (env LISTMGR_UPLOADS, default ./uploads)')
     .action(async (opts: { db?: string; address?: string; rootUrl?: string; uploads?: string }) => {
-      const server = await startServer(loadConfig(opts));
-      const onSignal = (sig: string) => {
-        server.ctx.log.info(`received ${sig}`);
-        server.stop().then(() => process.exit(0), (e) => {
+      // Signals are caught from the start, so one arriving while the server starts up still
+      // shuts it down gracefully.
+      let server: Awaited<ReturnType<typeof startServer>> | null = null;
+      let signalled: string | null = null;
+      const shutdown = () => {
+        server!.ctx.log.info(`received ${signalled}`);
+        server!.stop().then(() => process.exit(0), (e) => {
           console.error(`listmgr: shutdown failed: ${(e as Error).message}`);
           process.exit(1);
         });
       };
+      const onSignal = (sig: string) => {
+        if (signalled) return;
+        signalled = sig;
+        if (server) shutdown();
+      };
       process.once('SIGINT', () => onSignal('SIGINT'));
       process.once('SIGTERM', () => onSignal('SIGTERM'));
+      server = await startServer(loadConfig(opts));
+      if (signalled) shutdown();
     });
 
   const apiUser = program.command('api-user').description('manage API users (token authentication)');

@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
 import { isInstalled, migrate } from './db/migrate.ts';
 import { SettingsService } from './settings/service.ts';
+import { TemplateStore } from './templates/store.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
 
@@ -49,6 +50,7 @@ export function install(dbPath: string, opts: InstallOptions = {}): InstallResul
     migrate(db);
     db.transaction(() => {
       SettingsService.writeDefaults(db);
+      new TemplateStore(db).insertDefaults();
       const users = new UserStore(db);
       users.ensureSuperAdminRole();
       users.createLoginUser(adminUser, password || generated!, `${adminUser.includes('@') ? adminUser : `${adminUser}@listmgr.localhost`}`.toLowerCase());

@@ -75,6 +75,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server));
       (s as Server).once('error', reject);
     });
+    // Keep idle connections longer than clients and proxies usually do, so a client never
+    // reuses a socket the server is closing at that moment.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     const actualPort = (server.address() as AddressInfo).port;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
     log.info(`listmgr listening on ${url} (database ${config.dbPath})`);

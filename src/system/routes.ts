@@ -5,6 +5,8 @@ import { hostname, arch, platform, cpus } from 'node:os';
 import { VERSION } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { ok } from '../http/envelope.ts';
+import { badRequest, notFound } from '../http/errors.ts';
+import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
 import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 
@@ -36,7 +38,7 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
       },
       media_provider: settings.str('upload.provider'),
       messengers: ctx.mailer.names(),
-      langs: [{ code: 'en', name: 'English' }],
+      langs: availableLanguages(),
       lang: settings.str('app.lang'),
       permissions: PERMISSION_GROUPS,
       update: null,
@@ -64,6 +66,14 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
       system: { num_cpu: cpus().length, memory_alloc_mb: Math.round(mem.heapUsed / 1048576), memory_from_os_mb: Math.round(mem.rss / 1048576) },
       host: { os: platform(), arch: arch(), hostname: hostname() },
     });
+  });
+
+  api.get('/lang/:lang', auth(), (c) => {
+    const code = c.req.param('lang');
+    if (!isLanguageCode(code)) throw badRequest('invalid language code');
+    const pack = loadLanguage(code);
+    if (!pack) throw notFound(`unknown language "${code}"`);
+    return ok(c, pack);
   });
 
   api.get('/logs', auth('settings:get'), (c) => ok(c, ctx.log.recent()));

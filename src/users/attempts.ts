@@ -1,8 +1,6 @@
-// Throttling of login, 2FA and password-reset attempts: a sliding window per key (client
-// address, username), kept in memory (one process). And the client address itself, which
-// believes X-Forwarded-For only from the proxies named in security.trusted_proxies.
-import type { Context } from 'hono';
-import { getConnInfo } from '@hono/node-server/conninfo';
+// Throttling of failed login, 2FA and password-reset attempts: a sliding window per key
+// (client address, username), kept in memory (one process). Unlike the per-minute request
+// limit of src/http/rate-limit.ts, only failures count and the window is long (15 minutes).
 
 /** Keys kept before expired entries are swept, so a flood of addresses cannot grow memory forever. */
 const SWEEP_AT = 10_000;
@@ -33,17 +31,4 @@ export class AttemptLimiter {
     else this.hits.delete(key);
     return kept;
   }
-}
-
-const plainIp = (ip: string) => ip.trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
-
-/** The requesting client's IP address. */
-export function clientAddress(c: Context, trustedProxies: readonly string[]): string {
-  let addr = plainIp(getConnInfo(c).remote.address ?? '');
-  const trusted = new Set(trustedProxies.map(plainIp));
-  if (!trusted.has(addr)) return addr;
-  // Walk the forwarded chain from the nearest hop; the first untrusted address is the client.
-  const chain = (c.req.header('x-forwarded-for') ?? '').split(',').map(plainIp).filter(Boolean);
-  while (chain.length && trusted.has(addr)) addr = chain.pop()!;
-  return addr;
 }

@@ -1,0 +1,159 @@
+// npm run bench:import — imports a generated ZIP of N subscribers with attributes (default
+// 1,000,000, env BENCH_IMPORT_ROWS) through the real HTTP API of a server running in its own
+// process, into a fresh database, and prints:
+//   BENCH import_rows_per_s        rows imported per second (POST to status "finished")
+//   BENCH import_peak_rss_mb       the server process's peak resident memory
+//   BENCH api_ms_while_importing   slowest answer of GET /api/dashboard/counts during the import
+//   BENCH baseline_rows_per_s      the same rows inserted by a bare better-sqlite3 batched loop
+//                                  into the same schema in this process: the ceiling
+// BENCH_IMPORT_FTS=1 adds a trigram FTS5 index on subscribers kept by an AFTER INSERT trigger
+// (what a search index costs an import), before both runs.
+import Database from 'better-sqlite3';
+import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import yazl from 'yazl';
+import { Uuid7Generator } from '../../src/imports/uuid7.ts';
+
+const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);
+const FILES = 2;
+const WITH_FTS = process.env.BENCH_IMPORT_FTS === '1';
+const root = new URL('../../', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'listmgr-bench-import-'));
+
+const FIRST = ['jane', 'john', 'alex', 'maria', 'li', 'omar', 'sara', 'ken', 'ana', 'yuki'];
+const CITIES = ['Berlin', 'Lagos', 'Lima', 'Pune', 'Oslo', 'Osaka'];
+
+/** Row i: addresses in no particular order (as real exports are), with an attributes object. */
+function row(i: number): { email: string; name: string; attribs: string } {
+  const h = (Math.imul(i + 1, 2654435761) >>> 0).toString(36);
+  const first = FIRST[i % FIRST.length];
+  return {
+    email: `${first}.${h}${i}@example${i % 97}.com`,
+    name: `${first[0].toUpperCase()}${first.slice(1)} ${h}`,
+    attribs: JSON.stringify({ city: CITIES[i % CITIES.length], score: i % 100, plan: i % 3 ? 'free' : 'pro', tags: ['news', 'beta'] }),
+  };
+}
+
+function* csvChunks(from: number, to: number): Generator<string> {
+  let buf = 'email,name,attributes\n';
+  for (let i = from; i < to; i++) {
+    const r = row(i);
+    buf += `${r.email},${r.name},"${r.attribs.replace(/"/g, '""')}"\n`;
+    if (buf.length > 64 * 1024) {
+      yield buf;
+      buf = '';
+    }
+  }
+  yield buf;
+}
+
+async function makeZip(path: string): Promise<void> {
+  const zip = new yazl.ZipFile();
+  const per = Math.ceil(ROWS / FILES);
+  for (let f = 0; f < FILES; f++) zip.addReadStream(Readable.from(csvChunks(f * per, Math.min(ROWS, (f + 1) * per))), `subscribers-${f + 1}.csv`);
+  zip.end();
+  const out = createWriteStream(path);
+  zip.outputStream.pipe(out);
+  await once(out, 'finish');
+}
+
+const FTS_SQL = `
+  CREATE VIRTUAL TABLE bench_fts USING fts5 (name, email, content = '', contentless_delete = 1, tokenize = 'trigram');
+  CREATE TRIGGER bench_fts_insert AFTER INSERT ON subscribers BEGIN
+    INSERT INTO bench_fts (rowid, name, email) VALUES (new.id, new.name, new.email);
+  END;`;
+
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli.ts'), ...args], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
+
+function installDb(path: string): void {
+  cli(['install', '--db', path], { LISTMGR_ADMIN_USER: 'admin', LISTMGR_ADMIN_PASSWORD: 'bench-password-1' });
+  const db = new Database(path);
+  db.prepare("INSERT INTO lists (uuid, name, type, optin) VALUES ('b0000000-0000-7000-8000-000000000001', 'Bench', 'private', 'single')").run();
+  if (WITH_FTS) db.exec(FTS_SQL);
+  db.close();
+}
+
+/** The ceiling: the same rows and subscriptions, single-row prepared inserts in transactions of 10,000. */
+function baseline(): number {
+  const path = join(dir, 'baseline.db');
+  installDb(path);
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('cache_size = -98304');
+  const insertSub = db.prepare("INSERT INTO subscribers (uuid, email, name, attribs, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'enabled', ?, ?)");
+  const insertSl = db.prepare("INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at) VALUES (?, 1, 'confirmed', 'import', ?, ?)");
+  const uuids = new Uuid7Generator();
+  const t0 = performance.now();
+  for (let i = 0; i < ROWS; i += 10_000) {
+    const now = new Date().toISOString();
+    db.transaction(() => {
+      for (let k = i; k < Math.min(ROWS, i + 10_000); k++) {
+        const r = row(k);
+        const id = insertSub.run(uuids.next(), r.email, r.name, r.attribs, now, now).lastInsertRowid;
+        insertSl.run(id, now, now);
+      }
+    })();
+  }
+  const s = (performance.now() - t0) / 1000;
+  db.close();
+  return ROWS / s;
+}
+
+async function viaApi(zipPath: string): Promise<{ rowsPerS: number; peakRssMb: number; apiMs: number }> {
+  const dbPath = join(dir, 'api.db');
+  installDb(dbPath);
+  const token = cli(['api-user', 'create', 'bench', '--db', dbPath]).trim().split('\n').pop()!;
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const server = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli.ts'), 'serve', '--db', dbPath, '--address', `127.0.0.1:${port}`], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    server.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
+    server.once('exit', (code) => reject(new Error(`server exited (${code})`)));
+  });
+  const base = `http://127.0.0.1:${port}/api`;
+  const headers = { authorization: `Basic ${Buffer.from(token).toString('base64')}` };
+  try {
+    const form = new FormData();
+    form.set('params', JSON.stringify({ mode: 'subscribe', delim: ',', lists: [1], subscription_status: 'confirmed' }));
+    form.set('file', await openAsBlob(zipPath), 'subscribers.zip');
+    const t0 = performance.now();
+    const res = await fetch(`${base}/import/subscribers`, { method: 'POST', headers, body: form });
+    if (res.status !== 200) throw new Error(`import refused: ${res.status} ${await res.text()}`);
+    let apiMs = 0;
+    let status: { status: string; imported: number };
+    for (;;) {
+      const q0 = performance.now();
+      await (await fetch(`${base}/dashboard/counts`, { headers })).text();
+      apiMs = Math.max(apiMs, performance.now() - q0);
+      status = ((await (await fetch(`${base}/import/subscribers`, { headers })).json()) as { data: typeof status }).data;
+      if (status.status !== 'importing' && status.status !== 'stopping') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const s = (performance.now() - t0) / 1000;
+    if (status.status !== 'finished' || status.imported !== ROWS) throw new Error(`import ended ${JSON.stringify(status)}`);
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'));
+    return { rowsPerS: ROWS / s, peakRssMb: hwm ? Number(hwm[1]) / 1024 : NaN, apiMs };
+  } finally {
+    server.kill('SIGTERM');
+    await once(server, 'exit');
+  }
+}
+
+try {
+  const zipPath = join(dir, 'subscribers.zip');
+  await makeZip(zipPath);
+  const api = await viaApi(zipPath);
+  const base = baseline();
+  console.log(`rows: ${ROWS} in ${FILES} CSV files${WITH_FTS ? ', with a trigram FTS5 index on name and email' : ''}`);
+  console.log(`BENCH import_rows_per_s ${Math.round(api.rowsPerS)}`);
+  console.log(`BENCH import_peak_rss_mb ${api.peakRssMb.toFixed(0)}`);
+  console.log(`BENCH api_ms_while_importing ${api.apiMs.toFixed(1)}`);
+  console.log(`BENCH baseline_rows_per_s ${Math.round(base)}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,150 @@
+// npm run bench:send — a campaign to 100,000 subscribers into an SMTP sink in another process,
+// against a bare nodemailer pool sending the same number of similar messages to the same sink.
+// Prints BENCH lines: send_msgs_per_s, send_peak_rss_mb (the listmgr process), api_ms_while_sending
+// (p95 of GET /api/campaigns/{id} while sending) and baseline_msgs_per_s.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import nodemailer from 'nodemailer';
+import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
+import { install } from '../../src/install.ts';
+import { plainTextOf } from '../../src/mail/message.ts';
+import { UserStore } from '../../src/users/store.ts';
+
+const N = Number(process.env.BENCH_N ?? 100_000);
+const CONNS = 10;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function lines(child: ChildProcess): AsyncIterator<string> {
+  return createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+}
+
+async function startSink(): Promise<{ port: number; count(): Promise<number>; stop(): void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/sink.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const it = lines(child);
+  const { port } = JSON.parse((await it.next()).value);
+  return {
+    port,
+    async count() {
+      child.stdin!.write('count\n');
+      return JSON.parse((await it.next()).value).count;
+    },
+    stop: () => child.stdin!.write('exit\n'),
+  };
+}
+
+function html(name: string, i: number): string {
+  return `<!doctype html><html><body><h1>Weekly news</h1><p>Hello ${name},</p>` +
+    '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. Sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(6) +
+    `<p><a href="https://example.org/article/${i % 10}">Read more</a></p></body></html>`;
+}
+
+async function baseline(port: number, sinkCount: () => Promise<number>): Promise<number> {
+  const start0 = await sinkCount();
+  const transport = nodemailer.createTransport({ pool: true, maxConnections: CONNS, maxMessages: Infinity, host: '127.0.0.1', port, ignoreTLS: true });
+  const text = plainTextOf(html('READER', 1));
+  const t0 = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < N) {
+      const i = next++;
+      const body = html(`Reader ${i}`, i);
+      // A text alternative of the same size as the one listmgr derives (here precomputed).
+      await transport.sendMail({ from: 'News <news@example.com>', to: `b${i}@example.com`, subject: `Hello reader ${i}`, html: body, text: text.replace('READER', `Reader ${i}`) });
+    }
+  };
+  await Promise.all(Array.from({ length: CONNS * 2 }, worker));
+  const secs = (performance.now() - t0) / 1000;
+  transport.close();
+  if ((await sinkCount()) - start0 < N) throw new Error('baseline: the sink did not receive every message');
+  return N / secs;
+}
+
+async function main(): Promise<void> {
+  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'listmgr-bench-'));
+  const dbPath = join(dir, 'bench.db');
+  install(dbPath, { adminUser: 'admin', adminPassword: 'bench-password' });
+  const db = openDatabase(dbPath);
+  const { token } = new UserStore(db).createApiUser('bench');
+  const listId = Number(db.prepare(`INSERT INTO lists (uuid, name, optin) VALUES (?, 'Bench', 'single')`).run(randomUUID()).lastInsertRowid);
+  const insSub = db.prepare('INSERT INTO subscribers (uuid, email, name) VALUES (?, ?, ?)');
+  const insSl = db.prepare(`INSERT INTO subscriber_lists (subscriber_id, list_id, status) VALUES (?, ?, 'confirmed')`);
+  db.transaction(() => {
+    for (let i = 0; i < N; i++) insSl.run(insSub.run(randomUUID(), `s${i}@example.com`, `Reader ${i}`).lastInsertRowid, listId);
+  })();
+  closeDatabase(db);
+
+  const sink = await startSink();
+  const baselineRate = await baseline(sink.port, sink.count);
+
+  // Page cache starts cold: read the database file once before timing.
+  readFileSync(dbPath);
+  const server = spawn(process.execPath, ['dist/cli.js', 'serve', '--db', dbPath, '--address', '127.0.0.1:0', '--uploads', join(dir, 'uploads')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let url = '';
+  for await (const line of createInterface({ input: server.stdout! })) {
+    const m = /listening on (http:\/\/\S+)/.exec(line);
+    if (m) {
+      url = m[1];
+      break;
+    }
+  }
+  server.stdout!.resume();
+  const auth = { authorization: `Basic ${Buffer.from(`bench:${token}`).toString('base64')}`, 'content-type': 'application/json' };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(url + path, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await res.json() as { data: any; message?: string };
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${json.message}`);
+    return json.data;
+  };
+  await api('PUT', '/api/settings', {
+    smtp: [{ enabled: true, host: '127.0.0.1', port: sink.port, hello_hostname: '', auth_protocol: 'none', username: '', password: '', email_headers: [],
+      max_conns: CONNS, max_msg_retries: 0, msg_retry_delay: '10ms', idle_timeout: '15s', wait_timeout: '5s', tls_type: 'none', tls_skip_verify: false, from_addresses: [], name: '', uuid: '' }],
+    'app.concurrency': CONNS * 2, 'app.message_rate': 100000, 'app.batch_size': 1000, 'privacy.individual_tracking': true,
+  });
+  const before = await sink.count();
+  const camp = await api('POST', '/api/campaigns', {
+    name: 'Bench', subject: 'Hello {{ .Subscriber.Name }}', lists: [listId], from_email: 'News <news@example.com>', content_type: 'html',
+    body: '<h1>Weekly news</h1><p>Hello {{ .Subscriber.Name }},</p>' +
+      '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. Sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(6) +
+      '<p><a href="{{ TrackLink "https://example.org/article/1" . }}">Read more</a></p>',
+  });
+  const t0 = performance.now();
+  await api('PUT', `/api/campaigns/${camp.id}/status`, { status: 'running' });
+  const latencies: number[] = [];
+  let peakRss = 0;
+  for (;;) {
+    const s = performance.now();
+    const c = await api('GET', `/api/campaigns/${camp.id}`);
+    latencies.push(performance.now() - s);
+    const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+    peakRss = Math.max(peakRss, Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024);
+    if (c.status === 'finished') break;
+    if (c.status !== 'running') throw new Error(`campaign ended ${c.status}`);
+    await sleep(100);
+  }
+  const secs = (performance.now() - t0) / 1000;
+  const got = (await sink.count()) - before;
+  if (got !== N) throw new Error(`the sink received ${got} messages, expected ${N}`);
+  latencies.sort((a, b) => a - b);
+  const p95 = latencies[Math.floor(latencies.length * 0.95)];
+
+  server.kill('SIGTERM');
+  sink.stop();
+  await sleep(500);
+  rmSync(dir, { recursive: true, force: true });
+
+  console.log(`BENCH send_msgs_per_s ${(N / secs).toFixed(0)}`);
+  console.log(`BENCH send_peak_rss_mb ${peakRss.toFixed(1)}`);
+  console.log(`BENCH api_ms_while_sending ${p95.toFixed(1)}`);
+  console.log(`BENCH baseline_msgs_per_s ${baselineRate.toFixed(0)}`);
+  console.log(`(${N} messages; database file pre-read into the page cache before timing; api = p95 of ${latencies.length} GET /api/campaigns/{id}, max ${latencies[latencies.length - 1].toFixed(1)} ms)`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

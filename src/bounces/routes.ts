@@ -1,0 +1,134 @@
+// /api/bounces (list, get, delete, blocklist), the bounce webhook POST /webhooks/bounce and the
+// provider webhooks POST /webhooks/service/{ses|sendgrid|postmark|forwardemail}. The switches
+// (bounce.enabled, bounce.webhooks_enabled, each provider's) are read on every request.
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppContext } from '../context.ts';
+import { readJson } from '../http/body.ts';
+import { ok, pageResults } from '../http/envelope.ts';
+import { HttpError, badRequest, notFound } from '../http/errors.ts';
+import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
+import type { AppEnv } from '../http/types.ts';
+import { optObject, optString, parseBool, pathId, queryIds, reqEnum } from '../http/validate.ts';
+import { forwardemailBounces, postmarkBounces, sendgridBounces, sesBounces, type ProviderRequest } from './providers.ts';
+import { bounceService } from './service.ts';
+import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type BounceInput } from './store.ts';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Largest webhook body (SendGrid posts batches of events). */
+const MAX_WEBHOOK_BODY = 10 * 1024 * 1024;
+
+export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: AppContext): void {
+  const { auth, settings } = ctx;
+  const bounces = bounceService(ctx);
+  const store = bounces.store;
+  bounces.scheduler.start();
+  ctx.onShutdown(() => bounces.scheduler.stop());
+
+  api.get('/bounces', auth('bounces:get'), (c) => {
+    const q = c.req.query();
+    const paging = parsePaging(q);
+    const campaignId = /^\d{1,15}$/.test(q.campaign_id ?? '') ? Number(q.campaign_id) : undefined; // invalid: ignored, as listmonk
+    const orderBy = parseOrderBy(q.order_by, BOUNCE_ORDER_COLUMNS, 'b.created_at');
+    const { results, total } = store.query({ campaignId, source: q.source ?? '' }, paging, orderBy, parseOrder(q.order));
+    return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
+  });
+
+  api.get('/bounces/:id', auth('bounces:get'), (c) => {
+    const b = store.get(pathId(c));
+    if (!b) throw notFound('bounce not found');
+    return ok(c, b);
+  });
+
+  api.delete('/bounces', auth('bounces:manage'), (c) => {
+    const all = parseBool(c.req.query('all')) === true;
+    const ids = queryIds(c, 'id');
+    if (!all && !ids.length) throw badRequest('give bounce ids (?id=1&id=2) or all=true');
+    const n = all ? store.deleteAll() : store.deleteMany(ids);
+    ctx.log.info(`${n} bounce(s) deleted by ${c.get('user').username}`);
+    return ok(c, true);
+  });
+
+  api.delete('/bounces/:id', auth('bounces:manage'), (c) => {
+    if (!store.delete(pathId(c))) throw notFound('bounce not found');
+    return ok(c, true);
+  });
+
+  api.put('/bounces/blocklist', auth('bounces:manage'), (c) => {
+    const n = store.blocklistBounced();
+    ctx.log.info(`${n} bounced subscriber(s) blocklisted by ${c.get('user').username}`);
+    return ok(c, true);
+  });
+
+  // --- webhooks (root routes) ---
+
+  const webhooksOn: MiddlewareHandler<AppEnv> = async (_c, next) => {
+    if (!settings.bool('bounce.webhooks_enabled')) throw notFound('bounce webhooks are disabled (bounce.webhooks_enabled)');
+    await next();
+  };
+  const bouncesOn: MiddlewareHandler<AppEnv> = async (_c, next) => {
+    if (!settings.bool('bounce.enabled')) throw new HttpError(503, 'bounce processing is disabled (bounce.enabled)');
+    await next();
+  };
+  const limit = bodyLimit({
+    maxSize: MAX_WEBHOOK_BODY,
+    onError: (c) => c.json({ message: `request body too large (limit ${MAX_WEBHOOK_BODY / 1024 / 1024} MB)` }, 413),
+  });
+
+  app.post('/webhooks/bounce', webhooksOn, auth('webhooks:post_bounce'), bouncesOn, limit, async (c) => {
+    bounces.record(await webhookBounce(c));
+    return ok(c, true);
+  });
+
+  app.post('/webhooks/service/:service', webhooksOn, bouncesOn, limit, async (c) => {
+    const service = c.req.param('service');
+    const req: ProviderRequest = { raw: Buffer.from(await c.req.arrayBuffer()), header: (n) => c.req.header(n) };
+    let found: BounceInput[];
+    if (service === 'ses' && settings.bool('bounce.ses_enabled')) found = await sesBounces(req, bounces.sns);
+    else if (service === 'sendgrid' && settings.bool('bounce.sendgrid_enabled')) found = sendgridBounces(req, settings.str('bounce.sendgrid_key'));
+    else if (service === 'postmark' && settings.get<{ enabled: boolean }>('bounce.postmark').enabled) {
+      found = postmarkBounces(req, settings.get<{ username: string; password: string }>('bounce.postmark'));
+    } else if (service === 'forwardemail' && settings.get<{ enabled: boolean }>('bounce.forwardemail').enabled) {
+      found = forwardemailBounces(req, settings.get<{ key: string }>('bounce.forwardemail').key);
+    } else throw badRequest(`unknown or disabled bounce service "${service}"`);
+    for (const b of found) bounces.record(b);
+    return ok(c, true);
+  });
+}
+
+/** The body of POST /webhooks/bounce (resources §11, bounce input). */
+async function webhookBounce(c: Context<AppEnv>): Promise<BounceInput> {
+  const body = await readJson(c);
+  const rawEmail = optString(body, 'email') ?? '';
+  const subscriberUuid = optString(body, 'subscriber_uuid') ?? '';
+  if (!rawEmail && !subscriberUuid) throw badRequest('"email" or "subscriber_uuid" is required');
+  if (subscriberUuid && !UUID_RE.test(subscriberUuid)) throw badRequest('invalid "subscriber_uuid": not a UUID');
+  const email = rawEmail ? validateEmail(rawEmail) : undefined;
+  const type = reqEnum(body, 'type', BOUNCE_TYPES);
+  const meta = optObject(body, 'meta') ?? {};
+  const createdRaw = optString(body, 'created_at');
+  let createdAt: string | undefined;
+  if (createdRaw) {
+    const d = new Date(createdRaw);
+    if (Number.isNaN(d.getTime())) throw badRequest('invalid "created_at": expected an ISO 8601 timestamp');
+    createdAt = d.toISOString();
+  }
+  return {
+    email,
+    subscriberUuid: subscriberUuid.toLowerCase() || undefined,
+    campaignUuid: optString(body, 'campaign_uuid') || undefined,
+    type,
+    source: optString(body, 'source', { maxBytes: 200 }) ?? '',
+    meta,
+    createdAt,
+  };
+}
+
+/** Minimal e-mail check until the subscribers module's validator is in main. */
+function validateEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (Buffer.byteLength(email) > 1000 || !/^[^\s@<>()",;]+@[^\s@<>()",;]+\.[^\s@<>()",;]+$/.test(email)) {
+    throw badRequest(`"${email.slice(0, 100)}" is not a valid e-mail address`);
+  }
+  return email;
+}

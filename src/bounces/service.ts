@@ -1,0 +1,55 @@
+// The bounce domain of one running app: the store, the SNS verifier (certificate fetcher
+// injectable), the mailbox scheduler, and recording with the actions currently configured.
+import type { AppContext } from '../context.ts';
+import { parseBounceMail } from './dsn.ts';
+import { activeMailbox, MailboxScheduler } from './mailbox.ts';
+import { SnsVerifier } from './sns.ts';
+import { BounceStore, type BounceActions, type BounceInput, type RecordOutcome } from './store.ts';
+
+const DONE = { blocklist: 'blocklisted', unsubscribe: 'unsubscribed from all lists', delete: 'deleted' } as const;
+
+export class BounceService {
+  readonly store: BounceStore;
+  readonly sns = new SnsVerifier();
+  readonly scheduler: MailboxScheduler;
+
+  constructor(private readonly ctx: AppContext) {
+    this.store = new BounceStore(ctx.db);
+    this.scheduler = new MailboxScheduler(ctx.settings, ctx.log, (raw) => this.recordMail(raw));
+  }
+
+  /** Records one bounce with the current bounce.actions (one transaction). */
+  record(b: BounceInput): RecordOutcome {
+    const out = this.store.record(b, this.ctx.settings.get<BounceActions>('bounce.actions'));
+    if (out.subscriberId === null) this.ctx.log.info(`bounce (${b.source}, ${b.type}) for an unknown subscriber ignored`);
+    else if (out.action !== 'none') this.ctx.log.info(`bounce (${b.source}, ${b.type}): subscriber ${out.subscriberId} ${DONE[out.action]}`);
+    return out;
+  }
+
+  /** A message from the bounce mailbox: true when it was a bounce (recorded, to be deleted). */
+  private async recordMail(raw: Buffer): Promise<boolean> {
+    const parsed = await parseBounceMail(raw);
+    if (!parsed) return false;
+    this.record({
+      email: parsed.email || undefined,
+      subscriberUuid: parsed.subscriberUuid || undefined,
+      campaignUuid: parsed.campaignUuid || undefined,
+      type: parsed.type,
+      source: activeMailbox(this.ctx.settings)?.host ?? 'mailbox',
+      meta: parsed.meta,
+    });
+    return true;
+  }
+}
+
+const services = new WeakMap<AppContext, BounceService>();
+
+/** The app's bounce service (created on first use). */
+export function bounceService(ctx: AppContext): BounceService {
+  let s = services.get(ctx);
+  if (!s) {
+    s = new BounceService(ctx);
+    services.set(ctx, s);
+  }
+  return s;
+}

@@ -1,0 +1,89 @@
+// What the campaign, preview, archive, web-view and tx code needs from the template engine:
+// compile once, render per subscriber. The implementation behind it lives in one file
+// (render-engine.ts) so the engine can be swapped without touching the callers.
+import type { I18nCatalog } from '../templating/index.ts';
+import type { HeaderList } from './store.ts';
+
+/** A subscriber as templates see it (`.Subscriber`). */
+export interface RenderSubscriber {
+  id: number;
+  uuid: string;
+  email: string;
+  name: string;
+  attribs: Record<string, unknown>;
+  status: string;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+/** The campaign fields templates and rendering read. */
+export interface RenderCampaign {
+  id: number;
+  uuid: string;
+  name: string;
+  subject: string;
+  from_email: string;
+  body: string;
+  altbody: string | null;
+  content_type: string;
+  headers: HeaderList;
+  tags: string[];
+  attribs: Record<string, unknown>;
+  type: string;
+  messenger: string;
+  template_id: number | null;
+  send_at: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  to_send: number;
+  sent: number;
+  archive: boolean;
+  archive_slug: string | null;
+}
+
+/** Per-process facts rendering needs: URLs and tracking switches. */
+export interface RenderEnv {
+  rootUrl: string;
+  individualTracking: boolean;
+  disableTracking: boolean;
+  /** The instance language (app.lang) behind templates' `L`. */
+  i18n: I18nCatalog;
+  /** Registers a tracked link; returns ROOT/link/{linkUUID}/{campUUID}/{subUUID}. */
+  trackLink(url: string, campaignUuid: string, subscriberUuid: string): string | null;
+}
+
+export interface RenderedCampaign {
+  subject: string;
+  html: string;
+  /** The rendered altbody, or null when the campaign has none. */
+  altbody: string | null;
+  headers: HeaderList;
+}
+
+export interface CompiledCampaign {
+  render(sub: RenderSubscriber): RenderedCampaign;
+}
+
+export interface RenderedTx {
+  subject: string;
+  body: string;
+  altbody: string | null;
+}
+
+export interface CompiledTx {
+  render(sub: RenderSubscriber, tx: Parameters<typeof import('../templating/index.ts').txMessageData>[1]): RenderedTx;
+}
+
+/** A template that does not compile or render; the message says where. */
+export class RenderError extends Error {}
+
+export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** listmonk's preview subscriber. */
+export const DEMO_SUBSCRIBER: RenderSubscriber = {
+  id: 0, uuid: ZERO_UUID, email: 'demo@listmonk.app', name: 'Demo Subscriber', attribs: { city: 'Bengaluru' },
+  status: 'enabled', created_at: null, updated_at: null,
+};
+
+export { compileCampaign, compileTx } from './render-engine.ts';

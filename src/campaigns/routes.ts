@@ -1,0 +1,88 @@
+// /api/campaigns: handlers parse, call the service, answer.
+import type { Context, Hono } from 'hono';
+import { marked } from 'marked';
+import type { AppContext } from '../context.ts';
+import { deliveryFor } from '../delivery/index.ts';
+import { readBody, readJson } from '../http/body.ts';
+import { ok, pageResults } from '../http/envelope.ts';
+import { badRequest } from '../http/errors.ts';
+import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
+import { sendPreview } from '../http/preview.ts';
+import type { AppEnv } from '../http/types.ts';
+import { optInt, optString, parseBool, pathId, queryIds } from '../http/validate.ts';
+import { CAMPAIGN_ORDER_BY, toJson } from './store.ts';
+
+const GET = ['campaigns:get_all', 'campaigns:get'];
+const MANAGE = ['campaigns:manage_all', 'campaigns:manage'];
+
+export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
+  const { service, campaigns } = deliveryFor(ctx);
+
+  api.get('/campaigns', ctx.auth(...GET), (c) => {
+    const q = c.req.query();
+    const paging = parsePaging(q);
+    const statuses = c.req.queries('status') ?? [];
+    for (const s of statuses) if (!service.isStatus(s)) throw badRequest(`invalid "status": "${s}"`);
+    const tags = [...(c.req.queries('tag') ?? []), ...(c.req.queries('tags') ?? [])].filter(Boolean);
+    const search = (q.query ?? '').trim();
+    const { rows, total } = campaigns.list({
+      statuses, tags, search, visibleLists: service.visibleLists(c.get('user'), 'get'),
+      orderBy: parseOrderBy(q.order_by, CAMPAIGN_ORDER_BY, 'created_at'), order: parseOrder(q.order),
+      limit: paging.limit, offset: paging.offset,
+    });
+    const noBody = parseBool(q.no_body) === true;
+    return ok(c, pageResults(rows.map((r) => toJson(r, noBody)), total, paging, { query: search, zeroWhenEmpty: true }));
+  });
+
+  api.get('/campaigns/running/stats', ctx.auth(...GET), (c) => {
+    const raw = c.req.query('campaign_id');
+    if (raw !== undefined && raw !== '' && !/^\d+$/.test(raw)) throw badRequest('invalid "campaign_id": expected an integer');
+    return ok(c, service.runningStats(raw ? Number(raw) : null));
+  });
+
+  api.get('/campaigns/analytics/:type', ctx.auth('campaigns:get_analytics'), (c) =>
+    ok(c, service.analytics(c.get('user'), c.req.param('type'), queryIds(c, 'id'), c.req.query('from'), c.req.query('to'))));
+
+  api.get('/campaigns/:id', ctx.auth(...GET), (c) => {
+    const id = pathId(c);
+    service.access(c.get('user'), id, 'get');
+    return ok(c, service.json(id, parseBool(c.req.query('no_body')) === true));
+  });
+
+  const preview = async (c: Context<AppEnv>) => {
+    const campaign = service.access(c.get('user'), pathId(c), 'get');
+    const b = c.req.method === 'POST' ? await readBody(c) : c.req.query();
+    const p = service.preview(campaign, {
+      body: optString(b, 'body', { trim: false }), contentType: optString(b, 'content_type'), templateId: optInt(b, 'template_id'),
+    });
+    return sendPreview(c, p.body, p.contentType === 'plain' ? 'plain' : 'html');
+  };
+  api.get('/campaigns/:id/preview', ctx.auth(...GET), preview);
+  api.post('/campaigns/:id/preview', ctx.auth(...GET), preview);
+  api.post('/campaigns/:id/text', ctx.auth(...GET), preview);
+
+  api.post('/campaigns/:id/content', ctx.auth(...MANAGE), async (c) => {
+    const b = await readJson(c);
+    const from = optString(b, 'from');
+    const to = optString(b, 'to');
+    const body = optString(b, 'body', { trim: false }) ?? '';
+    if (from !== 'markdown' || (to !== 'html' && to !== 'richtext')) throw badRequest(`converting "${from ?? ''}" to "${to ?? ''}" is not supported (only markdown to html or richtext)`);
+    return ok(c, marked.parse(body, { async: false }));
+  });
+
+  api.post('/campaigns', ctx.auth(...MANAGE), async (c) => ok(c, service.create(c.get('user'), await readJson(c))));
+  api.put('/campaigns/:id', ctx.auth(...MANAGE), async (c) => ok(c, service.update(c.get('user'), pathId(c), await readJson(c))));
+  api.put('/campaigns/:id/status', ctx.auth('campaigns:send'), async (c) => ok(c, service.setStatus(c.get('user'), pathId(c), await readJson(c))));
+  api.put('/campaigns/:id/archive', ctx.auth(...MANAGE), async (c) => {
+    service.setArchive(c.get('user'), pathId(c), await readJson(c));
+    return ok(c, true);
+  });
+  api.post('/campaigns/:id/test', ctx.auth(...MANAGE), async (c) => {
+    await service.testSend(c.get('user'), pathId(c), await readBody(c));
+    return ok(c, true);
+  });
+  api.delete('/campaigns/:id', ctx.auth(...MANAGE), (c) => {
+    service.delete(c.get('user'), pathId(c));
+    return ok(c, true);
+  });
+}

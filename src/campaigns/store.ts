@@ -1,0 +1,394 @@
+// Campaign SQL: rows, their lists and media, the templates and subscribers campaigns refer to,
+// and the analytics reads. Every statement is named here.
+import type { DB } from '../db/connection.ts';
+import { inTransaction } from '../db/connection.ts';
+import { statementCache, type Prepare } from '../db/statements.ts';
+
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'cancelled', 'finished'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+export const CONTENT_TYPES = ['richtext', 'html', 'markdown', 'plain', 'visual'] as const;
+export type ContentType = (typeof CONTENT_TYPES)[number];
+
+export type HeaderList = Record<string, string>[];
+
+/** A campaign row with its JSON columns decoded. */
+export interface CampaignRow {
+  id: number;
+  uuid: string;
+  name: string;
+  subject: string;
+  from_email: string;
+  body: string;
+  body_source: string | null;
+  altbody: string | null;
+  content_type: ContentType;
+  send_at: string | null;
+  headers: HeaderList;
+  attribs: Record<string, unknown>;
+  status: CampaignStatus;
+  status_reason: string;
+  tags: string[];
+  type: 'regular' | 'optin';
+  messenger: string;
+  template_id: number | null;
+  to_send: number;
+  sent: number;
+  max_subscriber_id: number;
+  last_subscriber_id: number;
+  archive: boolean;
+  archive_slug: string | null;
+  archive_template_id: number | null;
+  archive_meta: Record<string, unknown>;
+  started_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The campaign object of the API (listmonk's shape and key order). */
+export interface CampaignJson {
+  id: number;
+  created_at: string;
+  updated_at: string;
+  views: number;
+  clicks: number;
+  bounces: number;
+  lists: { id: number | null; name: string }[];
+  media: { id: number | null; filename: string }[];
+  started_at: string | null;
+  to_send: number;
+  sent: number;
+  uuid: string;
+  type: string;
+  name: string;
+  subject: string;
+  from_email: string;
+  body: string;
+  body_source: string | null;
+  altbody: string | null;
+  send_at: string | null;
+  status: CampaignStatus;
+  content_type: ContentType;
+  tags: string[];
+  headers: HeaderList;
+  attribs: Record<string, unknown>;
+  template_id: number | null;
+  messenger: string;
+  archive: boolean;
+  archive_slug: string | null;
+  archive_template_id: number | null;
+  archive_meta: Record<string, unknown>;
+}
+
+/** Writable columns (create and update). */
+export interface CampaignFields {
+  name: string;
+  subject: string;
+  from_email: string;
+  body: string;
+  body_source: string | null;
+  altbody: string | null;
+  content_type: ContentType;
+  send_at: string | null;
+  headers: HeaderList;
+  attribs: Record<string, unknown>;
+  tags: string[];
+  type: 'regular' | 'optin';
+  messenger: string;
+  template_id: number | null;
+  archive: boolean;
+  archive_slug: string | null;
+  archive_template_id: number | null;
+  archive_meta: Record<string, unknown>;
+}
+
+export interface ListFilter {
+  statuses: string[];
+  tags: string[];
+  search: string;
+  /** null: every campaign; else only campaigns linked to one of these lists. */
+  visibleLists: number[] | null;
+  orderBy: string;
+  order: 'ASC' | 'DESC';
+  limit: number;
+  offset: number;
+}
+
+export interface TemplateRow {
+  id: number;
+  type: 'campaign' | 'campaign_visual' | 'tx';
+  subject: string;
+  body: string;
+  body_source: string | null;
+}
+
+export interface MediaRow {
+  id: number;
+  filename: string;
+  content_type: string;
+}
+
+export interface SubscriberRow {
+  id: number;
+  uuid: string;
+  email: string;
+  name: string;
+  attribs: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Bucket {
+  campaign_id: number;
+  count: number;
+  timestamp: string;
+}
+
+const CAMPAIGN_COLUMNS = `c.*,
+  (SELECT COUNT(*) FROM campaign_views v WHERE v.campaign_id = c.id) AS views,
+  (SELECT COUNT(*) FROM link_clicks k WHERE k.campaign_id = c.id) AS clicks,
+  (SELECT COUNT(*) FROM bounces b WHERE b.campaign_id = c.id) AS bounces,
+  (SELECT json_group_array(json_object('id', cl.list_id, 'name', cl.list_name)) FROM (SELECT * FROM campaign_lists WHERE campaign_id = c.id ORDER BY id) cl) AS list_json,
+  (SELECT json_group_array(json_object('id', cm.media_id, 'filename', cm.filename)) FROM (SELECT * FROM campaign_media WHERE campaign_id = c.id ORDER BY id) cm) AS media_json`;
+
+const VISIBLE = `(? IS NULL OR EXISTS (SELECT 1 FROM campaign_lists cl WHERE cl.campaign_id = c.id AND cl.list_id IN (SELECT value FROM json_each(?))))`;
+const FILTER = `(SELECT COUNT(*) FROM json_each(?)) = 0 OR c.status IN (SELECT value FROM json_each(?))`;
+const TAGS = `NOT EXISTS (SELECT 1 FROM json_each(?) t WHERE NOT EXISTS (SELECT 1 FROM json_each(c.tags) ct WHERE ct.value = t.value))`;
+const SEARCH = `(? = '' OR c.name LIKE ? ESCAPE '\\' OR c.subject LIKE ? ESCAPE '\\')`;
+
+const SQL = {
+  byId: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.id = ?`,
+  byUuid: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.uuid = ?`,
+  count: `SELECT COUNT(*) FROM campaigns c WHERE (${FILTER}) AND ${TAGS} AND ${SEARCH} AND ${VISIBLE}`,
+  insert: `INSERT INTO campaigns (uuid, name, subject, from_email, body, body_source, altbody, content_type, send_at, headers,
+      attribs, tags, type, messenger, template_id, archive, archive_slug, archive_template_id, archive_meta, status)
+    VALUES (@uuid, @name, @subject, @from_email, @body, @body_source, @altbody, @content_type, @send_at, @headers,
+      @attribs, @tags, @type, @messenger, @template_id, @archive, @archive_slug, @archive_template_id, @archive_meta, 'draft')`,
+  update: `UPDATE campaigns SET name = @name, subject = @subject, from_email = @from_email, body = @body, body_source = @body_source,
+      altbody = @altbody, content_type = @content_type, send_at = @send_at, headers = @headers, attribs = @attribs, tags = @tags,
+      messenger = @messenger, template_id = @template_id, archive = @archive, archive_slug = @archive_slug,
+      archive_template_id = @archive_template_id, archive_meta = @archive_meta,
+      status = CASE WHEN status = 'scheduled' AND @send_at IS NULL THEN 'draft' ELSE status END,
+      updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    WHERE id = @id`,
+  deleteLists: 'DELETE FROM campaign_lists WHERE campaign_id = ?',
+  insertList: 'INSERT INTO campaign_lists (campaign_id, list_id, list_name) SELECT ?, id, name FROM lists WHERE id = ?',
+  deleteMedia: 'DELETE FROM campaign_media WHERE campaign_id = ?',
+  insertMedia: 'INSERT INTO campaign_media (campaign_id, media_id, filename) SELECT ?, id, filename FROM media WHERE id = ?',
+  delete: 'DELETE FROM campaigns WHERE id = ?',
+  setStatus: `UPDATE campaigns SET status = ?, status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
+  setArchive: `UPDATE campaigns SET archive = ?, archive_slug = ?, archive_template_id = ?, archive_meta = ?,
+      updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
+  slugOwner: 'SELECT id FROM campaigns WHERE archive_slug = ?',
+  listIds: 'SELECT list_id FROM campaign_lists WHERE campaign_id = ? AND list_id IS NOT NULL',
+  existingLists: 'SELECT id, name, optin, uuid FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+  template: 'SELECT id, type, subject, body, body_source FROM templates WHERE id = ?',
+  defaultTemplate: `SELECT id, type, subject, body, body_source FROM templates WHERE is_default = 1 AND type = 'campaign'`,
+  mediaFiles: 'SELECT media_id AS id, filename, COALESCE((SELECT content_type FROM media m WHERE m.id = cm.media_id), \'application/octet-stream\') AS content_type FROM campaign_media cm WHERE campaign_id = ? ORDER BY id',
+  subscribersByEmail: 'SELECT * FROM subscribers WHERE email IN (SELECT value FROM json_each(?)) ORDER BY id',
+  subscriberByUuid: 'SELECT * FROM subscribers WHERE uuid = ?',
+  subscriberListIds: 'SELECT list_id FROM subscriber_lists WHERE subscriber_id = ?',
+  running: `SELECT id, status, to_send, sent, started_at, updated_at FROM campaigns WHERE status = 'running' AND (? IS NULL OR id = ?) ORDER BY id`,
+  wasAddressed: `SELECT 1 FROM campaign_sends WHERE campaign_id = ? AND subscriber_id = ? AND status = 'sent'`,
+  views: `SELECT campaign_id, COUNT(*) AS count, strftime(?, created_at) AS timestamp FROM campaign_views
+    WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
+  viewsUnique: `SELECT campaign_id, COUNT(*) AS count, strftime(?, first) AS timestamp FROM (
+      SELECT campaign_id, subscriber_id, MIN(created_at) AS first FROM campaign_views
+      WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? AND subscriber_id IS NOT NULL
+      GROUP BY campaign_id, subscriber_id) GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
+  clicks: `SELECT campaign_id, COUNT(*) AS count, strftime(?, created_at) AS timestamp FROM link_clicks
+    WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
+  clicksUnique: `SELECT campaign_id, COUNT(*) AS count, strftime(?, first) AS timestamp FROM (
+      SELECT campaign_id, subscriber_id, MIN(created_at) AS first FROM link_clicks
+      WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? AND subscriber_id IS NOT NULL
+      GROUP BY campaign_id, subscriber_id) GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
+  bounces: `SELECT campaign_id, COUNT(*) AS count, strftime(?, created_at) AS timestamp FROM bounces
+    WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
+  links: `SELECT l.url, COUNT(*) AS count FROM link_clicks k JOIN links l ON l.id = k.link_id
+    WHERE k.campaign_id IN (SELECT value FROM json_each(?)) AND k.created_at >= ? AND k.created_at <= ? GROUP BY l.url ORDER BY count DESC, l.url LIMIT 50`,
+  linksUnique: `SELECT l.url, COUNT(DISTINCT k.subscriber_id) AS count FROM link_clicks k JOIN links l ON l.id = k.link_id
+    WHERE k.campaign_id IN (SELECT value FROM json_each(?)) AND k.created_at >= ? AND k.created_at <= ? AND k.subscriber_id IS NOT NULL
+    GROUP BY l.url ORDER BY count DESC, l.url LIMIT 50`,
+  archived: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.archive = 1 AND c.type = 'regular' AND c.status IN ('running', 'paused', 'finished')
+    ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`,
+  archivedCount: `SELECT COUNT(*) FROM campaigns c WHERE c.archive = 1 AND c.type = 'regular' AND c.status IN ('running', 'paused', 'finished')`,
+  archivedOne: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE (c.uuid = ? OR c.archive_slug = ?) AND c.archive = 1 AND c.type = 'regular'
+    AND c.status IN ('running', 'paused', 'finished')`,
+};
+
+const ORDER_COLUMNS: Record<string, string> = { name: 'c.name', status: 'c.status', created_at: 'c.created_at', updated_at: 'c.updated_at' };
+export const CAMPAIGN_ORDER_BY = { name: 'name', status: 'status', created_at: 'created_at', updated_at: 'updated_at' } as const;
+
+type RawRow = Record<string, unknown>;
+
+type DecodedRow = CampaignRow & { views: number; clicks: number; bounces: number; list_json: string; media_json: string };
+
+function decode(r: RawRow): DecodedRow {
+  return {
+    ...(r as unknown as DecodedRow),
+    headers: JSON.parse(r.headers as string),
+    attribs: JSON.parse(r.attribs as string),
+    tags: JSON.parse(r.tags as string),
+    archive_meta: JSON.parse(r.archive_meta as string),
+    archive: r.archive === 1,
+  };
+}
+
+export function toJson(r: RawRow, noBody = false): CampaignJson {
+  const d = decode(r);
+  return {
+    id: d.id, created_at: d.created_at, updated_at: d.updated_at,
+    views: d.views, clicks: d.clicks, bounces: d.bounces,
+    lists: JSON.parse(d.list_json), media: JSON.parse(d.media_json),
+    started_at: d.started_at, to_send: d.to_send, sent: d.sent, uuid: d.uuid, type: d.type, name: d.name,
+    subject: d.subject, from_email: d.from_email, body: noBody ? '' : d.body,
+    body_source: noBody ? null : d.body_source, altbody: d.altbody, send_at: d.send_at, status: d.status,
+    content_type: d.content_type, tags: d.tags, headers: d.headers, attribs: d.attribs, template_id: d.template_id,
+    messenger: d.messenger, archive: d.archive, archive_slug: d.archive_slug,
+    archive_template_id: d.archive_template_id, archive_meta: d.archive_meta,
+  };
+}
+
+function params(f: CampaignFields): Record<string, unknown> {
+  return {
+    ...(f as unknown as Record<string, unknown>),
+    headers: JSON.stringify(f.headers), attribs: JSON.stringify(f.attribs), tags: JSON.stringify(f.tags),
+    archive: f.archive ? 1 : 0, archive_meta: JSON.stringify(f.archive_meta),
+  };
+}
+
+/** Escapes LIKE wildcards so a search is a plain substring. */
+const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (ch) => '\\' + ch)}%`;
+
+export class CampaignStore {
+  private readonly sql: Prepare;
+  constructor(private readonly db: DB) {
+    this.sql = statementCache(db);
+  }
+
+  list(f: ListFilter): { rows: RawRow[]; total: number } {
+    const visible = f.visibleLists === null ? null : JSON.stringify(f.visibleLists);
+    const statuses = JSON.stringify(f.statuses);
+    const like = likePattern(f.search);
+    const args = [statuses, statuses, JSON.stringify(f.tags), f.search, like, like, visible, visible];
+    const order = `${ORDER_COLUMNS[f.orderBy] ?? 'c.created_at'} ${f.order}, c.id ${f.order}`;
+    const rows = this.sql<unknown[], RawRow>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE (${FILTER}) AND ${TAGS} AND ${SEARCH} AND ${VISIBLE}
+      ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, f.limit, f.offset);
+    const total = this.sql<unknown[], number>(SQL.count).pluck().get(...args) as number;
+    return { rows, total };
+  }
+
+  raw(id: number): RawRow | undefined {
+    return this.sql<[number], RawRow>(SQL.byId).get(id);
+  }
+
+  get(id: number): CampaignRow | undefined {
+    const r = this.raw(id);
+    return r ? decode(r) : undefined;
+  }
+
+  byUuid(uuid: string): CampaignRow | undefined {
+    const r = this.sql<[string], RawRow>(SQL.byUuid).get(uuid);
+    return r ? decode(r) : undefined;
+  }
+
+  insert(uuid: string, f: CampaignFields, listIds: number[], mediaIds: number[]): number {
+    return inTransaction(this.db, () => {
+      const id = Number(this.sql(SQL.insert).run({ ...params(f), uuid }).lastInsertRowid);
+      this.link(id, listIds, mediaIds);
+      return id;
+    });
+  }
+
+  update(id: number, f: CampaignFields, listIds: number[], mediaIds: number[]): void {
+    inTransaction(this.db, () => {
+      this.sql(SQL.update).run({ ...params(f), id });
+      this.sql(SQL.deleteLists).run(id);
+      this.sql(SQL.deleteMedia).run(id);
+      this.link(id, listIds, mediaIds);
+    });
+  }
+
+  private link(id: number, listIds: number[], mediaIds: number[]): void {
+    for (const l of listIds) this.sql(SQL.insertList).run(id, l);
+    for (const m of mediaIds) this.sql(SQL.insertMedia).run(id, m);
+  }
+
+  delete(id: number): void {
+    this.sql(SQL.delete).run(id);
+  }
+
+  setStatus(id: number, status: CampaignStatus, reason = ''): void {
+    this.sql(SQL.setStatus).run(status, reason, id);
+  }
+
+  setArchive(id: number, archive: boolean, slug: string | null, templateId: number | null, meta: Record<string, unknown>): void {
+    this.sql(SQL.setArchive).run(archive ? 1 : 0, slug, templateId, JSON.stringify(meta), id);
+  }
+
+  slugOwner(slug: string): number | undefined {
+    return this.sql<[string], number>(SQL.slugOwner).pluck().get(slug) as number | undefined;
+  }
+
+  listIds(id: number): number[] {
+    return this.sql<[number], number>(SQL.listIds).pluck().all(id) as number[];
+  }
+
+  existingLists(ids: number[]): { id: number; name: string; optin: 'single' | 'double'; uuid: string }[] {
+    return this.sql<[string], { id: number; name: string; optin: 'single' | 'double'; uuid: string }>(SQL.existingLists).all(JSON.stringify(ids));
+  }
+
+  template(id: number): TemplateRow | undefined {
+    return this.sql<[number], TemplateRow>(SQL.template).get(id);
+  }
+
+  defaultTemplate(): TemplateRow | undefined {
+    return this.sql<[], TemplateRow>(SQL.defaultTemplate).get();
+  }
+
+  mediaFiles(campaignId: number): MediaRow[] {
+    return this.sql<[number], MediaRow>(SQL.mediaFiles).all(campaignId);
+  }
+
+  subscribersByEmail(emails: string[]): SubscriberRow[] {
+    return this.sql<[string], SubscriberRow>(SQL.subscribersByEmail).all(JSON.stringify(emails));
+  }
+
+  subscriberByUuid(uuid: string): SubscriberRow | undefined {
+    return this.sql<[string], SubscriberRow>(SQL.subscriberByUuid).get(uuid);
+  }
+
+  subscriberListIds(id: number): number[] {
+    return this.sql<[number], number>(SQL.subscriberListIds).pluck().all(id) as number[];
+  }
+
+  /** Whether the campaign reached this subscriber (the web view's access rule). */
+  wasAddressed(campaignId: number, subscriberId: number): boolean {
+    return this.sql(SQL.wasAddressed).get(campaignId, subscriberId) !== undefined;
+  }
+
+  running(onlyId: number | null): { id: number; status: string; to_send: number; sent: number; started_at: string | null; updated_at: string }[] {
+    return this.sql<[number | null, number | null], never>(SQL.running).all(onlyId, onlyId);
+  }
+
+  /** Count buckets per campaign; `unique` counts each subscriber once, in its first bucket. */
+  analytics(type: 'views' | 'clicks' | 'bounces', ids: number[], from: string, to: string, byDay: boolean, unique: boolean): Bucket[] {
+    const fmt = byDay ? '%Y-%m-%dT00:00:00.000Z' : '%Y-%m-%dT%H:00:00.000Z';
+    const sql = type === 'views' ? (unique ? SQL.viewsUnique : SQL.views) : type === 'clicks' ? (unique ? SQL.clicksUnique : SQL.clicks) : SQL.bounces;
+    return this.sql<unknown[], Bucket>(sql).all(fmt, JSON.stringify(ids), from, to);
+  }
+
+  topLinks(ids: number[], from: string, to: string, unique: boolean): { url: string; count: number }[] {
+    return this.sql<unknown[], { url: string; count: number }>(unique ? SQL.linksUnique : SQL.links).all(JSON.stringify(ids), from, to);
+  }
+
+  archived(limit: number, offset: number): { rows: CampaignRow[]; total: number } {
+    const rows = this.sql<[number, number], RawRow>(SQL.archived).all(limit, offset).map(decode);
+    return { rows, total: this.sql<[], number>(SQL.archivedCount).pluck().get() as number };
+  }
+
+  archivedOne(idOrSlug: string): CampaignRow | undefined {
+    const r = this.sql<[string, string], RawRow>(SQL.archivedOne).get(idOrSlug, idOrSlug);
+    return r ? decode(r) : undefined;
+  }
+}

@@ -1,0 +1,32 @@
+// The campaign stores and the sending engine of one app context, shared by the campaign API,
+// the tracking/archive pages and the tx API (created on first use, stopped on shutdown).
+import type { AppContext } from '../context.ts';
+import { CampaignStore } from '../campaigns/store.ts';
+import { CampaignService } from '../campaigns/service.ts';
+import { postbackMessengers } from '../mail/postback.ts';
+import { TrackingStore } from '../tracking/store.ts';
+import { DeliveryEngine } from './engine.ts';
+
+export interface Delivery {
+  campaigns: CampaignStore;
+  tracking: TrackingStore;
+  engine: DeliveryEngine;
+  service: CampaignService;
+}
+
+const byContext = new WeakMap<AppContext, Delivery>();
+
+export function deliveryFor(ctx: AppContext): Delivery {
+  let d = byContext.get(ctx);
+  if (d) return d;
+  const campaigns = new CampaignStore(ctx.db);
+  const tracking = new TrackingStore(ctx.db);
+  const engine = new DeliveryEngine(ctx, campaigns, tracking);
+  d = { campaigns, tracking, engine, service: new CampaignService(ctx, campaigns, tracking, engine) };
+  byContext.set(ctx, d);
+  ctx.mailer.addFactory(postbackMessengers);
+  ctx.mailer.rebuild(ctx.settings.all());
+  engine.start();
+  ctx.onShutdown(() => engine.stop());
+  return d;
+}

@@ -1,0 +1,109 @@
+// Delivery SQL: which subscribers a campaign goes to (listmonk's rules, delivery.md §5), the
+// per-recipient send ledger (campaign_sends) and the campaign's progress columns.
+import type { DB } from '../db/connection.ts';
+import { inTransaction } from '../db/connection.ts';
+import { statementCache, type Prepare } from '../db/statements.ts';
+import type { SubscriberRow } from '../campaigns/store.ts';
+
+/**
+ * A subscription qualifies when: regular campaign, double opt-in list, confirmed; regular,
+ * single opt-in, not unsubscribed; opt-in campaign, double opt-in list, unconfirmed.
+ * The subscriber must not be blocklisted. @optin is 1 for opt-in campaigns.
+ */
+const ELIGIBLE = `s.status != 'blocklisted' AND EXISTS (
+    SELECT 1 FROM campaign_lists cl
+    JOIN subscriber_lists sl ON sl.list_id = cl.list_id AND sl.subscriber_id = s.id
+    JOIN lists l ON l.id = cl.list_id
+    WHERE cl.campaign_id = @campaign AND (
+      (@optin = 0 AND ((l.optin = 'double' AND sl.status = 'confirmed') OR (l.optin = 'single' AND sl.status != 'unsubscribed')))
+      OR (@optin = 1 AND l.optin = 'double' AND sl.status = 'unconfirmed')))`;
+
+const SQL = {
+  audience: `SELECT COUNT(*) AS count, COALESCE(MAX(s.id), 0) AS max FROM subscribers s WHERE ${ELIGIBLE}`,
+  sentCount: `SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = 'sent'`,
+  firstFailed: `SELECT MIN(subscriber_id) FROM campaign_sends WHERE campaign_id = ? AND status = 'failed'`,
+  pickUp: `UPDATE campaigns SET status = 'running', status_reason = '', to_send = @toSend, sent = @sent, max_subscriber_id = @max,
+      started_at = COALESCE(started_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    WHERE id = @campaign`,
+  // Keyset walk in id order; subscribers already sent to are skipped (the exactly-once rule).
+  batch: `SELECT s.* FROM subscribers s WHERE s.id > @after AND s.id <= @max AND ${ELIGIBLE}
+      AND NOT EXISTS (SELECT 1 FROM campaign_sends cs WHERE cs.campaign_id = @campaign AND cs.subscriber_id = s.id AND cs.status = 'sent')
+    ORDER BY s.id LIMIT @limit`,
+  queue: `INSERT INTO campaign_sends (campaign_id, subscriber_id, status) VALUES (?, ?, 'queued')
+    ON CONFLICT (campaign_id, subscriber_id) DO UPDATE SET status = 'queued', error = '', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+  record: `UPDATE campaign_sends SET status = ?, error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE campaign_id = ? AND subscriber_id = ?`,
+  progress: `UPDATE campaigns SET sent = sent + ?, last_subscriber_id = MAX(last_subscriber_id, ?), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
+  due: `SELECT id FROM campaigns WHERE status = 'running' OR (status = 'scheduled' AND send_at <= ?) ORDER BY id`,
+  status: 'SELECT status FROM campaigns WHERE id = ?',
+  finish: `UPDATE campaigns SET status = 'finished', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status IN ('running', 'scheduled')`,
+  pause: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status = 'running'`,
+};
+
+export interface SendResult {
+  subscriberId: number;
+  ok: boolean;
+  error: string;
+}
+
+export class DeliveryStore {
+  private readonly sql: Prepare;
+  constructor(private readonly db: DB) {
+    this.sql = statementCache(db);
+  }
+
+  /** Campaigns that should be sending now: running, or scheduled with send_at reached. */
+  due(now: string): number[] {
+    return this.sql<[string], number>(SQL.due).pluck().all(now) as number[];
+  }
+
+  status(id: number): string | undefined {
+    return this.sql<[number], string>(SQL.status).pluck().get(id) as string | undefined;
+  }
+
+  /**
+   * Marks the campaign running and records its audience (to_send, max_subscriber_id, as
+   * listmonk recomputes them at every pick-up). Returns where the walk starts: the stored
+   * low-water mark, or just before the first failed recipient, who is retried.
+   */
+  pickUp(id: number, optin: boolean, lastSubscriberId: number): { max: number; start: number } {
+    return inTransaction(this.db, () => {
+      const a = this.sql<[Record<string, unknown>], { count: number; max: number }>(SQL.audience).get({ campaign: id, optin: optin ? 1 : 0 })!;
+      const sent = this.sql<[number], number>(SQL.sentCount).pluck().get(id) as number;
+      this.sql(SQL.pickUp).run({ campaign: id, toSend: a.count, sent, max: a.max });
+      const failed = this.sql<[number], number | null>(SQL.firstFailed).pluck().get(id) as number | null;
+      return { max: a.max, start: failed !== null ? Math.min(lastSubscriberId, failed - 1) : lastSubscriberId };
+    });
+  }
+
+  /** The next recipients after `after`, each recorded as queued before anything is sent. */
+  nextBatch(id: number, optin: boolean, after: number, max: number, limit: number): SubscriberRow[] {
+    return inTransaction(this.db, () => {
+      const rows = this.sql<[Record<string, unknown>], SubscriberRow>(SQL.batch).all({ campaign: id, optin: optin ? 1 : 0, after, max, limit });
+      const queue = this.sql(SQL.queue);
+      for (const r of rows) queue.run(id, r.id);
+      return rows;
+    });
+  }
+
+  /** Writes a batch of outcomes and the campaign's progress in one transaction. */
+  record(id: number, results: SendResult[], lowWater: number): void {
+    inTransaction(this.db, () => {
+      const rec = this.sql(SQL.record);
+      let sent = 0;
+      for (const r of results) {
+        rec.run(r.ok ? 'sent' : 'failed', r.error, id, r.subscriberId);
+        if (r.ok) sent++;
+      }
+      this.sql(SQL.progress).run(sent, lowWater, id);
+    });
+  }
+
+  /** running/scheduled → finished; false if the campaign was paused, cancelled or deleted meanwhile. */
+  finish(id: number): boolean {
+    return this.sql(SQL.finish).run(id).changes > 0;
+  }
+
+  pause(id: number, reason: string): boolean {
+    return this.sql(SQL.pause).run(reason, id).changes > 0;
+  }
+}

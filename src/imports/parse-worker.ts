@@ -1,0 +1,45 @@
+// The import's parser thread: reads the upload and posts validated row batches to the main
+// thread, which writes them. At most `maxInFlight` batches wait unacknowledged, so memory
+// stays bounded however fast the parser is.
+import { parentPort, workerData } from 'node:worker_threads';
+import { ImportFileError, parseSource, type ParseOptions, type RowBatch } from './parse.ts';
+import type { ImportSource } from './source.ts';
+
+export interface ParserJob {
+  source: ImportSource;
+  opts: ParseOptions;
+  maxInFlight: number;
+}
+
+export type ParserMessage =
+  | { type: 'total'; n: number }
+  | { type: 'log'; line: string }
+  | { type: 'batch'; batch: RowBatch }
+  | { type: 'done' }
+  | { type: 'failed'; message: string; fileProblem: boolean };
+
+const port = parentPort;
+if (!port) throw new Error('parse-worker.ts runs as a worker thread');
+const job = workerData as ParserJob;
+const post = (m: ParserMessage) => port.postMessage(m);
+
+let inFlight = 0;
+let wake: (() => void) | null = null;
+port.on('message', () => {
+  inFlight--;
+  wake?.();
+  wake = null;
+});
+
+parseSource(job.source, job.opts, {
+  total: (n) => post({ type: 'total', n }),
+  log: (line) => post({ type: 'log', line }),
+  async batch(batch) {
+    post({ type: 'batch', batch });
+    inFlight++;
+    while (inFlight >= job.maxInFlight) await new Promise<void>((r) => (wake = r));
+  },
+}).then(
+  () => post({ type: 'done' }),
+  (e: Error) => post({ type: 'failed', message: e.message, fileProblem: e instanceof ImportFileError || e.name === 'CsvError' }),
+);

@@ -1,0 +1,124 @@
+// Reads the CSV files of an import into validated row batches. Runs in the parser worker
+// (parse-worker.ts), so parsing overlaps with the main thread's database writes.
+import type { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import { emailProblem, nameFromEmail, type DomainRules } from './email.ts';
+import { openSource, type ImportSource } from './source.ts';
+import { Uuid7Generator } from './uuid7.ts';
+
+export interface ParseOptions {
+  delim: string;
+  rules: DomainRules;
+  batchSize: number;
+}
+
+/** Parallel arrays, one entry per accepted row (cheap to pass between threads). */
+export interface RowBatch {
+  emails: string[];
+  names: string[];
+  attribs: string[];
+  uuids: string[];
+}
+
+export interface ParseSink {
+  total(n: number): void;
+  log(line: string): void;
+  /** Resolves when the consumer can take more (backpressure). */
+  batch(b: RowBatch): Promise<void>;
+}
+
+/** A problem with a whole file (no header, no email column): the import fails. */
+export class ImportFileError extends Error {}
+
+const emptyBatch = (): RowBatch => ({ emails: [], names: [], attribs: [], uuids: [] });
+
+async function countLines(stream: Readable): Promise<number> {
+  let lines = 0;
+  let last = 0x0a;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let i = chunk.indexOf(0x0a);
+    while (i >= 0) {
+      lines++;
+      i = chunk.indexOf(0x0a, i + 1);
+    }
+    if (chunk.length) last = chunk[chunk.length - 1];
+  }
+  return last === 0x0a ? lines : lines + 1;
+}
+
+/** Header name as listmonk matches it: non-printable-ASCII (e.g. a BOM) removed, trimmed, lower-cased. */
+const headerName = (s: string) => s.replace(/[^\x20-\x7e]/g, '').trim().toLowerCase();
+
+export async function parseSource(src: ImportSource, opts: ParseOptions, sink: ParseSink): Promise<void> {
+  const source = await openSource(src);
+  try {
+    // listmonk's `total`: physical lines minus each file's header (progress only).
+    let total = 0;
+    for (const file of src.files) total += Math.max(0, (await countLines(await source.open(file))) - 1);
+    sink.total(total);
+
+    const uuids = new Uuid7Generator();
+    let batch = emptyBatch();
+    for (const file of src.files) {
+      const input = await source.open(file);
+      const parser = parse({ delimiter: opts.delim, bom: true, relax_column_count: true, skip_empty_lines: true, skip_records_with_error: true, info: true });
+      input.on('error', (e) => parser.destroy(e));
+      parser.on('skip', (e: Error & { lines?: number }) => sink.log(`${file.name} line ${e.lines ?? '?'}: skipped: ${e.message}`));
+      input.pipe(parser);
+
+      let columns = 0;
+      let emailAt = -1;
+      let nameAt = -1;
+      let attribsAt = -1;
+      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+        if (emailAt < 0) {
+          const names = record.map(headerName);
+          emailAt = names.indexOf('email');
+          if (emailAt < 0) throw new ImportFileError(`${file.name}: the header has no "email" column`);
+          nameAt = names.indexOf('name');
+          attribsAt = names.indexOf('attributes');
+          columns = record.length;
+          const ignored = names.filter((n) => !['email', 'name', 'attributes'].includes(n));
+          if (ignored.length) sink.log(`${file.name}: ignoring columns ${ignored.map((n) => `"${n}"`).join(', ')}`);
+          continue;
+        }
+        const where = `${file.name} line ${info.lines}`;
+        if (record.length !== columns) {
+          sink.log(`${where}: skipped: ${record.length} fields where the header has ${columns}`);
+          continue;
+        }
+        const email = record[emailAt].trim().toLowerCase();
+        const problem = emailProblem(email, opts.rules);
+        if (problem) {
+          sink.log(`${where}: skipped: ${problem}`);
+          continue;
+        }
+        const name = nameAt >= 0 ? record[nameAt].trim() : '';
+        let attribs = '{}';
+        const rawAttribs = attribsAt >= 0 ? record[attribsAt].trim() : '';
+        if (rawAttribs !== '') {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(rawAttribs);
+          } catch {
+            parsed = undefined;
+          }
+          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) attribs = JSON.stringify(parsed);
+          else sink.log(`${where}: "attributes" is not a JSON object; imported without attributes`);
+        }
+        batch.emails.push(email);
+        batch.names.push(name || nameFromEmail(email));
+        batch.attribs.push(attribs);
+        batch.uuids.push(uuids.next());
+        if (batch.emails.length >= opts.batchSize) {
+          await sink.batch(batch);
+          batch = emptyBatch();
+        }
+      }
+      if (emailAt < 0) throw new ImportFileError(`${file.name}: the file is empty (no header row)`);
+    }
+    if (batch.emails.length) await sink.batch(batch);
+  } finally {
+    source.close();
+  }
+}

@@ -1,0 +1,158 @@
+// The import's SQL: writing one batch of parsed rows with listmonk's upsert rules.
+import type { DB } from '../db/connection.ts';
+import { statementCache, type Prepare } from '../db/statements.ts';
+import { DashboardStore } from '../dashboard/store.ts';
+import { bulkInsertSubscribers, type BulkFiller } from './bulk.ts';
+import type { RowBatch } from './parse.ts';
+
+export type ImportMode = 'subscribe' | 'blocklist';
+export type SubscriptionStatus = 'unconfirmed' | 'confirmed' | 'unsubscribed';
+
+export interface WriteOptions {
+  mode: ImportMode;
+  lists: number[];
+  subscriptionStatus: SubscriptionStatus;
+  overwriteUserinfo: boolean;
+  overwriteSubscriptionStatus: boolean;
+}
+
+/** Rows per multi-row INSERT (well under SQLite's 32766 bound parameters). */
+const ROWS_PER_INSERT = 100;
+const EMAILS_PER_LOOKUP = 500;
+
+const placeholders = (rows: number, perRow: string) => Array(rows).fill(perRow).join(',');
+
+const SQL = {
+  findByEmails: (n: number) => `SELECT id, email, status FROM subscribers WHERE email IN (${placeholders(n, '?')})`,
+  insertSubscribers: (n: number) => `INSERT INTO subscribers (id, uuid, email, name, attribs, status, created_at, updated_at)
+    VALUES ${placeholders(n, '(?, ?, ?, ?, ?, ?, ?, ?)')}`,
+  insertSubscriptions: (n: number) => `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    VALUES ${placeholders(n, "(?, ?, ?, 'import', ?, ?)")}`,
+  subscribeKeep: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    VALUES (?, ?, ?, 'import', ?, ?) ON CONFLICT (subscriber_id, list_id) DO NOTHING`,
+  subscribeOverwrite: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    VALUES (?, ?, ?, 'import', ?, ?)
+    ON CONFLICT (subscriber_id, list_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at
+    WHERE subscriber_lists.status <> excluded.status`,
+  overwriteUserinfo: 'UPDATE subscribers SET name = ?, attribs = ?, updated_at = ? WHERE id = ?',
+  blocklist: "UPDATE subscribers SET status = 'blocklisted', updated_at = ? WHERE id = ? AND status <> 'blocklisted'",
+  unsubscribeAll: "UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = ? WHERE subscriber_id = ? AND status <> 'unsubscribed'",
+  existingLists: 'SELECT id FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+  touchLists: 'UPDATE lists SET updated_at = ? WHERE id IN (SELECT value FROM json_each(?))',
+};
+
+interface Row {
+  email: string;
+  name: string;
+  attribs: string;
+  uuid: string;
+}
+
+export class ImportStore {
+  private readonly sql: Prepare;
+  private readonly fillers: BulkFiller[];
+
+  constructor(private readonly db: DB) {
+    this.sql = statementCache(db);
+    this.fillers = [new DashboardStore(db)];
+  }
+
+  /** The given list ids that exist. */
+  existingLists(ids: number[]): number[] {
+    return this.sql<[string], number>(SQL.existingLists).pluck().all(JSON.stringify(ids));
+  }
+
+  touchLists(ids: number[]): void {
+    if (ids.length) this.sql(SQL.touchLists).run(new Date().toISOString(), JSON.stringify(ids));
+  }
+
+  /** Writes one batch in one transaction; every row counts as imported (duplicates included). */
+  writeBatch(batch: RowBatch, o: WriteOptions): number {
+    const now = new Date().toISOString();
+    // Later duplicates of an address in the batch win only with overwrite_userinfo, as they would one by one.
+    const rows = new Map<string, Row>();
+    for (let i = 0; i < batch.emails.length; i++) {
+      const email = batch.emails[i];
+      const seen = rows.get(email);
+      if (!seen) rows.set(email, { email, name: batch.names[i], attribs: batch.attribs[i], uuid: batch.uuids[i] });
+      else if (o.overwriteUserinfo && o.mode === 'subscribe') {
+        seen.name = batch.names[i];
+        seen.attribs = batch.attribs[i];
+      }
+    }
+
+    this.db.transaction(() => {
+      const existing = this.findExisting([...rows.keys()]);
+      const fresh: Row[] = [];
+      for (const r of rows.values()) if (!existing.has(r.email)) fresh.push(r);
+
+      bulkInsertSubscribers(this.db, this.sql, this.fillers, (firstId) => {
+        this.insertSubscribers(fresh, firstId, o.mode === 'blocklist' ? 'blocklisted' : 'enabled', now);
+        if (o.mode === 'subscribe' && o.lists.length) this.insertSubscriptions(firstId, fresh.length, o, now);
+        return fresh.length;
+      });
+
+      for (const [email, sub] of existing) {
+        const r = rows.get(email)!;
+        if (o.mode === 'blocklist') {
+          this.sql(SQL.blocklist).run(now, sub.id);
+          this.sql(SQL.unsubscribeAll).run(now, sub.id);
+          continue;
+        }
+        if (o.overwriteUserinfo) this.sql(SQL.overwriteUserinfo).run(r.name, r.attribs, now, sub.id);
+        const status = sub.status === 'blocklisted' ? 'unsubscribed' : o.subscriptionStatus;
+        const upsert = this.sql(o.overwriteSubscriptionStatus ? SQL.subscribeOverwrite : SQL.subscribeKeep);
+        for (const listId of o.lists) upsert.run(sub.id, listId, status, now, now);
+      }
+    }).immediate();
+    return batch.emails.length;
+  }
+
+  private findExisting(emails: string[]): Map<string, { id: number; status: string }> {
+    const found = new Map<string, { id: number; status: string }>();
+    for (let i = 0; i < emails.length; i += EMAILS_PER_LOOKUP) {
+      const chunk = emails.slice(i, i + EMAILS_PER_LOOKUP);
+      for (const r of this.sql<string[], { id: number; email: string; status: string }>(SQL.findByEmails(chunk.length)).all(...chunk)) {
+        found.set(r.email, { id: r.id, status: r.status });
+      }
+    }
+    return found;
+  }
+
+  private insertSubscribers(rows: Row[], firstId: number, status: string, now: string): void {
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+      const n = Math.min(ROWS_PER_INSERT, rows.length - i);
+      const params: unknown[] = new Array(n * 8);
+      for (let k = 0, p = 0; k < n; k++) {
+        const r = rows[i + k];
+        params[p++] = firstId + i + k;
+        params[p++] = r.uuid;
+        params[p++] = r.email;
+        params[p++] = r.name;
+        params[p++] = r.attribs;
+        params[p++] = status;
+        params[p++] = now;
+        params[p++] = now;
+      }
+      this.sql(SQL.insertSubscribers(n)).run(...params);
+    }
+  }
+
+  /** New subscribers have no subscriptions yet, so these are plain inserts. */
+  private insertSubscriptions(firstId: number, count: number, o: WriteOptions, now: string): void {
+    const total = count * o.lists.length;
+    for (let i = 0; i < total; i += ROWS_PER_INSERT) {
+      const n = Math.min(ROWS_PER_INSERT, total - i);
+      const params: unknown[] = new Array(n * 5);
+      for (let k = 0, p = 0; k < n; k++) {
+        const j = i + k;
+        params[p++] = firstId + Math.floor(j / o.lists.length);
+        params[p++] = o.lists[j % o.lists.length];
+        params[p++] = o.subscriptionStatus;
+        params[p++] = now;
+        params[p++] = now;
+      }
+      this.sql(SQL.insertSubscriptions(n)).run(...params);
+    }
+  }
+}

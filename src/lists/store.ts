@@ -1,0 +1,197 @@
+// Lists: their SQL and rules. Counts come from list_subscriber_counts (kept by triggers),
+// so listing lists with counts never scans subscriptions.
+import { randomUUID } from 'node:crypto';
+import type { DB } from '../db/connection.ts';
+import { statementCache, type Prepare } from '../db/statements.ts';
+
+export const LIST_TYPES = ['private', 'public'] as const;
+export const LIST_OPTINS = ['single', 'double'] as const;
+export const LIST_STATUSES = ['active', 'archived'] as const;
+export type ListType = (typeof LIST_TYPES)[number];
+export type ListOptin = (typeof LIST_OPTINS)[number];
+export type ListStatus = (typeof LIST_STATUSES)[number];
+
+export interface ListRow {
+  id: number;
+  uuid: string;
+  name: string;
+  type: ListType;
+  optin: ListOptin;
+  status: ListStatus;
+  tags: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface List {
+  id: number;
+  created_at: string;
+  updated_at: string;
+  uuid: string;
+  name: string;
+  type: ListType;
+  optin: ListOptin;
+  status: ListStatus;
+  tags: string[];
+  description: string;
+  subscriber_count?: number;
+  subscriber_statuses?: Record<string, number>;
+  subscription_created_at: null;
+  subscription_updated_at: null;
+}
+
+export interface ListFields {
+  name: string;
+  type: ListType;
+  optin: ListOptin;
+  status: ListStatus;
+  tags: string[];
+  description: string;
+}
+
+export interface ListQuery {
+  /** Lists the caller may see ('all' or ids). */
+  visible: 'all' | number[];
+  words: string[];
+  status?: ListStatus;
+  type?: ListType;
+  optin?: ListOptin;
+  tags: string[];
+  orderBy: string;
+  order: 'ASC' | 'DESC';
+  limit: number;
+  offset: number;
+  minimal: boolean;
+}
+
+export const LIST_ORDER_COLUMNS = {
+  name: 'l.name',
+  status: 'l.status',
+  created_at: 'l.created_at',
+  updated_at: 'l.updated_at',
+  subscriber_count: 'subscriber_count',
+} as const;
+
+const COUNTS = `(SELECT COALESCE(SUM(n), 0) FROM list_subscriber_counts c WHERE c.list_id = l.id) AS subscriber_count,
+  (SELECT json_group_object(status, n) FROM list_subscriber_counts c WHERE c.list_id = l.id AND n > 0) AS subscriber_statuses`;
+
+const SQL = {
+  byId: `SELECT l.*, ${COUNTS} FROM lists l WHERE l.id = ?`,
+  insert: `INSERT INTO lists (uuid, name, type, optin, status, tags, description, created_at, updated_at)
+           VALUES (@uuid, @name, @type, @optin, @status, @tags, @description, @now, @now)`,
+  update: `UPDATE lists SET name = @name, type = @type, optin = @optin, status = @status, tags = @tags,
+           description = @description, updated_at = @now WHERE id = @id`,
+  renameInCampaigns: 'UPDATE campaign_lists SET list_name = ? WHERE list_id = ?',
+  delete: 'DELETE FROM lists WHERE id = ?',
+  existingIds: 'SELECT id FROM lists WHERE id IN (SELECT value FROM json_each(?))',
+  byIds: 'SELECT * FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+  byUuids: 'SELECT * FROM lists WHERE uuid IN (SELECT value FROM json_each(?)) ORDER BY id',
+  publicActive: `SELECT * FROM lists WHERE type = 'public' AND status = 'active' ORDER BY id`,
+} as const;
+
+export class ListStore {
+  private readonly sql: Prepare;
+
+  constructor(private readonly db: DB) {
+    this.sql = statementCache(db);
+  }
+
+  get(id: number): List | null {
+    const row = this.sql<[number], ListRow & CountColumns>(SQL.byId).get(id);
+    return row ? toList(row, true) : null;
+  }
+
+  /** A page of lists and the total matching. */
+  query(q: ListQuery): { results: List[]; total: number } {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.visible !== 'all') {
+      where.push('l.id IN (SELECT value FROM json_each(?))');
+      params.push(JSON.stringify(q.visible));
+    }
+    for (const w of q.words) {
+      where.push(`l.name LIKE ? ESCAPE '\\'`);
+      params.push(`%${w.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    }
+    if (q.status) { where.push('l.status = ?'); params.push(q.status); }
+    if (q.type) { where.push('l.type = ?'); params.push(q.type); }
+    if (q.optin) { where.push('l.optin = ?'); params.push(q.optin); }
+    for (const t of q.tags) {
+      where.push('EXISTS (SELECT 1 FROM json_each(l.tags) WHERE value = ?)');
+      params.push(t);
+    }
+    const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    // Only the lists' own columns may be ordered by; the caller picks from LIST_ORDER_COLUMNS.
+    const sql = q.minimal
+      ? `SELECT l.* FROM lists l ${whereSql} ORDER BY l.id`
+      : `SELECT l.*, ${COUNTS} FROM lists l ${whereSql} ORDER BY ${q.orderBy} ${q.order}, l.id ${q.order} LIMIT ? OFFSET ?`;
+    const rows = this.db.prepare(sql).all(...params, ...(q.minimal ? [] : [q.limit, q.offset])) as (ListRow & CountColumns)[];
+    const total = q.minimal ? rows.length : (this.db.prepare(`SELECT COUNT(*) FROM lists l ${whereSql}`).pluck().get(...params) as number);
+    return { results: rows.map((r) => toList(r, !q.minimal)), total };
+  }
+
+  create(f: ListFields): List {
+    const now = new Date().toISOString();
+    const r = this.sql(SQL.insert).run({ uuid: randomUUID(), ...f, tags: JSON.stringify(f.tags), now });
+    return this.get(Number(r.lastInsertRowid))!;
+  }
+
+  /** Saves the fields; a rename is carried into campaigns' recorded list names. */
+  update(id: number, f: ListFields): List {
+    this.db.transaction(() => {
+      this.sql(SQL.update).run({ id, ...f, tags: JSON.stringify(f.tags), now: new Date().toISOString() });
+      this.sql(SQL.renameInCampaigns).run(f.name, id);
+    }).immediate();
+    return this.get(id)!;
+  }
+
+  /** Deletes the lists in one transaction; returns how many existed. */
+  delete(ids: number[]): number {
+    return this.db.transaction(() => ids.reduce((n, id) => n + this.sql(SQL.delete).run(id).changes, 0)).immediate();
+  }
+
+  existingIds(ids: number[]): number[] {
+    return this.sql(SQL.existingIds).pluck().all(JSON.stringify(ids)) as number[];
+  }
+
+  rowsByIds(ids: number[]): ListRow[] {
+    return this.sql<[string], ListRow>(SQL.byIds).all(JSON.stringify(ids));
+  }
+
+  rowsByUuids(uuids: string[]): ListRow[] {
+    return this.sql<[string], ListRow>(SQL.byUuids).all(JSON.stringify(uuids));
+  }
+
+  /** Lists anyone may join: public and active. */
+  publicLists(): ListRow[] {
+    return this.sql<[], ListRow>(SQL.publicActive).all();
+  }
+}
+
+interface CountColumns {
+  subscriber_count?: number;
+  subscriber_statuses?: string | null;
+}
+
+function toList(r: ListRow & CountColumns, withCounts: boolean): List {
+  const list: List = {
+    id: r.id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    uuid: r.uuid,
+    name: r.name,
+    type: r.type,
+    optin: r.optin,
+    status: r.status,
+    tags: JSON.parse(r.tags) as string[],
+    description: r.description,
+    subscription_created_at: null,
+    subscription_updated_at: null,
+  };
+  if (withCounts) {
+    list.subscriber_count = r.subscriber_count ?? 0;
+    list.subscriber_statuses = r.subscriber_statuses ? (JSON.parse(r.subscriber_statuses) as Record<string, number>) : {};
+  }
+  return list;
+}

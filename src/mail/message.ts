@@ -1,0 +1,131 @@
+// Turning a rendered campaign or transactional message into an OutgoingMessage: the text
+// alternative, Message-Id, listmonk's X-Listmonk-* and List-Unsubscribe headers, custom
+// headers (first value of a name wins; Cc/Bcc move to the envelope) and attachments.
+import { randomInt } from 'node:crypto';
+import { compile } from 'html-to-text';
+import type { Attachment, OutgoingMessage } from './types.ts';
+
+export type HeaderList = Record<string, string>[];
+
+/** What a postback messenger needs beyond the MIME message (delivery.md §7.2). */
+export interface MessageMeta {
+  content_type: string;
+  recipient: { uuid: string; email: string; name: string; attribs: Record<string, unknown>; status: string };
+  campaign: { from_email: string; uuid: string; name: string; headers: HeaderList; tags: string[] } | null;
+}
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `<24 random alphanumerics@domain of the From address>`, as listmonk. */
+export function messageId(from: string): string {
+  let id = '';
+  for (let i = 0; i < 24; i++) id += ALNUM[randomInt(ALNUM.length)];
+  const addr = /<([^>]+)>/.exec(from)?.[1] ?? from;
+  const domain = /@([^\s@>]+)$/.exec(addr.trim())?.[1] ?? 'localhost';
+  return `<${id}@${domain.toLowerCase()}>`;
+}
+
+/** The plain-text alternative built from HTML when the author wrote none (DECISIONS 15). */
+export const plainTextOf: (html: string) => string = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+
+interface Envelope {
+  headers: Record<string, string>;
+  cc: string[];
+  bcc: string[];
+}
+
+/** Adds custom headers under the fixed ones: existing names (any case) are kept, Cc/Bcc go to the envelope. */
+function withCustomHeaders(fixed: Record<string, string>, custom: HeaderList): Envelope {
+  const headers = { ...fixed };
+  const seen = new Set(Object.keys(headers).map((k) => k.toLowerCase()));
+  const cc: string[] = [];
+  const bcc: string[] = [];
+  const split = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const h of custom) {
+    for (const [name, value] of Object.entries(h)) {
+      const key = name.toLowerCase();
+      if (key === 'bcc') bcc.push(...split(value));
+      else if (key === 'cc') cc.push(...split(value));
+      else if (!seen.has(key)) {
+        seen.add(key);
+        headers[name] = value;
+      }
+    }
+  }
+  return { headers, cc, bcc };
+}
+
+export interface CampaignMessageInput {
+  from: string;
+  to: string;
+  campaignUuid: string;
+  subscriberUuid: string;
+  contentType: string;
+  subject: string;
+  html: string;
+  altbody: string | null;
+  headers: HeaderList;
+  /** The unsubscribe URL for List-Unsubscribe, or null when privacy.unsubscribe_header is off. */
+  unsubscribeUrl: string | null;
+  /** Optional mailto: address added to List-Unsubscribe. */
+  unsubscribeMailto: string;
+  attachments: Attachment[];
+  meta: MessageMeta;
+}
+
+export function buildCampaignMessage(m: CampaignMessageInput): OutgoingMessage {
+  const fixed: Record<string, string> = { 'X-Listmonk-Campaign': m.campaignUuid, 'X-Listmonk-Subscriber': m.subscriberUuid };
+  if (m.unsubscribeUrl) {
+    const targets = [`<${m.unsubscribeUrl}>`];
+    if (m.unsubscribeMailto) targets.push(`<mailto:${m.unsubscribeMailto}?subject=unsubscribe>`);
+    fixed['List-Unsubscribe'] = targets.join(', ');
+    fixed['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
+  }
+  const env = withCustomHeaders(fixed, m.headers);
+  return {
+    from: m.from,
+    to: [m.to],
+    subject: m.subject,
+    ...bodyParts(m.contentType, m.html, m.altbody),
+    headers: env.headers,
+    cc: env.cc.length ? env.cc : undefined,
+    bcc: env.bcc.length ? env.bcc : undefined,
+    attachments: m.attachments.length ? m.attachments : undefined,
+    messageId: messageId(m.from),
+    meta: m.meta as unknown as Record<string, unknown>,
+  };
+}
+
+export interface TxMessageInput {
+  from: string;
+  to: string;
+  contentType: string;
+  subject: string;
+  body: string;
+  altbody: string | null;
+  headers: HeaderList;
+  attachments: Attachment[];
+  meta: MessageMeta;
+}
+
+export function buildTxMessage(m: TxMessageInput): OutgoingMessage {
+  const env = withCustomHeaders({}, m.headers);
+  return {
+    from: m.from,
+    to: [m.to],
+    subject: m.subject,
+    ...bodyParts(m.contentType, m.body, m.altbody),
+    headers: env.headers,
+    cc: env.cc.length ? env.cc : undefined,
+    bcc: env.bcc.length ? env.bcc : undefined,
+    attachments: m.attachments.length ? m.attachments : undefined,
+    messageId: messageId(m.from),
+    meta: m.meta as unknown as Record<string, unknown>,
+  };
+}
+
+/** plain: text only; anything else: HTML plus a text alternative (the altbody, else derived). */
+function bodyParts(contentType: string, body: string, altbody: string | null): { html?: string; text: string } {
+  if (contentType === 'plain') return { text: body };
+  return { html: body, text: altbody ?? plainTextOf(body) };
+}

@@ -1,0 +1,90 @@
+// HTTP "postback" messengers (settings `messengers`): each message is POSTed as JSON to the
+// messenger's root_url (delivery.md §7.2). Success is HTTP 200 exactly, as listmonk;
+// max_msg_retries is honoured (listmonk reads it but never retries).
+import { parseDuration } from '../settings/duration.ts';
+import type { Settings } from '../settings/defaults.ts';
+import type { MessageMeta } from './message.ts';
+import type { Messenger, OutgoingMessage } from './types.ts';
+
+export interface PostbackSettings {
+  enabled: boolean;
+  name: string;
+  root_url: string;
+  username: string;
+  password?: string;
+  max_conns: number;
+  timeout: string;
+  max_msg_retries: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class PostbackMessenger implements Messenger {
+  readonly name: string;
+  private readonly auth: string | null;
+  private readonly timeout: number;
+  private inFlight = 0;
+  private readonly waiters: (() => void)[] = [];
+
+  constructor(private readonly s: PostbackSettings) {
+    this.name = s.name.toLowerCase().replace(/[^a-z0-9-]/g, '');
+    this.auth = s.username && s.password ? 'Basic ' + Buffer.from(`${s.username}:${s.password}`).toString('base64') : null;
+    this.timeout = parseDuration(s.timeout ?? '') || 5000;
+  }
+
+  /** The listmonk payload, field order as listmonk sends it. */
+  static payload(msg: OutgoingMessage): string {
+    const meta = msg.meta as unknown as MessageMeta | undefined;
+    return JSON.stringify({
+      subject: msg.subject,
+      from_email: msg.from,
+      content_type: meta?.content_type ?? (msg.html ? 'html' : 'plain'),
+      body: msg.html ?? msg.text ?? '',
+      recipients: [meta?.recipient ?? { uuid: '', email: msg.to[0], name: '', attribs: {}, status: '' }],
+      campaign: meta?.campaign ?? null,
+      attachments: msg.attachments?.length
+        ? msg.attachments.map((a) => ({
+          name: a.filename,
+          header: { 'Content-Type': [a.contentType ?? 'application/octet-stream'], 'Content-Disposition': [`attachment; filename="${a.filename}"`] },
+          content: a.content.toString('base64'),
+        }))
+        : null,
+    });
+  }
+
+  async send(msg: OutgoingMessage): Promise<void> {
+    while (this.inFlight >= Math.max(1, this.s.max_conns || 1)) await new Promise<void>((r) => this.waiters.push(r));
+    this.inFlight++;
+    try {
+      const body = PostbackMessenger.payload(msg);
+      const attempts = Math.max(1, (this.s.max_msg_retries ?? 0) + 1);
+      for (let i = 1; ; i++) {
+        try {
+          const res = await fetch(this.s.root_url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'user-agent': 'listmonk', ...(this.auth ? { authorization: this.auth } : {}) },
+            body,
+            signal: AbortSignal.timeout(this.timeout),
+          });
+          await res.arrayBuffer();
+          if (res.status === 200) return;
+          throw new Error(`postback ${this.name}: HTTP ${res.status}`);
+        } catch (e) {
+          if (i >= attempts) throw e;
+          await sleep(100 * i);
+        }
+      }
+    } finally {
+      this.inFlight--;
+      this.waiters.shift()?.();
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Mailer factory: one messenger per enabled `messengers` entry. */
+export function postbackMessengers(settings: Settings): Messenger[] {
+  const list = (settings.messengers as PostbackSettings[] | undefined) ?? [];
+  return list.filter((m) => m.enabled && m.root_url && m.name).map((m) => new PostbackMessenger(m));
+}

@@ -1,0 +1,126 @@
+// Uploaded files on disk: safe names, unique names, thumbnails, and the headers they are
+// served with.
+import { randomInt } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, open, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { badRequest } from '../http/errors.ts';
+
+export const THUMB_PREFIX = 'thumb_';
+export const THUMB_WIDTH = 250;
+/** Raster types that get a PNG thumbnail and {width, height} meta (as listmonk). */
+export const THUMBNAIL_EXTENSIONS = ['gif', 'png', 'jpg', 'jpeg'];
+const MAX_NAME_BYTES = 200;
+
+/** The last ".xxx" of a name, lower-cased, or "". */
+export function extensionOf(name: string): string {
+  const i = name.lastIndexOf('.');
+  return i > 0 ? name.slice(i + 1).toLowerCase() : '';
+}
+
+/**
+ * The stored name for an uploaded file name: whitespace runs become "-" (as listmonk), and
+ * anything but letters, digits, ".", "_" and "-" becomes "-" so names are safe in URLs.
+ * Names with a path, hidden names and empty names are refused.
+ */
+export function safeFileName(original: string): string {
+  if (/[/\\]/.test(original) || original.includes('\0')) throw badRequest(`invalid file name "${original.slice(0, 100)}": it must not contain a path`);
+  const name = original.normalize('NFC').trim().replace(/\s+/g, '-').replace(/[^\p{L}\p{N}._-]/gu, '-').replace(/-{2,}/g, '-');
+  if (name === '' || name.startsWith('.')) throw badRequest(`invalid file name "${original.slice(0, 100)}": empty or starting with a dot`);
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) throw badRequest(`invalid file name: longer than ${MAX_NAME_BYTES} bytes`);
+  return name;
+}
+
+/** Whether a name taken from a URL could be one of ours (no traversal, no hidden files). */
+export function isServableName(name: string): boolean {
+  return /^[\p{L}\p{N}_-][\p{L}\p{N}._-]*$/u.test(name);
+}
+
+/** Refuses extensions not in upload.extensions (unless it holds "*"). */
+export function checkExtension(name: string, allowed: string[]): void {
+  if (allowed.includes('*')) return;
+  const ext = extensionOf(name);
+  if (!allowed.includes(ext)) {
+    throw badRequest(`files of type "${ext ? `.${ext}` : 'without extension'}" are not allowed (allowed: ${allowed.map((e) => `.${e}`).join(', ') || 'none'})`);
+  }
+}
+
+const randomSuffix = () => Array.from({ length: 6 }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'[randomInt(36)]).join('');
+
+/**
+ * Writes the upload under a name nobody uses yet (in the table, on disk, or as a thumbnail):
+ * the safe name itself, else with a "_xxxxxx" suffix before the extension. Files are created
+ * exclusively, so two uploads of the same name cannot overwrite each other.
+ */
+export async function writeUnique(dir: string, name: string, data: ReadableStream<Uint8Array>, taken: (n: string) => boolean): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const ext = extensionOf(name);
+  const stem = ext ? name.slice(0, -(ext.length + 1)) : name;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const candidate = attempt === 0 ? name : `${stem}_${randomSuffix()}${ext ? `.${ext}` : ''}`;
+    if (taken(candidate) || existsSync(join(dir, THUMB_PREFIX + candidate))) continue;
+    let fh;
+    try {
+      fh = await open(join(dir, candidate), 'wx');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw e;
+    }
+    try {
+      for await (const chunk of data as unknown as AsyncIterable<Uint8Array>) await fh.write(chunk);
+    } catch (e) {
+      await fh.close();
+      await removeFile(dir, candidate);
+      throw e;
+    }
+    await fh.close();
+    return candidate;
+  }
+  throw new Error(`no free file name found for ${name}`);
+}
+
+/** A 250-px-wide PNG thumbnail `thumb_<name>`; returns the image's size. Throws a 400 when the image cannot be read. */
+export async function makeThumbnail(dir: string, name: string): Promise<{ width: number; height: number }> {
+  try {
+    const file = join(dir, name);
+    const info = await sharp(file).metadata();
+    await sharp(file).resize({ width: THUMB_WIDTH }).png().toFile(join(dir, THUMB_PREFIX + name));
+    return { width: info.width ?? 0, height: info.height ?? 0 };
+  } catch (e) {
+    throw badRequest(`the image could not be read: ${(e as Error).message}`);
+  }
+}
+
+export async function removeFile(dir: string, name: string): Promise<void> {
+  try {
+    await unlink(join(dir, name));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
+const SERVE_TYPES: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif',
+  ico: 'image/x-icon', bmp: 'image/bmp', svg: 'image/svg+xml', pdf: 'application/pdf', txt: 'text/plain; charset=utf-8',
+  csv: 'text/csv; charset=utf-8', json: 'application/json', zip: 'application/zip', mp3: 'audio/mpeg', mp4: 'video/mp4',
+  webm: 'video/webm', ogg: 'audio/ogg', wav: 'audio/wav', woff: 'font/woff', woff2: 'font/woff2',
+  html: 'text/html; charset=utf-8', htm: 'text/html; charset=utf-8', xhtml: 'application/xhtml+xml', xml: 'application/xml',
+};
+/** Types a browser would run scripts in: never rendered from our origin. */
+const ACTIVE_EXTENSIONS = ['svg', 'html', 'htm', 'xhtml', 'xml'];
+
+/** Response headers for a stored file, by its extension (never the client-supplied type). */
+export function servingHeaders(name: string): Record<string, string> {
+  const ext = extensionOf(name);
+  const headers: Record<string, string> = {
+    'Content-Type': SERVE_TYPES[ext] ?? 'application/octet-stream',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'public, max-age=86400',
+  };
+  if (ACTIVE_EXTENSIONS.includes(ext)) {
+    headers['Content-Security-Policy'] = 'sandbox';
+    headers['Content-Disposition'] = `attachment; filename="${name.replace(/[^\x20-\x7e]|"/g, '_')}"`;
+  }
+  return headers;
+}

@@ -1,0 +1,138 @@
+// /api/media (list, upload, get, delete) and the public file route under
+// upload.filesystem.upload_uri (default /uploads), read per request so a settings change applies.
+import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { AppContext } from '../context.ts';
+import { ok } from '../http/envelope.ts';
+import { badRequest, notFound } from '../http/errors.ts';
+import type { AppEnv } from '../http/types.ts';
+import { pathId } from '../http/validate.ts';
+import {
+  THUMBNAIL_EXTENSIONS, THUMB_PREFIX, checkExtension, extensionOf, isServableName, makeThumbnail, removeFile,
+  safeFileName, servingHeaders, writeUnique,
+} from './files.ts';
+import { MediaStore, type MediaRow } from './store.ts';
+
+const PROVIDER = 'filesystem';
+/** Room for the multipart framing around the file itself. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+const CONTENT_TYPE_RE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
+
+export function registerMediaRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: AppContext): void {
+  const { auth, settings } = ctx;
+  const store = new MediaStore(ctx.db);
+  const dir = ctx.config.uploadsPath;
+  const uploadUri = () => '/' + settings.str('upload.filesystem.upload_uri').replace(/^\/+|\/+$/g, '');
+  const fileUrl = (name: string) => `${settings.rootUrl()}${uploadUri()}/${name}`;
+  const toMedia = (r: MediaRow) => ({
+    id: r.id,
+    uuid: r.uuid,
+    filename: r.filename,
+    content_type: r.content_type,
+    created_at: r.created_at,
+    thumb_url: r.thumb ? fileUrl(r.thumb) : null,
+    provider: r.provider,
+    meta: JSON.parse(r.meta),
+    url: fileUrl(r.filename),
+  });
+
+  api.get('/media', auth('media:get'), (c) => {
+    const query = (c.req.query('query') ?? '').trim();
+    return ok(c, store.list(settings.str('upload.provider'), query).map(toMedia));
+  });
+
+  api.get('/media/:id', auth('media:get'), (c) => {
+    const row = store.get(pathId(c));
+    if (!row) throw notFound('media not found');
+    return ok(c, toMedia(row));
+  });
+
+  api.post('/media', auth('media:manage'), async (c, next) => {
+    const maxKb = settings.num('upload.max_file_size');
+    // The body is read up to the limit and no further (the limit is a setting, so per request).
+    // The rest of a refused body is never read, so the connection cannot be reused.
+    const limit = bodyLimit({
+      maxSize: maxKb * 1024 + MULTIPART_OVERHEAD,
+      onError: (c) => c.json({ message: tooBig(maxKb).message }, 400, { Connection: 'close' }),
+    });
+    return limit(c, next);
+  }, async (c) => {
+    if (settings.str('upload.provider') !== PROVIDER) throw badRequest('listmgr stores media on the file system only: set upload.provider to "filesystem"');
+    const file = await uploadedFile(c);
+    const maxKb = settings.num('upload.max_file_size');
+    if (file.size > maxKb * 1024) throw tooBig(maxKb);
+    const name = safeFileName(file.name);
+    checkExtension(name, settings.get<string[]>('upload.extensions'));
+
+    const stored = await writeUnique(dir, name, file.stream(), (n) => store.nameTaken(n));
+    const ext = extensionOf(stored);
+    let thumb: string | null = null;
+    let meta = {};
+    try {
+      if (THUMBNAIL_EXTENSIONS.includes(ext)) {
+        meta = await makeThumbnail(dir, stored);
+        thumb = THUMB_PREFIX + stored;
+      } else if (ext === 'svg') thumb = stored;
+      const contentType = CONTENT_TYPE_RE.test(file.type) ? file.type.toLowerCase() : 'application/octet-stream';
+      const row = store.insert({ uuid: randomUUID(), provider: PROVIDER, filename: stored, contentType, thumb, meta });
+      ctx.log.info(`media ${stored} uploaded by ${c.get('user').username}`);
+      return ok(c, toMedia(row));
+    } catch (e) {
+      await removeFile(dir, stored);
+      if (thumb && thumb !== stored) await removeFile(dir, thumb);
+      throw e;
+    }
+  });
+
+  api.delete('/media/:id', auth('media:manage'), async (c) => {
+    const row = store.get(pathId(c));
+    if (!row) throw notFound('media not found');
+    store.delete(row.id);
+    await removeFile(dir, row.filename);
+    if (row.thumb && row.thumb !== row.filename) await removeFile(dir, row.thumb);
+    ctx.log.info(`media ${row.filename} deleted by ${c.get('user').username}`);
+    return ok(c, true);
+  });
+
+  // Public files: GET/HEAD <upload_uri>/<filename>.
+  app.use('*', async (c, next) => {
+    const prefix = uploadUri() + '/';
+    if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || !c.req.path.startsWith(prefix)) return next();
+    let name: string;
+    try {
+      name = decodeURIComponent(c.req.path.slice(prefix.length));
+    } catch {
+      return next();
+    }
+    if (!isServableName(name)) return next();
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (!info?.isFile()) return next();
+    const headers = { ...servingHeaders(name), 'Content-Length': String(info.size) };
+    if (c.req.method === 'HEAD') return c.body(null, 200, headers);
+    return c.body(Readable.toWeb(createReadStream(path)) as ReadableStream, 200, headers);
+  });
+}
+
+function tooBig(maxKb: number) {
+  return badRequest(`the file is larger than the upload limit of ${maxKb} KB (upload.max_file_size)`);
+}
+
+async function uploadedFile(c: Context<AppEnv>): Promise<File> {
+  const type = (c.req.header('content-type') ?? '').toLowerCase();
+  if (!type.startsWith('multipart/form-data')) throw badRequest('send the file as multipart/form-data in a field named "file"');
+  let form: FormData;
+  try {
+    form = await c.req.formData();
+  } catch {
+    throw badRequest('invalid multipart form body');
+  }
+  const file = form.get('file');
+  if (!(file instanceof File)) throw badRequest('"file" is required: a multipart form field holding the file');
+  return file;
+}

@@ -1,0 +1,264 @@
+// The subscriber-facing surface: /api/public/* and the server-rendered /subscription/* pages.
+// Nothing here changes state on a GET (mail scanners follow links); one click (a POST) does.
+// Answers never reveal whether an address was already subscribed. Rate-limited per client.
+import type { Context, Hono } from 'hono';
+import type { AppContext } from '../context.ts';
+import { readBody, type Body } from '../http/body.ts';
+import { ok } from '../http/envelope.ts';
+import { badRequest, HttpError, notFound } from '../http/errors.ts';
+import { escapeHtml, sendPage } from '../http/page.ts';
+import { clientAddress, RateLimiter, rateLimit } from '../http/rate-limit.ts';
+import type { AppEnv } from '../http/types.ts';
+import { optString, optStringArray, parseBool } from '../http/validate.ts';
+import { exportableSections } from '../subscribers/routes.ts';
+import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.ts';
+import { sendOptinQuietly } from '../subscribers/optin.ts';
+import { audienceFor, type Audience } from '../subscribers/service.ts';
+import type { SubscriberRow } from '../subscribers/store.ts';
+import { t } from './i18n.ts';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_PUBLIC_NAME_BYTES = 2000;
+const MAX_PREFS_NAME_CHARS = 256;
+
+/** Renders a page error; thrown by page handlers and turned into a page by `pageRoute`. */
+class PageError extends Error {
+  constructor(readonly status: 400 | 404 | 500, message: string) {
+    super(message);
+  }
+}
+
+function publicLimiter(ctx: AppContext, limiter: RateLimiter, onLimited?: (c: Context, retry: number) => Response) {
+  return rateLimit({
+    limiter,
+    scope: 'public',
+    perMinute: () => ctx.settings.num('security.public_rate_limit'),
+    trustedProxies: () => (ctx.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [],
+    onLimited,
+  });
+}
+
+/** The one subscription path of the public API and the form. */
+async function subscribePublic(ctx: AppContext, a: Audience, email: unknown, rawName: string | undefined, listUuids: string[]): Promise<{ hasOptin: boolean }> {
+  if (!listUuids.length) throw badRequest('no lists given: choose one or more lists');
+  const address = validateEmail(email, domainRules(ctx.settings));
+  const name = rawName?.trim() || nameFromEmail(address, 'local');
+  if (Buffer.byteLength(name) > MAX_PUBLIC_NAME_BYTES) throw badRequest(`invalid "name": longer than ${MAX_PUBLIC_NAME_BYTES} bytes`);
+  // Only public, active lists can be joined here; unknown, private and archived UUIDs are ignored.
+  const lists = a.lists.rowsByUuids(listUuids.filter((u) => UUID_RE.test(u)).map((u) => u.toLowerCase()))
+    .filter((l) => l.type === 'public' && l.status === 'active');
+  if (!lists.length) throw badRequest('none of the given lists can be subscribed to');
+  const { id } = a.subscribers.subscribePublic(address, name, lists.map((l) => l.id));
+  await sendOptinQuietly(ctx, a.subscribers, id, lists.map((l) => l.id));
+  // Derived from the request alone, so the answer is the same for new and known addresses.
+  return { hasOptin: ctx.settings.bool('app.send_optin_confirmation') && lists.some((l) => l.optin === 'double') };
+}
+
+export function registerPublicRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
+  const a = audienceFor(ctx);
+  api.use('/public/*', publicLimiter(ctx, apiLimiter(ctx)));
+
+  api.get('/public/lists', (c) => c.json(a.lists.publicLists().map((l) => ({ uuid: l.uuid, name: l.name }))));
+
+  api.post('/public/subscription', async (c) => {
+    if (!ctx.settings.bool('app.enable_public_subscription_page')) throw badRequest('public subscriptions are disabled');
+    const b = await readBody(c);
+    const uuids = optStringArray(b, 'list_uuids') ?? optStringArray(b, 'l') ?? [];
+    const { hasOptin } = await subscribePublic(ctx, a, b.email, optString(b, 'name'), uuids);
+    return ok(c, { has_optin: hasOptin });
+  });
+}
+
+/** One limiter per app, shared by the public API and the pages. */
+const limiters = new WeakMap<AppContext, RateLimiter>();
+function apiLimiter(ctx: AppContext): RateLimiter {
+  let l = limiters.get(ctx);
+  if (!l) limiters.set(ctx, (l = new RateLimiter()));
+  return l;
+}
+
+export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
+  const a = audienceFor(ctx);
+  const s = ctx.settings;
+
+  const page = (c: Context, title: string, body: string, status: 200 | 400 | 404 | 429 | 500 = 200) => {
+    c.header('X-Robots-Tag', 'noindex');
+    return sendPage(c, {
+      title, body, siteName: s.str('app.site_name'), logoUrl: s.str('app.logo_url') || undefined,
+      faviconUrl: s.str('app.favicon_url') || undefined, customCss: s.str('appearance.public.custom_css') || undefined,
+    }, status);
+  };
+  const message = (c: Context, title: string, text: string, status: 200 | 400 | 404 | 429 | 500 = 200) =>
+    page(c, title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`, status);
+
+  /** Wraps a page handler: errors become message pages with their status, never JSON. */
+  const pageRoute = (fn: (c: Context<AppEnv>) => Response | Promise<Response>) => async (c: Context<AppEnv>) => {
+    try {
+      return await fn(c);
+    } catch (e) {
+      if (e instanceof PageError) return message(c, t('error.title'), e.message, e.status);
+      if (e instanceof HttpError && e.status < 500) return message(c, t('error.title'), e.message, e.status === 404 ? 404 : 400);
+      ctx.log.error(`${c.req.method} ${c.req.path} failed: ${(e as Error).stack ?? e}`);
+      return message(c, t('error.title'), t('form.rejected'), 500);
+    }
+  };
+
+  const subscriberOf = (c: Context): SubscriberRow => {
+    const uuid = c.req.param('subUUID') ?? '';
+    if (!UUID_RE.test(uuid)) throw new PageError(400, t('error.badUuid'));
+    const sub = a.subscribers.rowByUuid(uuid.toLowerCase());
+    if (!sub) throw new PageError(404, t('error.notFound'));
+    return sub;
+  };
+
+  app.use('/subscription/*', publicLimiter(ctx, apiLimiter(ctx), (c) => message(c, t('error.title'), t('error.tooMany'), 429)));
+
+  // Subscription form ---------------------------------------------------------------------
+  app.get('/subscription/form', pageRoute((c) => {
+    if (!s.bool('app.enable_public_subscription_page')) return message(c, t('form.title'), t('form.disabled'), 404);
+    const lists = a.lists.publicLists();
+    if (!lists.length) return message(c, t('form.title'), t('form.noLists'));
+    const boxes = lists.map((l) => `<label class="check"><input type="checkbox" name="l" value="${escapeHtml(l.uuid)}" checked>
+<span>${escapeHtml(l.name)}${l.description ? `<br><span class="muted">${escapeHtml(l.description)}</span>` : ''}</span></label>`).join('\n');
+    return page(c, t('form.title'), `<h1>${escapeHtml(t('form.title'))}</h1><p>${escapeHtml(t('form.intro'))}</p>
+<form method="post" action="/subscription/form">
+<label for="email">${escapeHtml(t('form.email'))}</label><input type="email" id="email" name="email" required autocomplete="email">
+<label for="name">${escapeHtml(t('form.name'))}</label><input type="text" id="name" name="name" autocomplete="name">
+<div style="position:absolute;left:-9999px" aria-hidden="true"><input type="text" name="nonce" tabindex="-1" autocomplete="off"></div>
+<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('form.lists'))}</legend>${boxes}</fieldset>
+<button type="submit">${escapeHtml(t('form.submit'))}</button>
+</form>${s.bool('app.enable_public_archive') ? `<footer><a href="/archive">${escapeHtml(t('form.archive'))}</a></footer>` : ''}`);
+  }));
+
+  app.post('/subscription/form', pageRoute(async (c) => {
+    if (!s.bool('app.enable_public_subscription_page')) throw notFound('public subscriptions are disabled');
+    const b = await readBody(c);
+    // A filled honeypot is a bot: refuse without subscribing anyone.
+    if (optString(b, 'nonce')) return message(c, t('error.title'), t('form.rejected'), 400);
+    const { hasOptin } = await subscribePublic(ctx, a, b.email, optString(b, 'name'), optStringArray(b, 'l') ?? []);
+    const next = optString(b, 'next');
+    const trusted = (s.get<unknown>('security.trusted_urls') as string[] | undefined) ?? [];
+    if (next && next !== '*' && trusted.includes(next)) return c.redirect(next, 303);
+    return message(c, t('form.title'), hasOptin ? t('form.checkInbox') : t('form.subscribed'));
+  }));
+
+  // Double opt-in confirmation: GET shows the page, POST with confirm=true confirms.
+  const optin = pageRoute(async (c) => {
+    const sub = subscriberOf(c);
+    const b: Body = c.req.method === 'POST' ? await readBody(c) : {};
+    const uuids = [...(c.req.queries('l') ?? []), ...(optStringArray(b, 'l') ?? [])];
+    if (uuids.some((u) => !UUID_RE.test(u))) throw new PageError(400, t('error.badUuid'));
+    const pending = a.subscribers.pendingConfirmation(sub.id, [...new Set(uuids.map((u) => u.toLowerCase()))]);
+    if (!pending.length) return message(c, t('optin.title'), t('optin.nothing'));
+    const confirm = c.req.method === 'POST' && (parseBool(typeof b.confirm === 'string' ? b.confirm : undefined) ?? b.confirm === true);
+    if (confirm) {
+      a.subscribers.confirm(sub.id, pending.map((l) => l.id), optinEvidence(c, ctx));
+      return message(c, t('optin.title'), t('optin.done'));
+    }
+    return page(c, t('optin.title'), `<h1>${escapeHtml(t('optin.title'))}</h1><p>${escapeHtml(t('optin.intro'))}</p>
+<ul>${pending.map((l) => `<li>${escapeHtml(l.type === 'private' ? t('optin.privateList') : l.name)}</li>`).join('')}</ul>
+<form method="post" action="/subscription/optin/${escapeHtml(sub.uuid)}">
+${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}">`).join('\n')}
+<input type="hidden" name="confirm" value="true">
+<button type="submit">${escapeHtml(t('optin.confirm'))}</button>
+</form>`);
+  });
+  app.get('/subscription/optin/:subUUID', optin);
+  app.post('/subscription/optin/:subUUID', optin);
+
+  // Self-service export (mailed to the subscriber) and wipe.
+  app.post('/subscription/export/:subUUID', pageRoute(async (c) => {
+    const sub = subscriberOf(c);
+    if (!s.bool('privacy.allow_export')) throw new PageError(400, t('data.exportDisabled'));
+    const data = a.subscribers.exportData(sub.id, exportableSections(ctx));
+    await ctx.mailer.send('email', {
+      from: s.str('app.from_email'), to: [sub.email], subject: t('data.exportSubject'), text: t('data.exportBody'),
+      attachments: [{ filename: 'data.json', content: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json' }],
+    });
+    return message(c, t('data.title'), t('data.exported'));
+  }));
+
+  app.post('/subscription/wipe/:subUUID', pageRoute((c) => {
+    const sub = subscriberOf(c);
+    if (!s.bool('privacy.allow_wipe')) throw new PageError(400, t('data.wipeDisabled'));
+    a.subscribers.delete([sub.id]);
+    return message(c, t('data.title'), t('data.wiped'));
+  }));
+
+  // Unsubscribe and preferences.
+  app.get('/subscription/:campUUID/:subUUID', pageRoute((c) => {
+    const campUuid = c.req.param('campUUID') ?? '';
+    if (!UUID_RE.test(campUuid)) throw new PageError(400, t('error.badUuid'));
+    const sub = subscriberOf(c);
+    if (sub.status === 'blocklisted') return message(c, t('unsub.title'), t('unsub.blocklisted'));
+    const action = `/subscription/${escapeHtml(campUuid)}/${escapeHtml(sub.uuid)}`;
+    const blocklistBox = s.bool('privacy.allow_blocklist')
+      ? `<label class="check"><input type="checkbox" name="blocklist" value="true"><span>${escapeHtml(t('unsub.blocklist'))}</span></label>` : '';
+    const dataForms = [
+      s.bool('privacy.allow_export') ? `<form method="post" action="/subscription/export/${escapeHtml(sub.uuid)}"><button class="secondary" type="submit">${escapeHtml(t('data.export'))}</button></form>` : '',
+      s.bool('privacy.allow_wipe') ? `<form method="post" action="/subscription/wipe/${escapeHtml(sub.uuid)}"><button class="danger" type="submit">${escapeHtml(t('data.wipe'))}</button></form>` : '',
+    ].join('');
+    const dataSection = dataForms ? `<h2>${escapeHtml(t('data.title'))}</h2>${dataForms}` : '';
+    if (parseBool(c.req.query('manage')) === true && s.bool('privacy.allow_preferences')) {
+      const subs = a.subscribers.get(sub.id)?.lists.filter((l) => l.type !== 'private' && l.subscription_status !== 'unsubscribed') ?? [];
+      return page(c, t('prefs.title'), `<h1>${escapeHtml(t('prefs.title'))}</h1>
+<form method="post" action="${action}">
+<input type="hidden" name="manage" value="true">
+<label for="name">${escapeHtml(t('prefs.name'))}</label><input type="text" id="name" name="name" value="${escapeHtml(sub.name)}" maxlength="${MAX_PREFS_NAME_CHARS}" required>
+<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('prefs.lists'))}</legend>
+${subs.map((l) => `<label class="check"><input type="checkbox" name="l" value="${escapeHtml(l.uuid)}" checked><span>${escapeHtml(l.name)}</span></label>`).join('\n')}
+</fieldset>${blocklistBox}
+<button type="submit">${escapeHtml(t('prefs.save'))}</button>
+</form>${dataSection}`);
+    }
+    return page(c, t('unsub.title'), `<h1>${escapeHtml(t('unsub.title'))}</h1><p>${escapeHtml(t('unsub.intro'))}</p>
+<form method="post" action="${action}">${blocklistBox}
+<button type="submit">${escapeHtml(t('unsub.submit'))}</button>
+</form>${s.bool('privacy.allow_preferences') ? `<p><a href="${action}?manage=true">${escapeHtml(t('unsub.manage'))}</a></p>` : ''}${dataSection}`);
+  }));
+
+  // Also the RFC 8058 one-click target (body List-Unsubscribe=One-Click: no `manage`).
+  app.post('/subscription/:campUUID/:subUUID', pageRoute(async (c) => {
+    const campUuid = c.req.param('campUUID') ?? '';
+    if (!UUID_RE.test(campUuid)) throw new PageError(400, t('error.badUuid'));
+    const sub = subscriberOf(c);
+    const b = await readBody(c);
+    const manage = flag(b.manage);
+    const blocklist = s.bool('privacy.allow_blocklist') && flag(b.blocklist);
+    if (blocklist) {
+      a.subscribers.blocklist([sub.id]);
+      return message(c, t('unsub.title'), t('unsub.blocklisted'));
+    }
+    if (!manage) {
+      // The campaign's lists; for opt-in mails (zero UUID) or unknown campaigns, every list.
+      const lists = a.subscribers.campaignLists(campUuid.toLowerCase());
+      if (lists.length) a.subscribers.unsubscribe(sub.id, lists);
+      else a.subscribers.unsubscribeAll(sub.id);
+      return message(c, t('unsub.title'), t('unsub.done'));
+    }
+    if (!s.bool('privacy.allow_preferences')) throw new PageError(400, t('prefs.disabled'));
+    const name = (optString(b, 'name') ?? '').trim();
+    if ([...name].length < 1 || [...name].length > MAX_PREFS_NAME_CHARS) throw new PageError(400, t('prefs.badName'));
+    const keep = (optStringArray(b, 'l') ?? optStringArray(b, 'list_uuids') ?? []).map((u) => u.toLowerCase());
+    a.subscribers.savePreferences(sub.id, name, keep);
+    return message(c, t('prefs.title'), t('prefs.saved'));
+  }));
+}
+
+/** A form or JSON boolean ("true", "on", true). */
+function flag(v: unknown): boolean {
+  if (v === true) return true;
+  if (Array.isArray(v)) return v.some(flag);
+  return typeof v === 'string' && (parseBool(v) === true || v === 'on');
+}
+
+/** What an opt-in confirmation records: when, and (if the privacy setting allows) from where. */
+function optinEvidence(c: Context, ctx: AppContext): Record<string, string> {
+  const evidence: Record<string, string> = { confirmed_at: new Date().toISOString() };
+  if (ctx.settings.bool('privacy.record_optin_ip')) {
+    evidence.optin_ip = clientAddress(c, (ctx.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? []);
+    evidence.optin_user_agent = (c.req.header('user-agent') ?? '').slice(0, 500);
+  }
+  return evidence;
+}
+

@@ -1,0 +1,5 @@
+// Segment expressions: listmonk's Postgres-flavoured subscriber filters (`query` parameter),
+// parsed, checked against allow-lists and translated into parameterised SQLite.
+export { SegmentError } from './errors.ts';
+export { translateSegment, type TranslateOptions, type TranslatedSegment } from './translate.ts';
+export { registerSegmentFunctions } from './functions.ts';

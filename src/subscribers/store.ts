@@ -1,0 +1,545 @@
+// Subscribers and subscriptions: every SQL statement of the domain and the rules of how
+// subscriptions change. Reads that take user filters (segments, search) run on the read-only
+// connection; every change runs on the writer, by id, in one transaction.
+import { randomUUID } from 'node:crypto';
+import type { DB } from '../db/connection.ts';
+import { statementCache, type Prepare } from '../db/statements.ts';
+import { conflict } from '../http/errors.ts';
+import type { ListRow } from '../lists/store.ts';
+
+export const SUBSCRIBER_STATUSES = ['enabled', 'disabled', 'blocklisted'] as const;
+export const SUBSCRIPTION_STATUSES = ['unconfirmed', 'confirmed', 'unsubscribed'] as const;
+export const LIST_ACTIONS = ['add', 'remove', 'unsubscribe'] as const;
+export type SubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export type ListAction = (typeof LIST_ACTIONS)[number];
+/** How a subscription was made (consent record). */
+export type SubscriptionSource = 'api' | 'import' | 'form' | 'admin';
+
+export const SUBSCRIBER_ORDER_COLUMNS = {
+  email: 'subscribers.email',
+  status: 'subscribers.status',
+  name: 'subscribers.name',
+  created_at: 'subscribers.created_at',
+  updated_at: 'subscribers.updated_at',
+} as const;
+
+export interface SubscriberRow {
+  id: number;
+  uuid: string;
+  email: string;
+  name: string;
+  attribs: string;
+  status: SubscriberStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Subscription {
+  subscription_status: SubscriptionStatus;
+  subscription_created_at: string;
+  subscription_updated_at: string;
+  subscription_source: string;
+  subscription_meta: Record<string, unknown>;
+  id: number;
+  uuid: string;
+  name: string;
+  type: string;
+  optin: string;
+  status: string;
+  tags: string[];
+  description?: string;
+  created_at: string;
+  updated_at: string;
+  restricted?: true;
+}
+
+export interface Subscriber {
+  id: number;
+  created_at: string;
+  updated_at: string;
+  uuid: string;
+  email: string;
+  name: string;
+  attribs: Record<string, unknown>;
+  status: SubscriberStatus;
+  lists: Subscription[];
+}
+
+/** Which subscribers a read or a by-query change is about. */
+export interface SubscriberFilter {
+  /** Members of any of these lists; null: no list filter. */
+  lists: number[] | null;
+  /** Applies to the list filter only. */
+  subscriptionStatus?: SubscriptionStatus;
+  search?: string;
+  /** A translated segment expression (parenthesised SQL over `subscribers`). */
+  segment?: { sql: string; params: unknown[] };
+  ids?: number[];
+}
+
+export interface SubscriberOrder {
+  column: string;
+  dir: 'ASC' | 'DESC';
+}
+
+export interface SubscriberFields {
+  email: string;
+  name: string;
+  status: SubscriberStatus;
+  attribs: Record<string, unknown>;
+}
+
+type SubscriptionJoinRow = ListRow & {
+  subscriber_id: number;
+  subscription_status: SubscriptionStatus;
+  subscription_created_at: string;
+  subscription_updated_at: string;
+  subscription_source: string;
+  subscription_meta: string;
+};
+
+const SUBSCRIPTION_COLUMNS = `sl.subscriber_id, sl.status AS subscription_status, sl.created_at AS subscription_created_at,
+  sl.updated_at AS subscription_updated_at, sl.source AS subscription_source, sl.meta AS subscription_meta, l.*`;
+
+/** Ids go to SQLite as one JSON array per statement, in chunks of this many. */
+const CHUNK = 5000;
+
+const SQL = {
+  total: 'SELECT n FROM subscriber_total WHERE id = 1',
+  listTotal: 'SELECT COALESCE(SUM(n), 0) FROM list_subscriber_counts WHERE list_id = ?',
+  listStatusTotal: 'SELECT COALESCE(SUM(n), 0) FROM list_subscriber_counts WHERE list_id = ? AND status = ?',
+  byId: 'SELECT * FROM subscribers WHERE id = ?',
+  byUuid: 'SELECT * FROM subscribers WHERE uuid = ?',
+  byEmail: 'SELECT * FROM subscribers WHERE email = ?',
+  byIds: 'SELECT * FROM subscribers WHERE id IN (SELECT value FROM json_each(?))',
+  subscriptionsOf: `SELECT ${SUBSCRIPTION_COLUMNS} FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
+    WHERE sl.subscriber_id IN (SELECT value FROM json_each(?)) ORDER BY sl.subscriber_id, l.id`,
+  insert: `INSERT INTO subscribers (uuid, email, name, attribs, status, created_at, updated_at)
+    VALUES (@uuid, @email, @name, @attribs, @status, @now, @now)`,
+  update: `UPDATE subscribers SET email = @email, name = @name, attribs = @attribs, status = @status, updated_at = @now
+    WHERE id = @id`,
+  updateName: 'UPDATE subscribers SET name = ?, updated_at = ? WHERE id = ?',
+  emailOwner: 'SELECT id FROM subscribers WHERE email = ? AND id != ?',
+  // Subscribing with "keep" rules (create, PUT/PATCH): existing confirmed and unsubscribed
+  // rows stay; a blocklisted subscriber's rows are all unsubscribed (excluded.status).
+  subscribeKeep: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    SELECT @sid, id, @status, @source, @now, @now FROM lists WHERE id = @lid
+    ON CONFLICT (subscriber_id, list_id) DO UPDATE SET
+      status = CASE WHEN excluded.status = 'unsubscribed' THEN 'unsubscribed'
+                    WHEN subscriber_lists.status IN ('confirmed', 'unsubscribed') THEN subscriber_lists.status
+                    ELSE excluded.status END,
+      updated_at = excluded.updated_at`,
+  // Public re-subscription: confirmed stays, anything else asks for confirmation again;
+  // a blocklisted subscriber (excluded.status unsubscribed) is left as is.
+  subscribePublic: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    SELECT @sid, id, @status, @source, @now, @now FROM lists WHERE id = @lid
+    ON CONFLICT (subscriber_id, list_id) DO UPDATE SET
+      status = CASE WHEN excluded.status = 'unsubscribed' OR subscriber_lists.status = 'confirmed' THEN subscriber_lists.status
+                    ELSE 'unconfirmed' END,
+      updated_at = excluded.updated_at`,
+  dropOtherLists: `DELETE FROM subscriber_lists WHERE subscriber_id = @sid
+    AND list_id NOT IN (SELECT value FROM json_each(@keep)) AND (@all OR list_id IN (SELECT value FROM json_each(@manageable)))`,
+  // Bulk list changes: @ids and @lists are JSON arrays.
+  addOverwrite: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    SELECT s.id, l.id, @status, @source, @now, @now FROM json_each(@ids) j JOIN subscribers s ON s.id = j.value
+    JOIN lists l ON l.id IN (SELECT value FROM json_each(@lists)) WHERE true
+    ON CONFLICT (subscriber_id, list_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
+  addMissing: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    SELECT s.id, l.id, @status, @source, @now, @now FROM json_each(@ids) j JOIN subscribers s ON s.id = j.value
+    JOIN lists l ON l.id IN (SELECT value FROM json_each(@lists)) WHERE true
+    ON CONFLICT (subscriber_id, list_id) DO NOTHING`,
+  removeFromLists: `DELETE FROM subscriber_lists WHERE subscriber_id IN (SELECT value FROM json_each(@ids))
+    AND list_id IN (SELECT value FROM json_each(@lists))`,
+  unsubscribeFromLists: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = @now
+    WHERE subscriber_id IN (SELECT value FROM json_each(@ids)) AND list_id IN (SELECT value FROM json_each(@lists))
+    AND status != 'unsubscribed'`,
+  unsubscribeAll: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = @now
+    WHERE subscriber_id IN (SELECT value FROM json_each(@ids)) AND status != 'unsubscribed'`,
+  blocklist: `UPDATE subscribers SET status = 'blocklisted', updated_at = @now WHERE id IN (SELECT value FROM json_each(@ids))`,
+  delete: 'DELETE FROM subscribers WHERE id IN (SELECT value FROM json_each(?))',
+  deleteAll: 'DELETE FROM subscribers',
+  // Subscribers outside the given lists (the per-id access check of restricted callers).
+  outsideLists: `SELECT j.value FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM subscriber_lists sl
+    WHERE sl.subscriber_id = j.value AND sl.list_id IN (SELECT value FROM json_each(?))) LIMIT 1`,
+  existingIds: 'SELECT id FROM subscribers WHERE id IN (SELECT value FROM json_each(?))',
+  // Opt-in: pending subscriptions (double opt-in lists only for the mail; any list for the page).
+  pendingDoubleOptin: `SELECT l.* FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
+    WHERE sl.subscriber_id = @sid AND sl.status = 'unconfirmed' AND l.optin = 'double'
+    AND (@any OR l.id IN (SELECT value FROM json_each(@lists))) ORDER BY l.id`,
+  pendingAny: `SELECT l.* FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
+    WHERE sl.subscriber_id = @sid AND sl.status = 'unconfirmed'
+    AND (@any OR l.uuid IN (SELECT value FROM json_each(@uuids))) ORDER BY l.id`,
+  confirm: `UPDATE subscriber_lists SET status = 'confirmed', updated_at = @now, meta = json_patch(meta, @meta)
+    WHERE subscriber_id = @sid AND status = 'unconfirmed' AND list_id IN (SELECT value FROM json_each(@lists))`,
+  campaignLists: `SELECT cl.list_id FROM campaign_lists cl JOIN campaigns c ON c.id = cl.campaign_id
+    WHERE c.uuid = ? AND cl.list_id IS NOT NULL`,
+  unsubscribeNonPrivateExcept: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = @now
+    WHERE subscriber_id = @sid AND status != 'unsubscribed'
+    AND list_id IN (SELECT id FROM lists WHERE type != 'private' AND uuid NOT IN (SELECT value FROM json_each(@keep)))`,
+  exportSubscriptions: `SELECT sl.status AS subscription_status, CASE WHEN l.type = 'private' THEN 'Private list' ELSE l.name END AS name,
+    l.type, sl.created_at, sl.source, sl.meta FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
+    WHERE sl.subscriber_id = ? ORDER BY l.id`,
+  exportViews: `SELECT c.subject AS campaign, COUNT(*) AS views FROM campaign_views v JOIN campaigns c ON c.id = v.campaign_id
+    WHERE v.subscriber_id = ? GROUP BY c.id ORDER BY c.id`,
+  exportClicks: `SELECT k.url, COUNT(*) AS clicks FROM link_clicks lc JOIN links k ON k.id = lc.link_id
+    WHERE lc.subscriber_id = ? GROUP BY k.id ORDER BY k.id`,
+  activityViews: `SELECT c.id, c.uuid, c.name, c.subject, COUNT(*) AS view_count, MAX(v.created_at) AS last_viewed_at
+    FROM campaign_views v JOIN campaigns c ON c.id = v.campaign_id WHERE v.subscriber_id = ?
+    GROUP BY c.id ORDER BY last_viewed_at DESC`,
+  activityClicks: `SELECT k.id AS link_id, k.url, c.id AS campaign_id, c.uuid AS campaign_uuid, c.name AS campaign_name,
+    c.subject AS campaign_subject, COUNT(*) AS click_count, MAX(lc.created_at) AS last_clicked_at
+    FROM link_clicks lc JOIN links k ON k.id = lc.link_id LEFT JOIN campaigns c ON c.id = lc.campaign_id
+    WHERE lc.subscriber_id = ? GROUP BY k.id, c.id ORDER BY last_clicked_at DESC`,
+  bounces: `SELECT b.id, b.type, b.source, b.meta, b.created_at, s.email, s.uuid AS subscriber_uuid, s.id AS subscriber_id,
+    s.status AS subscriber_status, c.id AS campaign_id, c.name AS campaign_name
+    FROM bounces b JOIN subscribers s ON s.id = b.subscriber_id LEFT JOIN campaigns c ON c.id = b.campaign_id
+    WHERE b.subscriber_id = ? ORDER BY b.created_at DESC, b.id DESC LIMIT 1000`,
+  deleteBounces: 'DELETE FROM bounces WHERE subscriber_id = ?',
+} as const;
+
+export class SubscriberStore {
+  private readonly sql: Prepare;
+  private readonly roSql: Prepare;
+
+  /** `ro`: a read-only connection with the segment functions registered. */
+  constructor(private readonly db: DB, private readonly ro: DB) {
+    this.sql = statementCache(db);
+    this.roSql = statementCache(ro);
+  }
+
+  // Reads ---------------------------------------------------------------------------------
+
+  get(id: number): Subscriber | null {
+    const row = this.sql<[number], SubscriberRow>(SQL.byId).get(id);
+    return row ? this.withLists([row])[0] : null;
+  }
+
+  rowByUuid(uuid: string): SubscriberRow | null {
+    return this.sql<[string], SubscriberRow>(SQL.byUuid).get(uuid) ?? null;
+  }
+
+  rowByEmail(email: string): SubscriberRow | null {
+    return this.sql<[string], SubscriberRow>(SQL.byEmail).get(email) ?? null;
+  }
+
+  /** Attaches each subscriber's subscriptions (one query for the whole page). */
+  withLists(rows: SubscriberRow[], db: 'writer' | 'reader' = 'writer'): Subscriber[] {
+    if (!rows.length) return [];
+    const prep = db === 'writer' ? this.sql : this.roSql;
+    const byId = new Map<number, Subscription[]>();
+    for (const r of prep<[string], SubscriptionJoinRow>(SQL.subscriptionsOf).all(JSON.stringify(rows.map((s) => s.id)))) {
+      let arr = byId.get(r.subscriber_id);
+      if (!arr) byId.set(r.subscriber_id, (arr = []));
+      arr.push(toSubscription(r));
+    }
+    return rows.map((r) => toSubscriber(r, byId.get(r.id) ?? []));
+  }
+
+  /**
+   * One page and the total. Totals come from the counter tables when the filter allows;
+   * otherwise the page query counts its matches in the same scan (COUNT(*) OVER ()).
+   */
+  page(f: SubscriberFilter, order: SubscriberOrder, limit: number, offset: number): { results: Subscriber[]; total: number } {
+    const where = whereOf(f);
+    const orderSql = `ORDER BY ${order.column} ${order.dir}, subscribers.id ${order.dir}`;
+    const cheap = this.cheapTotal(f);
+    if (cheap !== null) {
+      const rows = this.ro.prepare(`SELECT subscribers.* FROM subscribers ${where.sql} ${orderSql} LIMIT ? OFFSET ?`)
+        .all(...where.params, limit, offset) as SubscriberRow[];
+      return { results: this.withLists(rows, 'reader'), total: cheap };
+    }
+    const hits = this.ro.prepare(`SELECT subscribers.id, COUNT(*) OVER () AS total FROM subscribers ${where.sql} ${orderSql} LIMIT ? OFFSET ?`)
+      .all(...where.params, limit, offset) as { id: number; total: number }[];
+    const total = hits.length ? hits[0].total : this.count(f);
+    return { results: this.rowsInOrder(hits.map((h) => h.id)), total };
+  }
+
+  /** Every matching id in order (per_page=all, exports and by-query changes), read-only. */
+  matchingIds(f: SubscriberFilter, order: SubscriberOrder = { column: 'subscribers.id', dir: 'ASC' }): number[] {
+    const where = whereOf(f);
+    return this.ro.prepare(`SELECT subscribers.id FROM subscribers ${where.sql} ORDER BY ${order.column} ${order.dir}, subscribers.id ${order.dir}`)
+      .pluck().all(...where.params) as number[];
+  }
+
+  /** The subscribers with these ids, in the given order, with their lists (read-only). */
+  rowsInOrder(ids: number[]): Subscriber[] {
+    if (!ids.length) return [];
+    const rows = this.roSql<[string], SubscriberRow>(SQL.byIds).all(JSON.stringify(ids));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return this.withLists(ids.map((id) => byId.get(id)).filter((r): r is SubscriberRow => r !== undefined), 'reader');
+  }
+
+  /** Raw rows (no lists) with these ids, in the given order (CSV export). */
+  rawRowsInOrder(ids: number[]): SubscriberRow[] {
+    const rows = this.roSql<[string], SubscriberRow>(SQL.byIds).all(JSON.stringify(ids));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r): r is SubscriberRow => r !== undefined);
+  }
+
+  count(f: SubscriberFilter): number {
+    const cheap = this.cheapTotal(f);
+    if (cheap !== null) return cheap;
+    const where = whereOf(f);
+    return this.ro.prepare(`SELECT COUNT(*) FROM subscribers ${where.sql}`).pluck().get(...where.params) as number;
+  }
+
+  private cheapTotal(f: SubscriberFilter): number | null {
+    if (f.search || f.segment || f.ids) return null;
+    if (f.lists === null) return this.roSql(SQL.total).pluck().get() as number;
+    if (f.lists.length === 0) return 0;
+    if (f.lists.length > 1) return null;
+    return (f.subscriptionStatus
+      ? this.roSql(SQL.listStatusTotal).pluck().get(f.lists[0], f.subscriptionStatus)
+      : this.roSql(SQL.listTotal).pluck().get(f.lists[0])) as number;
+  }
+
+  /** The first of these ids that is on none of the lists, or null. */
+  firstOutside(ids: number[], lists: number[]): number | null {
+    return (this.sql(SQL.outsideLists).pluck().get(JSON.stringify(ids), JSON.stringify(lists)) as number | undefined) ?? null;
+  }
+
+  existingIds(ids: number[]): number[] {
+    return this.sql(SQL.existingIds).pluck().all(JSON.stringify(ids)) as number[];
+  }
+
+  // Changes -------------------------------------------------------------------------------
+
+  /** Creates a subscriber and its subscriptions; 409 if the e-mail exists. Returns the id. */
+  create(f: SubscriberFields, lists: number[], opts: { preconfirm: boolean; source: SubscriptionSource }): number {
+    return this.db.transaction(() => {
+      if (this.sql(SQL.byEmail).get(f.email)) throw conflict('a subscriber with this e-mail already exists');
+      const now = new Date().toISOString();
+      const id = Number(this.sql(SQL.insert).run({ uuid: randomUUID(), ...f, attribs: JSON.stringify(f.attribs), now }).lastInsertRowid);
+      const status = f.status === 'blocklisted' ? 'unsubscribed' : opts.preconfirm ? 'confirmed' : 'unconfirmed';
+      for (const lid of lists) this.sql(SQL.subscribeKeep).run({ sid: id, lid, status, source: opts.source, now });
+      return id;
+    }).immediate();
+  }
+
+  /**
+   * Saves the fields and, when `lists` is given, replaces the subscriptions among the lists
+   * the caller manages (others stay). 409 if the e-mail belongs to someone else.
+   */
+  update(id: number, f: SubscriberFields, lists: number[] | null, opts: { preconfirm: boolean; source: SubscriptionSource; manageable: 'all' | number[] }): void {
+    this.db.transaction(() => {
+      if (this.sql(SQL.emailOwner).get(f.email, id)) throw conflict('a subscriber with this e-mail already exists');
+      const now = new Date().toISOString();
+      this.sql(SQL.update).run({ id, ...f, attribs: JSON.stringify(f.attribs), now });
+      if (lists !== null) {
+        this.sql(SQL.dropOtherLists).run({
+          sid: id, keep: JSON.stringify(lists), all: opts.manageable === 'all' ? 1 : 0,
+          manageable: JSON.stringify(opts.manageable === 'all' ? [] : opts.manageable),
+        });
+        const status = f.status === 'blocklisted' ? 'unsubscribed' : opts.preconfirm ? 'confirmed' : 'unconfirmed';
+        for (const lid of lists) this.sql(SQL.subscribeKeep).run({ sid: id, lid, status, source: opts.source, now });
+      }
+      if (f.status === 'blocklisted') this.sql(SQL.unsubscribeAll).run({ ids: JSON.stringify([id]), now });
+    }).immediate();
+  }
+
+  /** Public subscription: creates the subscriber or adds the lists to an existing one. */
+  subscribePublic(email: string, name: string, lists: number[]): { id: number; created: boolean } {
+    return this.db.transaction(() => {
+      const now = new Date().toISOString();
+      const existing = this.sql<[string], SubscriberRow>(SQL.byEmail).get(email);
+      const id = existing?.id ?? Number(this.sql(SQL.insert).run({ uuid: randomUUID(), email, name, attribs: '{}', status: 'enabled', now }).lastInsertRowid);
+      const status = existing?.status === 'blocklisted' ? 'unsubscribed' : 'unconfirmed';
+      for (const lid of lists) this.sql(SQL.subscribePublic).run({ sid: id, lid, status, source: 'form', now });
+      return { id, created: !existing };
+    }).immediate();
+  }
+
+  /**
+   * Adds, removes or unsubscribes the subscribers on the target lists, in one transaction.
+   * `add` with `overwrite` sets the status of existing rows too (by-id calls with a status);
+   * otherwise existing subscriptions are left as they are.
+   */
+  changeLists(ids: number[], action: ListAction, targets: number[], opts: { status: SubscriptionStatus; overwrite: boolean; source: SubscriptionSource }): void {
+    const now = new Date().toISOString();
+    const lists = JSON.stringify(targets);
+    const stmt = action === 'remove' ? SQL.removeFromLists
+      : action === 'unsubscribe' ? SQL.unsubscribeFromLists
+        : opts.overwrite ? SQL.addOverwrite : SQL.addMissing;
+    this.db.transaction(() => {
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const chunk = JSON.stringify(ids.slice(i, i + CHUNK));
+        if (action === 'add') this.sql(stmt).run({ ids: chunk, lists, status: opts.status, source: opts.source, now });
+        else this.sql(stmt).run({ ids: chunk, lists, now });
+      }
+    }).immediate();
+  }
+
+  /** Blocklists the subscribers and unsubscribes all their subscriptions. */
+  blocklist(ids: number[]): void {
+    const now = new Date().toISOString();
+    this.db.transaction(() => {
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const chunk = JSON.stringify(ids.slice(i, i + CHUNK));
+        this.sql(SQL.blocklist).run({ ids: chunk, now });
+        this.sql(SQL.unsubscribeAll).run({ ids: chunk, now });
+      }
+    }).immediate();
+  }
+
+  /** Deletes the subscribers (subscriptions and bounces go with them); returns how many. */
+  delete(ids: number[]): number {
+    return this.db.transaction(() => {
+      let n = 0;
+      for (let i = 0; i < ids.length; i += CHUNK) n += this.sql(SQL.delete).run(JSON.stringify(ids.slice(i, i + CHUNK))).changes;
+      return n;
+    }).immediate();
+  }
+
+  deleteAll(): void {
+    this.db.transaction(() => this.sql(SQL.deleteAll).run()).immediate();
+  }
+
+  // Opt-in and the subscriber's own pages --------------------------------------------------
+
+  /** Unconfirmed subscriptions on double opt-in lists (limited to `lists` when given). */
+  pendingDoubleOptin(sid: number, lists: number[] | null): ListRow[] {
+    return this.sql<[Record<string, unknown>], ListRow>(SQL.pendingDoubleOptin).all({ sid, any: lists === null ? 1 : 0, lists: JSON.stringify(lists ?? []) });
+  }
+
+  /** Unconfirmed subscriptions on any list (limited to the list UUIDs when given). */
+  pendingConfirmation(sid: number, uuids: string[]): ListRow[] {
+    return this.sql<[Record<string, unknown>], ListRow>(SQL.pendingAny).all({ sid, any: uuids.length ? 0 : 1, uuids: JSON.stringify(uuids) });
+  }
+
+  /** Confirms the unconfirmed subscriptions on these lists, recording the evidence in meta. */
+  confirm(sid: number, lists: number[], evidence: Record<string, string>): number {
+    return this.sql(SQL.confirm).run({ sid, lists: JSON.stringify(lists), meta: JSON.stringify(evidence), now: new Date().toISOString() }).changes;
+  }
+
+  /** The ids of the lists a campaign went to (empty for unknown or the zero UUID). */
+  campaignLists(campaignUuid: string): number[] {
+    return this.sql(SQL.campaignLists).pluck().all(campaignUuid) as number[];
+  }
+
+  unsubscribe(sid: number, lists: number[]): void {
+    this.sql(SQL.unsubscribeFromLists).run({ ids: JSON.stringify([sid]), lists: JSON.stringify(lists), now: new Date().toISOString() });
+  }
+
+  unsubscribeAll(sid: number): void {
+    this.sql(SQL.unsubscribeAll).run({ ids: JSON.stringify([sid]), now: new Date().toISOString() });
+  }
+
+  /** Preferences page: new name; non-private lists not kept are unsubscribed. */
+  savePreferences(sid: number, name: string, keepUuids: string[]): void {
+    const now = new Date().toISOString();
+    this.db.transaction(() => {
+      this.sql(SQL.updateName).run(name, now, sid);
+      this.sql(SQL.unsubscribeNonPrivateExcept).run({ sid, keep: JSON.stringify(keepUuids), now });
+    }).immediate();
+  }
+
+  /** The data export document (only the sections named in `sections`). */
+  exportData(sid: number, sections: string[]): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const row = this.sql<[number], SubscriberRow>(SQL.byId).get(sid);
+    if (!row) return out;
+    if (sections.includes('profile')) {
+      const { lists: _lists, ...profile } = toSubscriber(row, []);
+      out.profile = [profile];
+    }
+    if (sections.includes('subscriptions')) {
+      out.subscriptions = this.sql<[number], { meta: string }>(SQL.exportSubscriptions).all(sid).map((s) => ({ ...s, meta: JSON.parse(s.meta) }));
+    }
+    if (sections.includes('campaign_views')) out.campaign_views = this.sql(SQL.exportViews).all(sid);
+    if (sections.includes('link_clicks')) out.link_clicks = this.sql(SQL.exportClicks).all(sid);
+    return out;
+  }
+
+  activity(sid: number): { campaign_views: unknown[]; link_clicks: unknown[] } {
+    return { campaign_views: this.sql(SQL.activityViews).all(sid), link_clicks: this.sql(SQL.activityClicks).all(sid) };
+  }
+
+  bounces(sid: number): unknown[] {
+    type Row = { meta: string; campaign_id: number | null; campaign_name: string | null };
+    return this.sql<[number], Row>(SQL.bounces).all(sid).map(({ campaign_id, campaign_name, meta, ...b }) => ({
+      ...b,
+      meta: JSON.parse(meta),
+      campaign: campaign_id === null ? null : { id: campaign_id, name: campaign_name },
+    }));
+  }
+
+  deleteBounces(sid: number): void {
+    this.sql(SQL.deleteBounces).run(sid);
+  }
+}
+
+/** FTS5 phrase for a substring search (quotes doubled, so any text is literal). */
+function ftsPhrase(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+function likeContains(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/** The WHERE clause of a filter over `subscribers` (parameterised; the segment is pre-translated). */
+function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (f.lists !== null) {
+    parts.push(`EXISTS (SELECT 1 FROM subscriber_lists sl WHERE sl.subscriber_id = subscribers.id
+      AND sl.list_id IN (SELECT value FROM json_each(?))${f.subscriptionStatus ? ' AND sl.status = ?' : ''})`);
+    params.push(JSON.stringify(f.lists));
+    if (f.subscriptionStatus) params.push(f.subscriptionStatus);
+  }
+  if (f.ids) {
+    parts.push('subscribers.id IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(f.ids));
+  }
+  const search = f.search?.trim();
+  if (search) {
+    // The trigram index needs three characters; shorter terms scan name and e-mail.
+    if ([...search].length >= 3) {
+      parts.push('subscribers.id IN (SELECT rowid FROM subscribers_fts WHERE subscribers_fts MATCH ?)');
+      params.push(ftsPhrase(search));
+    } else {
+      parts.push(`(subscribers.name LIKE ? ESCAPE '\\' OR subscribers.email LIKE ? ESCAPE '\\')`);
+      params.push(likeContains(search), likeContains(search));
+    }
+  }
+  if (f.segment) {
+    parts.push(f.segment.sql);
+    params.push(...f.segment.params);
+  }
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+function toSubscription(r: SubscriptionJoinRow): Subscription {
+  return {
+    subscription_status: r.subscription_status,
+    subscription_created_at: r.subscription_created_at,
+    subscription_updated_at: r.subscription_updated_at,
+    subscription_source: r.subscription_source,
+    subscription_meta: JSON.parse(r.subscription_meta) as Record<string, unknown>,
+    id: r.id,
+    uuid: r.uuid,
+    name: r.name,
+    type: r.type,
+    optin: r.optin,
+    status: r.status,
+    tags: JSON.parse(r.tags) as string[],
+    description: r.description,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+function toSubscriber(r: SubscriberRow, lists: Subscription[]): Subscriber {
+  return {
+    id: r.id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    uuid: r.uuid,
+    email: r.email,
+    name: r.name,
+    attribs: JSON.parse(r.attribs) as Record<string, unknown>,
+    status: r.status,
+    lists,
+  };
+}

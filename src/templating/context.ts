@@ -1,0 +1,31 @@
+// Per-render context: everything listmonk's template functions need that is not in the
+// template data. A compiled template is reused for many renders with different contexts.
+
+/** A flat i18n catalogue (listmonk's i18n/*.json): key -> text, "singular | plural" allowed. */
+export interface I18nCatalog {
+  code: string;
+  name: string;
+  messages: Readonly<Record<string, string>>;
+}
+
+export interface RenderContext {
+  /** app.root_url; a trailing slash is ignored. */
+  rootURL?: string;
+  /** app.logo_url (system templates' LogoURL). */
+  logoURL?: string;
+  /**
+   * Registers `url` as a tracked link and returns the tracked URL to put in the message
+   * (listmonk: ROOT/link/{linkUUID}/{campaignUUID}/{subscriberUUID}), or null when the link
+   * cannot be registered (the URL is then used unchanged). `subscriberUUID` is already the
+   * all-zero UUID when individual tracking is off.
+   */
+  trackLink?: (url: string, campaignUUID: string, subscriberUUID: string) => string | null;
+  /** privacy.disable_tracking: TrackLink returns the URL, TrackView nothing. */
+  disableTracking?: boolean;
+  /** privacy.individual_tracking: use the subscriber's UUID in tracking URLs. */
+  individualTracking?: boolean;
+  /** Catalogue behind `L`. Missing: keys translate to themselves. */
+  i18n?: I18nCatalog;
+  /** Clock for Date/now (defaults to the system clock). */
+  now?: () => Date;
+}

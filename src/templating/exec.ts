@@ -1,0 +1,492 @@
+// Compiles parsed (and, in html mode, escaped) trees into closures and runs them with Go
+// text/template semantics, under per-render limits (steps, output size, call depth, time).
+
+import { errorPrefix, TemplateError } from './errors.ts';
+import type { Arg, Cmd, Node, Pipe, Tree } from './parse.ts';
+import { formatV, GoTime, isMap, isStruct, SafeHTML, sortedKeys, structType, truth } from './value.ts';
+import type { RenderContext } from './context.ts';
+
+/** Parameter kinds of a function: s string, i int, f float64, m map, a any. */
+export type ParamKind = 's' | 'i' | 'f' | 'm' | 'a';
+
+export interface FuncDef {
+  /** Fixed parameter kinds. */
+  params: string;
+  /** Kind of the variadic tail, if any. */
+  variadic?: ParamKind;
+  fn: (args: unknown[], st: ExecState) => unknown;
+}
+
+export type FuncMap = ReadonlyMap<string, FuncDef>;
+
+export interface Limits {
+  /** Nodes executed + loop iterations + function calls + elements built by list functions. */
+  maxSteps: number;
+  /** Output length in characters. */
+  maxOutput: number;
+  /** Nesting of {{template}} calls. */
+  maxDepth: number;
+  /** Wall time per render. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { maxSteps: 2_000_000, maxOutput: 10 * 1024 * 1024, maxDepth: 100, timeoutMs: 2000 };
+
+/** Thrown when a render exceeds a limit; never caught by template-level error handling. */
+export class LimitError extends TemplateError {}
+
+export class ExecState {
+  out = '';
+  steps = 0;
+  depth = 0;
+  readonly deadline: number;
+  constructor(
+    readonly ctx: RenderContext,
+    readonly limits: Limits,
+    readonly templates: ReadonlyMap<string, CompiledTree>,
+    readonly html: boolean,
+    readonly rootName: string,
+  ) {
+    this.deadline = Date.now() + limits.timeoutMs;
+  }
+
+  /** Counts `n` units of work; fails the render when a budget is exhausted. */
+  charge(n = 1): void {
+    const before = this.steps;
+    this.steps += n;
+    if (this.steps > this.limits.maxSteps) {
+      throw new LimitError(`template: ${this.rootName}: render exceeded ${this.limits.maxSteps} steps`);
+    }
+    if ((before >>> 10) !== (this.steps >>> 10) && Date.now() > this.deadline) {
+      throw new LimitError(`template: ${this.rootName}: render exceeded ${this.limits.timeoutMs} ms`);
+    }
+  }
+
+  /** Fails the render when a string about to be produced would exceed the output budget. */
+  checkSize(len: number): void {
+    if (len > this.limits.maxOutput) {
+      throw new LimitError(`template: ${this.rootName}: output exceeds ${this.limits.maxOutput} characters`);
+    }
+  }
+
+  write(s: string): void {
+    this.out += s;
+    if (this.out.length > this.limits.maxOutput) {
+      throw new LimitError(`template: ${this.rootName}: output exceeds ${this.limits.maxOutput} characters`);
+    }
+  }
+}
+
+export interface CompiledTree {
+  name: string;
+  slots: number;
+  run: (st: ExecState, dot: unknown, vars: unknown[]) => void;
+}
+
+/** A printing escaper chain installed by the html escaper on an action. */
+export type Escaper = (v: unknown) => string;
+
+export type EscapedNode = Node & { esc?: Escaper[] };
+
+const OK = 0;
+const BREAK = 1;
+const CONTINUE = 2;
+type NodeFn = (st: ExecState, dot: unknown, vars: unknown[]) => number;
+type ExprFn = (st: ExecState, dot: unknown, vars: unknown[], final: unknown) => unknown;
+
+const NO_FINAL = Symbol('noFinal');
+
+/** Go-style error raised during execution; located by the enclosing command. */
+export class ExecError extends Error {}
+
+function typeErrorName(v: unknown): string {
+  if (v === undefined || v === null) return 'interface {}';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return '[]interface {}';
+  if (v instanceof SafeHTML) return 'template.HTML';
+  if (v instanceof GoTime) return 'time.Time';
+  if (isStruct(v)) return structType(v)!;
+  return 'map[string]interface {}';
+}
+
+/** Converts an argument to a parameter kind with Go's assignability errors. */
+function convertArg(v: unknown, kind: ParamKind): unknown {
+  switch (kind) {
+    case 'a':
+      return v === undefined ? null : v;
+    case 's':
+      if (typeof v === 'string') return v;
+      if (v instanceof SafeHTML) return v.html;
+      if (v === undefined) throw new ExecError('invalid value; expected string');
+      throw new ExecError(`wrong type for value; expected string; got ${typeErrorName(v)}`);
+    case 'i':
+      if (typeof v === 'bigint') return v;
+      if (v === undefined) throw new ExecError('invalid value; expected int');
+      throw new ExecError(`wrong type for value; expected int; got ${typeErrorName(v)}`);
+    case 'f':
+      if (typeof v === 'number') return v;
+      if (typeof v === 'bigint') return Number(v);
+      if (v === undefined) throw new ExecError('invalid value; expected float64');
+      throw new ExecError(`wrong type for value; expected float64; got ${typeErrorName(v)}`);
+    case 'm':
+      if (v === null || isMap(v)) return v;
+      if (v === undefined) return null;
+      throw new ExecError(`wrong type for value; expected map[string]interface {}; got ${typeErrorName(v)}`);
+  }
+}
+
+/** Converts an untyped constant at compile time, as Go does for literal arguments. */
+function convertLiteral(v: unknown, kind: ParamKind): unknown {
+  if (kind === 'i' && typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  if (kind === 'f' && typeof v === 'bigint') return Number(v);
+  return v;
+}
+
+/** Field or method `name` of `recv` (Go evalField); `args` only for a final method call. */
+function evalField(st: ExecState, recv: unknown, name: string, args: unknown[] | null): unknown {
+  if (recv === undefined || recv === null) return undefined;
+  if (typeof recv === 'object') {
+    if (isMap(recv)) {
+      if (args) throw new ExecError(`${name} is not a method but has arguments`);
+      return Object.hasOwn(recv, name) ? recv[name] : undefined;
+    }
+    if (!Array.isArray(recv) && !(recv instanceof SafeHTML)) {
+      const member = (recv as Record<string, unknown>)[name];
+      const exported = name.charCodeAt(0) >= 65 && name.charCodeAt(0) <= 90;
+      if (typeof member === 'function' && exported) {
+        st.charge();
+        const out = (member as (...a: unknown[]) => unknown).apply(recv, args ?? []);
+        return out;
+      }
+      if (member !== undefined && exported && (isStruct(recv) ? Object.hasOwn(recv, name) : true)) {
+        if (args) throw new ExecError(`${name} is not a method but has arguments`);
+        return member;
+      }
+    }
+  }
+  throw new ExecError(`can't evaluate field ${name} in type ${typeErrorName(recv)}`);
+}
+
+export class Compiler {
+  constructor(
+    private readonly funcs: FuncMap,
+    private readonly html: boolean,
+  ) {}
+
+  compileTree(tree: Tree, list: EscapedNode[]): CompiledTree {
+    const body = this.list(tree, list);
+    return {
+      name: tree.name,
+      slots: tree.slots,
+      run: (st, dot, vars) => {
+        body(st, dot, vars);
+      },
+    };
+  }
+
+  private locate(tree: Tree, pos: number, end: number, e: unknown): never {
+    if (e instanceof TemplateError) throw e;
+    const msg = e instanceof Error ? e.message : String(e);
+    const at = tree.source.slice(pos, end);
+    throw new TemplateError(`${errorPrefix(tree.parseName, tree.source, pos)}: executing "${tree.name}" at <${at}>: ${msg}`);
+  }
+
+  private list(tree: Tree, nodes: EscapedNode[]): NodeFn {
+    const fns = nodes.map((n) => this.node(tree, n));
+    if (fns.length === 1) return fns[0];
+    return (st, dot, vars) => {
+      for (let i = 0; i < fns.length; i++) {
+        const r = fns[i](st, dot, vars);
+        if (r !== OK) return r;
+      }
+      return OK;
+    };
+  }
+
+  private node(tree: Tree, n: EscapedNode): NodeFn {
+    switch (n.t) {
+      case 'text': {
+        const text = n.text;
+        return (st) => {
+          st.write(text);
+          return OK;
+        };
+      }
+      case 'action': {
+        const pipe = this.pipe(tree, n.pipe);
+        if (n.pipe.decl.length) {
+          return (st, dot, vars) => {
+            st.charge();
+            pipe(st, dot, vars);
+            return OK;
+          };
+        }
+        const esc = n.esc;
+        if (this.html && esc) {
+          return (st, dot, vars) => {
+            st.charge();
+            let v: unknown = pipe(st, dot, vars);
+            for (let i = 0; i < esc.length; i++) v = esc[i](v);
+            st.write(v as string);
+            return OK;
+          };
+        }
+        return (st, dot, vars) => {
+          st.charge();
+          const v = pipe(st, dot, vars);
+          st.write(typeof v === 'string' ? v : v === undefined || v === null ? '<no value>' : formatV(v));
+          return OK;
+        };
+      }
+      case 'if':
+      case 'with': {
+        const pipe = this.pipe(tree, n.pipe);
+        const body = this.list(tree, n.list);
+        const alt = n.elseList ? this.list(tree, n.elseList) : null;
+        const isWith = n.t === 'with';
+        return (st, dot, vars) => {
+          st.charge();
+          const v = pipe(st, dot, vars);
+          if (truth(v)) return body(st, isWith ? v : dot, vars);
+          return alt ? alt(st, dot, vars) : OK;
+        };
+      }
+      case 'range':
+        return this.range(tree, n);
+      case 'break':
+        return () => BREAK;
+      case 'continue':
+        return () => CONTINUE;
+      case 'template': {
+        const pipe = n.pipe ? this.pipe(tree, n.pipe) : null;
+        const name = n.name;
+        const pos = n.pos;
+        return (st, dot, vars) => {
+          st.charge();
+          const arg = pipe ? pipe(st, dot, vars) : null;
+          const t = st.templates.get(name);
+          if (!t) this.locate(tree, pos, pos, new ExecError(`template "${name}" not defined`));
+          if (st.depth >= st.limits.maxDepth) {
+            throw new LimitError(`template: ${st.rootName}: template calls nested deeper than ${st.limits.maxDepth}`);
+          }
+          st.depth++;
+          const frame = new Array(t!.slots);
+          frame[0] = arg;
+          t!.run(st, arg, frame);
+          st.depth--;
+          return OK;
+        };
+      }
+    }
+  }
+
+  private range(tree: Tree, n: Extract<Node, { t: 'if' | 'with' | 'range' }>): NodeFn {
+    const pipe = this.pipe(tree, n.pipe);
+    const body = this.list(tree, n.list);
+    const alt = n.elseList ? this.list(tree, n.elseList) : null;
+    const decl = n.pipe.decl;
+    const keySlot = decl.length === 2 ? decl[0] : -1;
+    const valSlot = decl.length === 2 ? decl[1] : decl.length === 1 ? decl[0] : -1;
+    const loc = (e: unknown) => this.locate(tree, n.pipe.pos, n.pipe.end, e);
+    return (st, dot, vars) => {
+      st.charge();
+      const v = pipe(st, dot, vars);
+      const step = (key: unknown, elem: unknown): number => {
+        st.charge();
+        if (keySlot >= 0) vars[keySlot] = key;
+        if (valSlot >= 0) vars[valSlot] = elem;
+        return body(st, elem, vars);
+      };
+      let ran = false;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          ran = true;
+          if (step(BigInt(i), v[i]) === BREAK) break;
+        }
+      } else if (typeof v === 'bigint') {
+        if (keySlot >= 0) loc(new ExecError(`can't use ${v} to iterate over more than one variable`));
+        for (let i = 0n; i < v; i++) {
+          ran = true;
+          if (step(i, i) === BREAK) break;
+        }
+      } else if (v !== undefined && v !== null && isMap(v)) {
+        for (const k of sortedKeys(v)) {
+          ran = true;
+          if (step(k, v[k]) === BREAK) break;
+        }
+      } else if (v !== undefined && v !== null) {
+        loc(new ExecError(`range can't iterate over ${formatV(v)}`));
+      }
+      if (!ran && alt) return alt(st, dot, vars);
+      return OK;
+    };
+  }
+
+  private pipe(tree: Tree, p: Pipe): (st: ExecState, dot: unknown, vars: unknown[]) => unknown {
+    const cmds = p.cmds.map((c) => this.cmd(tree, c));
+    const decl = p.decl;
+    const declSlot = decl.length === 1 ? decl[0] : -1;
+    const first = cmds[0];
+    if (cmds.length === 1) {
+      if (declSlot < 0) return (st, dot, vars) => first(st, dot, vars, NO_FINAL);
+      return (st, dot, vars) => (vars[declSlot] = first(st, dot, vars, NO_FINAL));
+    }
+    return (st, dot, vars) => {
+      let v = first(st, dot, vars, NO_FINAL);
+      for (let i = 1; i < cmds.length; i++) v = cmds[i](st, dot, vars, v);
+      if (declSlot >= 0) vars[declSlot] = v;
+      return v;
+    };
+  }
+
+  private cmd(tree: Tree, c: Cmd): ExprFn {
+    const inner = this.cmdInner(tree, c);
+    return (st, dot, vars, final) => {
+      try {
+        return inner(st, dot, vars, final);
+      } catch (e) {
+        return this.locate(tree, c.pos, c.end, e);
+      }
+    };
+  }
+
+  private cmdInner(tree: Tree, c: Cmd): ExprFn {
+    const first = c.args[0];
+    const rest = c.args.slice(1);
+    switch (first.t) {
+      case 'ident':
+        return this.call(tree, first.name, rest);
+      case 'field':
+        return this.chain(tree, (_st, dot) => dot, first.names, rest);
+      case 'var': {
+        const slot = first.slot;
+        if (first.names.length === 0) return this.noArgs(tree, (_st, _dot, vars) => vars[slot], rest);
+        return this.chain(tree, (_st, _dot, vars) => vars[slot], first.names, rest);
+      }
+      case 'chain': {
+        const base = this.arg(tree, first.node);
+        return this.chain(tree, (st, dot, vars) => base(st, dot, vars), first.names, rest);
+      }
+      default: {
+        const v = this.arg(tree, first);
+        return this.noArgs(tree, v, rest);
+      }
+    }
+  }
+
+  /** A value command: takes no arguments and no piped value. */
+  private noArgs(_tree: Tree, v: (st: ExecState, dot: unknown, vars: unknown[]) => unknown, rest: Arg[]): ExprFn {
+    if (rest.length) throw new TemplateError('internal: arguments to a value');
+    return (st, dot, vars, final) => {
+      if (final !== NO_FINAL) throw new ExecError(`can't give argument to non-function ${formatV(v(st, dot, vars))}`);
+      return v(st, dot, vars);
+    };
+  }
+
+  private chain(tree: Tree, base: (st: ExecState, dot: unknown, vars: unknown[]) => unknown, names: string[], rest: Arg[]): ExprFn {
+    const args = rest.map((a) => this.arg(tree, a));
+    const last = names[names.length - 1];
+    const head = names.slice(0, -1);
+    return (st, dot, vars, final) => {
+      let recv = base(st, dot, vars);
+      for (let i = 0; i < head.length; i++) recv = evalField(st, recv, head[i], null);
+      let callArgs: unknown[] | null = null;
+      if (args.length || final !== NO_FINAL) {
+        callArgs = args.map((a) => a(st, dot, vars));
+        if (final !== NO_FINAL) callArgs.push(final);
+      }
+      return evalField(st, recv, last, callArgs);
+    };
+  }
+
+  /** Compiles an operand evaluated as a function argument. */
+  private arg(tree: Tree, a: Arg): (st: ExecState, dot: unknown, vars: unknown[]) => unknown {
+    switch (a.t) {
+      case 'lit': {
+        const v = a.value;
+        return () => v;
+      }
+      case 'nil':
+        return () => null;
+      case 'dot':
+        return (_st, dot) => dot;
+      case 'var': {
+        const slot = a.slot;
+        if (!a.names.length) return (_st, _dot, vars) => vars[slot];
+        const f = this.chain(tree, (_st, _dot, vars) => vars[slot], a.names, []);
+        return (st, dot, vars) => f(st, dot, vars, NO_FINAL);
+      }
+      case 'field': {
+        const f = this.chain(tree, (_st, dot) => dot, a.names, []);
+        return (st, dot, vars) => f(st, dot, vars, NO_FINAL);
+      }
+      case 'chain': {
+        const base = this.arg(tree, a.node);
+        const f = this.chain(tree, base, a.names, []);
+        return (st, dot, vars) => f(st, dot, vars, NO_FINAL);
+      }
+      case 'ident': {
+        const f = this.call(tree, a.name, []);
+        return (st, dot, vars) => f(st, dot, vars, NO_FINAL);
+      }
+      case 'pipe': {
+        const p = this.pipe(tree, a.pipe);
+        return p;
+      }
+    }
+  }
+
+  private call(tree: Tree, name: string, rest: Arg[]): ExprFn {
+    if ((name === 'and' || name === 'or') && !this.funcs.has(name)) return this.andOr(tree, name === 'and', rest);
+    const def = this.funcs.get(name);
+    if (!def) throw new TemplateError(`function "${name}" not defined`);
+    const fixed = def.params;
+    const argFns = rest.map((a, i) => {
+      const kind = (i < fixed.length ? fixed[i] : def.variadic ?? 'a') as ParamKind;
+      if (a.t === 'lit') {
+        const lit = convertLiteral(a.value, kind);
+        return () => lit;
+      }
+      return this.arg(tree, a);
+    });
+    const tail: ParamKind = def.variadic ?? 'a';
+    const fn = def.fn;
+    return (st, dot, vars, final) => {
+      st.charge();
+      const n = argFns.length + (final !== NO_FINAL ? 1 : 0);
+      if (def.variadic ? n < fixed.length : n !== fixed.length) {
+        throw new ExecError(`wrong number of args for ${name}: want ${def.variadic ? 'at least ' : ''}${fixed.length} got ${n}`);
+      }
+      const args = new Array(n);
+      for (let i = 0; i < argFns.length; i++) args[i] = convertArg(argFns[i](st, dot, vars), (i < fixed.length ? fixed[i] : tail) as ParamKind);
+      if (final !== NO_FINAL) args[n - 1] = convertArg(final, (n - 1 < fixed.length ? fixed[n - 1] : tail) as ParamKind);
+      try {
+        return fn(args, st);
+      } catch (e) {
+        if (e instanceof TemplateError) throw e;
+        throw new ExecError(`error calling ${name}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    };
+  }
+
+  /** `and`/`or` evaluate lazily and return the deciding operand. */
+  private andOr(tree: Tree, isAnd: boolean, rest: Arg[]): ExprFn {
+    const argFns = rest.map((a) => this.arg(tree, a));
+    const name = isAnd ? 'and' : 'or';
+    return (st, dot, vars, final) => {
+      st.charge();
+      const n = argFns.length + (final !== NO_FINAL ? 1 : 0);
+      if (n < 1) throw new ExecError(`wrong number of args for ${name}: want at least 1 got 0`);
+      let v: unknown;
+      for (let i = 0; i < argFns.length; i++) {
+        v = argFns[i](st, dot, vars);
+        if (truth(v) !== isAnd) return v === undefined ? null : v;
+      }
+      if (final !== NO_FINAL) v = final;
+      return v === undefined ? null : v;
+    };
+  }
+}

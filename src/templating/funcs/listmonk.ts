@@ -1,0 +1,133 @@
+// listmonk's own template functions and the three function sets (generic, campaign,
+// system) that decide which names a template may use.
+
+import type { RenderContext, I18nCatalog } from '../context.ts';
+import { ExecError, type FuncDef } from '../exec.ts';
+import { formatGoTime, localTime } from '../gotime.ts';
+import { formatV, goTypeName, SafeHTML, struct } from '../value.ts';
+
+export const DUMMY_UUID = '00000000-0000-0000-0000-000000000000';
+
+export function rootURL(ctx: RenderContext): string {
+  return (ctx.rootURL ?? '').replace(/\/+$/, '');
+}
+
+interface MessageIds {
+  campaignUUID: string;
+  subscriberUUID: string;
+}
+
+/** The campaign and subscriber UUIDs of a campaign message passed as `.`. */
+function messageIds(msg: unknown): MessageIds {
+  if (msg === null || typeof msg !== 'object' || !('Subscriber' in msg)) {
+    throw new ExecError(`wrong type for value; expected *manager.CampaignMessage; got ${goTypeName(msg)}`);
+  }
+  const m = msg as { Subscriber?: { UUID?: unknown }; Campaign?: { UUID?: unknown } };
+  return { campaignUUID: String(m.Campaign?.UUID ?? ''), subscriberUUID: String(m.Subscriber?.UUID ?? '') };
+}
+
+function trackingUUID(ctx: RenderContext, ids: MessageIds): string {
+  return ctx.individualTracking ? ids.subscriberUUID : DUMMY_UUID;
+}
+
+function nowLocal(ctx: RenderContext) {
+  return localTime((ctx.now ? ctx.now() : new Date()).getTime());
+}
+
+const i18nStructs = new WeakMap<I18nCatalog, object>();
+const EMPTY_CATALOG: I18nCatalog = { code: '', name: '', messages: {} };
+
+function singular(s: string): string {
+  return s.includes('|') ? s.split('|')[0].trim() : s;
+}
+
+function plural(s: string): string {
+  if (!s.includes('|')) return s;
+  const parts = s.split('|');
+  return (parts.length === 2 ? parts[1] : parts[0]).trim();
+}
+
+/** listmonk's *i18n.I18n as templates see it: L.T, L.Ts, L.Tc, L.Code, L.Name. */
+function i18nStruct(cat: I18nCatalog): object {
+  let s = i18nStructs.get(cat);
+  if (s) return s;
+  const msgs = cat.messages;
+  const lookup = (key: string): string | undefined => (Object.hasOwn(msgs, key) ? msgs[key] : undefined);
+  const T = (key: unknown): string => {
+    const k = String(key);
+    const v = lookup(k);
+    return v === undefined ? k : singular(v);
+  };
+  s = struct('*i18n.I18n', {
+    Code: cat.code,
+    Name: cat.name,
+    T,
+    Ts(key: unknown, ...params: unknown[]): string {
+      const k = String(key);
+      if (params.length % 2 !== 0) return `${k}: Invalid arguments`;
+      const v = lookup(k);
+      if (v === undefined) return k;
+      let out = singular(v);
+      for (let i = 0; i < params.length; i += 2) {
+        // A {param} inside a value is itself translated, as listmonk does.
+        const val = formatV(params[i + 1]).replace(/\{([a-z0-9_.-]+)\}/gi, (_m, p: string) => T(p));
+        out = out.split(`{${formatV(params[i])}}`).join(val);
+      }
+      return out;
+    },
+    Tc(key: unknown, n: unknown): string {
+      const k = String(key);
+      const v = lookup(k);
+      if (v === undefined) return k;
+      return Number(n) > 1 ? plural(v) : singular(v);
+    },
+  });
+  i18nStructs.set(cat, s);
+  return s;
+}
+
+const def = (params: string, fn: FuncDef['fn'], variadic?: FuncDef['variadic']): FuncDef => ({ params, fn, variadic });
+
+/** Date, L, Safe: in every set. */
+export const GENERIC_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
+  ['Date', def('s', (a, st) => formatGoTime(nowLocal(st.ctx), (a[0] as string) || 'Mon Jan _2 15:04:05 2006'))],
+  ['L', def('', (_a, st) => i18nStruct(st.ctx.i18n ?? EMPTY_CATALOG))],
+  ['Safe', def('s', (a) => new SafeHTML(a[0] as string))],
+]);
+
+export const CAMPAIGN_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
+  ['TrackLink', def('sa', (a, st) => {
+    const url = a[0] as string;
+    const ids = messageIds(a[1]);
+    const ctx = st.ctx;
+    if (ctx.disableTracking) return url;
+    if (!ctx.trackLink) return url;
+    return ctx.trackLink(url.replaceAll('&amp;', '&'), ids.campaignUUID, trackingUUID(ctx, ids)) ?? url;
+  })],
+  ['TrackView', def('a', (a, st) => {
+    const ids = messageIds(a[0]);
+    const ctx = st.ctx;
+    if (ctx.disableTracking) return new SafeHTML('');
+    const src = `${rootURL(ctx)}/campaign/${ids.campaignUUID}/${trackingUUID(ctx, ids)}/px.png`;
+    return new SafeHTML(`<img src="${src}" width="1" height="1" style="display:none;max-height:0;max-width:0;opacity:0" alt="">`);
+  })],
+  ['UnsubscribeURL', def('a', (a, st) => unsubscribeURL(st.ctx, messageIds(a[0])))],
+  ['ManageURL', def('a', (a, st) => unsubscribeURL(st.ctx, messageIds(a[0])) + '?manage=true')],
+  ['OptinURL', def('a', (a, st) => `${rootURL(st.ctx)}/subscription/optin/${messageIds(a[0]).subscriberUUID}?`)],
+  ['MessageURL', def('a', (a, st) => {
+    const ids = messageIds(a[0]);
+    return `${rootURL(st.ctx)}/campaign/${ids.campaignUUID}/${ids.subscriberUUID}`;
+  })],
+  ['ArchiveURL', def('', (_a, st) => `${rootURL(st.ctx)}/archive`)],
+  ['RootURL', def('', (_a, st) => rootURL(st.ctx))],
+]);
+
+export const SYSTEM_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
+  ['RootURL', def('', (_a, st) => rootURL(st.ctx))],
+  ['LogoURL', def('', (_a, st) => st.ctx.logoURL ?? '')],
+]);
+
+function unsubscribeURL(ctx: RenderContext, ids: MessageIds): string {
+  return `${rootURL(ctx)}/subscription/${ids.campaignUUID}/${ids.subscriberUUID}`;
+}
+

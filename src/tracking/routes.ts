@@ -1,0 +1,143 @@
+// Public tracking and archive pages: link clicks, the view pixel, the web view and the
+// public archive (HTML, RSS, JSON). Tracking honours privacy.disable_tracking and
+// privacy.individual_tracking; preview renders (zero campaign UUID) are never counted.
+import type { Context, Hono } from 'hono';
+import type { AppContext } from '../context.ts';
+import { deliveryFor } from '../delivery/index.ts';
+import { layoutFor, renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
+import { compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
+import type { CampaignRow } from '../campaigns/store.ts';
+import { ok, pageResults } from '../http/envelope.ts';
+import { escapeHtml, sendPage } from '../http/page.ts';
+import { sendPreview } from '../http/preview.ts';
+import { parsePaging } from '../http/paging.ts';
+import type { AppEnv } from '../http/types.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A 1×1 transparent PNG. */
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
+export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void {
+  const { campaigns, tracking } = deliveryFor(ctx);
+  const site = () => ({ siteName: ctx.settings.str('app.site_name'), logoUrl: ctx.settings.str('app.logo_url') || undefined, customCss: ctx.settings.str('appearance.public.custom_css') });
+  const errorPage = (c: Context, status: 400 | 404 | 500, title: string, text: string) =>
+    sendPage(c, { ...site(), title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>` }, status);
+  const badLink = (c: Context) => errorPage(c, 400, 'Invalid link', 'This link is not valid.');
+
+  app.get('/link/:link/:camp/:sub', (c) => {
+    const { link, camp, sub } = c.req.param();
+    if (![link, camp, sub].every((u) => UUID.test(u))) return badLink(c);
+    const l = tracking.link(link);
+    if (!l) return badLink(c);
+    if (!ctx.settings.bool('privacy.disable_tracking') && camp !== ZERO_UUID) {
+      const subscriberId = ctx.settings.bool('privacy.individual_tracking') ? tracking.subscriberId(sub) : null;
+      tracking.recordClick(tracking.campaignId(camp), l.id, subscriberId);
+    }
+    c.header('X-Robots-Tag', 'noindex');
+    return c.redirect(l.url, 307);
+  });
+
+  app.get('/campaign/:camp/:sub/px.png', (c) => {
+    const { camp, sub } = c.req.param();
+    if (!UUID.test(camp) || !UUID.test(sub)) return badLink(c);
+    const individual = ctx.settings.bool('privacy.individual_tracking');
+    if (!ctx.settings.bool('privacy.disable_tracking') && camp !== ZERO_UUID && !(individual && sub === ZERO_UUID)) {
+      const campaignId = tracking.campaignId(camp);
+      if (campaignId !== null) tracking.recordView(campaignId, individual ? tracking.subscriberId(sub) : null);
+    }
+    return c.body(new Uint8Array(PIXEL), 200, { 'Content-Type': 'image/png', 'Cache-Control': 'no-cache', 'X-Robots-Tag': 'noindex' });
+  });
+
+  const render = (c: Context, campaign: CampaignRow, sub: RenderSubscriber, templateId: number | null) => {
+    try {
+      const compiled = compileCampaign(campaign, layoutFor(campaigns, campaign, templateId), renderEnv(ctx, tracking));
+      c.header('X-Robots-Tag', 'noindex');
+      return sendPreview(c, compiled.render(sub).html);
+    } catch (e) {
+      if (!(e instanceof RenderError)) throw e;
+      ctx.log.error(`campaign ${campaign.id}: ${e.message}`);
+      return errorPage(c, 500, 'Error', 'This message could not be displayed.');
+    }
+  };
+
+  // Web view: only for subscribers the campaign was sent to (DECISIONS 11).
+  app.get('/campaign/:camp/:sub', (c) => {
+    const { camp, sub } = c.req.param();
+    if (!UUID.test(camp) || !UUID.test(sub)) return badLink(c);
+    const campaign = campaigns.byUuid(camp);
+    const subscriber = campaigns.subscriberByUuid(sub);
+    if (!campaign || !subscriber || !campaigns.wasAddressed(campaign.id, subscriber.id)) {
+      return errorPage(c, 404, 'Not found', 'This message is not available.');
+    }
+    return render(c, campaign, toRenderSubscriber(subscriber), campaign.template_id);
+  });
+
+  const archiveEnabled = () => ctx.settings.bool('app.enable_public_archive');
+  const entryUrl = (c: CampaignRow) => `${ctx.settings.rootUrl()}/archive/${c.archive_slug ?? c.uuid}`;
+  /** archive_meta as the stand-in subscriber (templating.md §3.3). */
+  const metaSubscriber = (c: CampaignRow): RenderSubscriber => {
+    const m = Object.fromEntries(Object.entries(c.archive_meta).map(([k, v]) => [k.toLowerCase(), v]));
+    const str = (v: unknown, d: string) => (typeof v === 'string' ? v : d);
+    return {
+      id: 0, uuid: str(m.uuid, ZERO_UUID), email: str(m.email, ''), name: str(m.name, ''),
+      attribs: m.attribs && typeof m.attribs === 'object' ? (m.attribs as Record<string, unknown>) : {},
+      status: str(m.status, 'enabled'), created_at: null, updated_at: null,
+    };
+  };
+  const archiveSubject = (c: CampaignRow) => {
+    if (!c.subject.includes('{{')) return c.subject;
+    try {
+      return compileCampaign({ ...c, body: '' }, null, renderEnv(ctx, tracking)).render(metaSubscriber(c)).subject;
+    } catch {
+      return c.subject;
+    }
+  };
+  const archiveHtml = (c: CampaignRow) => compileCampaign(c, layoutFor(campaigns, c, c.archive_template_id ?? c.template_id), renderEnv(ctx, tracking)).render(metaSubscriber(c)).html;
+  const published = (c: CampaignRow) => c.send_at ?? c.created_at;
+
+  app.get('/archive', (c) => {
+    if (!archiveEnabled()) return errorPage(c, 404, 'Not found', 'The archive is not available.');
+    const paging = parsePaging(c.req.query());
+    const { rows, total } = campaigns.archived(paging.limit, paging.offset);
+    const items = rows.map((r) => `<li><a href="${escapeHtml(entryUrl(r))}">${escapeHtml(archiveSubject(r))}</a> <span class="muted">${escapeHtml(published(r).slice(0, 10))}</span></li>`);
+    const pages = paging.all ? 1 : Math.ceil(total / paging.perPage);
+    const nav = [paging.page > 1 ? `<a href="?page=${paging.page - 1}">Newer</a>` : '', paging.page < pages ? `<a href="?page=${paging.page + 1}">Older</a>` : ''].filter(Boolean).join(' · ');
+    return sendPage(c, { ...site(), title: 'Archive', body: `<h1>Archive</h1>${items.length ? `<ul class="plain">${items.join('')}</ul>` : '<p>Nothing here yet.</p>'}${nav ? `<p>${nav}</p>` : ''}` });
+  });
+
+  app.get('/archive.xml', (c) => {
+    if (!archiveEnabled()) return errorPage(c, 404, 'Not found', 'The archive is not available.');
+    const paging = parsePaging(c.req.query());
+    const { rows } = campaigns.archived(paging.limit, paging.offset);
+    const withContent = ctx.settings.bool('app.enable_public_archive_rss_content');
+    const x = escapeHtml;
+    const items = rows.map((r) => {
+      let content = '';
+      if (withContent) {
+        try {
+          content = `<description>${x(archiveHtml(r))}</description>`;
+        } catch {
+          content = '';
+        }
+      }
+      return `<item><title>${x(archiveSubject(r))}</title><link>${x(entryUrl(r))}</link><guid>${x(entryUrl(r))}</guid><pubDate>${new Date(published(r)).toUTCString()}</pubDate>${content}</item>`;
+    });
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>${x(ctx.settings.str('app.site_name'))}</title><link>${x(ctx.settings.rootUrl())}</link><description>Archive</description>${items.join('')}</channel></rss>`;
+    return c.body(xml, 200, { 'Content-Type': 'application/rss+xml; charset=utf-8' });
+  });
+
+  const showArchived = (c: Context, campaign: CampaignRow | undefined) => {
+    if (!archiveEnabled() || !campaign) return errorPage(c, 404, 'Not found', 'This message is not in the archive.');
+    return render(c, campaign, metaSubscriber(campaign), campaign.archive_template_id ?? campaign.template_id);
+  };
+  app.get('/archive/latest', (c) => showArchived(c, campaigns.archived(1, 0).rows[0]));
+  app.get('/archive/:id', (c) => showArchived(c, campaigns.archivedOne(c.req.param('id'))));
+
+  app.get('/api/public/archive', (c) => {
+    if (!archiveEnabled()) return c.json({ message: 'the public archive is disabled' }, 404);
+    const paging = parsePaging(c.req.query());
+    const { rows, total } = campaigns.archived(paging.limit, paging.offset);
+    const results = rows.map((r) => ({ uuid: r.uuid, subject: archiveSubject(r), content: '', created_at: r.created_at, send_at: r.send_at, url: entryUrl(r) }));
+    return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
+  });
+}

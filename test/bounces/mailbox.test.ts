@@ -1,0 +1,182 @@
+// Bounce mailboxes: DSN / ARF parsing of real-world shaped reports, and scanning over POP3 and
+// IMAP against small fake servers: bounces are recorded and deleted, other mail stays.
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseBounceMail } from '../../src/bounces/dsn.ts';
+import { Pop3Client } from '../../src/bounces/pop3.ts';
+import { bounceService } from '../../src/bounces/service.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startFakeImap, startFakePop3, type FakeMailbox } from './fake-servers.ts';
+import { addCampaign, addSubscriber, bounceCount, type Seeded } from './seed.ts';
+
+const CAMPAIGN_UUID = '0e6f2b7a-3c1d-4e5f-8a9b-0c1d2e3f4a5b';
+const SUBSCRIBER_UUID = '7d3c2b1a-0f9e-4d8c-b7a6-5e4d3c2b1a09';
+const OTHER_SUBSCRIBER_UUID = '11111111-2222-4333-8444-555555555555';
+
+function fixture(name: string, subscriberUuid = SUBSCRIBER_UUID): Buffer {
+  const text = readFileSync(new URL(`./fixtures/${name}.eml`, import.meta.url), 'utf8');
+  return Buffer.from(text.replaceAll('{{CAMPAIGN_UUID}}', CAMPAIGN_UUID).replaceAll('{{SUBSCRIBER_UUID}}', subscriberUuid));
+}
+
+describe('parsing bounce mails', () => {
+  const cases = [
+    { file: 'postfix-hard', want: { email: 'old.address@example.net', subscriberUuid: SUBSCRIBER_UUID, campaignUuid: CAMPAIGN_UUID, type: 'hard' }, meta: { status: '5.1.1', action: 'failed' } },
+    { file: 'exchange-headers-only', want: { email: 'jane.roe@contoso.example', subscriberUuid: '', campaignUuid: CAMPAIGN_UUID, type: 'hard' }, meta: { status: '5.1.10' } },
+    { file: 'delayed-soft', want: { email: 'slow.box@example.com', subscriberUuid: SUBSCRIBER_UUID, campaignUuid: CAMPAIGN_UUID, type: 'soft' }, meta: { status: '4.2.2', action: 'delayed' } },
+    { file: 'arf-complaint', want: { email: 'angry.reader@hotmail.example', subscriberUuid: '', campaignUuid: CAMPAIGN_UUID, type: 'complaint' }, meta: { feedback_type: 'abuse' } },
+  ];
+  for (const c of cases) {
+    it(`${c.file}: ${c.want.type} bounce of ${c.want.email}`, async () => {
+      const got = await parseBounceMail(fixture(c.file));
+      assert.ok(got);
+      const { meta, ...rest } = got;
+      assert.deepEqual(rest, c.want);
+      for (const [k, v] of Object.entries(c.meta)) assert.equal(meta[k], v, k);
+      assert.equal(meta.recipient, c.want.email);
+    });
+  }
+
+  it('an ordinary reply is not a bounce', async () => {
+    assert.equal(await parseBounceMail(fixture('not-a-bounce')), null);
+  });
+
+  it('a DSN reporting a successful delivery is not a bounce', async () => {
+    const delivered = fixture('postfix-hard').toString().replace('Action: failed', 'Action: delivered').replace('Status: 5.1.1', 'Status: 2.0.0');
+    assert.equal(await parseBounceMail(Buffer.from(delivered)), null);
+  });
+
+  it('a bounce without a report part is classified by its status code or wording', async () => {
+    const plain = (body: string) => Buffer.from(`From: MAILER-DAEMON@mx.example\r\nTo: bounces@news.example.org\r\nSubject: failure notice\r\nX-Failed-Recipients: gone@example.org\r\n\r\n${body}\r\n`);
+    assert.equal((await parseBounceMail(plain('Remote said: 452 4.2.2 mailbox full')))?.type, 'soft');
+    assert.equal((await parseBounceMail(plain('Sorry, no such user here')))?.type, 'hard');
+    assert.equal((await parseBounceMail(plain('Something odd happened')))?.type, 'soft');
+    assert.equal((await parseBounceMail(plain('x')))?.email, 'gone@example.org');
+  });
+});
+
+describe('POP3 client', () => {
+  it('undoes dot-stuffing and falls back to LIST numbering only when needed', async () => {
+    const msg = Buffer.from('Subject: dots\r\n\r\n.starts with a dot\r\n..two dots\r\nend\r\n');
+    const server = await startFakePop3([msg]);
+    try {
+      const pop = await Pop3Client.connect({ host: '127.0.0.1', port: server.port, tls: false });
+      await pop.login('bounces', 'secret');
+      assert.deepEqual(await pop.stat(), { count: 1, size: msg.length });
+      assert.deepEqual(await pop.list(), [{ n: 1, id: 'uid-1' }]);
+      assert.deepEqual(await pop.retr(1), msg);
+      await pop.quit();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reports a refused login', async () => {
+    const server = await startFakePop3([]);
+    try {
+      const pop = await Pop3Client.connect({ host: '127.0.0.1', port: server.port, tls: false });
+      await assert.rejects(pop.login('bounces', 'wrong'), /PASS failed: \[AUTH\] invalid credentials/);
+      pop.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('scanning bounce mailboxes', () => {
+  let t: TestServer;
+  let subs: Record<string, Seeded>;
+  let camp: Seeded;
+
+  before(async () => {
+    t = await startTestServer();
+    camp = addCampaign(t, 'March digest #1');
+    t.server.ctx.db.prepare('UPDATE campaigns SET uuid = ? WHERE id = ?').run(CAMPAIGN_UUID, camp.id);
+    subs = {};
+    for (const email of ['old.address@example.net', 'jane.roe@contoso.example', 'slow.box@example.com', 'angry.reader@hotmail.example']) {
+      subs[email] = addSubscriber(t, email);
+    }
+    t.server.ctx.db.prepare('UPDATE subscribers SET uuid = ? WHERE id = ?').run(SUBSCRIBER_UUID, subs['old.address@example.net'].id);
+    const res = await t.request('PUT', '/api/settings', {
+      'bounce.enabled': true,
+      'bounce.actions': { soft: { count: 5, action: 'none' }, hard: { count: 5, action: 'none' }, complaint: { count: 5, action: 'none' } },
+    });
+    assert.equal(res.status, 200, res.text);
+  });
+  after(() => t.stop());
+  beforeEach(() => {
+    t.server.ctx.db.prepare('DELETE FROM bounces').run();
+  });
+
+  const mailbox = (type: 'pop' | 'imap', port: number, password = 'secret') => ({
+    enabled: true, type, host: '127.0.0.1', port, auth_protocol: 'userpass', return_path: 'bounces@news.example.org',
+    username: 'bounces', password, tls_enabled: false, tls_skip_verify: false, scan_interval: '15m',
+  });
+  const useMailbox = async (m: Record<string, unknown>) => assert.equal((await t.request('PUT', '/api/settings', { 'bounce.mailboxes': [m] })).status, 200);
+  // The delayed report names a subscriber UUID nobody has: its recipient address is used.
+  const messages = () => [fixture('postfix-hard'), fixture('not-a-bounce'), fixture('exchange-headers-only'), fixture('delayed-soft', OTHER_SUBSCRIBER_UUID), fixture('arf-complaint')];
+
+  async function expectScanned(box: FakeMailbox): Promise<void> {
+    const result = await bounceService(t.server.ctx).scheduler.scanNow();
+    assert.deepEqual(result, { seen: 5, bounces: 4, deleted: 4 }, box.log.join('\n'));
+    const rows = t.server.ctx.db.prepare('SELECT s.email, b.type, b.campaign_id, b.source FROM bounces b JOIN subscribers s ON s.id = b.subscriber_id ORDER BY b.id').all();
+    assert.deepEqual(rows, [
+      { email: 'old.address@example.net', type: 'hard', campaign_id: camp.id, source: '127.0.0.1' },
+      { email: 'jane.roe@contoso.example', type: 'hard', campaign_id: camp.id, source: '127.0.0.1' },
+      { email: 'slow.box@example.com', type: 'soft', campaign_id: camp.id, source: '127.0.0.1' },
+      { email: 'angry.reader@hotmail.example', type: 'complaint', campaign_id: camp.id, source: '127.0.0.1' },
+    ]);
+    assert.equal(box.messages.length, 1, 'only the non-bounce stays');
+    assert.match(box.messages[0].toString(), /Thanks for the newsletter/);
+  }
+
+  it('POP3: records the bounces and deletes only them', async () => {
+    const box = await startFakePop3(messages());
+    try {
+      await useMailbox(mailbox('pop', box.port));
+      await expectScanned(box);
+    } finally {
+      await box.close();
+    }
+  });
+
+  it('IMAP: records the bounces and deletes only them', async () => {
+    const box = await startFakeImap(messages());
+    try {
+      await useMailbox(mailbox('imap', box.port));
+      await expectScanned(box);
+    } finally {
+      await box.close();
+    }
+  });
+
+  for (const type of ['pop', 'imap'] as const) {
+    it(`${type}: a refused login records and deletes nothing`, async () => {
+      const box = type === 'pop' ? await startFakePop3(messages()) : await startFakeImap(messages());
+      try {
+        await useMailbox(mailbox(type, box.port, 'wrong'));
+        await assert.rejects(bounceService(t.server.ctx).scheduler.scanNow());
+        assert.equal(bounceCount(t), 0);
+        assert.equal(box.messages.length, 5);
+      } finally {
+        await box.close();
+      }
+    });
+  }
+
+  it('scans nothing while bounce processing or the mailbox is off', async () => {
+    const box = await startFakePop3(messages());
+    try {
+      await useMailbox({ ...mailbox('pop', box.port), enabled: false });
+      assert.equal(await bounceService(t.server.ctx).scheduler.scanNow(), null);
+      await useMailbox(mailbox('pop', box.port));
+      await t.request('PUT', '/api/settings', { 'bounce.enabled': false });
+      assert.equal(await bounceService(t.server.ctx).scheduler.scanNow(), null);
+      assert.equal(box.log.length, 0);
+      assert.equal(box.messages.length, 5);
+    } finally {
+      await t.request('PUT', '/api/settings', { 'bounce.enabled': true });
+      await box.close();
+    }
+  });
+});

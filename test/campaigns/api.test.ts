@@ -1,0 +1,219 @@
+// The campaigns API: create/update validation, the request object round trip, every
+// forbidden status change, preview, test send, archive and visibility per user.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { addList, addSubscriber } from './fixtures.ts';
+import { deliveryFor } from '../../src/delivery/index.ts';
+
+let t: TestServer;
+let sink: SmtpSink;
+let listA: number;
+let listB: number;
+
+const base = () => ({ name: 'News', subject: 'Hi {{ .Subscriber.Name }}', lists: [listA], body: '<p>Hello {{ .Subscriber.Name }}</p>', content_type: 'html' });
+
+before(async () => {
+  t = await startTestServer();
+  sink = await startSmtpSink();
+  const r = await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock()], 'app.root_url': t.url });
+  assert.equal(r.status, 200);
+  // Status rows are set directly in the DB here; the sender must not act on them.
+  await deliveryFor(t.server.ctx).engine.stop();
+  listA = addList(t.server.ctx.db, 'A', 'single');
+  listB = addList(t.server.ctx.db, 'B', 'double');
+  addSubscriber(t.server.ctx.db, 'tester@example.com', 'Tess Tester', [[listA, 'confirmed']]);
+});
+after(async () => {
+  await t.stop();
+  await sink.close();
+});
+
+describe('create and update', () => {
+  const cases: { name: string; body: () => Record<string, unknown>; status: number; message?: RegExp }[] = [
+    { name: 'valid', body: base, status: 200 },
+    { name: 'missing name', body: () => ({ ...base(), name: '' }), status: 400, message: /"name" is required/ },
+    { name: 'missing subject', body: () => ({ ...base(), subject: null }), status: 400, message: /"subject" is required/ },
+    { name: 'no lists', body: () => ({ ...base(), lists: [] }), status: 400, message: /"lists" is required/ },
+    { name: 'unknown lists only', body: () => ({ ...base(), lists: [9999] }), status: 400, message: /lists/ },
+    { name: 'past send_at', body: () => ({ ...base(), send_at: '2001-01-01T00:00:00Z' }), status: 400, message: /future/ },
+    { name: 'bad send_at', body: () => ({ ...base(), send_at: 'soon' }), status: 400, message: /send_at/ },
+    { name: 'bad from_email', body: () => ({ ...base(), from_email: 'not an address' }), status: 400, message: /from_email/ },
+    { name: 'unknown messenger', body: () => ({ ...base(), messenger: 'pigeon' }), status: 400, message: /messenger/ },
+    { name: 'bad headers', body: () => ({ ...base(), headers: { 'X-A': 'b' } }), status: 400, message: /headers/ },
+    { name: 'broken template action', body: () => ({ ...base(), body: '<p>{{ .Subscriber.Name </p>' }), status: 400, message: /compile/ },
+    { name: 'opt-in without double opt-in list', body: () => ({ ...base(), type: 'optin' }), status: 400, message: /double opt-in/ },
+    { name: 'bad type', body: () => ({ ...base(), type: 'weekly' }), status: 400, message: /type/ },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const r = await t.request('POST', '/api/campaigns', c.body());
+      assert.equal(r.status, c.status, r.text);
+      if (c.message) assert.match(r.body.message, c.message);
+    });
+  }
+
+  it('answers listmonk\'s campaign object with defaults filled in', async () => {
+    const r = await t.request('POST', '/api/campaigns', { ...base(), content_type: 'bogus', tags: [' a b ', ''], archive_slug: 'Hello, World!' });
+    const c = r.body.data;
+    assert.equal(c.status, 'draft');
+    assert.equal(c.content_type, 'richtext');
+    assert.deepEqual(c.tags, ['a-b']);
+    assert.equal(c.archive_slug, 'hello-world');
+    assert.deepEqual(c.lists, [{ id: listA, name: 'A' }]);
+    for (const k of ['views', 'clicks', 'to_send', 'sent', 'bounces']) assert.equal(c[k], 0);
+    assert.equal(c.type, 'regular');
+    assert.equal(c.messenger, 'email');
+    assert.deepEqual(c.headers, []);
+    const dup = await t.request('POST', '/api/campaigns', { ...base(), archive_slug: 'hello world' });
+    assert.equal(dup.status, 409);
+  });
+
+  it('accepts a full object from a GET back on PUT, read-only fields included', async () => {
+    const created = (await t.request('POST', '/api/campaigns', { ...base(), send_at: new Date(Date.now() + 3600_000).toISOString() })).body.data;
+    const got = (await t.request('GET', `/api/campaigns/${created.id}`)).body.data;
+    const r = await t.request('PUT', `/api/campaigns/${created.id}`, { ...got, name: 'Renamed' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.data.name, 'Renamed');
+    assert.deepEqual(r.body.data.lists, got.lists);
+    const nulls = await t.request('PUT', `/api/campaigns/${created.id}`, { lists: [listA, listB], name: null, subject: null, body: null });
+    assert.equal(nulls.status, 200, nulls.text);
+    assert.equal(nulls.body.data.name, 'Renamed');
+    assert.equal(nulls.body.data.lists.length, 2);
+  });
+
+  it('lists with filters, paging and no_body', async () => {
+    const r = await t.request('GET', '/api/campaigns?status=draft&no_body=true&per_page=2&order_by=name&order=asc');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.per_page, 2);
+    assert.ok(r.body.data.total >= 2);
+    assert.ok(r.body.data.results.every((c: { body: string; status: string }) => c.body === '' && c.status === 'draft'));
+    const search = await t.request('GET', '/api/campaigns?query=Renamed');
+    assert.deepEqual(search.body.data.results.map((c: { name: string }) => c.name), ['Renamed']);
+    const bad = await t.request('GET', '/api/campaigns?status=sending');
+    assert.equal(bad.status, 400);
+    const missing = await t.request('GET', '/api/campaigns/99999');
+    assert.equal(missing.status, 404);
+  });
+});
+
+describe('status changes', () => {
+  const setStatus = (id: number, s: string) => t.server.ctx.db.prepare('UPDATE campaigns SET status = ? WHERE id = ?').run(s, id);
+  // [from, requested, has send_at]: every change the state machine refuses.
+  const forbidden: [string, string, boolean][] = [
+    ['draft', 'draft', false], ['running', 'draft', false], ['paused', 'draft', false], ['cancelled', 'draft', false], ['finished', 'draft', false],
+    ['draft', 'scheduled', false], ['running', 'scheduled', true], ['cancelled', 'scheduled', true], ['finished', 'scheduled', true], ['scheduled', 'scheduled', true],
+    ['running', 'running', false], ['scheduled', 'running', true], ['cancelled', 'running', false], ['finished', 'running', false],
+    ['draft', 'paused', false], ['scheduled', 'paused', true], ['paused', 'paused', false], ['cancelled', 'paused', false], ['finished', 'paused', false],
+    ['draft', 'cancelled', false], ['scheduled', 'cancelled', true], ['cancelled', 'cancelled', false], ['finished', 'cancelled', false],
+    ['draft', 'finished', false], ['running', 'finished', false], ['paused', 'finished', false], ['scheduled', 'finished', true],
+    ['draft', 'sending', false], ['draft', '', false],
+  ];
+  for (const [from, to, sendAt] of forbidden) {
+    it(`refuses ${from} → ${to || '(empty)'}`, async () => {
+      const body = { ...base(), ...(sendAt ? { send_at: new Date(Date.now() + 86400_000).toISOString() } : {}) };
+      const c = (await t.request('POST', '/api/campaigns', body)).body.data;
+      setStatus(c.id, from);
+      const r = await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: to });
+      assert.equal(r.status, 400, r.text);
+      assert.ok(r.body.message.length > 10);
+      assert.equal((await t.request('GET', `/api/campaigns/${c.id}`)).body.data.status, from);
+    });
+  }
+
+  it('schedules, unschedules, and stores "running" with a future send_at as scheduled', async () => {
+    const c = (await t.request('POST', '/api/campaigns', { ...base(), send_at: new Date(Date.now() + 86400_000).toISOString() })).body.data;
+    const r = await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
+    assert.equal(r.body.data.status, 'scheduled');
+    const d = await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'draft' });
+    assert.equal(d.body.data.status, 'draft');
+    const s = await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'scheduled' });
+    assert.equal(s.body.data.status, 'scheduled');
+    const cleared = await t.request('PUT', `/api/campaigns/${c.id}`, { ...base(), send_at: null });
+    assert.equal(cleared.body.data.status, 'draft');
+  });
+
+  it('refuses edits of running/finished campaigns and deleting a running one', async () => {
+    const c = (await t.request('POST', '/api/campaigns', base())).body.data;
+    setStatus(c.id, 'finished');
+    assert.equal((await t.request('PUT', `/api/campaigns/${c.id}`, base())).status, 400);
+    setStatus(c.id, 'running');
+    assert.equal((await t.request('DELETE', `/api/campaigns/${c.id}`)).status, 400);
+    setStatus(c.id, 'cancelled');
+    assert.equal((await t.request('DELETE', `/api/campaigns/${c.id}`)).status, 200);
+    assert.equal((await t.request('GET', `/api/campaigns/${c.id}`)).status, 404);
+  });
+});
+
+describe('preview, test send, archive', () => {
+  it('previews with the demo subscriber, stored or posted body', async () => {
+    const c = (await t.request('POST', '/api/campaigns', base())).body.data;
+    const g = await t.request('GET', `/api/campaigns/${c.id}/preview`);
+    assert.equal(g.status, 200);
+    assert.match(g.headers.get('content-type')!, /text\/html/);
+    assert.match(g.text, /Hello Demo Subscriber/);
+    const p = await t.request('POST', `/api/campaigns/${c.id}/preview`, undefined, { raw: new URLSearchParams({ body: 'Plain {{ .Subscriber.Email }}', content_type: 'plain' }) });
+    assert.match(p.headers.get('content-type')!, /text\/plain/);
+    assert.match(p.text, /Plain demo@listmonk.app/);
+    const bad = await t.request('POST', `/api/campaigns/${c.id}/preview`, undefined, { raw: new URLSearchParams({ body: '{{ .Nope' }) });
+    assert.equal(bad.status, 400);
+  });
+
+  it('test-sends the edited campaign to existing subscribers only, uncounted', async () => {
+    const c = (await t.request('POST', '/api/campaigns', base())).body.data;
+    const before = sink.messages.length;
+    const r = await t.request('POST', `/api/campaigns/${c.id}/test`, { ...base(), subject: 'Test for {{ .Subscriber.Name }}', subscribers: ['Tester@Example.com'] });
+    assert.equal(r.status, 200, r.text);
+    const [m] = (await sink.waitFor(before + 1)).slice(before);
+    assert.equal(m.parsed.subject, 'Test for Tess Tester');
+    assert.deepEqual(m.to, ['tester@example.com']);
+    assert.equal(m.parsed.headers.get('x-listmonk-campaign'), c.uuid);
+    assert.equal((await t.request('GET', `/api/campaigns/${c.id}`)).body.data.sent, 0);
+    const none = await t.request('POST', `/api/campaigns/${c.id}/test`, { ...base(), subscribers: ['nobody@example.com'] });
+    assert.equal(none.status, 400);
+    const empty = await t.request('POST', `/api/campaigns/${c.id}/test`, { ...base(), subscribers: [] });
+    assert.equal(empty.status, 400);
+  });
+
+  it('converts markdown content', async () => {
+    const r = await t.request('POST', '/api/campaigns/1/content', { from: 'markdown', to: 'html', body: '# Hi' });
+    assert.match(r.body.data, /<h1[^>]*>Hi<\/h1>/);
+    assert.equal((await t.request('POST', '/api/campaigns/1/content', { from: 'html', to: 'visual', body: 'x' })).status, 400);
+  });
+
+  it('publishes archived campaigns that were sent, never drafts', async () => {
+    const c = (await t.request('POST', '/api/campaigns', { ...base(), subject: 'Issue for {{ .Subscriber.Name }}' })).body.data;
+    const r = await t.request('PUT', `/api/campaigns/${c.id}/archive`, { archive: true, archive_slug: 'Issue One', archive_meta: { name: 'Reader' } });
+    assert.deepEqual(r.body, { data: true });
+    assert.equal((await fetch(`${t.url}/archive/issue-one`)).status, 404);
+    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c.id);
+    const page = await fetch(`${t.url}/archive/issue-one`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /Hello Reader/);
+    const api = await t.request('GET', '/api/public/archive', undefined, { auth: null });
+    assert.deepEqual(api.body.data.results.map((e: { subject: string; url: string }) => [e.subject, e.url]), [['Issue for Reader', `${t.url}/archive/issue-one`]]);
+    const rss = await (await fetch(`${t.url}/archive.xml`)).text();
+    assert.match(rss, /<title>Issue for Reader<\/title>/);
+    assert.equal((await fetch(`${t.url}/archive/latest`)).status, 200);
+  });
+});
+
+describe('visibility per user', () => {
+  it('hides campaigns on lists the user has no grant for', async () => {
+    const db = t.server.ctx.db;
+    const role = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'camp-reader', '["campaigns:get","campaigns:manage"]')`).run().lastInsertRowid);
+    const listRole = Number(db.prepare(`INSERT INTO roles (type, name) VALUES ('list', 'only-b')`).run().lastInsertRowid);
+    db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, listB);
+    const creds = t.apiUser('reader', role);
+    db.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, 'reader');
+    const onA = (await t.request('POST', '/api/campaigns', base())).body.data;
+    const onB = (await t.request('POST', '/api/campaigns', { ...base(), lists: [listB] })).body.data;
+    const list = await t.request('GET', '/api/campaigns?per_page=all', undefined, { auth: creds });
+    const ids = list.body.data.results.map((c: { id: number }) => c.id);
+    assert.ok(ids.includes(onB.id));
+    assert.ok(!ids.includes(onA.id));
+    assert.equal((await t.request('GET', `/api/campaigns/${onA.id}`, undefined, { auth: creds })).status, 403);
+    assert.equal((await t.request('GET', `/api/campaigns/${onB.id}`, undefined, { auth: creds })).status, 200);
+  });
+});

@@ -1,0 +1,208 @@
+// Sending a campaign end to end: the right recipients, each once, rendered per subscriber,
+// with working tracking links and unsubscribe headers; pause/resume/cancel; the error
+// threshold; analytics from the recorded views and clicks.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { addList, addMany, addSubscriber, until } from './fixtures.ts';
+import { deliveryFor } from '../../src/delivery/index.ts';
+
+let t: TestServer;
+let sink: SmtpSink;
+
+const campaignStatus = async (id: number) => (await t.request('GET', `/api/campaigns/${id}`)).body.data;
+const received = (campaignUuid: string) => sink.messages.filter((m) => m.parsed.headers.get('x-listmonk-campaign') === campaignUuid);
+const idle = (id: number) => until(`campaign ${id} to stop sending`, () => !deliveryFor(t.server.ctx).engine.isSending(id));
+
+async function settings(over: Record<string, unknown>) {
+  const r = await t.request('PUT', '/api/settings', over);
+  assert.equal(r.status, 200, r.text);
+}
+
+before(async () => {
+  t = await startTestServer();
+  sink = await startSmtpSink();
+  await settings({
+    smtp: [sink.settingsBlock({ max_conns: 2 })], 'app.root_url': t.url, 'app.concurrency': 4, 'app.message_rate': 1000,
+    'app.notify_emails': ['admin@example.com'],
+  });
+});
+after(async () => {
+  await t.stop();
+  await sink.close();
+});
+
+describe('a campaign to a mixed audience', () => {
+  let camp: { id: number; uuid: string };
+  let expected: string[];
+
+  before(async () => {
+    const db = t.server.ctx.db;
+    const single = addList(db, 'Single', 'single');
+    const double = addList(db, 'Double', 'double');
+    addSubscriber(db, 'single-confirmed@example.com', 'Ann Single', [[single, 'confirmed']]);
+    addSubscriber(db, 'single-unconfirmed@example.com', 'Bob Single', [[single, 'unconfirmed']]);
+    addSubscriber(db, 'single-unsub@example.com', 'Cid Unsub', [[single, 'unsubscribed']]);
+    addSubscriber(db, 'double-confirmed@example.com', 'Dee Double', [[double, 'confirmed']]);
+    addSubscriber(db, 'double-unconfirmed@example.com', 'Eve Pending', [[double, 'unconfirmed']]);
+    addSubscriber(db, 'blocked@example.com', 'Fay Blocked', [[single, 'confirmed']], 'blocklisted');
+    addSubscriber(db, 'both@example.com', 'Gus Both', [[single, 'confirmed'], [double, 'confirmed']]);
+    addSubscriber(db, 'both-mixed@example.com', 'Hal Mixed', [[single, 'unsubscribed'], [double, 'confirmed']]);
+    addSubscriber(db, 'elsewhere@example.com', 'Ivy Other', []);
+    expected = ['both-mixed@example.com', 'both@example.com', 'double-confirmed@example.com', 'single-confirmed@example.com', 'single-unconfirmed@example.com'];
+
+    const r = await t.request('POST', '/api/campaigns', {
+      name: 'Mixed', subject: 'Hello {{ .Subscriber.Name }}', lists: [single, double], from_email: 'News <news@example.com>',
+      content_type: 'html', body: '<p>Dear {{ .Subscriber.Name }}</p><p><a href="{{ TrackLink "https://example.org/read?a=1" . }}">Read</a></p>{{ TrackView . }}',
+      headers: [{ 'X-Custom': 'for {{ .Subscriber.Email }}' }, { 'X-Listmonk-Campaign': 'spoofed' }],
+    });
+    assert.equal(r.status, 200, r.text);
+    camp = r.body.data;
+    assert.equal(r.body.data.status, 'draft');
+    const s = await t.request('PUT', `/api/campaigns/${camp.id}/status`, { status: 'running' });
+    assert.equal(s.status, 200, s.text);
+    await until('campaign to finish', async () => (await campaignStatus(camp.id)).status === 'finished');
+  });
+
+  it('reaches exactly the eligible subscribers, each once', async () => {
+    const to = received(camp.uuid).map((m) => m.to[0]).sort();
+    assert.deepEqual(to, expected);
+    const c = await campaignStatus(camp.id);
+    assert.equal(c.to_send, expected.length);
+    assert.equal(c.sent, expected.length);
+    assert.equal(typeof c.views, 'number');
+  });
+
+  it('renders per subscriber with the listmonk headers and a text alternative', () => {
+    const m = received(camp.uuid).find((x) => x.to[0] === 'both@example.com')!;
+    assert.equal(m.parsed.subject, 'Hello Gus Both');
+    assert.match(String(m.parsed.html), /Dear Gus Both/);
+    assert.match(String(m.parsed.text), /Dear Gus Both/);
+    assert.equal(m.parsed.headers.get('x-listmonk-campaign'), camp.uuid);
+    assert.equal(m.parsed.headers.get('x-custom'), 'for both@example.com');
+    const subUuid = t.server.ctx.db.prepare('SELECT uuid FROM subscribers WHERE email = ?').pluck().get('both@example.com');
+    assert.equal(m.parsed.headers.get('x-listmonk-subscriber'), subUuid);
+    const unfolded = m.raw.replace(/\r\n[ \t]+/g, ' ');
+    assert.ok(unfolded.includes(`List-Unsubscribe: <${t.url}/subscription/${camp.uuid}/${subUuid}>\r\n`));
+    assert.ok(unfolded.includes('List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n'));
+    const ids = received(camp.uuid).map((x) => x.parsed.messageId);
+    assert.equal(new Set(ids).size, ids.length);
+    assert.match(ids[0]!, /^<[A-Za-z0-9]{24}@example\.com>$/);
+  });
+
+  it('records a click when the link in the mail is followed, and redirects', async () => {
+    const m = received(camp.uuid)[0];
+    const link = /href="([^"]*\/link\/[^"]+)"/.exec(String(m.parsed.html))![1];
+    assert.ok(link.startsWith(`${t.url}/link/`));
+    const res = await fetch(link, { redirect: 'manual' });
+    assert.equal(res.status, 307);
+    assert.equal(res.headers.get('location'), 'https://example.org/read?a=1');
+    const pixel = /<img src="([^"]*px\.png)"/.exec(String(m.parsed.html))![1];
+    const px = await fetch(pixel);
+    assert.equal(px.headers.get('content-type'), 'image/png');
+    const c = await campaignStatus(camp.id);
+    assert.equal(c.clicks, 1);
+    assert.equal(c.views, 1);
+  });
+
+  it('answers analytics that match the recorded views and clicks', async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const next = new Date(Date.now() + 86400_000).toISOString().slice(0, 10);
+    for (const [type, count] of [['views', 1], ['clicks', 1]] as const) {
+      const r = await t.request('GET', `/api/campaigns/analytics/${type}?id=${camp.id}&from=${day}&to=${next}`);
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.data.reduce((n: number, b: { count: number }) => n + b.count, 0), count);
+      assert.equal(r.body.data[0].campaign_id, camp.id);
+    }
+    const links = await t.request('GET', `/api/campaigns/analytics/links?id=${camp.id}&from=${day}&to=${next}`);
+    assert.deepEqual(links.body.data, [{ url: 'https://example.org/read?a=1', count: 1 }]);
+    const bad = await t.request('GET', `/api/campaigns/analytics/opens?id=${camp.id}&from=${day}&to=${next}`);
+    assert.equal(bad.status, 400);
+    const noId = await t.request('GET', `/api/campaigns/analytics/views?from=${day}&to=${next}`);
+    assert.equal(noId.status, 400);
+  });
+
+  it('shows the web view only to recipients', async () => {
+    const subUuid = t.server.ctx.db.prepare('SELECT uuid FROM subscribers WHERE email = ?').pluck().get('both@example.com');
+    const ok = await fetch(`${t.url}/campaign/${camp.uuid}/${subUuid}`);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('content-security-policy'), 'sandbox', 'campaign HTML is sandboxed');
+    assert.match(await ok.text(), /Dear Gus Both/);
+    const other = t.server.ctx.db.prepare('SELECT uuid FROM subscribers WHERE email = ?').pluck().get('blocked@example.com');
+    assert.equal((await fetch(`${t.url}/campaign/${camp.uuid}/${other}`)).status, 404);
+  });
+
+  it('sends the admins the finished notice', async () => {
+    const notice = await until('the notice', () => sink.messages.find((m) => m.parsed.subject === 'Finished: Mixed'));
+    assert.deepEqual(notice.to, ['admin@example.com']);
+  });
+});
+
+describe('pause, resume and cancel', () => {
+  it('pauses within a batch and resumes without repeating or skipping anyone', async () => {
+    await settings({ 'app.concurrency': 1, 'app.message_rate': 20 });
+    const db = t.server.ctx.db;
+    const list = addList(db, 'Pause list', 'single');
+    const emails = addMany(db, list, 'pause', 40);
+    const c = (await t.request('POST', '/api/campaigns', { name: 'Pausing', subject: 'P', lists: [list], body: '<p>x</p>', content_type: 'html' })).body.data;
+    await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
+    await until('a few messages', () => received(c.uuid).length >= 5);
+    const p = await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'paused' });
+    assert.equal(p.status, 200);
+    assert.equal(p.body.data.status, 'paused');
+    await idle(c.id);
+    const atPause = received(c.uuid).length;
+    assert.ok(atPause < emails.length, `sent ${atPause} of ${emails.length} before pausing`);
+    assert.equal((await campaignStatus(c.id)).sent, atPause);
+
+    await settings({ 'app.concurrency': 4, 'app.message_rate': 1000 });
+    await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
+    await until('campaign to finish', async () => (await campaignStatus(c.id)).status === 'finished');
+    const to = received(c.uuid).map((m) => m.to[0]).sort();
+    assert.deepEqual(to, emails);
+    assert.equal((await campaignStatus(c.id)).sent, emails.length);
+  });
+
+  it('cancels: nothing more is sent', async () => {
+    await settings({ 'app.concurrency': 1, 'app.message_rate': 20 });
+    const db = t.server.ctx.db;
+    const list = addList(db, 'Cancel list', 'single');
+    const emails = addMany(db, list, 'cancel', 40);
+    const c = (await t.request('POST', '/api/campaigns', { name: 'Cancelling', subject: 'C', lists: [list], body: '<p>x</p>', content_type: 'html' })).body.data;
+    await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
+    await until('a few messages', () => received(c.uuid).length >= 3);
+    const r = await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'cancelled' });
+    assert.equal(r.body.data.status, 'cancelled');
+    await idle(c.id);
+    const n = received(c.uuid).length;
+    assert.ok(n < emails.length);
+    const again = await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
+    assert.equal(again.status, 400);
+    assert.equal((await campaignStatus(c.id)).status, 'cancelled');
+    await settings({ 'app.concurrency': 4, 'app.message_rate': 1000 });
+  });
+});
+
+describe('send errors', () => {
+  it('pauses the campaign when app.max_send_errors is reached', async () => {
+    const failing = await startSmtpSink({ rejectWith: { code: 550, message: 'No such user' } });
+    try {
+      await settings({ smtp: [failing.settingsBlock()], 'app.max_send_errors': 3 });
+      const db = t.server.ctx.db;
+      const list = addList(db, 'Fail list', 'single');
+      addMany(db, list, 'fail', 10);
+      const c = (await t.request('POST', '/api/campaigns', { name: 'Failing', subject: 'F', lists: [list], body: '<p>x</p>', content_type: 'html' })).body.data;
+      await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
+      await until('campaign to pause', async () => (await campaignStatus(c.id)).status === 'paused');
+      const reason = db.prepare('SELECT status_reason FROM campaigns WHERE id = ?').pluck().get(c.id) as string;
+      assert.match(reason, /Too many errors/);
+      const failed = db.prepare(`SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = 'failed'`).pluck().get(c.id) as number;
+      assert.ok(failed >= 3);
+      assert.equal((await campaignStatus(c.id)).sent, 0);
+    } finally {
+      await settings({ smtp: [sink.settingsBlock({ max_conns: 2 })], 'app.max_send_errors': 1000 });
+      await failing.close();
+    }
+  });
+});

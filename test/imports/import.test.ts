@@ -1,0 +1,231 @@
+// POST/GET/DELETE /api/import/subscribers over real HTTP into a real database.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import yazl from 'yazl';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+
+let t: TestServer;
+let sink: SmtpSink;
+let listA: number;
+let listB: number;
+
+function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+    zip.outputStream.on('error', reject);
+  });
+}
+
+function form(params: unknown, file?: { name: string; content: string | Buffer }): FormData {
+  const f = new FormData();
+  f.set('params', typeof params === 'string' ? params : JSON.stringify(params));
+  if (file) f.set('file', new Blob([file.content]), file.name);
+  return f;
+}
+
+const post = (params: unknown, file?: { name: string; content: string | Buffer }) =>
+  t.request('POST', '/api/import/subscribers', undefined, { raw: form(params, file) });
+
+async function waitDone(): Promise<{ name: string; total: number; imported: number; status: string }> {
+  for (;;) {
+    const s = (await t.request('GET', '/api/import/subscribers')).body.data;
+    if (s.status !== 'importing' && s.status !== 'stopping') return s;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const sub = (email: string) => t.server.ctx.db.prepare('SELECT * FROM subscribers WHERE email = ?').get(email) as
+  { id: number; name: string; attribs: string; status: string; uuid: string } | undefined;
+const subs = (email: string) => t.server.ctx.db.prepare(
+  'SELECT sl.list_id, sl.status, sl.source FROM subscriber_lists sl JOIN subscribers s ON s.id = sl.subscriber_id WHERE s.email = ? ORDER BY sl.list_id',
+).all(email) as { list_id: number; status: string; source: string }[];
+
+before(async () => {
+  t = await startTestServer();
+  sink = await startSmtpSink();
+  await useSmtpSink(t, sink);
+  assert.equal((await t.request('PUT', '/api/settings', { 'app.notify_emails': ['admin@example.org'], 'privacy.domain_blocklist': ['blocked.example'] })).status, 200);
+  const db = t.server.ctx.db;
+  const list = db.prepare("INSERT INTO lists (uuid, name, type, optin) VALUES (?, ?, 'private', 'single')");
+  listA = Number(list.run('00000000-0000-4000-8000-00000000000a', 'A').lastInsertRowid);
+  listB = Number(list.run('00000000-0000-4000-8000-00000000000b', 'B').lastInsertRowid);
+});
+after(async () => {
+  await t.stop();
+  await sink.close();
+});
+
+describe('refused uploads change nothing', () => {
+  const bigZeros = Buffer.alloc(30 * 1024 * 1024);
+  const cases: { name: string; params: unknown; file?: () => Promise<{ name: string; content: string | Buffer }>; status: number; message: RegExp }[] = [
+    { name: 'params not JSON', params: '{mode', file: async () => ({ name: 'a.csv', content: 'email\na@x.io\n' }), status: 400, message: /params.*not JSON/ },
+    { name: 'bad mode', params: { mode: 'delete', delim: ',', lists: [1] }, file: async () => ({ name: 'a.csv', content: 'email\n' }), status: 400, message: /mode/ },
+    { name: 'no lists in subscribe mode', params: { mode: 'subscribe', delim: ',' }, file: async () => ({ name: 'a.csv', content: 'email\n' }), status: 403, message: /lists/ },
+    { name: 'unknown list', params: { mode: 'subscribe', delim: ',', lists: [999] }, file: async () => ({ name: 'a.csv', content: 'email\n' }), status: 400, message: /999/ },
+    { name: 'bad subscription status', params: { mode: 'subscribe', delim: ',', lists: [1], subscription_status: 'maybe' }, file: async () => ({ name: 'a.csv', content: 'email\n' }), status: 400, message: /subscription_status/ },
+    { name: 'two-character delimiter', params: { mode: 'subscribe', delim: ';;', lists: [1] }, file: async () => ({ name: 'a.csv', content: 'email\n' }), status: 400, message: /delim/ },
+    { name: 'missing file', params: { mode: 'blocklist', delim: ',' }, status: 400, message: /"file"/ },
+    { name: 'not a ZIP or CSV', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'photo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]) }), status: 400, message: /neither a ZIP archive nor a CSV/ },
+    { name: 'broken ZIP', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: 'PK\x03\x04 this is not really a zip' }), status: 400, message: /not a valid ZIP/ },
+    { name: 'ZIP without a CSV', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOf({ 'readme.txt': 'hello' }) }), status: 400, message: /no \.csv file/ },
+    { name: 'ZIP bomb', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOf({ 'huge.csv': bigZeros }) }), status: 400, message: /ZIP bomb/ },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const res = await post(c.params, c.file ? await c.file() : undefined);
+      assert.equal(res.status, c.status, res.text);
+      assert.match(res.body.message, c.message);
+      assert.equal((await t.request('GET', '/api/import/subscribers')).body.data.status, 'none');
+      assert.equal(t.server.ctx.db.prepare('SELECT COUNT(*) FROM subscribers').pluck().get(), 0);
+    });
+  }
+  it('needs subscribers:import', async () => {
+    const role = t.server.ctx.db.prepare("INSERT INTO roles (type, name, permissions) VALUES ('user', 'viewer', '[\"subscribers:get\"]')").run().lastInsertRowid;
+    const creds = t.apiUser('viewer', Number(role));
+    for (const [method, path] of [['GET', '/api/import/subscribers'], ['GET', '/api/import/subscribers/logs'], ['DELETE', '/api/import/subscribers']]) {
+      const res = await t.request(method, path, undefined, { auth: creds });
+      assert.equal(res.status, 403);
+    }
+    const res = await t.request('POST', '/api/import/subscribers', undefined, { auth: creds, raw: form({ mode: 'blocklist', delim: ',' }, { name: 'a.csv', content: 'email\nx@y.io\n' }) });
+    assert.equal(res.status, 403);
+    assert.equal(sub('x@y.io'), undefined);
+  });
+});
+
+describe('import in subscribe mode', () => {
+  it('reads every CSV of a ZIP, skips and logs bad rows, and records source = import', async () => {
+    const a = [
+      'email,name,attributes',
+      'Jane.Doe@Example.org,,"{""city"":""Lima""}"',
+      'not-an-address,Bad,',
+      'someone@blocked.example,Blocked,',
+      'ann@example.org,Ann,{broken json',
+      'short@example.org',
+      'john@example.org,John Smith,"{""plan"":""pro"",""n"":2}"',
+    ].join('\n') + '\n';
+    const res = await post({ mode: 'subscribe', delim: ',', lists: [listA, listB], subscription_status: 'confirmed' }, { name: 'people.zip', content: await zipOf({ 'dir/a.csv': a, 'readme.md': '# not csv' }) });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.status, 'importing');
+    const done = await waitDone();
+    assert.deepEqual(done, { name: 'people.zip', total: 6, imported: 3, status: 'finished' });
+
+    assert.equal(sub('jane.doe@example.org')!.name, 'Jane Doe');
+    assert.deepEqual(JSON.parse(sub('jane.doe@example.org')!.attribs), { city: 'Lima' });
+    assert.deepEqual(JSON.parse(sub('ann@example.org')!.attribs), {});
+    assert.deepEqual(JSON.parse(sub('john@example.org')!.attribs), { plan: 'pro', n: 2 });
+    assert.match(sub('john@example.org')!.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(sub('not-an-address'), undefined);
+    assert.equal(sub('someone@blocked.example'), undefined);
+    assert.equal(sub('short@example.org'), undefined);
+    assert.deepEqual(subs('john@example.org'), [
+      { list_id: listA, status: 'confirmed', source: 'import' },
+      { list_id: listB, status: 'confirmed', source: 'import' },
+    ]);
+    const logs = (await t.request('GET', '/api/import/subscribers/logs')).body.data as string;
+    assert.match(logs, /a\.csv line 3: skipped: "not-an-address" is not a valid e-mail address/);
+    assert.match(logs, /a\.csv line 4: skipped: e-mail addresses on this domain are not accepted/);
+    assert.match(logs, /a\.csv line 5: "attributes" is not a JSON object; imported without attributes/);
+    assert.match(logs, /a\.csv line 6: skipped: 1 fields where the header has 3/);
+    const mail = await sink.waitFor(1);
+    assert.deepEqual(mail[0].to, ['admin@example.org']);
+    assert.match(mail[0].parsed.subject ?? '', /Import finished: people\.zip/);
+  });
+
+  it('reads two CSV files with another delimiter, a BOM and column order', async () => {
+    const a = '\ufeffName;Extra;EMAIL\nBo;x;bo@example.org\n;y;"li.wei@example.org"\n';
+    const b = 'email;name\nzed@example.org;Zed\n';
+    assert.equal((await post({ mode: 'subscribe', delim: ';', lists: [listA] }, { name: 'two.zip', content: await zipOf({ 'a.csv': a, 'b.CSV': b }) })).status, 200);
+    assert.deepEqual(await waitDone(), { name: 'two.zip', total: 3, imported: 3, status: 'finished' });
+    assert.equal(sub('li.wei@example.org')!.name, 'Li Wei');
+    assert.equal(sub('bo@example.org')!.name, 'Bo');
+    assert.deepEqual(subs('zed@example.org'), [{ list_id: listA, status: 'unconfirmed', source: 'import' }]);
+    assert.match((await t.request('GET', '/api/import/subscribers/logs')).body.data, /a\.csv: ignoring columns "extra"/);
+  });
+
+  it('keeps existing subscribers and subscriptions without overwrite, replaces them with it', async () => {
+    const csv = 'email,name,attributes\njohn@example.org,Johnny,"{""plan"":""free""}"\n';
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA], subscription_status: 'unsubscribed' }, { name: 'again.csv', content: csv })).status, 200);
+    assert.equal((await waitDone()).status, 'finished');
+    assert.equal(sub('john@example.org')!.name, 'John Smith');
+    assert.equal(subs('john@example.org')[0].status, 'confirmed');
+
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA], subscription_status: 'unsubscribed', overwrite: true }, { name: 'again.csv', content: csv })).status, 200);
+    assert.deepEqual(await waitDone(), { name: 'again.csv', total: 1, imported: 1, status: 'finished' });
+    assert.equal(sub('john@example.org')!.name, 'Johnny');
+    assert.deepEqual(JSON.parse(sub('john@example.org')!.attribs), { plan: 'free' });
+    assert.deepEqual(subs('john@example.org').map((s) => s.status), ['unsubscribed', 'confirmed']);
+  });
+
+  it('overwrite_subscription_status alone leaves name and attributes', async () => {
+    const csv = 'email,name\nzed@example.org,Zorro\n';
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA], subscription_status: 'confirmed', overwrite_subscription_status: true }, { name: 'z.csv', content: csv })).status, 200);
+    await waitDone();
+    assert.equal(sub('zed@example.org')!.name, 'Zed');
+    assert.equal(subs('zed@example.org')[0].status, 'confirmed');
+  });
+});
+
+describe('import in blocklist mode', () => {
+  it('blocklists existing subscribers (all subscriptions unsubscribed) and adds new ones without lists', async () => {
+    const csv = 'email\njohn@example.org\nnew.person@example.org\nbad address\n';
+    assert.equal((await post({ mode: 'blocklist', delim: ',', lists: [listA] }, { name: 'block.csv', content: csv })).status, 200);
+    assert.deepEqual(await waitDone(), { name: 'block.csv', total: 3, imported: 2, status: 'finished' });
+    assert.equal(sub('john@example.org')!.status, 'blocklisted');
+    assert.deepEqual(subs('john@example.org').map((s) => s.status), ['unsubscribed', 'unsubscribed']);
+    assert.equal(sub('new.person@example.org')!.status, 'blocklisted');
+    assert.equal(sub('new.person@example.org')!.name, 'New Person');
+    assert.deepEqual(subs('new.person@example.org'), []);
+  });
+
+  it('a blocklisted subscriber imported in subscribe mode gets unsubscribed subscriptions and stays blocklisted', async () => {
+    const csv = 'email\nnew.person@example.org\n';
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listB], subscription_status: 'confirmed' }, { name: 'c.csv', content: csv })).status, 200);
+    await waitDone();
+    assert.equal(sub('new.person@example.org')!.status, 'blocklisted');
+    assert.deepEqual(subs('new.person@example.org'), [{ list_id: listB, status: 'unsubscribed', source: 'import' }]);
+  });
+
+  it('the dashboard counters match the imported data', async () => {
+    const db = t.server.ctx.db;
+    const counts = (await t.request('GET', '/api/dashboard/counts')).body.data;
+    assert.equal(counts.subscribers.total, db.prepare('SELECT COUNT(*) FROM subscribers').pluck().get());
+    assert.equal(counts.subscribers.blocklisted, db.prepare("SELECT COUNT(*) FROM subscribers WHERE status = 'blocklisted'").pluck().get());
+    assert.equal(counts.subscribers.orphans, db.prepare('SELECT COUNT(*) FROM subscribers s WHERE NOT EXISTS (SELECT 1 FROM subscriber_lists WHERE subscriber_id = s.id)').pluck().get());
+    assert.equal(counts.subscribers.blocklisted, 2);
+  });
+});
+
+describe('a long import', () => {
+  it('refuses a second import, reports progress, and stops on DELETE keeping committed rows', async () => {
+    const rows = 300_000;
+    let csv = 'email,name\n';
+    for (let i = 0; i < rows; i++) csv += `bulk${i}@example.net,Bulk ${i}\n`;
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA] }, { name: 'big.csv', content: csv })).status, 200);
+
+    const second = await post({ mode: 'subscribe', delim: ',', lists: [listA] }, { name: 'small.csv', content: 'email\nx@example.net\n' });
+    assert.equal(second.status, 409);
+    assert.match(second.body.message, /already running \("big\.csv"/);
+
+    let s = (await t.request('GET', '/api/import/subscribers')).body.data;
+    while (s.imported === 0) s = (await t.request('GET', '/api/import/subscribers')).body.data;
+    const stopped = await t.request('DELETE', '/api/import/subscribers');
+    assert.equal(stopped.body.data.status, 'stopping');
+    const done = await waitDone();
+    assert.equal(done.status, 'finished');
+    assert.equal(done.total, rows);
+    assert.ok(done.imported > 0 && done.imported < rows, `imported ${done.imported}`);
+    assert.equal(t.server.ctx.db.prepare("SELECT COUNT(*) FROM subscribers WHERE email LIKE 'bulk%'").pluck().get(), done.imported);
+    assert.equal(sub('x@example.net'), undefined);
+    assert.match((await t.request('GET', '/api/import/subscribers/logs')).body.data, /stop requested/);
+
+    const reset = await t.request('DELETE', '/api/import/subscribers');
+    assert.deepEqual(reset.body.data, { name: '', total: 0, imported: 0, status: 'none' });
+    assert.equal((await t.request('GET', '/api/import/subscribers/logs')).body.data, '');
+  });
+});

@@ -1,0 +1,131 @@
+// DELETE /api/maintenance/*: each garbage-collection type, its count, and bad input.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { parseCron } from '../../src/maintenance/cron.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+const count = (sql: string) => t.server.ctx.db.prepare(sql).pluck().get() as number;
+
+/** Two lists (single, double opt-in), five subscribers, views and clicks around 2025-01-01. */
+function seed(): void {
+  const db = t.server.ctx.db;
+  db.exec(`
+    DELETE FROM link_clicks; DELETE FROM links; DELETE FROM campaign_views; DELETE FROM campaigns;
+    DELETE FROM subscribers; DELETE FROM lists;
+    INSERT INTO lists (id, uuid, name, optin) VALUES (1, 'l1', 'Single', 'single'), (2, 'l2', 'Double', 'double');
+    INSERT INTO subscribers (id, uuid, email, name, status) VALUES
+      (1, 'u1', 'a@x.io', 'A', 'enabled'), (2, 'u2', 'b@x.io', 'B', 'blocklisted'), (3, 'u3', 'c@x.io', 'C', 'enabled'),
+      (4, 'u4', 'd@x.io', 'D', 'blocklisted'), (5, 'u5', 'e@x.io', 'E', 'enabled');
+    INSERT INTO subscriber_lists (subscriber_id, list_id, status, created_at) VALUES
+      (1, 2, 'unconfirmed', '2024-06-01T00:00:00.000Z'), (2, 2, 'unconfirmed', '2025-06-01T00:00:00.000Z'),
+      (3, 1, 'unconfirmed', '2024-06-01T00:00:00.000Z'), (5, 2, 'unsubscribed', '2024-06-01T00:00:00.000Z');
+    INSERT INTO campaigns (id, uuid, name, subject, from_email) VALUES (1, 'c1', 'C', 'S', 'f@x.io');
+    INSERT INTO links (id, uuid, url) VALUES (1, 'k1', 'https://x.io');
+    INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES
+      (1, 1, '2024-12-31T23:59:59.000Z'), (1, 1, '2025-01-01T00:00:00.000Z'), (1, 3, '2025-02-01T00:00:00.000Z');
+    INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) VALUES
+      (1, 1, 1, '2024-12-01T00:00:00.000Z'), (1, 1, 3, '2025-03-01T00:00:00.000Z');
+  `);
+}
+
+before(async () => {
+  t = await startTestServer();
+});
+after(() => t.stop());
+beforeEach(() => seed());
+
+describe('DELETE /api/maintenance/subscribers/{type}', () => {
+  it('orphan deletes subscribers without any subscription row (unsubscribed ones are not orphans)', async () => {
+    const res = await t.request('DELETE', '/api/maintenance/subscribers/orphan');
+    assert.deepEqual(res.body, { data: { count: 1 } });
+    assert.equal(count("SELECT COUNT(*) FROM subscribers WHERE email = 'd@x.io'"), 0);
+    assert.equal(count('SELECT COUNT(*) FROM subscribers'), 4);
+  });
+  it('blocklisted deletes blocklisted subscribers and their subscriptions', async () => {
+    const res = await t.request('DELETE', '/api/maintenance/subscribers/blocklisted');
+    assert.deepEqual(res.body, { data: { count: 2 } });
+    assert.equal(count("SELECT COUNT(*) FROM subscribers WHERE status = 'blocklisted'"), 0);
+    assert.equal(count('SELECT COUNT(*) FROM subscriber_lists WHERE subscriber_id = 2'), 0);
+    const counts = (await t.request('GET', '/api/dashboard/counts')).body.data;
+    assert.deepEqual(counts.subscribers, { total: 3, blocklisted: null, orphans: 0 });
+  });
+  it('an unknown type is a 400 and deletes nothing', async () => {
+    const res = await t.request('DELETE', '/api/maintenance/subscribers/everyone');
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /orphan, blocklisted/);
+    assert.equal(count('SELECT COUNT(*) FROM subscribers'), 5);
+  });
+});
+
+describe('DELETE /api/maintenance/subscriptions/unconfirmed', () => {
+  it('deletes unconfirmed subscriptions to double opt-in lists made before the date (query)', async () => {
+    const res = await t.request('DELETE', '/api/maintenance/subscriptions/unconfirmed?before_date=2025-01-01T00:00:00Z');
+    assert.deepEqual(res.body, { data: { count: 1 } });
+    assert.equal(count('SELECT COUNT(*) FROM subscriber_lists WHERE subscriber_id = 1'), 0);
+    assert.equal(count('SELECT COUNT(*) FROM subscriber_lists'), 3);
+  });
+  it('takes before_date from a form body, with an offset', async () => {
+    const res = await t.request('DELETE', '/api/maintenance/subscriptions/unconfirmed', undefined, {
+      raw: new URLSearchParams({ before_date: '2026-01-01T05:30:00+05:30' }),
+    });
+    assert.deepEqual(res.body, { data: { count: 2 } });
+  });
+});
+
+describe('DELETE /api/maintenance/analytics/{type}', () => {
+  const cases = [
+    { type: 'views', views: 1, clicks: 2 },
+    { type: 'clicks', views: 3, clicks: 1 },
+    { type: 'all', views: 1, clicks: 1 },
+  ];
+  for (const c of cases) {
+    it(`${c.type} deletes rows before the date`, async () => {
+      const res = await t.request('DELETE', `/api/maintenance/analytics/${c.type}?before_date=2025-01-15T00:00:00.000Z`);
+      assert.deepEqual(res.body, { data: true });
+      assert.equal(count('SELECT COUNT(*) FROM campaign_views'), c.views);
+      assert.equal(count('SELECT COUNT(*) FROM link_clicks'), c.clicks);
+    });
+  }
+});
+
+describe('bad input changes nothing', () => {
+  const cases = [
+    { path: '/api/maintenance/analytics/links?before_date=2025-01-01T00:00:00Z', message: /analytics type "links"/ },
+    { path: '/api/maintenance/analytics/views', message: /"before_date" is required/ },
+    { path: '/api/maintenance/analytics/all?before_date=2025-01-01', message: /RFC 3339/ },
+    { path: '/api/maintenance/analytics/all?before_date=2025-13-45T00:00:00Z', message: /RFC 3339/ },
+    { path: '/api/maintenance/subscriptions/unconfirmed?before_date=yesterday', message: /RFC 3339/ },
+    { path: '/api/maintenance/subscriptions/unconfirmed', message: /"before_date" is required/ },
+  ];
+  for (const c of cases) {
+    it(c.path, async () => {
+      const res = await t.request('DELETE', c.path);
+      assert.equal(res.status, 400);
+      assert.match(res.body.message, c.message);
+      assert.equal(count('SELECT COUNT(*) FROM campaign_views') + count('SELECT COUNT(*) FROM link_clicks') + count('SELECT COUNT(*) FROM subscriber_lists'), 9);
+    });
+  }
+  it('needs settings:maintain', async () => {
+    const role = t.server.ctx.db.prepare("INSERT INTO roles (type, name, permissions) VALUES ('user', 'ops', '[\"settings:get\"]')").run().lastInsertRowid;
+    const creds = t.apiUser('ops', Number(role));
+    const res = await t.request('DELETE', '/api/maintenance/subscribers/blocklisted', undefined, { auth: creds });
+    assert.equal(res.status, 403);
+    assert.equal(count('SELECT COUNT(*) FROM subscribers'), 5);
+  });
+});
+
+describe('cron expressions for the VACUUM schedule', () => {
+  const at = (s: string) => new Date(s);
+  it('matches minutes, hours, steps, ranges and days', () => {
+    assert.equal(parseCron('0 2 * * *').matches(at('2025-03-04T02:00:00')), true);
+    assert.equal(parseCron('0 2 * * *').matches(at('2025-03-04T02:01:00')), false);
+    assert.equal(parseCron('*/15 9-17 * * 1-5').matches(at('2025-03-04T09:45:00')), true); // a Tuesday
+    assert.equal(parseCron('*/15 9-17 * * 1-5').matches(at('2025-03-08T09:45:00')), false); // a Saturday
+    assert.equal(parseCron('0 0 1 * 7').matches(at('2025-03-02T00:00:00')), true); // Sunday, either day field
+    assert.equal(parseCron('0 3 * * *').next(at('2025-03-04T03:00:00'))!.getTime(), at('2025-03-05T03:00:00').getTime());
+  });
+  it('refuses malformed expressions', () => {
+    for (const bad of ['0 2 * *', '60 * * * *', 'a b c d e', '5-1 * * * *', '*/0 * * * *']) assert.throws(() => parseCron(bad), Error, bad);
+  });
+});

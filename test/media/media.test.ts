@@ -1,0 +1,193 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+let png: Buffer;
+let jpg: Buffer;
+const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>';
+const pdf = '%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n';
+
+function form(name: string, data: Buffer | string, type: string, field = 'file'): FormData {
+  const f = new FormData();
+  f.append(field, new Blob([data], { type }), name);
+  return f;
+}
+const upload = (name: string, data: Buffer | string, type: string, opts: { auth?: string; field?: string } = {}) =>
+  t.request('POST', '/api/media', undefined, { raw: form(name, data, type, opts.field), auth: opts.auth });
+const uploads = () => join(t.dir, 'uploads');
+
+before(async () => {
+  t = await startTestServer();
+  png = await sharp({ create: { width: 600, height: 300, channels: 3, background: '#3366cc' } }).png().toBuffer();
+  jpg = await sharp({ create: { width: 400, height: 500, channels: 3, background: '#cc6633' } }).jpeg().toBuffer();
+  const res = await t.request('PUT', '/api/settings', { 'upload.extensions': ['png', 'jpg', 'jpeg', 'svg', 'pdf'], 'upload.max_file_size': 100, 'app.root_url': 'http://media.test' });
+  assert.equal(res.status, 200);
+});
+after(() => t.stop());
+
+describe('media upload', () => {
+  it('stores a PNG with a 250 px PNG thumbnail and its size in meta', async () => {
+    const res = await upload('Spring banner.png', png, 'image/png');
+    assert.equal(res.status, 200, res.text);
+    const m = res.body.data;
+    assert.equal(m.filename, 'Spring-banner.png');
+    assert.equal(m.content_type, 'image/png');
+    assert.equal(m.provider, 'filesystem');
+    assert.deepEqual(m.meta, { width: 600, height: 300 });
+    assert.equal(m.url, 'http://media.test/uploads/Spring-banner.png');
+    assert.equal(m.thumb_url, 'http://media.test/uploads/thumb_Spring-banner.png');
+    assert.match(m.uuid, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(Object.keys(m).sort(), ['content_type', 'created_at', 'filename', 'id', 'meta', 'provider', 'thumb_url', 'url', 'uuid']);
+    const thumb = await sharp(join(uploads(), 'thumb_Spring-banner.png')).metadata();
+    assert.equal(thumb.format, 'png');
+    assert.equal(thumb.width, 250);
+    assert.equal(thumb.height, 125);
+  });
+
+  it('stores a JPEG with a thumbnail, and never overwrites: a second upload of the same name gets a suffix', async () => {
+    const a = await upload('photo.jpg', jpg, 'image/jpeg');
+    const b = await upload('photo.jpg', jpg, 'image/jpeg');
+    assert.equal(a.status, 200);
+    assert.equal(b.status, 200);
+    assert.equal(a.body.data.filename, 'photo.jpg');
+    assert.match(b.body.data.filename, /^photo_[a-z0-9]{6}\.jpg$/);
+    assert.deepEqual(b.body.data.meta, { width: 400, height: 500 });
+    assert.ok(existsSync(join(uploads(), `thumb_${b.body.data.filename}`)));
+  });
+
+  it('does not let an upload named like a thumbnail replace one', async () => {
+    const res = await upload('thumb_photo.jpg', jpg, 'image/jpeg');
+    assert.equal(res.status, 200);
+    assert.notEqual(res.body.data.filename, 'thumb_photo.jpg');
+  });
+
+  it('stores an SVG as its own thumbnail with empty meta', async () => {
+    const res = await upload('logo.svg', svg, 'image/svg+xml');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.thumb_url, 'http://media.test/uploads/logo.svg');
+    assert.deepEqual(res.body.data.meta, {});
+  });
+
+  it('stores a PDF without a thumbnail', async () => {
+    const res = await upload('report 2025.pdf', pdf, 'application/pdf');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.filename, 'report-2025.pdf');
+    assert.equal(res.body.data.thumb_url, null);
+    assert.equal(res.body.data.content_type, 'application/pdf');
+  });
+
+  const refused: { name: string; send: () => Promise<{ status: number; body: any }>; message: RegExp }[] = [
+    { name: 'extension not allowed', send: () => upload('run.exe', 'MZ', 'application/octet-stream'), message: /\.exe.*not allowed/ },
+    { name: 'no extension with a list lacking *', send: () => upload('README', 'hello', 'text/plain'), message: /without extension/ },
+    { name: 'larger than upload.max_file_size', send: () => upload('big.png', Buffer.alloc(101 * 1024, 1), 'image/png'), message: /larger than the upload limit of 100 KB/ },
+    { name: 'far larger than the limit (body cut off)', send: () => upload('huge.pdf', Buffer.alloc(400 * 1024, 1), 'application/pdf'), message: /upload limit/ },
+    { name: 'no "file" part', send: () => upload('a.png', png, 'image/png', { field: 'other' }), message: /"file" is required/ },
+    { name: 'not multipart', send: () => t.request('POST', '/api/media', { file: 'x' }), message: /multipart/ },
+    { name: 'path traversal in the name', send: () => upload('../../etc/evil.png', png, 'image/png'), message: /must not contain a path/ },
+    { name: 'windows path in the name', send: () => upload('..\\..\\evil.png', png, 'image/png'), message: /must not contain a path/ },
+    { name: 'hidden file name', send: () => upload('.htaccess.png', png, 'image/png'), message: /starting with a dot/ },
+    { name: 'an image that is not one', send: () => upload('broken.png', 'not an image at all', 'image/png'), message: /image could not be read/ },
+  ];
+  for (const s of refused) {
+    it(`refuses: ${s.name}`, async () => {
+      const before = readdirSync(uploads()).sort();
+      const count = (await t.request('GET', '/api/media')).body.data.length;
+      const res = await s.send();
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.match(res.body.message, s.message);
+      assert.deepEqual(readdirSync(uploads()).sort(), before, 'no file left behind');
+      assert.equal((await t.request('GET', '/api/media')).body.data.length, count);
+    });
+  }
+
+  it('needs media:manage to upload and media:get to read', async () => {
+    const roleId = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'media-reader', '["media:get"]')`).run().lastInsertRowid);
+    const reader = t.apiUser('media-reader', roleId);
+    const noRole = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'nothing', '[]')`).run().lastInsertRowid);
+    const nobody = t.apiUser('nobody', noRole);
+    const up = await upload('x.png', png, 'image/png', { auth: reader });
+    assert.equal(up.status, 403);
+    assert.match(up.body.message, /media:manage/);
+    assert.equal((await t.request('GET', '/api/media', undefined, { auth: reader })).status, 200);
+    assert.equal((await t.request('GET', '/api/media', undefined, { auth: nobody })).status, 403);
+    assert.equal((await t.request('GET', '/api/media', undefined, { auth: null })).status, 403);
+  });
+});
+
+describe('media listing, fetching and serving', () => {
+  it('lists every file newest first as a plain array, filtered by query', async () => {
+    const all = await t.request('GET', '/api/media');
+    assert.equal(all.status, 200);
+    assert.ok(Array.isArray(all.body.data));
+    const names = all.body.data.map((m: any) => m.filename);
+    assert.ok(names.includes('Spring-banner.png') && names.includes('logo.svg'));
+    assert.equal(names[names.length - 1], 'Spring-banner.png');
+    const q = await t.request('GET', '/api/media?query=PHOTO');
+    assert.ok(q.body.data.length >= 2);
+    assert.ok(q.body.data.every((m: any) => m.filename.toLowerCase().includes('photo')));
+    assert.deepEqual((await t.request('GET', '/api/media?query=nomatch')).body.data, []);
+  });
+
+  it('gets one by id; unknown id 404, bad id 400', async () => {
+    const first = (await t.request('GET', '/api/media?query=Spring')).body.data[0];
+    const res = await t.request('GET', `/api/media/${first.id}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.data, first);
+    assert.equal((await t.request('GET', '/api/media/99999')).status, 404);
+    assert.equal((await t.request('GET', '/api/media/abc')).status, 400);
+  });
+
+  it('serves files publicly with safe headers', async () => {
+    const img = await fetch(`${t.url}/uploads/Spring-banner.png`);
+    assert.equal(img.status, 200);
+    assert.equal(img.headers.get('content-type'), 'image/png');
+    assert.equal(img.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(img.headers.get('content-security-policy'), null);
+    assert.deepEqual(Buffer.from(await img.arrayBuffer()), png);
+
+    const thumb = await fetch(`${t.url}/uploads/thumb_Spring-banner.png`);
+    assert.equal(thumb.status, 200);
+    await thumb.arrayBuffer();
+
+    const s = await fetch(`${t.url}/uploads/logo.svg`);
+    assert.equal(s.status, 200);
+    assert.equal(s.headers.get('content-type'), 'image/svg+xml');
+    assert.equal(s.headers.get('content-security-policy'), 'sandbox');
+    assert.match(s.headers.get('content-disposition') ?? '', /^attachment/);
+    assert.equal(await s.text(), svg);
+
+    const p = await fetch(`${t.url}/uploads/report-2025.pdf`);
+    assert.equal(p.headers.get('content-type'), 'application/pdf');
+    assert.equal(await p.text(), pdf);
+  });
+
+  it('serves nothing outside the uploads folder', async () => {
+    for (const path of ['/uploads/..%2Flistmgr.db', '/uploads/%2e%2e/listmgr.db', '/uploads/missing.png', '/uploads/.hidden']) {
+      const res = await fetch(t.url + path);
+      assert.equal(res.status, 404, path);
+      await res.arrayBuffer();
+    }
+  });
+
+  it('deletes the row, the file and its thumbnail; a second delete is 404', async () => {
+    const m = (await t.request('GET', '/api/media?query=Spring')).body.data[0];
+    const res = await t.request('DELETE', `/api/media/${m.id}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data, true);
+    assert.ok(!existsSync(join(uploads(), 'Spring-banner.png')));
+    assert.ok(!existsSync(join(uploads(), 'thumb_Spring-banner.png')));
+    assert.equal((await t.request('GET', `/api/media/${m.id}`)).status, 404);
+    assert.equal((await t.request('DELETE', `/api/media/${m.id}`)).status, 404);
+    assert.equal((await fetch(`${t.url}/uploads/Spring-banner.png`)).status, 404);
+  });
+
+  it('deleting an SVG removes the one file it has', async () => {
+    const m = (await t.request('GET', '/api/media?query=logo')).body.data[0];
+    assert.equal((await t.request('DELETE', `/api/media/${m.id}`)).status, 200);
+    assert.ok(!existsSync(join(uploads(), 'logo.svg')));
+  });
+});

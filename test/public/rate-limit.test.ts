@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { RateLimiter } from '../../src/http/rate-limit.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+before(async () => {
+  t = await startTestServer();
+});
+after(() => t.stop());
+
+describe('public rate limit', () => {
+  it('answers 429 past the per-minute limit, and X-Forwarded-For from untrusted peers is ignored', async () => {
+    assert.equal((await t.request('PUT', '/api/settings', { 'security.public_rate_limit': 3 })).status, 200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      // A spoofed header must not give a fresh budget: 127.0.0.1 is not a trusted proxy.
+      const res = await t.request('GET', '/api/public/lists', undefined, { auth: null, headers: { 'x-forwarded-for': `10.0.0.${i}` } });
+      statuses.push(res.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+    const limited = await t.request('POST', '/api/public/subscription', { email: 'x@example.com', list_uuids: [] }, { auth: null });
+    assert.equal(limited.status, 429);
+    assert.ok(limited.headers.get('retry-after'));
+    assert.equal(typeof limited.body.message, 'string');
+    const pageRes = await fetch(`${t.url}/subscription/form`);
+    assert.equal(pageRes.status, 429);
+    assert.match(await pageRes.text(), /Too many requests/);
+  });
+
+  it('trusted proxies pass the client address through X-Forwarded-For', async () => {
+    await t.request('PUT', '/api/settings', { 'security.trusted_proxies': ['127.0.0.1'] });
+    const a = await t.request('GET', '/api/public/lists', undefined, { auth: null, headers: { 'x-forwarded-for': '203.0.113.7' } });
+    assert.equal(a.status, 200);
+    await t.request('PUT', '/api/settings', { 'security.public_rate_limit': 0 });
+    for (let i = 0; i < 5; i++) assert.equal((await t.request('GET', '/api/public/lists', undefined, { auth: null })).status, 200, '0 turns the limit off');
+  });
+
+  it('limiter windows are per key and reset after a minute', () => {
+    const l = new RateLimiter();
+    assert.equal(l.hit('a', 1, 0), true);
+    assert.equal(l.hit('a', 1, 1000), false);
+    assert.equal(l.hit('b', 1, 1000), true);
+    assert.equal(l.hit('a', 1, 61_000), true);
+  });
+});

@@ -1,0 +1,401 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+
+let t: TestServer;
+let sink: SmtpSink;
+const L: Record<string, number> = {};
+
+function rowCount(sql: string): number {
+  const db = new Database(t.dbPath, { readonly: true });
+  try {
+    return db.prepare(sql).pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
+before(async () => {
+  t = await startTestServer();
+  sink = await startSmtpSink();
+  await useSmtpSink(t, sink);
+  L.single = (await t.request('POST', '/api/lists', { name: 'Single', type: 'public', optin: 'single' })).body.data.id;
+  L.double = (await t.request('POST', '/api/lists', { name: 'Double', type: 'public', optin: 'double' })).body.data.id;
+  L.other = (await t.request('POST', '/api/lists', { name: 'Other', type: 'private', optin: 'single' })).body.data.id;
+  const people = [
+    ['ana.silva@example.com', 'Ana Silva', { city: 'Porto', plan: 'pro', stack: { lang: 'go' } }, [L.single]],
+    ['bob@example.com', 'Bob Stone', { city: 'Lisbon', plan: 'free' }, [L.single, L.other]],
+    ['carla@example.org', 'Carla Dias', { city: 'Porto', plan: 'free', tags: ['a', 'b'] }, [L.other]],
+    ['dan@example.org', 'Dan Brown', { city: 'Faro', n: 3 }, []],
+  ] as const;
+  for (const [email, name, attribs, lists] of people) {
+    const r = await t.request('POST', '/api/subscribers', { email, name, attribs, lists, preconfirm_subscriptions: true, status: 'enabled' });
+    assert.equal(r.status, 200, r.text);
+  }
+});
+after(async () => {
+  await t.stop();
+  await sink.close();
+});
+
+describe('create and validation', () => {
+  const bad: [string, unknown, number][] = [
+    ['missing e-mail', { name: 'x' }, 400],
+    ['invalid e-mail', { email: 'not-an-address', name: 'x' }, 400],
+    ['display name form', { email: 'Jane <jane@x.io>', name: 'x' }, 400],
+    ['quoted local part', { email: '"a b"@x.io', name: 'x' }, 400],
+    ['bad status', { email: 'ok1@example.com', name: 'x', status: 'gone' }, 400],
+    ['attribs not an object', { email: 'ok2@example.com', name: 'x', attribs: [1, 2] }, 400],
+    ['lists not integers', { email: 'ok3@example.com', name: 'x', lists: ['a'] }, 400],
+    ['duplicate e-mail (any case)', { email: ' ANA.SILVA@example.com ', name: 'x' }, 409],
+  ];
+  for (const [name, body, status] of bad) {
+    it(`refuses ${name}`, async () => {
+      const before = rowCount('SELECT COUNT(*) FROM subscribers');
+      const res = await t.request('POST', '/api/subscribers', body);
+      assert.equal(res.status, status, res.text);
+      assert.equal(typeof res.body.message, 'string');
+      assert.equal(rowCount('SELECT COUNT(*) FROM subscribers'), before);
+    });
+  }
+
+  it('normalises the e-mail, derives the name, answers list ids', async () => {
+    const res = await t.request('POST', '/api/subscribers', { email: '  Jane.Doe@Example.COM ', lists: [L.single, 9999], attribs: { deep: { x: [1, true, null] } } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.email, 'jane.doe@example.com');
+    assert.equal(res.body.data.name, 'Jane Doe');
+    assert.deepEqual(res.body.data.lists, [L.single]);
+    assert.deepEqual(res.body.data.attribs, { deep: { x: [1, true, null] } });
+    const got = (await t.request('GET', `/api/subscribers/${res.body.data.id}`)).body.data;
+    assert.equal(got.lists[0].subscription_status, 'unconfirmed');
+    assert.equal(got.lists[0].subscription_source, 'api');
+  });
+
+  it('honours the domain blocklist', async () => {
+    await t.request('PUT', '/api/settings', { 'privacy.domain_blocklist': ['*.blocked.test'] });
+    const res = await t.request('POST', '/api/subscribers', { email: 'x@mail.blocked.test', name: 'x' });
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /domain/);
+    await t.request('PUT', '/api/settings', { 'privacy.domain_blocklist': [] });
+  });
+
+  it('blocklisted on create unsubscribes the lists', async () => {
+    const res = await t.request('POST', '/api/subscribers', { email: 'blocked@example.net', name: 'B', status: 'blocklisted', lists: [L.single] });
+    const got = (await t.request('GET', `/api/subscribers/${res.body.data.id}`)).body.data;
+    assert.equal(got.lists[0].subscription_status, 'unsubscribed');
+  });
+});
+
+describe('double opt-in', () => {
+  it('sends one mail whose link confirms only on POST', async () => {
+    const start = sink.messages.length;
+    const res = await t.request('POST', '/api/subscribers', { email: 'optin@example.com', name: 'Opt In', lists: [L.double, L.single] });
+    assert.equal(res.status, 200);
+    const id = res.body.data.id;
+    const [mail] = (await sink.waitFor(start + 1)).slice(start);
+    assert.deepEqual(mail.to, ['optin@example.com']);
+    const link = /https?:\/\/\S+\/subscription\/optin\/[0-9a-f-]+\?l=[0-9a-f-]+/.exec(mail.parsed.text ?? '')?.[0];
+    assert.ok(link, mail.parsed.text);
+    const path = new URL(link).pathname + new URL(link).search;
+    const page = await fetch(t.url + path);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<form method="post"/);
+    let sub = (await t.request('GET', `/api/subscribers/${id}`)).body.data;
+    assert.equal(sub.lists.find((l: any) => l.id === L.double).subscription_status, 'unconfirmed');
+    const listUuid = new URL(link).searchParams.get('l')!;
+    const post = await fetch(t.url + new URL(link).pathname, {
+      method: 'POST', body: new URLSearchParams({ l: listUuid, confirm: 'true' }), headers: { 'user-agent': 'test-agent' },
+    });
+    assert.ok(post.status < 400);
+    sub = (await t.request('GET', `/api/subscribers/${id}`)).body.data;
+    const d = sub.lists.find((l: any) => l.id === L.double);
+    assert.equal(d.subscription_status, 'confirmed');
+    assert.ok(d.subscription_meta.confirmed_at);
+    assert.equal(d.subscription_meta.optin_ip, undefined, 'no IP recorded unless privacy.record_optin_ip');
+    // Only double opt-in lists were in the mail; the single opt-in one stays as it was.
+    assert.equal(sub.lists.find((l: any) => l.id === L.single).subscription_status, 'unconfirmed');
+  });
+
+  it('records IP and user agent when allowed; export carries the consent', async () => {
+    await t.request('PUT', '/api/settings', { 'privacy.record_optin_ip': true });
+    const id = (await t.request('POST', '/api/subscribers', { email: 'ip@example.com', name: 'Ip', lists: [L.double] })).body.data.id;
+    const sub = (await t.request('GET', `/api/subscribers/${id}`)).body.data;
+    const post = await fetch(`${t.url}/subscription/optin/${sub.uuid}`, { method: 'POST', body: new URLSearchParams({ confirm: 'true' }), headers: { 'user-agent': 'agent/1' } });
+    assert.equal(post.status, 200);
+    const exp = await t.request('GET', `/api/subscribers/${id}/export`);
+    assert.equal(exp.status, 200);
+    assert.match(exp.headers.get('content-disposition') ?? '', /attachment; filename="data\.json"/);
+    assert.ok(exp.headers.get('cache-control'));
+    const doc = JSON.parse(exp.text);
+    assert.equal(doc.profile[0].email, 'ip@example.com');
+    assert.equal(doc.subscriptions[0].source, 'api');
+    assert.equal(doc.subscriptions[0].meta.optin_user_agent, 'agent/1');
+    assert.equal(doc.subscriptions[0].meta.optin_ip, '127.0.0.1');
+    await t.request('PUT', '/api/settings', { 'privacy.record_optin_ip': false });
+  });
+
+  it('preconfirmed subscriptions send nothing; POST optin resends', async () => {
+    const start = sink.messages.length;
+    const id = (await t.request('POST', '/api/subscribers', { email: 'pre@example.com', name: 'Pre', lists: [L.double], preconfirm_subscriptions: true })).body.data.id;
+    const sub = (await t.request('GET', `/api/subscribers/${id}`)).body.data;
+    assert.equal(sub.lists[0].subscription_status, 'confirmed');
+    await t.request('PUT', '/api/subscribers/lists', { ids: [id], action: 'add', target_list_ids: [L.double], status: 'unconfirmed' });
+    assert.equal(sink.messages.length, start, 'no mail for preconfirmed or list actions');
+    assert.equal((await t.request('POST', `/api/subscribers/${id}/optin`, {})).status, 200);
+    await sink.waitFor(start + 1);
+    assert.deepEqual(sink.messages[start].to, ['pre@example.com']);
+    assert.equal((await t.request('POST', '/api/subscribers/99999/optin', {})).status, 404);
+  });
+});
+
+describe('reads, paging, ordering, search and segments', () => {
+  it('pages with total and ordering', async () => {
+    const res = await t.request('GET', '/api/subscribers?per_page=2&page=1&order_by=email&order=asc');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.per_page, 2);
+    assert.equal(res.body.data.page, 1);
+    assert.equal(res.body.data.results.length, 2);
+    assert.equal(res.body.data.total, rowCount('SELECT COUNT(*) FROM subscribers'));
+    assert.equal(res.body.data.results[0].email, 'ana.silva@example.com');
+    const p2 = await t.request('GET', '/api/subscribers?per_page=2&page=2&order_by=email&order=asc');
+    assert.ok(p2.body.data.results[0].email > res.body.data.results[1].email);
+  });
+
+  it('default order is newest id first', async () => {
+    const ids = (await t.request('GET', '/api/subscribers?per_page=50')).body.data.results.map((s: any) => s.id);
+    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => b - a));
+  });
+
+  it('list filter returns each subscriber once with a right total', async () => {
+    const res = await t.request('GET', `/api/subscribers?list_id=${L.single}&list_id=${L.other}&per_page=50`);
+    const emails = res.body.data.results.map((s: any) => s.email);
+    assert.equal(new Set(emails).size, emails.length);
+    assert.equal(res.body.data.total, emails.length);
+    assert.ok(emails.includes('bob@example.com') && emails.includes('carla@example.org'));
+    const one = await t.request('GET', `/api/subscribers?list_id=${L.other}&subscription_status=confirmed`);
+    assert.deepEqual(one.body.data.results.map((s: any) => s.email).sort(), ['bob@example.com', 'carla@example.org']);
+    assert.equal(one.body.data.total, 2);
+  });
+
+  it('search matches substrings of name, e-mail and text attributes', async () => {
+    const by = async (s: string) => (await t.request('GET', `/api/subscribers?search=${encodeURIComponent(s)}`)).body.data;
+    assert.deepEqual((await by('SILVA')).results.map((s: any) => s.email), ['ana.silva@example.com']);
+    assert.deepEqual((await by('lisb')).results.map((s: any) => s.email), ['bob@example.com']);
+    assert.equal((await by('example.org')).total, 2);
+    assert.equal((await by('(.*')).total, 0, 'special characters are literal');
+    assert.equal((await by('"')).total, 0);
+    assert.equal((await by('Da')).results.some((s: any) => s.email === 'dan@example.org'), true);
+  });
+
+  it('segment queries filter (parenthesised) and echo the query', async () => {
+    const q = "subscribers.attribs->>'city' = 'Porto'";
+    const res = await t.request('GET', `/api/subscribers?query=${encodeURIComponent(q)}&per_page=1`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.total, 2);
+    assert.equal(res.body.data.results.length, 1);
+    assert.equal(res.body.data.query, q);
+    // A top-level OR must not escape the list filter.
+    const or = await t.request('GET', `/api/subscribers?list_id=${L.other}&query=${encodeURIComponent("subscribers.name = 'x' OR subscribers.id > 0")}&per_page=50`);
+    assert.equal(or.status, 200, or.text);
+    assert.ok(or.body.data.results.every((s: any) => s.lists.some((l: any) => l.id === L.other)));
+  });
+
+  const badQueries = [
+    'subscribers.id = ',
+    "1=1; DROP TABLE subscribers",
+    'subscribers.id IN (SELECT id FROM users)',
+    "(SELECT password FROM users LIMIT 1) = 'x'",
+    'nosuchcolumn = 1',
+  ];
+  for (const q of badQueries) {
+    it(`refuses the expression ${JSON.stringify(q)} with 400, changing nothing`, async () => {
+      const before = rowCount('SELECT COUNT(*) FROM subscribers');
+      const blocked = rowCount("SELECT COUNT(*) FROM subscribers WHERE status = 'blocklisted'");
+      const subscriptions = rowCount('SELECT COUNT(*) FROM subscriber_lists');
+      for (const [m, p, body] of [
+        ['GET', `/api/subscribers?query=${encodeURIComponent(q)}`, undefined],
+        ['GET', `/api/subscribers/export?query=${encodeURIComponent(q)}`, undefined],
+        ['POST', '/api/subscribers/query/delete', { query: q }],
+        ['PUT', '/api/subscribers/query/blocklist', { query: q }],
+        ['PUT', '/api/subscribers/query/lists', { query: q, action: 'remove', target_list_ids: [L.single] }],
+      ] as const) {
+        const res = await t.request(m, p, body);
+        assert.equal(res.status, 400, `${m} ${p}: ${res.text}`);
+      }
+      assert.equal(rowCount('SELECT COUNT(*) FROM subscribers'), before);
+      assert.equal(rowCount("SELECT COUNT(*) FROM subscribers WHERE status = 'blocklisted'"), blocked);
+      assert.equal(rowCount('SELECT COUNT(*) FROM subscriber_lists'), subscriptions);
+    });
+  }
+
+  it('query needs subscribers:sql_query', async () => {
+    const db = new Database(t.dbPath);
+    const role = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'Readers', '["subscribers:get_all","subscribers:get"]')`).run().lastInsertRowid);
+    db.close();
+    const reader = t.apiUser('reader', role);
+    assert.equal((await t.request('GET', '/api/subscribers', undefined, { auth: reader })).status, 200);
+    const res = await t.request('GET', `/api/subscribers?query=${encodeURIComponent('subscribers.id > 0')}`, undefined, { auth: reader });
+    assert.equal(res.status, 403);
+    assert.match(res.body.message, /subscribers:sql_query/);
+  });
+
+  it('per_page=all streams every subscriber', async () => {
+    const res = await t.request('GET', '/api/subscribers?per_page=all');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.per_page, 0);
+    assert.equal(res.body.data.results.length, rowCount('SELECT COUNT(*) FROM subscribers'));
+    assert.equal(res.body.data.total, res.body.data.results.length);
+  });
+
+  it('bad paging and enum inputs', async () => {
+    assert.equal((await t.request('GET', '/api/subscribers?list_id=abc')).status, 400);
+    assert.equal((await t.request('GET', `/api/subscribers?list_id=${L.single}&subscription_status=maybe`)).status, 400);
+    assert.equal((await t.request('GET', '/api/subscribers/abc')).status, 400);
+    assert.equal((await t.request('GET', '/api/subscribers/99999')).status, 404);
+  });
+
+  it('CSV export', async () => {
+    const res = await t.request('GET', `/api/subscribers/export?list_id=${L.other}`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /text\/csv/);
+    const lines = res.text.trim().split('\n');
+    assert.equal(lines[0], 'uuid,email,name,attributes,status,created_at,updated_at');
+    assert.equal(lines.length, 3);
+    assert.ok(lines.some((l) => l.includes('carla@example.org') && l.includes('"{""city"":""Porto""')));
+  });
+});
+
+describe('updates', () => {
+  let id: number;
+  before(async () => {
+    id = (await t.request('POST', '/api/subscribers', { email: 'upd@example.com', name: 'Up D', attribs: { a: 1, b: 2 }, lists: [L.single, L.other], preconfirm_subscriptions: true })).body.data.id;
+  });
+
+  it('PATCH merges attribs and keeps lists unless given', async () => {
+    const res = await t.request('PATCH', `/api/subscribers/${id}`, { attribs: { b: 3, c: { d: 4 } } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.data.attribs, { a: 1, b: 3, c: { d: 4 } });
+    assert.equal(res.body.data.lists.length, 2);
+    assert.equal(res.body.data.name, 'Up D');
+  });
+
+  it('PUT replaces lists and attribs; absent lists remove all', async () => {
+    let res = await t.request('PUT', `/api/subscribers/${id}`, { email: 'upd@example.com', name: 'Up', status: 'enabled', lists: [L.single] });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.data.lists.map((l: any) => l.id), [L.single]);
+    assert.equal(res.body.data.lists[0].subscription_status, 'confirmed', 'confirmed rows stay confirmed');
+    assert.deepEqual(res.body.data.attribs, {});
+    res = await t.request('PUT', `/api/subscribers/${id}`, { email: 'upd@example.com', name: 'Up', status: 'enabled' });
+    assert.deepEqual(res.body.data.lists, []);
+  });
+
+  it('bad updates change nothing', async () => {
+    const cases: [string, string, unknown, number][] = [
+      ['PUT', `/api/subscribers/${id}`, { name: 'no email' }, 400],
+      ['PUT', `/api/subscribers/${id}`, { email: 'bob@example.com', name: 'dup' }, 409],
+      ['PATCH', `/api/subscribers/${id}`, { email: 'Bob@Example.com' }, 409],
+      ['PATCH', `/api/subscribers/${id}`, { status: 'weird' }, 400],
+      ['PATCH', `/api/subscribers/${id}`, { attribs: 'x' }, 400],
+      ['PATCH', '/api/subscribers/99999', { name: 'x' }, 404],
+    ];
+    for (const [m, p, b, status] of cases) {
+      const res = await t.request(m, p, b);
+      assert.equal(res.status, status, `${m} ${JSON.stringify(b)}: ${res.text}`);
+    }
+    assert.equal((await t.request('GET', `/api/subscribers/${id}`)).body.data.email, 'upd@example.com');
+  });
+});
+
+describe('list changes, blocklist and deletes', () => {
+  const mk = async (email: string, lists: number[] = []) =>
+    (await t.request('POST', '/api/subscribers', { email, name: email, lists, preconfirm_subscriptions: true })).body.data.id as number;
+
+  it('by ids: add / unsubscribe / remove, with bad inputs refused', async () => {
+    const a = await mk('la@example.net');
+    const b = await mk('lb@example.net');
+    const bad: [unknown, number][] = [
+      [{ action: 'add', target_list_ids: [L.other], status: 'confirmed' }, 400],
+      [{ ids: [a], action: 'add', target_list_ids: [], status: 'confirmed' }, 400],
+      [{ ids: [a], action: 'move', target_list_ids: [L.other] }, 400],
+      [{ ids: [a], action: 'add', target_list_ids: [L.other], status: 'maybe' }, 400],
+      [{ ids: [a], action: 'add', target_list_ids: [L.other] }, 400],
+      [{ ids: [99999], action: 'add', target_list_ids: [L.other], status: 'confirmed' }, 200],
+    ];
+    for (const [body, status] of bad) assert.equal((await t.request('PUT', '/api/subscribers/lists', body)).status, status, JSON.stringify(body));
+    assert.equal((await t.request('GET', `/api/subscribers/${a}`)).body.data.lists.length, 0);
+    await t.request('PUT', '/api/subscribers/lists', { ids: [a, b], action: 'add', target_list_ids: [L.other], status: 'confirmed' });
+    assert.equal((await t.request('GET', `/api/subscribers/${b}`)).body.data.lists[0].subscription_status, 'confirmed');
+    await t.request('PUT', `/api/subscribers/lists/${a}`, { action: 'unsubscribe', target_list_ids: [L.other] });
+    assert.equal((await t.request('GET', `/api/subscribers/${a}`)).body.data.lists[0].subscription_status, 'unsubscribed');
+    await t.request('PUT', '/api/subscribers/lists', { ids: [a, b], action: 'remove', target_list_ids: [L.other] });
+    assert.equal((await t.request('GET', `/api/subscribers/${b}`)).body.data.lists.length, 0);
+  });
+
+  it('by query (JSON and plain text): add leaves existing rows alone', async () => {
+    const a = await mk('qa@bulk.test');
+    const b = await mk('qb@bulk.test', [L.double]);
+    await t.request('PUT', '/api/subscribers/lists', { ids: [b], action: 'unsubscribe', target_list_ids: [L.double] });
+    const res = await t.request('PUT', '/api/subscribers/query/lists', { query: "subscribers.email LIKE '%@bulk.test'", action: 'add', target_list_ids: [L.double], status: 'confirmed' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal((await t.request('GET', `/api/subscribers/${a}`)).body.data.lists[0].subscription_status, 'confirmed');
+    assert.equal((await t.request('GET', `/api/subscribers/${b}`)).body.data.lists[0].subscription_status, 'unsubscribed');
+    const bl = await t.request('PUT', '/api/subscribers/query/blocklist', undefined, { raw: "subscribers.email = 'qa@bulk.test'", headers: { 'content-type': 'text/plain' } });
+    assert.equal(bl.status, 200, bl.text);
+    const sa = (await t.request('GET', `/api/subscribers/${a}`)).body.data;
+    assert.equal(sa.status, 'blocklisted');
+    assert.equal(sa.lists[0].subscription_status, 'unsubscribed');
+    assert.equal((await t.request('GET', `/api/subscribers/${b}`)).body.data.status, 'enabled');
+    const del = await t.request('POST', '/api/subscribers/query/delete', { search: 'bulk.test' });
+    assert.equal(del.status, 200);
+    assert.equal((await t.request('GET', `/api/subscribers/${a}`)).status, 404);
+    assert.equal((await t.request('GET', `/api/subscribers/${b}`)).status, 404);
+    assert.equal((await t.request('POST', '/api/subscribers/query/delete', {})).status, 400, 'query, search or all required');
+  });
+
+  it('blocklist and delete by ids, one and many', async () => {
+    const a = await mk('da@example.net', [L.single]);
+    const b = await mk('db@example.net');
+    assert.equal((await t.request('PUT', '/api/subscribers/blocklist', { ids: [] })).status, 400);
+    assert.equal((await t.request('PUT', `/api/subscribers/${a}/blocklist`)).status, 200);
+    assert.equal((await t.request('GET', `/api/subscribers/${a}`)).body.data.lists[0].subscription_status, 'unsubscribed');
+    assert.equal((await t.request('PUT', '/api/subscribers/99999/blocklist')).status, 404);
+    assert.equal((await t.request('PUT', '/api/subscribers/blocklist', { ids: [b] })).status, 200);
+    assert.equal((await t.request('GET', `/api/subscribers/${b}`)).body.data.status, 'blocklisted');
+    assert.equal((await t.request('DELETE', '/api/subscribers')).status, 400);
+    assert.equal((await t.request('DELETE', '/api/subscribers?id=x')).status, 400);
+    assert.equal((await t.request('DELETE', `/api/subscribers?id=${a}&id=${b}`)).status, 200);
+    assert.equal((await t.request('GET', `/api/subscribers/${b}`)).status, 404);
+    assert.equal((await t.request('DELETE', '/api/subscribers/99999')).status, 404);
+  });
+
+  it('bounces of a subscriber', async () => {
+    const a = await mk('bounce@example.net');
+    const db = new Database(t.dbPath);
+    db.prepare(`INSERT INTO bounces (subscriber_id, type, source, meta) VALUES (?, 'hard', 'api', '{"x":1}')`).run(a);
+    db.close();
+    const res = await t.request('GET', `/api/subscribers/${a}/bounces`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.length, 1);
+    assert.equal(res.body.data[0].email, 'bounce@example.net');
+    assert.deepEqual(res.body.data[0].meta, { x: 1 });
+    assert.equal(res.body.data[0].campaign, null);
+    assert.equal((await t.request('DELETE', `/api/subscribers/${a}/bounces`)).status, 200);
+    assert.equal((await t.request('GET', `/api/subscribers/${a}/bounces`)).body.data.length, 0);
+    assert.equal((await t.request('GET', '/api/subscribers/99999/bounces')).status, 404);
+    const act = await t.request('GET', `/api/subscribers/${a}/activity`);
+    assert.deepEqual(act.body.data, { campaign_views: [], link_clicks: [] });
+  });
+
+  it('counters stay right', async () => {
+    assert.equal(rowCount('SELECT n FROM subscriber_total'), rowCount('SELECT COUNT(*) FROM subscribers'));
+    assert.equal(rowCount('SELECT COALESCE(SUM(n), 0) FROM list_subscriber_counts'), rowCount('SELECT COUNT(*) FROM subscriber_lists'));
+  });
+
+  it('delete all', async () => {
+    assert.equal((await t.request('POST', '/api/subscribers/query/delete', { all: true })).status, 200);
+    assert.equal(rowCount('SELECT COUNT(*) FROM subscribers'), 0);
+    assert.equal(rowCount('SELECT n FROM subscriber_total'), 0);
+  });
+});

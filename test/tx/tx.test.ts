@@ -1,0 +1,99 @@
+// POST /api/tx: recipients by e-mail or id, modes, per-recipient subjects, attachments as
+// multipart, and errors that name the field.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { addList, addSubscriber } from '../campaigns/fixtures.ts';
+
+let t: TestServer;
+let sink: SmtpSink;
+let tpl: number;
+let annId: number;
+
+before(async () => {
+  t = await startTestServer();
+  sink = await startSmtpSink();
+  assert.equal((await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock()] })).status, 200);
+  const db = t.server.ctx.db;
+  tpl = Number(db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Order', 'tx', 'Order {{ .Tx.Data.order }} for {{ .Subscriber.Name }}', '<p>Thanks {{ .Subscriber.Name }}, order {{ .Tx.Data.order }}</p>')`).run().lastInsertRowid);
+  const list = addList(db, 'L', 'single');
+  annId = addSubscriber(db, 'ann@example.com', 'Ann', [[list, 'confirmed']]);
+  addSubscriber(db, 'bob@example.com', 'Bob', []);
+});
+after(async () => {
+  await t.stop();
+  await sink.close();
+});
+
+const newMail = async (before: number, n = 1) => (await sink.waitFor(before + n)).slice(before);
+
+describe('POST /api/tx', () => {
+  it('sends to several recipients, subject rendered for each', async () => {
+    const n = sink.messages.length;
+    const r = await t.request('POST', '/api/tx', { subscriber_emails: ['ann@example.com', 'bob@example.com'], template_id: tpl, data: { order: 'A-1' }, headers: [{ 'Reply-To': 'help@example.com' }] });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body, { data: true });
+    const mails = await newMail(n, 2);
+    assert.deepEqual(mails.map((m) => m.parsed.subject).sort(), ['Order A-1 for Ann', 'Order A-1 for Bob']);
+    const ann = mails.find((m) => m.to[0] === 'ann@example.com')!;
+    assert.match(String(ann.parsed.html), /Thanks Ann, order A-1/);
+    assert.match(String(ann.parsed.text), /Thanks Ann/);
+    assert.equal(ann.parsed.headers.get('reply-to') && (ann.parsed.headers.get('reply-to') as { text: string }).text, 'help@example.com');
+    assert.equal(ann.parsed.headers.get('x-listmonk-campaign'), undefined);
+  });
+
+  it('sends by id, and to unknown addresses in fallback/external modes', async () => {
+    const n = sink.messages.length;
+    assert.equal((await t.request('POST', '/api/tx', { subscriber_id: annId, template_id: tpl, data: { order: 'B' } })).status, 200);
+    assert.equal((await t.request('POST', '/api/tx', { subscriber_mode: 'fallback', subscriber_emails: ['new@example.com'], template_id: tpl, subject: 'Custom {{ .Tx.Data.order }}', data: { order: 'C' } })).status, 200);
+    const mails = await newMail(n, 2);
+    assert.deepEqual(mails.map((m) => [m.to[0], m.parsed.subject]), [['ann@example.com', 'Order B for Ann'], ['new@example.com', 'Custom C']]);
+  });
+
+  it('attaches uploaded files (multipart)', async () => {
+    const n = sink.messages.length;
+    const form = new FormData();
+    form.append('data', JSON.stringify({ subscriber_email: 'ann@example.com', template_id: tpl, data: { order: 'D' } }));
+    form.append('file', new Blob(['hello,world\n'], { type: 'text/csv' }), 'report.csv');
+    form.append('file', new Blob([Buffer.from([1, 2, 3])], { type: 'application/octet-stream' }), 'blob.bin');
+    const r = await t.request('POST', '/api/tx', undefined, { raw: form });
+    assert.equal(r.status, 200, r.text);
+    const [m] = await newMail(n);
+    assert.deepEqual(m.parsed.attachments.map((a) => [a.filename, a.contentType, a.content.toString('base64')]), [
+      ['report.csv', 'text/csv', Buffer.from('hello,world\n').toString('base64')],
+      ['blob.bin', 'application/octet-stream', Buffer.from([1, 2, 3]).toString('base64')],
+    ]);
+  });
+
+  const errors: [string, Record<string, unknown> | null, RegExp][] = [
+    ['no recipient', { template_id: 1 }, /subscriber_emails/],
+    ['both forms', { subscriber_email: 'ann@example.com', subscriber_emails: ['bob@example.com'], template_id: 1 }, /subscriber_email/],
+    ['emails and ids', { subscriber_emails: ['ann@example.com'], subscriber_ids: [1], template_id: 1 }, /not both/],
+    ['ids in external mode', { subscriber_mode: 'external', subscriber_ids: [1], template_id: 1 }, /subscriber_ids/],
+    ['bad mode', { subscriber_mode: 'any', subscriber_emails: ['a@example.com'], template_id: 1 }, /subscriber_mode/],
+    ['bad address', { subscriber_emails: ['not-an-address'], template_id: 1 }, /subscriber_emails/],
+    ['no template', { subscriber_emails: ['ann@example.com'] }, /template_id/],
+    ['unknown template', { subscriber_emails: ['ann@example.com'], template_id: 999 }, /template_id/],
+    ['unknown messenger', { subscriber_emails: ['ann@example.com'], template_id: 0, messenger: 'pigeon' }, /template_id|messenger/],
+    ['unknown subscriber', { subscriber_emails: ['ghost@example.com'], template_id: 0 }, /not found|template_id/],
+  ];
+  for (const [name, body, msg] of errors) {
+    it(`refuses: ${name}`, async () => {
+      const n = sink.messages.length;
+      const b = { ...body, ...(body && body.template_id === 0 ? { template_id: tpl } : {}) };
+      const r = await t.request('POST', '/api/tx', b);
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.body.message, msg);
+      assert.equal(sink.messages.length, n);
+    });
+  }
+
+  it('refuses a multipart request without a data part', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['x']), 'x.txt');
+    const r = await t.request('POST', '/api/tx', undefined, { raw: form });
+    assert.equal(r.status, 400);
+    assert.match(r.body.message, /"data"/);
+  });
+});
