@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
+import { loadLanguage } from '../../src/i18n/index.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -226,6 +228,14 @@ describe('unsubscribe, preferences, export and wipe pages', () => {
     await t.request('PUT', '/api/settings', { 'privacy.allow_wipe': true });
     assert.equal((await page('POST', `/subscription/wipe/${uuid}`)).status, 200);
     assert.equal(subscriberByEmail('mine@example.com'), undefined);
+  });
+
+  it('every message key the pages use is in the English pack', () => {
+    const source = readFileSync(new URL('../../src/public/routes.ts', import.meta.url), 'utf8');
+    const keys = [...source.matchAll(/\bt\('([a-zA-Z]+\.[a-zA-Z.]+)'/g)].map((m) => m[1]);
+    assert.ok(keys.length > 30, `found ${keys.length} keys`);
+    const en = loadLanguage('en')!;
+    assert.deepEqual(keys.filter((k) => !Object.hasOwn(en, k)), []);
   });
 
   it('pages speak the app.lang language; an unknown language falls back to English', async () => {
