@@ -74,7 +74,7 @@ export interface SubscriberFilter {
   subscriptionStatus?: SubscriptionStatus;
   search?: string;
   /** A translated segment expression (parenthesised SQL over `subscribers`). */
-  segment?: { sql: string; params: unknown[] };
+  segment?: { sql: string; params: unknown[]; attribStrings?: string[] };
   ids?: number[];
 }
 
@@ -546,6 +546,12 @@ function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
     }
   }
   if (f.segment) {
+    // Strings the segment needs among the attribs' values narrow the rows through the search
+    // index first, so the expression parses the attribs of candidates only.
+    for (const text of f.segment.attribStrings ?? []) {
+      parts.push('subscribers.id IN (SELECT rowid FROM subscribers_fts WHERE subscribers_fts MATCH ?)');
+      params.push(`attribs : ${ftsPhrase(text)}`);
+    }
     parts.push(f.segment.sql);
     params.push(...f.segment.params);
   }

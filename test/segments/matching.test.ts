@@ -238,4 +238,19 @@ describe('segment expressions select the right subscribers', () => {
       update.run(saved, 6);
     }
   });
+  test('top-level attribs string equalities are reported for a text index to narrow the rows', async () => {
+    const { translateSegment } = await import('../../src/segments/index.ts');
+    const strings = (e: string) => translateSegment(e).attribStrings;
+    assert.deepEqual(strings("subscribers.attribs->>'city' = 'Berlin' AND attribs->'address'->>'zip' = 'Main St'"), ['Berlin', 'Main St']);
+    assert.deepEqual(strings("'Berlin' = subscribers.attribs->>'city'"), ['Berlin']);
+    // Values that can be numbers or booleans, short strings, and anything under OR or NOT are not.
+    for (const e of [
+      "subscribers.attribs->>'age' = '30'", "subscribers.attribs->>'n' = '-1x'", "subscribers.attribs->>'vip' = 'true'",
+      "subscribers.attribs->>'c' = 'ab'", "subscribers.attribs->>'city' = 'Berlin' OR subscribers.id = 1",
+      "NOT subscribers.attribs->>'city' = 'Berlin'", "subscribers.attribs->>'city' <> 'Berlin'",
+      "subscribers.id IN (SELECT subscriber_id FROM subscriber_lists WHERE meta->>'src' = 'form')",
+    ]) {
+      assert.deepEqual(strings(e), [], e);
+    }
+  });
 });

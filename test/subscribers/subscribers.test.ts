@@ -244,6 +244,25 @@ describe('reads, paging, ordering, search and segments', () => {
     assert.ok(or.body.data.results.every((s: any) => s.lists.some((l: any) => l.id === L.other)));
   });
 
+  it('attribs string segments find values stored with escapes and nested in arrays', async () => {
+    const id = (await t.request('POST', '/api/subscribers', { email: 'zurich@example.net', name: 'Zed Urich', attribs: { tags: ['alpha', 'Zürich'] } })).body.data.id;
+    const db = new Database(t.dbPath);
+    db.prepare('UPDATE subscribers SET attribs = ? WHERE id = ?').run('{"city":"Z\\u00fcrich","tags":["alpha","Z\\u00fcrich"]}', id);
+    db.close();
+    try {
+      for (const q of ["subscribers.attribs->>'city' = 'Zürich'", "subscribers.attribs->'tags'->>1 = 'Zürich'"]) {
+        const res = await t.request('GET', `/api/subscribers?query=${encodeURIComponent(q)}`);
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.body.data.results.map((s: any) => s.id), [id], q);
+        assert.equal(res.body.data.total, 1);
+      }
+      const none = await t.request('GET', `/api/subscribers?query=${encodeURIComponent("subscribers.attribs->>'city' = 'Zurich'")}`);
+      assert.equal(none.body.data.total, 0);
+    } finally {
+      await t.request('DELETE', `/api/subscribers/${id}`);
+    }
+  });
+
   const badQueries = [
     'subscribers.id = ',
     "1=1; DROP TABLE subscribers",
