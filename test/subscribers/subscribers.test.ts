@@ -310,6 +310,20 @@ describe('reads, paging, ordering, search and segments', () => {
     assert.equal(res.body.data.total, res.body.data.results.length);
   });
 
+  it('honours a huge per_page as existing clients send it (not clamped), streamed in order', async () => {
+    const count = rowCount('SELECT COUNT(*) FROM subscribers');
+    const huge = await t.request('GET', '/api/subscribers?per_page=1000000&order_by=created_at&order=asc');
+    assert.equal(huge.status, 200);
+    assert.equal(huge.body.data.per_page, 1000000);
+    assert.equal(huge.body.data.page, 1);
+    assert.equal(huge.body.data.total, count);
+    assert.equal(huge.body.data.results.length, count);
+    const beyond = await t.request('GET', '/api/subscribers?per_page=1000000&page=2');
+    assert.deepEqual([beyond.body.data.results.length, beyond.body.data.total, beyond.body.data.page], [0, count, 2]);
+    const small = await t.request('GET', '/api/subscribers?per_page=2&page=2&order_by=created_at&order=asc');
+    assert.deepEqual(small.body.data.results.map((r: { id: number }) => r.id), huge.body.data.results.slice(2, 4).map((r: { id: number }) => r.id));
+  });
+
   it('bad paging and enum inputs', async () => {
     assert.equal((await t.request('GET', '/api/subscribers?list_id=abc')).status, 400);
     assert.equal((await t.request('GET', `/api/subscribers?list_id=${L.single}&subscription_status=maybe`)).status, 400);
