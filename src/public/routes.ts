@@ -9,7 +9,7 @@ import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { escapeHtml, sendPage } from '../http/page.ts';
 import { clientAddress, RateLimiter, rateLimit } from '../http/rate-limit.ts';
 import type { AppEnv } from '../http/types.ts';
-import { optString, optStringArray, parseBool } from '../http/validate.ts';
+import { isUuid, optString, optStringArray, parseBool } from '../http/validate.ts';
 import { exportableSections } from '../subscribers/routes.ts';
 import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.ts';
 import { sendOptinQuietly } from '../subscribers/optin.ts';
@@ -17,7 +17,6 @@ import { audienceFor, type Audience } from '../subscribers/service.ts';
 import type { SubscriberRow } from '../subscribers/store.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_PUBLIC_NAME_BYTES = 2000;
 const MAX_PREFS_NAME_CHARS = 256;
 
@@ -45,7 +44,7 @@ async function subscribePublic(ctx: AppContext, a: Audience, email: unknown, raw
   const name = rawName?.trim() || nameFromEmail(address, 'local');
   if (Buffer.byteLength(name) > MAX_PUBLIC_NAME_BYTES) throw badRequest(`invalid "name": longer than ${MAX_PUBLIC_NAME_BYTES} bytes`);
   // Only public, active lists can be joined here; unknown, private and archived UUIDs are ignored.
-  const lists = a.lists.rowsByUuids(listUuids.filter((u) => UUID_RE.test(u)).map((u) => u.toLowerCase()))
+  const lists = a.lists.rowsByUuids(listUuids.filter((u) => isUuid(u)).map((u) => u.toLowerCase()))
     .filter((l) => l.type === 'public' && l.status === 'active');
   if (!lists.length) throw badRequest('none of the given lists can be subscribed to');
   const { id } = a.subscribers.subscribePublic(address, name, lists.map((l) => l.id));
@@ -106,7 +105,7 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
 
   const subscriberOf = (c: Context): SubscriberRow => {
     const uuid = c.req.param('subUUID') ?? '';
-    if (!UUID_RE.test(uuid)) throw new PageError(400, t('public.invalidLink'));
+    if (!isUuid(uuid)) throw new PageError(400, t('public.invalidLink'));
     const sub = a.subscribers.rowByUuid(uuid.toLowerCase());
     if (!sub) throw new PageError(404, t('public.subNotFound'));
     return sub;
@@ -148,7 +147,7 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
     const sub = subscriberOf(c);
     const b: Body = c.req.method === 'POST' ? await readBody(c) : {};
     const uuids = [...(c.req.queries('l') ?? []), ...(optStringArray(b, 'l') ?? [])];
-    if (uuids.some((u) => !UUID_RE.test(u))) throw new PageError(400, t('public.invalidLink'));
+    if (uuids.some((u) => !isUuid(u))) throw new PageError(400, t('public.invalidLink'));
     const pending = a.subscribers.pendingConfirmation(sub.id, [...new Set(uuids.map((u) => u.toLowerCase()))]);
     if (!pending.length) return message(c, t('public.noSubTitle'), t('public.noSubInfo'));
     const confirm = c.req.method === 'POST' && (parseBool(typeof b.confirm === 'string' ? b.confirm : undefined) ?? b.confirm === true);
@@ -189,7 +188,7 @@ ${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}
   // Unsubscribe and preferences.
   app.get('/subscription/:campUUID/:subUUID', pageRoute((c) => {
     const campUuid = c.req.param('campUUID') ?? '';
-    if (!UUID_RE.test(campUuid)) throw new PageError(400, t('public.invalidLink'));
+    if (!isUuid(campUuid)) throw new PageError(400, t('public.invalidLink'));
     const sub = subscriberOf(c);
     if (sub.status === 'blocklisted') return message(c, t('public.unsubTitle'), t('public.blocklisted'));
     const action = `/subscription/${escapeHtml(campUuid)}/${escapeHtml(sub.uuid)}`;
@@ -221,7 +220,7 @@ ${subs.map((l) => `<label class="check"><input type="checkbox" name="l" value="$
   // Also the RFC 8058 one-click target (body List-Unsubscribe=One-Click: no `manage`).
   app.post('/subscription/:campUUID/:subUUID', pageRoute(async (c) => {
     const campUuid = c.req.param('campUUID') ?? '';
-    if (!UUID_RE.test(campUuid)) throw new PageError(400, t('public.invalidLink'));
+    if (!isUuid(campUuid)) throw new PageError(400, t('public.invalidLink'));
     const sub = subscriberOf(c);
     const b = await readBody(c);
     const manage = flag(b.manage);
