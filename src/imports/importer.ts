@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.ts';
 import { conflict } from '../http/errors.ts';
-import { domainRules } from './email.ts';
+import { domainRules } from '../subscribers/email.ts';
 import { parseSource, type ParseOptions, type RowBatch } from './parse.ts';
 import type { ParserJob, ParserMessage } from './parse-worker.ts';
 import type { ImportSource } from './source.ts';

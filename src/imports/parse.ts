@@ -2,7 +2,7 @@
 // (parse-worker.ts), so parsing overlaps with the main thread's database writes.
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { emailProblem, nameFromEmail, type DomainRules } from './email.ts';
+import { emailProblem, nameFromEmail, type DomainRules } from '../subscribers/email.ts';
 import { openSource, type ImportSource } from './source.ts';
 import { Uuid7Generator } from './uuid7.ts';
 
@@ -107,7 +107,7 @@ export async function parseSource(src: ImportSource, opts: ParseOptions, sink: P
           else sink.log(`${where}: "attributes" is not a JSON object; imported without attributes`);
         }
         batch.emails.push(email);
-        batch.names.push(name || nameFromEmail(email));
+        batch.names.push(name || nameFromEmail(email, 'title'));
         batch.attribs.push(attribs);
         batch.uuids.push(uuids.next());
         if (batch.emails.length >= opts.batchSize) {
