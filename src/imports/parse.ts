@@ -32,6 +32,11 @@ export class ImportFileError extends Error {}
 
 const emptyBatch = (): RowBatch => ({ emails: [], names: [], attribs: [], uuids: [] });
 
+/** Rows [from, to) of a batch. */
+export const sliceBatch = (b: RowBatch, from: number, to: number): RowBatch => ({
+  emails: b.emails.slice(from, to), names: b.names.slice(from, to), attribs: b.attribs.slice(from, to), uuids: b.uuids.slice(from, to),
+});
+
 async function countLines(stream: Readable): Promise<number> {
   let lines = 0;
   let last = 0x0a;
