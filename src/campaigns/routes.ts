@@ -7,6 +7,7 @@ import { readBody, readJson } from '../http/body.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
 import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
+import { sendPreview } from '../http/preview.ts';
 import type { AppEnv } from '../http/types.ts';
 import { optInt, optString, parseBool, pathId, queryIds } from '../http/validate.ts';
 import { CAMPAIGN_ORDER_BY, toJson } from './store.ts';
@@ -54,8 +55,7 @@ export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): voi
     const p = service.preview(campaign, {
       body: optString(b, 'body', { trim: false }), contentType: optString(b, 'content_type'), templateId: optInt(b, 'template_id'),
     });
-    if (p.contentType === 'plain') return c.text(p.body);
-    return c.html(p.body);
+    return sendPreview(c, p.body, p.contentType === 'plain' ? 'plain' : 'html');
   };
   api.get('/campaigns/:id/preview', ctx.auth(...GET), preview);
   api.post('/campaigns/:id/preview', ctx.auth(...GET), preview);
