@@ -96,4 +96,24 @@ describe('POST /api/tx', () => {
     assert.equal(r.status, 400);
     assert.match(r.body.message, /"data"/);
   });
+  const message = JSON.stringify({ subscriber_email: 'ann@example.com', template_id: 1, data: { order: 'E' } });
+  const multipartRefusals: [string, (f: FormData) => void, RegExp][] = [
+    ['an attachment over 25 MB', (f) => f.append('file', new Blob([Buffer.alloc(25 * 1024 * 1024 + 1, 1)]), 'big.bin'), /"big\.bin" is larger than 25 MB/],
+    ['more than 10 attachments', (f) => { for (let i = 0; i < 11; i++) f.append('file', new Blob(['x']), `f${i}.txt`); }, /at most 10 file/],
+    ['attachments over 25 MB in total', (f) => { for (let i = 0; i < 2; i++) f.append('file', new Blob([Buffer.alloc(13 * 1024 * 1024, 1)]), `half${i}.bin`); }, /larger than 25 MB in total/],
+    ['a file in another field', (f) => f.append('attachment', new Blob(['x']), 'x.txt'), /unexpected file in the form field "attachment"/],
+    ['"data" that is not JSON', (f) => f.set('data', '{nope'), /invalid "data"/],
+  ];
+  for (const [name, build, msg] of multipartRefusals) {
+    it(`refuses a multipart request with ${name}`, async () => {
+      const n = sink.messages.length;
+      const form = new FormData();
+      form.append('data', message.replace('"template_id":1', `"template_id":${tpl}`));
+      build(form);
+      const r = await t.request('POST', '/api/tx', undefined, { raw: form });
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.body.message, msg);
+      assert.equal(sink.messages.length, n);
+    });
+  }
 });
