@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import nodemailer from 'nodemailer';
 import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
 import { install } from '../../src/install.ts';
-import { plainTextOf } from '../../src/mail/message.ts';
+import { htmlToPlainText } from '../../src/content/convert.ts';
 import { UserStore } from '../../src/users/store.ts';
 
 const N = Number(process.env.BENCH_N ?? 100_000);
@@ -45,7 +45,7 @@ function html(name: string, i: number): string {
 async function baseline(port: number, sinkCount: () => Promise<number>): Promise<number> {
   const start0 = await sinkCount();
   const transport = nodemailer.createTransport({ pool: true, maxConnections: CONNS, maxMessages: Infinity, host: '127.0.0.1', port, ignoreTLS: true });
-  const text = plainTextOf(html('READER', 1));
+  const text = htmlToPlainText(html('READER', 1));
   const t0 = performance.now();
   let next = 0;
   const worker = async () => {

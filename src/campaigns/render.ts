@@ -53,13 +53,17 @@ export interface RenderEnv {
 export interface RenderedCampaign {
   subject: string;
   html: string;
-  /** The rendered altbody, or null when the campaign has none. */
+  /**
+   * The rendered altbody; when the campaign has none and the render asked for it, the plain
+   * text derived from the HTML body; else null (always null-or-altbody for plain content).
+   */
   altbody: string | null;
   headers: HeaderList;
 }
 
 export interface CompiledCampaign {
-  render(sub: RenderSubscriber): RenderedCampaign;
+  /** `withText`: derive the text alternative when the campaign has no altbody (sending). */
+  render(sub: RenderSubscriber, withText?: boolean): RenderedCampaign;
 }
 
 export interface RenderedTx {

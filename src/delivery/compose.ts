@@ -57,7 +57,7 @@ export function composer(ctx: AppContext, store: CampaignStore, tracking: Tracki
     compiled,
     message(row) {
       const sub = toRenderSubscriber(row);
-      const r = compiled.render(sub);
+      const r = compiled.render(sub, true);
       return buildCampaignMessage({
         from: c.from_email, to: sub.email, campaignUuid: c.uuid, subscriberUuid: sub.uuid, contentType: c.content_type,
         subject: r.subject, html: r.html, altbody: r.altbody, headers: r.headers,
