@@ -87,4 +87,15 @@ export const DEMO_SUBSCRIBER: RenderSubscriber = {
   status: 'enabled', created_at: null, updated_at: null,
 };
 
+/** archive_meta as the stand-in subscriber of archive pages (templating.md §3.3); keys in any case. */
+export function archiveSubscriber(meta: Record<string, unknown>): RenderSubscriber {
+  const m = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k.toLowerCase(), v]));
+  const str = (v: unknown, d: string) => (typeof v === 'string' ? v : d);
+  return {
+    id: 0, uuid: str(m.uuid, ZERO_UUID), email: str(m.email, ''), name: str(m.name, ''),
+    attribs: m.attribs && typeof m.attribs === 'object' ? (m.attribs as Record<string, unknown>) : {},
+    status: str(m.status, 'enabled'), created_at: null, updated_at: null,
+  };
+}
+
 export { compileCampaign, compileTx } from './render-engine.ts';
