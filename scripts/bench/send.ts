@@ -2,6 +2,8 @@
 // against a bare nodemailer pool sending the same number of similar messages to the same sink.
 // Prints BENCH lines: send_msgs_per_s, send_peak_rss_mb (the listmgr process), api_ms_while_sending
 // (p95 of GET /api/campaigns/{id} while sending) and baseline_msgs_per_s.
+// BENCH_N sets the number of subscribers; BENCH_CPU_PROF=<dir> writes a CPU profile of the
+// listmgr process there (node --cpu-prof).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -83,7 +85,8 @@ async function main(): Promise<void> {
 
   // Page cache starts cold: read the database file once before timing.
   readFileSync(dbPath);
-  const server = spawn(process.execPath, ['dist/cli.js', 'serve', '--db', dbPath, '--address', '127.0.0.1:0', '--uploads', join(dir, 'uploads')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const server = spawn(process.execPath, [...profile, 'dist/cli.js', 'serve', '--db', dbPath, '--address', '127.0.0.1:0', '--uploads', join(dir, 'uploads')], { stdio: ['ignore', 'pipe', 'inherit'] });
   let url = '';
   for await (const line of createInterface({ input: server.stdout! })) {
     const m = /listening on (http:\/\/\S+)/.exec(line);
@@ -132,9 +135,10 @@ async function main(): Promise<void> {
   latencies.sort((a, b) => a - b);
   const p95 = latencies[Math.floor(latencies.length * 0.95)];
 
+  const exited = new Promise((r) => server.once('exit', r));
   server.kill('SIGTERM');
   sink.stop();
-  await sleep(500);
+  await exited;
   rmSync(dir, { recursive: true, force: true });
 
   console.log(`BENCH send_msgs_per_s ${(N / secs).toFixed(0)}`);
