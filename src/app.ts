@@ -18,6 +18,7 @@ import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
+import { registerTemplateRoutes } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
 
@@ -68,6 +69,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   registerMaintenanceRoutes(api, ctx);
   registerBounceRoutes(app, api, ctx);
   registerMediaRoutes(app, api, ctx);
+  registerTemplateRoutes(api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {

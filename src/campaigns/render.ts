@@ -1,6 +1,7 @@
 // What the campaign, preview, archive, web-view and tx code needs from the template engine:
 // compile once, render per subscriber. The implementation behind it lives in one file
 // (render-engine.ts) so the engine can be swapped without touching the callers.
+import type { I18nCatalog } from '../templating/index.ts';
 import type { HeaderList } from './store.ts';
 
 /** A subscriber as templates see it (`.Subscriber`). */
@@ -46,6 +47,8 @@ export interface RenderEnv {
   rootUrl: string;
   individualTracking: boolean;
   disableTracking: boolean;
+  /** The instance language (app.lang) behind templates' `L`. */
+  i18n: I18nCatalog;
   /** Registers a tracked link; returns ROOT/link/{linkUUID}/{campUUID}/{subUUID}. */
   trackLink(url: string, campaignUuid: string, subscriberUuid: string): string | null;
 }

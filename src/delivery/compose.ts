@@ -7,6 +7,7 @@ import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import { buildCampaignMessage } from '../mail/message.ts';
 import { compileCampaign, RenderError, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow, CampaignStore, SubscriberRow } from '../campaigns/store.ts';
+import { templateCatalog } from '../i18n/index.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 
 export function renderEnv(ctx: AppContext, tracking: TrackingStore): RenderEnv {
@@ -15,6 +16,7 @@ export function renderEnv(ctx: AppContext, tracking: TrackingStore): RenderEnv {
     rootUrl,
     individualTracking: ctx.settings.bool('privacy.individual_tracking'),
     disableTracking: ctx.settings.bool('privacy.disable_tracking'),
+    i18n: templateCatalog(ctx.settings.str('app.lang')),
     trackLink: (url, campaignUuid, subscriberUuid) => `${rootUrl}/link/${tracking.linkUuid(url)}/${campaignUuid}/${subscriberUuid}`,
   };
 }

@@ -4,6 +4,7 @@
 // key by key.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { I18nCatalog } from '../templating/index.ts';
 import { appRoot } from '../paths.ts';
 
 export type LanguagePack = Readonly<Record<string, string>>;
@@ -44,6 +45,21 @@ export function loadLanguage(code: string): LanguagePack | null {
   const pack = Object.freeze(code === FALLBACK_CODE ? own : { ...readPack(FALLBACK_CODE), ...own });
   cache.set(code, pack);
   return pack;
+}
+
+const catalogs = new Map<string, I18nCatalog>();
+
+/**
+ * The catalogue behind templates' `L` for `code` (English when there is no such pack). One
+ * object per language, so the engine's per-catalogue cache of `L` is reused across renders.
+ */
+export function templateCatalog(code: string): I18nCatalog {
+  let cat = catalogs.get(code);
+  if (cat) return cat;
+  const pack = loadLanguage(code) ?? loadLanguage(FALLBACK_CODE)!;
+  cat = { code: pack['_.code'], name: pack['_.name'], messages: pack };
+  catalogs.set(code, cat);
+  return cat;
 }
 
 /** Every installed pack, as `{code, name}`, sorted by code. */

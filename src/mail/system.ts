@@ -2,8 +2,8 @@
 // notices, password reset) through the template engine with the system function set, in the
 // language of `app.lang` (English for keys a pack lacks, or when the pack is missing).
 import type { AppContext } from '../context.ts';
-import { loadLanguage } from '../i18n/index.ts';
-import { compileTemplate, type CompiledTemplate, type I18nCatalog } from '../templating/index.ts';
+import { templateCatalog } from '../i18n/index.ts';
+import { compileTemplate, type CompiledTemplate } from '../templating/index.ts';
 import { loadSystemMailTemplates, type SystemMailData } from './templates/index.ts';
 
 export type SystemMailName = keyof SystemMailData;
@@ -23,19 +23,6 @@ function template(name: SystemMailName): CompiledTemplate {
   return t;
 }
 
-const catalogs = new Map<string, I18nCatalog>();
-
-function catalog(code: string): I18nCatalog {
-  const pack = loadLanguage(code) ?? loadLanguage('en')!;
-  const key = pack['_.code'];
-  let c = catalogs.get(key);
-  if (!c) {
-    c = { code: key, name: pack['_.name'], messages: pack };
-    catalogs.set(key, c);
-  }
-  return c;
-}
-
 /**
  * The HTML of system mail `name` for `data` (the fields SystemMailData lists for it), with
  * RootURL/LogoURL from the settings and `L` in the `app.lang` language. Send it through
@@ -46,6 +33,6 @@ export function renderSystemMail<N extends SystemMailName>(name: N, data: System
   return template(name).render(data, {
     rootURL: ctx.settings.rootUrl(),
     logoURL: ctx.settings.str('app.logo_url'),
-    i18n: catalog(ctx.settings.str('app.lang') || 'en'),
+    i18n: templateCatalog(ctx.settings.str('app.lang')),
   }).trim();
 }

@@ -85,16 +85,10 @@ export class TemplateStore {
     return this.get(Number(r.lastInsertRowid));
   }
 
-  /** Updates name, subject and body; the type never changes. */
-  update(id: number, t: { name: string; subject?: string; body?: string; bodySource?: string | null }): TemplateRow {
+  /** Writes name, subject, body and body source; the type never changes. */
+  update(id: number, t: Omit<TemplateInput, 'type'>): TemplateRow {
     const cur = this.get(id);
-    this.sql(SQL.update).run(
-      t.name,
-      cur.type === 'tx' ? (t.subject || cur.subject) : '',
-      t.body || cur.body,
-      cur.type === 'campaign_visual' ? (t.bodySource || cur.body_source) : null,
-      id,
-    );
+    this.sql(SQL.update).run(t.name, cur.type === 'tx' ? t.subject : '', t.body, cur.type === 'campaign_visual' ? t.bodySource : null, id);
     return this.get(id);
   }
 
@@ -111,12 +105,11 @@ export class TemplateStore {
 
   /** Refuses the default or the only template; campaigns using it switch to the default. */
   delete(id: number): void {
-    const t = this.get(id);
-    if (t.is_default) throw badRequest('the default template cannot be deleted');
-    if ((this.sql(SQL.count).pluck().get() as number) <= 1) throw badRequest('the only template cannot be deleted');
-    const def = this.defaultTemplate();
     this.db.transaction(() => {
-      this.sql(SQL.repointCampaigns).run(def?.id ?? null, id);
+      const t = this.get(id);
+      if (t.is_default) throw badRequest('the default template cannot be deleted');
+      if ((this.sql(SQL.count).pluck().get() as number) <= 1) throw badRequest('the only template cannot be deleted');
+      this.sql(SQL.repointCampaigns).run(this.defaultTemplate()?.id ?? null, id);
       this.sql(SQL.clearArchiveRefs).run(id);
       this.sql(SQL.delete).run(id);
     }).immediate();

@@ -9,6 +9,7 @@ import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type Render
 import type { CampaignRow } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { escapeHtml, sendPage } from '../http/page.ts';
+import { sendPreview } from '../http/preview.ts';
 import { parsePaging } from '../http/paging.ts';
 import type { AppEnv } from '../http/types.ts';
 
@@ -51,7 +52,7 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void 
     try {
       const compiled = compileCampaign(campaign, layoutFor(campaigns, campaign, templateId), renderEnv(ctx, tracking));
       c.header('X-Robots-Tag', 'noindex');
-      return c.html(compiled.render(sub).html);
+      return sendPreview(c, compiled.render(sub).html);
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
       ctx.log.error(`campaign ${campaign.id}: ${e.message}`);

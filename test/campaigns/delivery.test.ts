@@ -132,6 +132,7 @@ describe('a campaign to a mixed audience', () => {
     const subUuid = t.server.ctx.db.prepare('SELECT uuid FROM subscribers WHERE email = ?').pluck().get('both@example.com');
     const ok = await fetch(`${t.url}/campaign/${camp.uuid}/${subUuid}`);
     assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('content-security-policy'), 'sandbox', 'campaign HTML is sandboxed');
     assert.match(await ok.text(), /Dear Gus Both/);
     const other = t.server.ctx.db.prepare('SELECT uuid FROM subscribers WHERE email = ?').pluck().get('blocked@example.com');
     assert.equal((await fetch(`${t.url}/campaign/${camp.uuid}/${other}`)).status, 404);

@@ -5,10 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileCampaign, type RenderCampaign, type RenderSubscriber } from '../../src/campaigns/render.ts';
 import { defaultTemplates } from '../../src/templates/defaults/index.ts';
+import { templateCatalog } from '../../src/i18n/index.ts';
 
 const CAMPAIGN_UUID = '11111111-2222-3333-4444-555555555555';
 const env = {
-  rootUrl: 'https://news.example', individualTracking: true, disableTracking: false,
+  rootUrl: 'https://news.example', individualTracking: true, disableTracking: false, i18n: templateCatalog('en'),
   trackLink: (url: string, c: string, s: string) => `https://news.example/link/${encodeURIComponent(url)}/${c}/${s}`,
 };
 

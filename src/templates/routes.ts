@@ -1,0 +1,43 @@
+// /api/templates: handlers parse, call the service or store, answer.
+import type { Context, Hono } from 'hono';
+import type { AppContext } from '../context.ts';
+import { deliveryFor } from '../delivery/index.ts';
+import { readBody } from '../http/body.ts';
+import { ok } from '../http/envelope.ts';
+import { sendPreview } from '../http/preview.ts';
+import type { AppEnv } from '../http/types.ts';
+import { parseBool, pathId } from '../http/validate.ts';
+import { TemplateService } from './service.ts';
+import { templateJson, TemplateStore } from './store.ts';
+
+export function registerTemplateRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
+  const service = new TemplateService(ctx, new TemplateStore(ctx.db), deliveryFor(ctx).tracking);
+  const { store } = service;
+  const get = ctx.auth('templates:get');
+  const manage = ctx.auth('templates:manage');
+  // A missing no_body means false (clients.md).
+  const noBody = (c: Context<AppEnv>) => parseBool(c.req.query('no_body')) === true;
+
+  api.get('/templates', get, (c) => ok(c, store.all().map((t) => templateJson(t, noBody(c)))));
+  api.get('/templates/:id', get, (c) => ok(c, templateJson(store.get(pathId(c)), noBody(c))));
+
+  api.post('/templates/preview', get, async (c) => sendPreview(c, service.preview(service.sourceOf(await readBody(c)))));
+  const previewStored = async (c: Context<AppEnv>) => {
+    const id = pathId(c);
+    return sendPreview(c, service.preview(service.storedSourceOf(id, await readBody(c))));
+  };
+  api.get('/templates/:id/preview', get, previewStored);
+  api.post('/templates/:id/preview', get, previewStored);
+
+  api.post('/templates', manage, async (c) => ok(c, templateJson(service.create(await readBody(c)))));
+  api.put('/templates/:id', manage, async (c) => {
+    const id = pathId(c);
+    return ok(c, templateJson(service.update(id, await readBody(c))));
+  });
+  // The spec answers the bare template here, not {"data": [all templates]} as listmonk does.
+  api.put('/templates/:id/default', manage, (c) => c.json(templateJson(store.setDefault(pathId(c)))));
+  api.delete('/templates/:id', manage, (c) => {
+    store.delete(pathId(c));
+    return ok(c, true);
+  });
+}
