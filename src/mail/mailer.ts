@@ -11,10 +11,10 @@ import type { Messenger, OutgoingMessage } from './types.ts';
 export type MessengerFactory = (settings: Settings) => Messenger[];
 
 /** A messenger with a count of the sends it has not finished. */
-class Live {
+class CountedMessenger {
   private inFlight = 0;
   private closing: Promise<void> | null = null;
-  private closed: (() => void) | null = null;
+  private settled: (() => void) | null = null;
 
   constructor(readonly messenger: Messenger) {}
 
@@ -27,19 +27,19 @@ class Live {
       sent = Promise.reject(e);
     }
     return sent.finally(() => {
-      if (--this.inFlight === 0) this.closed?.();
+      if (--this.inFlight === 0) this.settled?.();
     });
   }
 
   /** Closes the messenger after its in-flight sends settle (at once when there are none). */
   retire(): Promise<void> {
-    this.closing ??= (this.inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => (this.closed = r))).then(() => this.messenger.close());
+    this.closing ??= (this.inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => (this.settled = r))).then(() => this.messenger.close());
     return this.closing;
   }
 }
 
 export class Mailer {
-  private messengers = new Map<string, Live>();
+  private messengers = new Map<string, CountedMessenger>();
   /** Old messengers still finishing sends they were given before a rebuild. */
   private readonly retiring = new Set<Promise<void>>();
   private factories: MessengerFactory[] = [];
@@ -53,12 +53,12 @@ export class Mailer {
 
   rebuild(settings: Settings): void {
     const old = this.messengers;
-    const next = new Map<string, Live>();
+    const next = new Map<string, CountedMessenger>();
     const smtp = (settings.smtp as SmtpServerSettings[]).filter((s) => s.enabled);
     try {
-      if (smtp.length) next.set('email', new Live(new SmtpMessenger('email', smtp)));
-      if (smtp.length > 1) for (const s of smtp) if (s.name) next.set(s.name, new Live(new SmtpMessenger(s.name, [s])));
-      for (const f of this.factories) for (const m of f(settings)) next.set(m.name, new Live(m));
+      if (smtp.length) next.set('email', new CountedMessenger(new SmtpMessenger('email', smtp)));
+      if (smtp.length > 1) for (const s of smtp) if (s.name) next.set(s.name, new CountedMessenger(new SmtpMessenger(s.name, [s])));
+      for (const f of this.factories) for (const m of f(settings)) next.set(m.name, new CountedMessenger(m));
     } catch (e) {
       this.log.error(`messengers: ${(e as Error).message}`);
     }

@@ -2,6 +2,7 @@
 // alternative, Message-Id, listmonk's X-Listmonk-* and List-Unsubscribe headers, custom
 // headers (first value of a name wins; Cc/Bcc move to the envelope) and attachments.
 import { randomInt } from 'node:crypto';
+import MimeNode from 'nodemailer/lib/mime-node/index.js';
 import { htmlToPlainText } from '../content/convert.ts';
 import type { Attachment, OutgoingMessage } from './types.ts';
 
@@ -23,6 +24,12 @@ export function messageId(from: string): string {
   const addr = /<([^>]+)>/.exec(from)?.[1] ?? from;
   const domain = /@([^\s@>]+)$/.exec(addr.trim())?.[1] ?? 'localhost';
   return `<${id}@${domain.toLowerCase()}>`;
+}
+
+/** nodemailer's own choice of transfer encoding for `sample` (undefined when it would send 7bit). */
+export function textEncodingFor(sample: string): OutgoingMessage['textEncoding'] {
+  const encoding = new MimeNode('text/html').setContent(sample).getTransferEncoding();
+  return encoding === 'quoted-printable' || encoding === 'base64' ? encoding : undefined;
 }
 
 interface Envelope {
