@@ -21,6 +21,7 @@ import { registerSystemRoutes } from './system/routes.ts';
 import { registerTemplateRoutes } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
+import { registerUsersRoutes } from './users/routes.ts';
 
 /** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
 const MAX_API_BODY = 10 * 1024 * 1024;
@@ -70,6 +71,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   registerBounceRoutes(app, api, ctx);
   registerMediaRoutes(app, api, ctx);
   registerTemplateRoutes(api, ctx);
+  registerUsersRoutes(app, api, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {

@@ -9,6 +9,7 @@ import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { HttpError } from './http/errors.ts';
 import { AlreadyInstalledError, announceAdmin, install } from './install.ts';
 import { startServer } from './server.ts';
+import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
 
 class CliError extends Error {}
@@ -25,6 +26,47 @@ function openInstalled(dbPath: string): DB {
 }
 
 const humanSize = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`);
+
+/** Reads a line from the terminal without echoing it. */
+function askHidden(prompt: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const stdin = process.stdin;
+    process.stdout.write(prompt);
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding('utf8');
+    let line = '';
+    const done = (err: Error | null) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stdout.write('\n');
+      if (err) reject(err);
+      else resolvePromise(line);
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') return done(null);
+        if (ch === '\u0003') return done(new CliError('cancelled'));
+        if (ch === '\u007f' || ch === '\b') line = line.slice(0, -1);
+        else line += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+/** A new password: typed twice on a terminal, else LISTMGR_PASSWORD, else generated. */
+async function newPassword(): Promise<{ password: string; generated: boolean }> {
+  if (process.stdin.isTTY) {
+    const first = await askHidden('New password: ');
+    if (first !== (await askHidden('Repeat the password: '))) throw new CliError('the passwords do not match');
+    return { password: first, generated: false };
+  }
+  const fromEnv = process.env.LISTMGR_PASSWORD;
+  if (fromEnv) return { password: fromEnv, generated: false };
+  return { password: randomString(20), generated: true };
+}
 
 export function buildCli(): Command {
   const program = new Command('listmgr')
@@ -117,9 +159,41 @@ export function buildCli(): Command {
     .action((name: string, opts: { db?: string }) => {
       const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
       try {
-        const r = db.prepare(`DELETE FROM users WHERE username = ? AND type = 'api'`).run(name);
-        if (!r.changes) throw new CliError(`no API user named "${name}"`);
+        if (!new UserStore(db).revokeApiUser(name)) throw new CliError(`no API user named "${name}"`);
         console.log(`Revoked API user "${name}".`);
+      } finally {
+        closeDatabase(db);
+      }
+    });
+
+  const user = program.command('user').description('manage login users (password sign-in at /admin/login)');
+  dbOption(user.command('create <name>'))
+    .description('create a login user; the password is asked for on a terminal, else read from LISTMGR_PASSWORD, else generated and printed')
+    .requiredOption('--role <role>', 'user role name (e.g. "Super Admin")')
+    .option('--email <email>', 'e-mail address (for password resets; default NAME@listmgr.localhost)')
+    .action(async (name: string, opts: { db?: string; role: string; email?: string }) => {
+      const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
+      try {
+        const users = new UserStore(db);
+        const roleId = users.roleIdByName(opts.role);
+        if (roleId === undefined) throw new CliError(`no user role named "${opts.role}"`);
+        const { password, generated } = await newPassword();
+        users.createLoginUser(name, password, opts.email ?? `${name.includes('@') ? name : `${name}@listmgr.localhost`}`, roleId);
+        console.log(`Created user "${name}" with the role "${opts.role}".`);
+        if (generated) console.log(`Generated password (shown only now): ${password}`);
+      } finally {
+        closeDatabase(db);
+      }
+    });
+  dbOption(user.command('reset-password <name>'))
+    .description("set a login user's password (asked for on a terminal, else LISTMGR_PASSWORD, else generated and printed) and end all their sessions")
+    .action(async (name: string, opts: { db?: string }) => {
+      const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
+      try {
+        const { password, generated } = await newPassword();
+        new UserStore(db).resetPasswordByName(name, password);
+        console.log(`Set a new password for "${name}"; their sessions were ended.`);
+        if (generated) console.log(`Generated password (shown only now): ${password}`);
       } finally {
         closeDatabase(db);
       }

@@ -4,7 +4,7 @@
 // original message (message/rfc822 or text/rfc822-headers) names the campaign and subscriber
 // in the X-Listmonk-* headers we send.
 import { simpleParser, type Attachment } from 'mailparser';
-import type { BounceType } from './store.ts';
+import { UUID_RE, type BounceType } from './store.ts';
 
 export interface ParsedBounce {
   /** The failed recipient (lower-cased), or '' when only the subscriber UUID is known. */
@@ -15,7 +15,6 @@ export interface ParsedBounce {
   meta: Record<string, unknown>;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STATUS_RE = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/;
 /** Wording of permanent failures in bounces that carry no status code. */
 const HARD_WORDS = [
@@ -55,7 +54,18 @@ function address(v: string | undefined): string {
 
 const typeOfStatus = (status: string): BounceType | null => (status.startsWith('5.') ? 'hard' : status.startsWith('4.') ? 'soft' : null);
 
-function headerValue(h: unknown): string {
+/**
+ * How a free-text failure reason reads: its first enhanced status code (5.x.x hard, 4.x.x
+ * soft), else known wording of permanent failures (hard), else soft.
+ */
+export function classifyFailureText(text: string): { type: BounceType; status: string; word: string } {
+  const status = STATUS_RE.exec(text)?.[0] ?? '';
+  const lower = text.toLowerCase();
+  const word = HARD_WORDS.find((w) => lower.includes(w)) ?? '';
+  return { type: typeOfStatus(status) ?? (word ? 'hard' : 'soft'), status, word };
+}
+
+function headerText(h: unknown): string {
   if (typeof h === 'string') return h;
   if (h && typeof h === 'object' && 'text' in h) return String((h as { text: unknown }).text);
   return '';
@@ -81,12 +91,12 @@ export async function parseBounceMail(source: Buffer): Promise<ParsedBounce | nu
   const raw = source.toString('utf8');
   const parts = mail.attachments;
   const original = await originalHeaders(parts);
-  const fromOriginal = (name: string) => headerValue(original?.get(name.toLowerCase())).trim() || rawHeader(raw, name);
+  const fromOriginal = (name: string) => headerText(original?.get(name.toLowerCase())).trim() || rawHeader(raw, name);
   const uuidOrEmpty = (v: string) => (UUID_RE.test(v) ? v.toLowerCase() : '');
 
   const campaignUuid = uuidOrEmpty(fromOriginal('X-Listmonk-Campaign'));
   const subscriberUuid = uuidOrEmpty(fromOriginal('X-Listmonk-Subscriber'));
-  const originalTo = address(headerValue(original?.get('to')));
+  const originalTo = address(headerText(original?.get('to')));
   const meta: Record<string, unknown> = {
     from: mail.from?.text ?? '',
     subject: mail.subject ?? '',
@@ -115,15 +125,13 @@ export async function parseBounceMail(source: Buffer): Promise<ParsedBounce | nu
     Object.assign(meta, { action: action(rcpt), status, diagnostic: rcpt.get('diagnostic-code') ?? '', reason: 'delivery status notification' });
   } else {
     // No report part: accept only what looks like a bounce, then classify by its text.
-    const failed = address(headerValue(mail.headers.get('x-failed-recipients')));
+    const failed = address(headerText(mail.headers.get('x-failed-recipients')));
     const looksLikeBounce = failed !== '' || /mailer-daemon|postmaster/i.test(meta.from as string)
       || /undeliver|returned mail|delivery (status|failure|has failed)|failure notice/i.test(meta.subject as string);
     if (!looksLikeBounce) return null;
     email = failed || originalTo;
-    const text = `${mail.subject ?? ''}\n${mail.text ?? ''}`;
-    const status = STATUS_RE.exec(text)?.[0] ?? '';
-    const word = HARD_WORDS.find((w) => text.toLowerCase().includes(w));
-    type = typeOfStatus(status) ?? (word ? 'hard' : 'soft');
+    const { type: guessed, status, word } = classifyFailureText(`${mail.subject ?? ''}\n${mail.text ?? ''}`);
+    type = guessed;
     Object.assign(meta, { status, reason: status ? `status ${status}` : word ? `"${word}"` : 'unclassified bounce' });
   }
   if (!email && !subscriberUuid) return null;

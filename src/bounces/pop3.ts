@@ -8,11 +8,13 @@ export interface Pop3Options {
   port: number;
   tls: boolean;
   tlsSkipVerify?: boolean;
-  /** Per-command time limit. */
-  timeoutMs?: number;
+  /** Time limit of connecting and of each command. */
+  timeoutMs: number;
 }
 
 export class Pop3Error extends Error {}
+/** The server answered "-ERR". */
+export class Pop3ReplyError extends Pop3Error {}
 
 /** Largest single response accepted (a message); a server sending more is refused. */
 const MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
@@ -32,15 +34,33 @@ export class Pop3Client {
     socket.on('close', () => this.fail(new Pop3Error('POP3 connection closed')));
   }
 
+  /** Connects and reads the greeting, each within the time limit. */
   static async connect(o: Pop3Options): Promise<Pop3Client> {
+    const { timeoutMs } = o;
     const socket = await new Promise<Socket>((resolve, reject) => {
       const s: Socket = o.tls
-        ? tlsConnect({ host: o.host, port: o.port, servername: o.host, rejectUnauthorized: !o.tlsSkipVerify }, () => resolve(s))
-        : tcpConnect({ host: o.host, port: o.port }, () => resolve(s));
-      s.once('error', reject);
+        ? tlsConnect({ host: o.host, port: o.port, servername: o.host, rejectUnauthorized: !o.tlsSkipVerify }, () => done())
+        : tcpConnect({ host: o.host, port: o.port }, () => done());
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new Pop3Error(`no connection to ${o.host}:${o.port} within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve(s);
+      };
+      s.once('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
     });
-    const client = new Pop3Client(socket, o.timeoutMs ?? 30_000);
-    await client.status(); // greeting
+    const client = new Pop3Client(socket, timeoutMs);
+    try {
+      await client.status(); // greeting
+    } catch (e) {
+      client.close();
+      throw e;
+    }
     return client;
   }
 
@@ -62,7 +82,7 @@ export class Pop3Client {
     try {
       lines = await this.multiline('UIDL');
     } catch (e) {
-      if (!(e instanceof Pop3Error) || this.failure) throw e;
+      if (!(e instanceof Pop3ReplyError)) throw e;
       hasUidl = false;
       lines = await this.multiline('LIST');
     }
@@ -115,7 +135,7 @@ export class Pop3Client {
     });
     const text = line.toString('latin1').replace(/\r\n$/, '');
     if (text.startsWith('+OK')) return text.slice(3).trim();
-    throw new Pop3Error(`POP3 ${cmd} failed: ${text.replace(/^-ERR\s*/, '') || 'no reason given'}`);
+    throw new Pop3ReplyError(`POP3 ${cmd} failed: ${text.replace(/^-ERR\s*/, '') || 'no reason given'}`);
   }
 
   /** A command with a multi-line answer: lines up to the lone ".", dot-stuffing undone. */

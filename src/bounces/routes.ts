@@ -1,6 +1,6 @@
 // /api/bounces (list, get, delete, blocklist), the bounce webhook POST /webhooks/bounce and the
-// provider webhooks POST /webhooks/service/{ses|sendgrid|postmark|forwardemail}. The switches
-// (bounce.enabled, bounce.webhooks_enabled, each provider's) are read on every request.
+// provider webhooks POST /webhooks/service/{ses|sendgrid|postmark|forwardemail|azure|lettermint}.
+// The switches (bounce.enabled, bounce.webhooks_enabled, each provider's) are read on every request.
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppContext } from '../context.ts';
@@ -10,13 +10,17 @@ import { HttpError, badRequest, notFound } from '../http/errors.ts';
 import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
 import type { AppEnv } from '../http/types.ts';
 import { optObject, optString, parseBool, pathId, queryIds, reqEnum } from '../http/validate.ts';
-import { forwardemailBounces, postmarkBounces, sendgridBounces, sesBounces, type ProviderRequest } from './providers.ts';
+import { validateEmail, type DomainRules } from '../subscribers/email.ts';
 import { bounceService } from './service.ts';
-import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type BounceInput } from './store.ts';
+import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, UUID_RE, type BounceInput } from './store.ts';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Largest webhook body (SendGrid posts batches of events). */
+/** Largest webhook body (SendGrid and Event Grid post batches of events). */
 const MAX_WEBHOOK_BODY = 10 * 1024 * 1024;
+/**
+ * A bounce concerns an address we already mailed: the domain allow/block lists decide who may
+ * subscribe, not whose bounces count (listmonk refuses bounces of blocklisted domains).
+ */
+const ANY_DOMAIN: DomainRules = { allow: [], block: [] };
 
 export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: AppContext): void {
   const { auth, settings } = ctx;
@@ -81,18 +85,9 @@ export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
   });
 
   app.post('/webhooks/service/:service', webhooksOn, bouncesOn, limit, async (c) => {
-    const service = c.req.param('service');
-    const req: ProviderRequest = { raw: Buffer.from(await c.req.arrayBuffer()), header: (n) => c.req.header(n) };
-    let found: BounceInput[];
-    if (service === 'ses' && settings.bool('bounce.ses_enabled')) found = await sesBounces(req, bounces.sns);
-    else if (service === 'sendgrid' && settings.bool('bounce.sendgrid_enabled')) found = sendgridBounces(req, settings.str('bounce.sendgrid_key'));
-    else if (service === 'postmark' && settings.get<{ enabled: boolean }>('bounce.postmark').enabled) {
-      found = postmarkBounces(req, settings.get<{ username: string; password: string }>('bounce.postmark'));
-    } else if (service === 'forwardemail' && settings.get<{ enabled: boolean }>('bounce.forwardemail').enabled) {
-      found = forwardemailBounces(req, settings.get<{ key: string }>('bounce.forwardemail').key);
-    } else throw badRequest(`unknown or disabled bounce service "${service}"`);
-    for (const b of found) bounces.record(b);
-    return ok(c, true);
+    const raw = Buffer.from(await c.req.arrayBuffer());
+    const reply = await bounces.receive(c.req.param('service'), { raw, header: (n) => c.req.header(n), query: (n) => c.req.query(n) });
+    return reply ? c.json(reply) : ok(c, true);
   });
 }
 
@@ -103,7 +98,7 @@ async function webhookBounce(c: Context<AppEnv>): Promise<BounceInput> {
   const subscriberUuid = optString(body, 'subscriber_uuid') ?? '';
   if (!rawEmail && !subscriberUuid) throw badRequest('"email" or "subscriber_uuid" is required');
   if (subscriberUuid && !UUID_RE.test(subscriberUuid)) throw badRequest('invalid "subscriber_uuid": not a UUID');
-  const email = rawEmail ? validateEmail(rawEmail) : undefined;
+  const email = rawEmail ? validateEmail(rawEmail, ANY_DOMAIN) : undefined;
   const type = reqEnum(body, 'type', BOUNCE_TYPES);
   const meta = optObject(body, 'meta') ?? {};
   const createdRaw = optString(body, 'created_at');
@@ -122,13 +117,4 @@ async function webhookBounce(c: Context<AppEnv>): Promise<BounceInput> {
     meta,
     createdAt,
   };
-}
-
-/** Minimal e-mail check until the subscribers module's validator is in main. */
-function validateEmail(raw: string): string {
-  const email = raw.trim().toLowerCase();
-  if (Buffer.byteLength(email) > 1000 || !/^[^\s@<>()",;]+@[^\s@<>()",;]+\.[^\s@<>()",;]+$/.test(email)) {
-    throw badRequest(`"${email.slice(0, 100)}" is not a valid e-mail address`);
-  }
-  return email;
 }

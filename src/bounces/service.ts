@@ -1,8 +1,10 @@
 // The bounce domain of one running app: the store, the SNS verifier (certificate fetcher
 // injectable), the mailbox scheduler, and recording with the actions currently configured.
 import type { AppContext } from '../context.ts';
+import { badRequest } from '../http/errors.ts';
 import { parseBounceMail } from './dsn.ts';
 import { activeMailbox, MailboxScheduler } from './mailbox.ts';
+import { PROVIDERS, type ProviderRequest } from './providers.ts';
 import { SnsVerifier } from './sns.ts';
 import { BounceStore, type BounceActions, type BounceInput, type RecordOutcome } from './store.ts';
 
@@ -24,6 +26,20 @@ export class BounceService {
     if (out.subscriberId === null) this.ctx.log.info(`bounce (${b.source}, ${b.type}) for an unknown subscriber ignored`);
     else if (out.action !== 'none') this.ctx.log.info(`bounce (${b.source}, ${b.type}): subscriber ${out.subscriberId} ${DONE[out.action]}`);
     return out;
+  }
+
+  /**
+   * A provider's notification (POST /webhooks/service/:name): authenticated and recorded in one
+   * transaction; returns the provider's reply body, or null for the usual `{"data": true}`.
+   */
+  async receive(name: string, req: ProviderRequest): Promise<Record<string, string> | null> {
+    const provider = Object.hasOwn(PROVIDERS, name) ? PROVIDERS[name] : undefined;
+    if (!provider?.enabled(this.ctx.settings)) throw badRequest(`unknown or disabled bounce service "${name}"`);
+    const { bounces, reply } = await provider.receive(req, this.ctx.settings, this.sns);
+    this.ctx.db.transaction(() => {
+      for (const b of bounces) this.record(b);
+    }).immediate();
+    return reply ?? null;
   }
 
   /** A message from the bounce mailbox: true when it was a bounce (recorded, to be deleted). */

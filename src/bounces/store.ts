@@ -4,6 +4,8 @@ import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { Paging } from '../http/paging.ts';
 
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const BOUNCE_TYPES = ['soft', 'hard', 'complaint'] as const;
 export type BounceType = (typeof BOUNCE_TYPES)[number];
 
@@ -86,11 +88,9 @@ const SQL = {
   /** ORDER BY is appended from BOUNCE_ORDER_COLUMNS (an allow-list), never from user text. */
   page: `${SELECT} ${FILTER}`,
   byId: `${SELECT} WHERE b.id = ?`,
-  ofSubscriber: `${SELECT} WHERE b.subscriber_id = ? ORDER BY b.created_at DESC, b.id DESC LIMIT 1000`,
   deleteById: 'DELETE FROM bounces WHERE id = ?',
   deleteByIds: 'DELETE FROM bounces WHERE id IN (SELECT value FROM json_each(?))',
   deleteAll: 'DELETE FROM bounces',
-  deleteOfSubscriber: 'DELETE FROM bounces WHERE subscriber_id = ?',
   blocklistBounced: `UPDATE subscribers SET status = 'blocklisted', updated_at = :now
     WHERE id IN (SELECT subscriber_id FROM bounces) AND status != 'blocklisted'`,
   unsubscribeBounced: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = :now
@@ -151,15 +151,6 @@ export class BounceStore {
 
   deleteAll(): number {
     return this.sql(SQL.deleteAll).run().changes;
-  }
-
-  /** A subscriber's bounces, newest first (at most 1000, as listmonk). */
-  listBouncesOfSubscriber(subscriberId: number): Bounce[] {
-    return this.sql<[number], BounceRow>(SQL.ofSubscriber).all(subscriberId).map(toBounce);
-  }
-
-  deleteBouncesOfSubscriber(subscriberId: number): number {
-    return this.sql(SQL.deleteOfSubscriber).run(subscriberId).changes;
   }
 
   /** Blocklists every subscriber with a bounce and unsubscribes all their subscriptions. */

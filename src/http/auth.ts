@@ -2,7 +2,7 @@
 // Every authenticated route declares its permission through `auth(...)` where it is registered.
 import { createMiddleware } from 'hono/factory';
 import { getCookie } from 'hono/cookie';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { forbidden } from './errors.ts';
 import { hasPerm, type AuthUser } from './permissions.ts';
 import type { AppEnv } from './types.ts';
@@ -12,6 +12,8 @@ export interface Authenticator {
   byToken(username: string, token: string): AuthUser | null;
   /** The enabled user owning this (unexpired) session cookie value, or null. */
   bySession(sessionId: string): AuthUser | null;
+  /** The origin of the public root URL (scheme://host[:port]), also trusted for cookie writes. */
+  trustedOrigin?(): string | null;
 }
 
 export const SESSION_COOKIE = 'session';
@@ -47,6 +49,28 @@ export function authenticate(authn: Authenticator, authorization: string | undef
   throw forbidden('invalid session');
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function originOf(url: string | undefined): string | null {
+  if (!url || url === 'null') return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CSRF defence for cookie-authenticated requests: the browser's Origin (else Referer) must be
+ * this server (the Host the request was sent to) or the configured root URL. Browsers always
+ * send Origin on cross-site writes, so a missing or foreign one is refused.
+ */
+export function assertSameOrigin(c: Context, trustedOrigin: string | null): void {
+  const source = originOf(c.req.header('origin')) ?? originOf(c.req.header('referer'));
+  if (source !== null && (source === trustedOrigin || new URL(source).host === c.req.header('host'))) return;
+  throw forbidden('cross-site request refused: a cookie-authenticated change must come from this site (Origin/Referer)');
+}
+
 /**
  * Route guard: authenticates the caller and, when permissions are named, requires any one of
  * them. A denial names the last one, as listmonk does.
@@ -55,6 +79,7 @@ export function makeAuth(authn: Authenticator) {
   return (...anyOf: string[]): MiddlewareHandler<AppEnv> =>
     createMiddleware<AppEnv>(async (c, next) => {
       const user = authenticate(authn, c.req.header('authorization'), getCookie(c, SESSION_COOKIE));
+      if (user.via === 'session' && !SAFE_METHODS.has(c.req.method)) assertSameOrigin(c, authn.trustedOrigin?.() ?? null);
       if (anyOf.length && !anyOf.some((p) => hasPerm(user, p))) throw forbidden(`permission denied: ${anyOf[anyOf.length - 1]}`);
       c.set('user', user);
       await next();

@@ -1,6 +1,7 @@
-// page / per_page from the URL query, as listmonk's paginator reads them.
+// page / per_page from the URL query, as listmonk's paginator reads them. With "all" allowed
+// (as listmonk configures it) the paginator does not clamp large values: clients that send
+// per_page=1000000 get that many.
 const DEFAULT_PER_PAGE = 20;
-const MAX_PER_PAGE = 50;
 
 export interface Paging {
   page: number;
@@ -22,7 +23,6 @@ export function parsePaging(query: { page?: string; per_page?: string }): Paging
   if (all) return { page: 1, perPage: 0, all: true, limit: -1, offset: 0 };
   let perPage = int(raw);
   if (perPage < 1) perPage = DEFAULT_PER_PAGE;
-  if (perPage > MAX_PER_PAGE) perPage = MAX_PER_PAGE;
   return { page, perPage, all: false, limit: perPage, offset: (page - 1) * perPage };
 }
 

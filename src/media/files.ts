@@ -2,8 +2,8 @@
 // served with.
 import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, realpath, stat, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { badRequest } from '../http/errors.ts';
 
@@ -32,9 +32,31 @@ export function safeFileName(original: string): string {
   return name;
 }
 
-/** Whether a name taken from a URL could be one of ours (no traversal, no hidden files). */
-export function isServableName(name: string): boolean {
-  return /^[\p{L}\p{N}_-][\p{L}\p{N}._-]*$/u.test(name);
+/** A name we could have stored: no separators, no traversal, no hidden files (see safeFileName). */
+const SERVABLE_NAME_RE = /^[\p{L}\p{N}_-][\p{L}\p{N}._-]*$/u;
+
+/**
+ * The file in `dir` that a request path segment names, or null. The segment (raw, as in the
+ * URL) is percent-decoded exactly once, so "%252e" stays "%2e" and is refused; the name must be
+ * one we could have stored; and the real path must be a regular file directly in `dir`, so a
+ * symbolic link placed there cannot lead out either.
+ */
+export async function resolveServable(dir: string, rawSegment: string): Promise<{ path: string; size: number } | null> {
+  let name: string;
+  try {
+    name = decodeURIComponent(rawSegment);
+  } catch {
+    return null;
+  }
+  if (!SERVABLE_NAME_RE.test(name)) return null;
+  try {
+    const [realDir, realFile] = await Promise.all([realpath(dir), realpath(join(dir, name))]);
+    if (dirname(realFile) !== realDir) return null;
+    const info = await stat(realFile);
+    return info.isFile() ? { path: realFile, size: info.size } : null;
+  } catch {
+    return null; // missing, or a dangling link
+  }
 }
 
 /** Refuses extensions not in upload.extensions (unless it holds "*"). */
@@ -80,16 +102,37 @@ export async function writeUnique(dir: string, name: string, data: ReadableStrea
   throw new Error(`no free file name found for ${name}`);
 }
 
-/** A 250-px-wide PNG thumbnail `thumb_<name>`; returns the image's size. Throws a 400 when the image cannot be read. */
+/**
+ * Largest image decoded for a thumbnail. A 48-megapixel phone photo passes; decoding stays
+ * bounded (about 200 MB at 4 bytes a pixel) whatever size a file's header declares.
+ */
+export const MAX_IMAGE_PIXELS = 50_000_000;
+
+/**
+ * A 250-px-wide PNG thumbnail `thumb_<name>`; returns the image's size. Throws a 400 when the
+ * image cannot be read or is larger than MAX_IMAGE_PIXELS (checked from its header, before
+ * anything is decoded).
+ */
 export async function makeThumbnail(dir: string, name: string): Promise<{ width: number; height: number }> {
+  const file = join(dir, name);
+  let width: number;
+  let height: number;
   try {
-    const file = join(dir, name);
-    const info = await sharp(file).metadata();
-    await sharp(file).resize({ width: THUMB_WIDTH }).png().toFile(join(dir, THUMB_PREFIX + name));
-    return { width: info.width ?? 0, height: info.height ?? 0 };
+    // Reading the header decodes no pixels, so no limit yet: the check below names the size.
+    ({ width, height } = await sharp(file, { limitInputPixels: false }).metadata());
   } catch (e) {
     throw badRequest(`the image could not be read: ${(e as Error).message}`);
   }
+  if (width * height > MAX_IMAGE_PIXELS) {
+    throw badRequest(`the image is ${width}×${height} pixels: images over ${MAX_IMAGE_PIXELS / 1_000_000} megapixels are not accepted`);
+  }
+  try {
+    await sharp(file, { limitInputPixels: MAX_IMAGE_PIXELS }).resize({ width: THUMB_WIDTH }).png().toFile(join(dir, THUMB_PREFIX + name));
+  } catch (e) {
+    await removeFile(dir, THUMB_PREFIX + name);
+    throw badRequest(`the image could not be read: ${(e as Error).message}`);
+  }
+  return { width, height };
 }
 
 export async function removeFile(dir: string, name: string): Promise<void> {

@@ -4,8 +4,7 @@ import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import type { AppContext } from '../context.ts';
 import { ok } from '../http/envelope.ts';
@@ -13,7 +12,7 @@ import { badRequest, notFound } from '../http/errors.ts';
 import type { AppEnv } from '../http/types.ts';
 import { pathId } from '../http/validate.ts';
 import {
-  THUMBNAIL_EXTENSIONS, THUMB_PREFIX, checkExtension, extensionOf, isServableName, makeThumbnail, removeFile,
+  THUMBNAIL_EXTENSIONS, THUMB_PREFIX, checkExtension, extensionOf, makeThumbnail, removeFile, resolveServable,
   safeFileName, servingHeaders, writeUnique,
 } from './files.ts';
 import { MediaStore, type MediaRow } from './store.ts';
@@ -99,23 +98,18 @@ export function registerMediaRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     return ok(c, true);
   });
 
-  // Public files: GET/HEAD <upload_uri>/<filename>.
+  // Public files: GET/HEAD <upload_uri>/<filename>. The raw URL path is used (not Hono's
+  // partly decoded one) so that it is decoded exactly once, in resolveServable.
   app.use('*', async (c, next) => {
     const prefix = uploadUri() + '/';
-    if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || !c.req.path.startsWith(prefix)) return next();
-    let name: string;
-    try {
-      name = decodeURIComponent(c.req.path.slice(prefix.length));
-    } catch {
-      return next();
-    }
-    if (!isServableName(name)) return next();
-    const path = join(dir, name);
-    const info = await stat(path).catch(() => null);
-    if (!info?.isFile()) return next();
-    const headers = { ...servingHeaders(name), 'Content-Length': String(info.size) };
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
+    const rawPath = new URL(c.req.url).pathname;
+    if (!rawPath.startsWith(prefix)) return next();
+    const file = await resolveServable(dir, rawPath.slice(prefix.length));
+    if (!file) return next();
+    const headers = { ...servingHeaders(basename(file.path)), 'Content-Length': String(file.size) };
     if (c.req.method === 'HEAD') return c.body(null, 200, headers);
-    return c.body(Readable.toWeb(createReadStream(path)) as ReadableStream, 200, headers);
+    return c.body(Readable.toWeb(createReadStream(file.path)) as ReadableStream, 200, headers);
   });
 }
 

@@ -167,6 +167,9 @@ describe('POST /webhooks/bounce', () => {
     { name: 'neither email nor subscriber_uuid', body: { type: 'hard' }, message: /"email" or "subscriber_uuid"/ },
     { name: 'malformed subscriber_uuid', body: { subscriber_uuid: 'nope', type: 'hard' }, message: /not a UUID/ },
     { name: 'invalid e-mail', body: { email: 'not-an-email', type: 'hard' }, message: /not a valid e-mail/ },
+    { name: 'e-mail with a display name', body: { email: 'A <a@x.org>', type: 'hard' }, message: /not a valid e-mail/ },
+    { name: 'e-mail with an empty domain label', body: { email: 'a@x..org', type: 'hard' }, message: /not a valid e-mail/ },
+    { name: 'e-mail not a string', body: { email: 42, type: 'hard' }, message: /"email"/ },
     { name: 'missing type', body: { email: 'a@x.org' }, message: /"type" is required/ },
     { name: 'unknown type', body: { email: 'a@x.org', type: 'bouncy' }, message: /"bouncy" is not one of/ },
     { name: 'meta not an object', body: { email: 'a@x.org', type: 'hard', meta: [1] }, message: /"meta"/ },
@@ -197,6 +200,18 @@ describe('POST /webhooks/bounce', () => {
     assert.deepEqual(JSON.parse(row.meta), { code: 421 });
     assert.deepEqual((await post({ email: 'stranger@x.org', type: 'hard' })).body, { data: true });
     assert.equal(bounceCount(t), 1);
+  });
+
+  it('records bounces of addresses on a blocklisted domain (the domain rules govern subscribing only)', async () => {
+    t.server.ctx.db.prepare('DELETE FROM bounces').run();
+    const sub = addSubscriber(t, 'old@blocked.example');
+    await setSettings({ 'privacy.domain_blocklist': ['blocked.example'] });
+    try {
+      assert.equal((await post({ email: ' OLD@blocked.example ', type: 'hard' })).status, 200);
+      assert.equal(bounceCount(t, sub.id), 1);
+    } finally {
+      await setSettings({ 'privacy.domain_blocklist': [] });
+    }
   });
 
   it('needs credentials with webhooks:post_bounce', async () => {

@@ -3,9 +3,12 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { parseBounceMail } from '../../src/bounces/dsn.ts';
+import { MailboxScheduler, type SchedulerClock } from '../../src/bounces/mailbox.ts';
 import { Pop3Client } from '../../src/bounces/pop3.ts';
 import { bounceService } from '../../src/bounces/service.ts';
+import { Logger } from '../../src/log.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startFakeImap, startFakePop3, type FakeMailbox } from './fake-servers.ts';
 import { addCampaign, addSubscriber, bounceCount, type Seeded } from './seed.ts';
@@ -60,7 +63,7 @@ describe('POP3 client', () => {
     const msg = Buffer.from('Subject: dots\r\n\r\n.starts with a dot\r\n..two dots\r\nend\r\n');
     const server = await startFakePop3([msg]);
     try {
-      const pop = await Pop3Client.connect({ host: '127.0.0.1', port: server.port, tls: false });
+      const pop = await Pop3Client.connect({ host: '127.0.0.1', port: server.port, tls: false, timeoutMs: 5000 });
       await pop.login('bounces', 'secret');
       assert.deepEqual(await pop.stat(), { count: 1, size: msg.length });
       assert.deepEqual(await pop.list(), [{ n: 1, id: 'uid-1' }]);
@@ -74,11 +77,42 @@ describe('POP3 client', () => {
   it('reports a refused login', async () => {
     const server = await startFakePop3([]);
     try {
-      const pop = await Pop3Client.connect({ host: '127.0.0.1', port: server.port, tls: false });
+      const pop = await Pop3Client.connect({ host: '127.0.0.1', port: server.port, tls: false, timeoutMs: 5000 });
       await assert.rejects(pop.login('bounces', 'wrong'), /PASS failed: \[AUTH\] invalid credentials/);
       pop.close();
     } finally {
       await server.close();
+    }
+  });
+});
+
+/** A TCP server that accepts connections and says nothing until told to hang up. */
+async function startSilentServer(): Promise<{ port: number; connected: Promise<void>; hangUp(): void; close(): Promise<void> }> {
+  const sockets: Socket[] = [];
+  let onConnect = () => undefined as void;
+  const connected = new Promise<void>((resolve) => (onConnect = resolve));
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    socket.on('error', () => undefined);
+    onConnect();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connected,
+    hangUp: () => sockets.forEach((s) => s.destroy()),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('POP3 client time limits', () => {
+  it('gives up on a server that never greets', async () => {
+    const silent = await startSilentServer();
+    try {
+      await assert.rejects(Pop3Client.connect({ host: '127.0.0.1', port: silent.port, tls: false, timeoutMs: 100 }), /did not answer in time/);
+    } finally {
+      silent.hangUp();
+      await silent.close();
     }
   });
 });
@@ -178,5 +212,105 @@ describe('scanning bounce mailboxes', () => {
       await t.request('PUT', '/api/settings', { 'bounce.enabled': true });
       await box.close();
     }
+  });
+
+  describe('a failing mailbox', () => {
+    /** Timers the test fires itself: "the next interval" without waiting for it. */
+    class ManualClock implements SchedulerClock {
+      private timers: { fn: () => Promise<void>; ms: number; cancelled: boolean }[] = [];
+      setTimer(fn: () => Promise<void>, ms: number) {
+        const timer = { fn, ms, cancelled: false };
+        this.timers.push(timer);
+        return { cancel: () => void (timer.cancelled = true) };
+      }
+      /** Intervals of the timers still planned. */
+      planned(): number[] {
+        return this.timers.filter((x) => !x.cancelled).map((x) => x.ms);
+      }
+      /** Runs the one planned timer as if its time had come. */
+      async fire(): Promise<void> {
+        const live = this.timers.filter((x) => !x.cancelled);
+        assert.equal(live.length, 1, 'one scan planned');
+        this.timers = [];
+        await live[0].fn();
+      }
+    }
+    const PASSWORD = 'Not-The-Password-42';
+    const isBounce = async (raw: Buffer) => (await parseBounceMail(raw)) !== null;
+    const errors = (log: Logger) => log.recent().filter((l) => / ERROR /.test(l));
+
+    for (const type of ['pop', 'imap'] as const) {
+      it(`${type}: a refused login is logged, nothing is touched, and the next interval tries again`, async () => {
+        const box = type === 'pop' ? await startFakePop3(messages()) : await startFakeImap(messages());
+        const clock = new ManualClock();
+        const log = new Logger(true);
+        const scheduler = new MailboxScheduler(t.server.ctx.settings, log, isBounce, { clock });
+        try {
+          await useMailbox({ ...mailbox(type, box.port, PASSWORD), scan_interval: '5m' });
+          scheduler.start();
+          assert.deepEqual(clock.planned(), [5 * 60_000]);
+
+          await clock.fire();
+          assert.equal(errors(log).length, 1, log.recent().join('\n'));
+          assert.match(errors(log)[0], new RegExp(`bounce mailbox ${type}://127\\.0\\.0\\.1:${box.port}: scan failed, login refused, check the user name and password: .*(PASS|LOGIN) failed.*; next attempt in 5 min`));
+          assert.ok(!log.recent().some((l) => l.includes(PASSWORD)), 'the password is never logged');
+          assert.equal(box.messages.length, 5);
+          assert.deepEqual(clock.planned(), [5 * 60_000], 'the next scan is planned');
+          assert.equal((await t.request('GET', '/api/health')).status, 200);
+
+          await clock.fire();
+          assert.equal(errors(log).length, 2, 'each failed scan is logged');
+          assert.deepEqual(clock.planned(), [5 * 60_000]);
+
+          await useMailbox({ ...mailbox(type, box.port), scan_interval: '5m' }); // the right password: planned anew
+          await clock.fire();
+          assert.equal(box.messages.length, 1, 'the bounces are deleted once the login works');
+          assert.ok(log.recent().some((l) => l.includes('scanned again after failing')), log.recent().join('\n'));
+          assert.ok(log.recent().some((l) => /5 message\(s\), 4 bounce\(s\) recorded and deleted/.test(l)));
+          assert.equal(errors(log).length, 2);
+          assert.deepEqual(clock.planned(), [5 * 60_000]);
+        } finally {
+          await scheduler.stop();
+          await box.close();
+        }
+      });
+    }
+
+    it('a host that refuses connections is logged as unreachable and tried again', async () => {
+      const gone = await startSilentServer();
+      await gone.close(); // nothing listens on this port now
+      const clock = new ManualClock();
+      const log = new Logger(true);
+      const scheduler = new MailboxScheduler(t.server.ctx.settings, log, isBounce, { clock });
+      try {
+        await useMailbox(mailbox('pop', gone.port));
+        scheduler.start();
+        await clock.fire();
+        assert.match(errors(log)[0] ?? '', /scan failed, cannot connect \(ECONNREFUSED\).*; next attempt in 15 min/);
+        assert.deepEqual(clock.planned(), [15 * 60_000]);
+      } finally {
+        await scheduler.stop();
+      }
+    });
+
+    it('a server that hangs does not block the app; the scan fails when it hangs up', async () => {
+      const silent = await startSilentServer();
+      const log = new Logger(true);
+      const scheduler = new MailboxScheduler(t.server.ctx.settings, log, isBounce, { clock: new ManualClock() });
+      try {
+        await useMailbox(mailbox('pop', silent.port));
+        const scan = scheduler.scanNow();
+        await silent.connected;
+        // The scan waits for a greeting that never comes; the API answers meanwhile.
+        assert.equal((await t.request('GET', '/api/health')).status, 200);
+        assert.equal((await t.request('GET', '/api/bounces')).status, 200);
+        silent.hangUp();
+        await assert.rejects(scan, /POP3 connection closed/);
+        assert.match(errors(log)[0] ?? '', /scan failed, POP3 connection closed/);
+      } finally {
+        await scheduler.stop();
+        await silent.close();
+      }
+    });
   });
 });

@@ -30,6 +30,9 @@ before(async () => {
     'bounce.ses_enabled': true, 'bounce.sendgrid_enabled': true, 'bounce.sendgrid_key': sendgridPublic,
     'bounce.postmark': { enabled: true, username: 'pm-user', password: 'pm-pass' },
     'bounce.forwardemail': { enabled: true, key: 'fe-secret' },
+    // Secrets of these two are set by their first tests, which check the refusal without one.
+    'bounce.azure': { enabled: true, shared_secret: '', shared_secret_header: '' },
+    'bounce.lettermint': { enabled: true, key: '' },
   });
   assert.equal(res.status, 200, res.text);
   sub = addSubscriber(t, 'bounced@example.net');
@@ -49,8 +52,9 @@ beforeEach(() => {
 });
 
 const lastBounce = () => t.server.ctx.db.prepare('SELECT * FROM bounces ORDER BY id DESC LIMIT 1').get() as any;
-const call = (service: string, body: string, headers: Record<string, string>) =>
-  t.request('POST', `/webhooks/service/${service}`, undefined, { raw: body, headers: { 'content-type': 'application/json', ...headers }, auth: null });
+const call = (service: string, body: string, headers: Record<string, string>, query = '') =>
+  t.request('POST', `/webhooks/service/${service}${query}`, undefined, { raw: body, headers: { 'content-type': 'application/json', ...headers }, auth: null });
+const setSettings = async (s: Record<string, unknown>) => assert.equal((await t.request('PUT', '/api/settings', s)).status, 200);
 
 // --- SES ---
 
@@ -238,6 +242,186 @@ describe('Forward Email webhook', () => {
       const res = await call('forwardemail', body(), s.headers());
       assert.equal(res.status, 400);
       assert.match(res.body.message, /Forward Email signature/);
+      assert.equal(bounceCount(t), 0);
+    });
+  }
+});
+
+// --- Azure (Event Grid) ---
+
+const azureReport = (status: string, statusMessage: string, eventType = 'Microsoft.Communication.EmailDeliveryReportReceived') => ({
+  id: 'e1', topic: '/subscriptions/x/resourceGroups/y/providers/Microsoft.Communication/communicationServices/news',
+  subject: 'sender/news@example.org/message/abc', eventType, dataVersion: '1.0', metadataVersion: '1', eventTime: '2025-03-03T09:20:50Z',
+  data: { sender: 'news@example.org', recipient: 'Bounced@example.net', messageId: 'abc', status, deliveryStatusDetails: { statusMessage }, deliveryAttemptTimeStamp: '2025-03-03T09:20:44.123Z' },
+});
+
+describe('Azure (Event Grid) webhook', () => {
+  const report = JSON.stringify([azureReport('Bounced', '550 5.1.1 user unknown')]);
+  const secretHeader = { 'x-listmonk-webhook-secret': 'az-secret' };
+
+  it('refuses everything while no shared secret is configured (listmonk accepts anything)', async () => {
+    for (const headers of [{}, { 'aeg-event-type': 'SubscriptionValidation' }] as Record<string, string>[]) {
+      const res = await call('azure', report, headers);
+      assert.equal(res.status, 400);
+      assert.match(res.body.message, /shared secret \(bounce.azure.shared_secret\) is not set/);
+    }
+    assert.equal(bounceCount(t), 0);
+    await setSettings({ 'bounce.azure': { enabled: true, shared_secret: 'az-secret', shared_secret_header: '' } });
+  });
+
+  it('answers the subscription validation handshake with its code', async () => {
+    const body = JSON.stringify([{ id: 'v1', eventType: 'Microsoft.EventGrid.SubscriptionValidationEvent', data: { validationCode: 'CODE-123', validationUrl: 'https://x' } }]);
+    const res = await call('azure', body, { 'aeg-event-type': 'SubscriptionValidation' });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body, { validationResponse: 'CODE-123' });
+    const empty = await call('azure', JSON.stringify([{ data: {} }]), { 'aeg-event-type': 'SubscriptionValidation' });
+    assert.equal(empty.status, 400);
+    assert.match(empty.body.message, /validationCode/);
+    assert.equal(bounceCount(t), 0);
+  });
+
+  const statuses = [
+    { status: 'Bounced', details: '550 5.1.1 user unknown', type: 'hard' },
+    { status: 'Suppressed', details: 'on the suppression list', type: 'hard' },
+    { status: 'Failed', details: '452 4.2.2 over quota', type: 'soft' },
+    { status: 'Failed', details: 'Remote server said 5.7.1 rejected', type: 'hard' },
+    { status: 'Failed', details: 'The mailbox does not exist', type: 'hard' },
+    { status: 'Failed', details: 'Connection timeout', type: 'soft' },
+    { status: 'Failed', details: 'Something odd', type: 'soft' },
+    { status: 'FilteredSpam', details: 'Spam complaint by the recipient', type: 'complaint' },
+    { status: 'Quarantined', details: 'Held by the recipient filter', type: 'soft' },
+  ];
+  for (const s of statuses) {
+    it(`${s.status} "${s.details}" → ${s.type}`, async () => {
+      const res = await call('azure', JSON.stringify([azureReport(s.status, s.details)]), secretHeader);
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body, { data: true });
+      const b = lastBounce();
+      assert.equal(b.type, s.type);
+      assert.equal(b.subscriber_id, sub.id);
+      assert.equal(b.source, 'azure');
+      assert.equal(b.created_at, '2025-03-03T09:20:44.123Z');
+      assert.equal(bounceCount(t), 1);
+    });
+  }
+
+  it('ignores deliveries and other event types', async () => {
+    const body = JSON.stringify([azureReport('Delivered', ''), azureReport('Bounced', '5.1.1', 'Microsoft.Communication.EmailEngagementTrackingReportReceived')]);
+    const res = await call('azure', body, secretHeader);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(bounceCount(t), 0);
+  });
+
+  it('takes the secret from the query "code" too', async () => {
+    const res = await call('azure', report, {}, '?code=az-secret');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(bounceCount(t), 1);
+  });
+
+  const forged: { name: string; headers: Record<string, string>; query: string }[] = [
+    { name: 'no secret', headers: {}, query: '' },
+    { name: 'wrong secret in the header', headers: { 'x-listmonk-webhook-secret': 'az-secreT' }, query: '' },
+    { name: 'wrong secret in the query', headers: {}, query: '?code=nope' },
+    { name: 'secret prefix', headers: { 'x-listmonk-webhook-secret': 'az-' }, query: '' },
+    { name: 'secret in another header', headers: { 'x-webhook-secret': 'az-secret' }, query: '' },
+  ];
+  for (const s of forged) {
+    it(`refuses: ${s.name}`, async () => {
+      const res = await call('azure', report, s.headers, s.query);
+      assert.equal(res.status, 400);
+      assert.match(res.body.message, /invalid or missing Azure webhook shared secret/);
+      assert.equal(bounceCount(t), 0);
+    });
+  }
+
+  it('reads the secret from the header named in bounce.azure.shared_secret_header', async () => {
+    await setSettings({ 'bounce.azure': { enabled: true, shared_secret: '', shared_secret_header: 'X-Azure-Key' } });
+    assert.equal((await call('azure', report, secretHeader)).status, 400);
+    const res = await call('azure', report, { 'x-azure-key': 'az-secret' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(bounceCount(t), 1);
+  });
+
+  it('refuses (400, not 500) while the configured header name is not a valid one', async () => {
+    await setSettings({ 'bounce.azure': { enabled: true, shared_secret: '', shared_secret_header: 'X Azure Key' } });
+    const res = await call('azure', report, { 'x-azure-key': 'az-secret' });
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /"X Azure Key" is not a valid header name/);
+    assert.equal(bounceCount(t), 0);
+    await setSettings({ 'bounce.azure': { enabled: true, shared_secret: '', shared_secret_header: 'X-Azure-Key' } });
+  });
+
+  it('refuses a body that is not an array of events', async () => {
+    const res = await call('azure', JSON.stringify(azureReport('Bounced', '5.1.1')), { 'x-azure-key': 'az-secret' });
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /not an array of events/);
+  });
+});
+
+// --- Lettermint ---
+
+function lettermintHeaders(body: string, opts: { key?: string; t?: number } = {}) {
+  const ts = String(opts.t ?? Math.floor(Date.now() / 1000));
+  const v1 = createHmac('sha256', opts.key ?? 'lm-key').update(`${ts}.${body}`).digest('hex');
+  return { 'x-lettermint-signature': `t=${ts},v1=${v1}` };
+}
+
+describe('Lettermint webhook', () => {
+  const event = (name: string, data: Record<string, unknown> = {}) => JSON.stringify({
+    id: 'evt-1', event: name, timestamp: '2025-03-03T09:20:44.000Z',
+    data: { message_id: 'm-1', recipient: 'Bounced@example.net', headers: [{ name: 'x-listmonk-campaign', value: camp.uuid }], ...data },
+  });
+
+  it('refuses while no key is configured', async () => {
+    const b = event('message.hard_bounced');
+    const res = await call('lettermint', b, lettermintHeaders(b, { key: '' }));
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /bounce.lettermint.key\) is not set/);
+    assert.equal(bounceCount(t), 0);
+    await setSettings({ 'bounce.lettermint': { enabled: true, key: 'lm-key' } });
+  });
+
+  const ok = [
+    { name: 'message.hard_bounced → hard (campaign from the headers)', body: () => event('message.hard_bounced'), type: 'hard' },
+    { name: 'message.soft_bounced → soft (campaign from the metadata)', body: () => event('message.soft_bounced', { headers: [], metadata: { 'X-Listmonk-Campaign': camp.uuid } }), type: 'soft' },
+    { name: 'message.spam_complaint → complaint', body: () => event('message.spam_complaint'), type: 'complaint' },
+  ];
+  for (const s of ok) {
+    it(s.name, async () => {
+      const b = s.body();
+      const res = await call('lettermint', b, lettermintHeaders(b));
+      assert.equal(res.status, 200, res.text);
+      const row = lastBounce();
+      assert.equal(row.type, s.type);
+      assert.equal(row.subscriber_id, sub.id);
+      assert.equal(row.campaign_id, camp.id);
+      assert.equal(row.source, 'lettermint');
+      assert.equal(row.created_at, '2025-03-03T09:20:44.000Z');
+    });
+  }
+
+  it('ignores other events', async () => {
+    const b = event('webhook.test');
+    assert.equal((await call('lettermint', b, lettermintHeaders(b))).status, 200);
+    assert.equal(bounceCount(t), 0);
+  });
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const refused = [
+    { name: 'unsigned', headers: (_body: string) => ({}), message: /missing or malformed X-Lettermint-Signature/ },
+    { name: 'malformed header', headers: () => ({ 'x-lettermint-signature': 'sha256=abc' }), message: /missing or malformed/ },
+    { name: 'signed with another key', headers: (body: string) => lettermintHeaders(body, { key: 'other' }), message: /invalid Lettermint signature/ },
+    { name: 'signature of another body', headers: () => lettermintHeaders(event('message.soft_bounced')), message: /invalid Lettermint signature/ },
+    { name: 'timestamp changed after signing', headers: (body: string) => ({ 'x-lettermint-signature': lettermintHeaders(body)['x-lettermint-signature'].replace(/t=\d+/, `t=${now() - 1}`) }), message: /invalid Lettermint signature/ },
+    { name: 'stale timestamp (301 s old)', headers: (body: string) => lettermintHeaders(body, { t: now() - 301 }), message: /timestamp is more than 300 s away/ },
+    { name: 'timestamp from the future (301 s ahead)', headers: (body: string) => lettermintHeaders(body, { t: now() + 301 }), message: /timestamp is more than 300 s away/ },
+  ];
+  for (const s of refused) {
+    it(`refuses: ${s.name}`, async () => {
+      const body = event('message.hard_bounced');
+      const res = await call('lettermint', body, s.headers(body));
+      assert.equal(res.status, 400);
+      assert.match(res.body.message, s.message);
       assert.equal(bounceCount(t), 0);
     });
   }

@@ -1,7 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, symlinkSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -19,6 +21,41 @@ function form(name: string, data: Buffer | string, type: string, field = 'file')
 const upload = (name: string, data: Buffer | string, type: string, opts: { auth?: string; field?: string } = {}) =>
   t.request('POST', '/api/media', undefined, { raw: form(name, data, type, opts.field), auth: opts.auth });
 const uploads = () => join(t.dir, 'uploads');
+
+/** A PNG of the given size (8-bit grey, all black); `rows` limits the pixel data that follows the header. */
+function pngOf(width: number, height: number, rows = height): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth; colour type 0 (grey), no interlace
+  const parts = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr)];
+  // Each row: filter byte 0 and `width` zero pixels, which deflate squeezes ~1000:1.
+  parts.push(chunk('IDAT', deflateSync(Buffer.alloc((width + 1) * rows), { level: 9 })));
+  parts.push(chunk('IEND', Buffer.alloc(0)));
+  return Buffer.concat(parts);
+}
+
+/** GET with the path sent exactly as written (fetch would normalise "..", "%2e%2e" and "\\"). */
+function rawGet(path: string): Promise<{ status: number; body: Buffer }> {
+  const { hostname, port } = new URL(t.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path, method: 'GET' }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 before(async () => {
   t = await startTestServer();
@@ -91,6 +128,9 @@ describe('media upload', () => {
     { name: 'windows path in the name', send: () => upload('..\\..\\evil.png', png, 'image/png'), message: /must not contain a path/ },
     { name: 'hidden file name', send: () => upload('.htaccess.png', png, 'image/png'), message: /starting with a dot/ },
     { name: 'an image that is not one', send: () => upload('broken.png', 'not an image at all', 'image/png'), message: /image could not be read/ },
+    // Both stay under sharp's own default limit (268 megapixels): ours must refuse them.
+    { name: 'a header declaring 15000×15000 pixels', send: () => upload('declared.png', pngOf(15000, 15000, 1), 'image/png'), message: /15000×15000 pixels: images over 50 megapixels/ },
+    { name: 'a 60 KB PNG that decodes to 8000×8000 pixels', send: () => upload('bomb.png', pngOf(8000, 8000), 'image/png'), message: /8000×8000 pixels: images over 50 megapixels/ },
   ];
   for (const s of refused) {
     it(`refuses: ${s.name}`, async () => {
@@ -165,12 +205,46 @@ describe('media listing, fetching and serving', () => {
     assert.equal(await p.text(), pdf);
   });
 
-  it('serves nothing outside the uploads folder', async () => {
-    for (const path of ['/uploads/..%2Flistmgr.db', '/uploads/%2e%2e/listmgr.db', '/uploads/missing.png', '/uploads/.hidden']) {
-      const res = await fetch(t.url + path);
-      assert.equal(res.status, 404, path);
-      await res.arrayBuffer();
+  // The database sits next to the uploads folder: "../listmgr.db" from there.
+  const escapes = [
+    '/uploads/../listmgr.db',
+    '/uploads/..%2Flistmgr.db',
+    '/uploads/..%2flistmgr.db',
+    '/uploads/%2e%2e%2flistmgr.db',
+    '/uploads/%2E%2E%2Flistmgr.db',
+    '/uploads/%2e%2e/listmgr.db',
+    '/uploads/.%2e/listmgr.db',
+    '/uploads/..%5clistmgr.db',
+    '/uploads/..\\listmgr.db',
+    '/uploads/%252e%252e%252flistmgr.db',
+    '/uploads/..%252flistmgr.db',
+    '/uploads/%25252e%25252e%25252flistmgr.db',
+    '/uploads/%c0%ae%c0%ae%c0%aflistmgr.db',
+    '/uploads/%2flistmgr.db',
+    '/uploads/%2Fetc%2Fpasswd',
+    '/uploads/x/../../listmgr.db',
+    '/uploads/listmgr.db%00.png',
+    '/uploads/%00',
+    '/uploads/%',
+    '/uploads/..',
+    '/uploads/.',
+    '/uploads/',
+    '/uploads/.hidden',
+    '/uploads/missing.png',
+    '/uploads/link-out.db',
+    '/uploads/link-dir',
+  ];
+  it('serves nothing outside the uploads folder, however the path is encoded', async () => {
+    symlinkSync(join(t.dir, 'listmgr.db'), join(uploads(), 'link-out.db'));
+    symlinkSync(t.dir, join(uploads(), 'link-dir'));
+    for (const path of escapes) {
+      const res = await rawGet(path);
+      assert.ok(res.status === 404 || res.status === 400, `${path}: ${res.status}`);
+      assert.ok(!res.body.includes('SQLite format 3'), `${path} leaked the database`);
     }
+    // The same route still serves the files that are there.
+    assert.equal((await rawGet('/uploads/report-2025.pdf')).status, 200);
+    assert.equal((await rawGet('/uploads/report%2D2025.pdf')).status, 200, 'percent-encoded ordinary characters are decoded once');
   });
 
   it('deletes the row, the file and its thumbnail; a second delete is 404', async () => {

@@ -1,0 +1,34 @@
+// Throttling of failed login, 2FA and password-reset attempts: a sliding window per key
+// (client address, username), kept in memory (one process). Unlike the per-minute request
+// limit of src/http/rate-limit.ts, only failures count and the window is long (15 minutes).
+
+/** Keys kept before expired entries are swept, so a flood of addresses cannot grow memory forever. */
+const SWEEP_AT = 10_000;
+
+export class AttemptLimiter {
+  private readonly hits = new Map<string, number[]>();
+
+  constructor(readonly max: number, readonly windowMs: number) {}
+
+  /** True when the key used up its attempts in the current window. */
+  blocked(key: string): boolean {
+    return this.recent(key).length >= this.max;
+  }
+
+  record(key: string): void {
+    if (this.hits.size >= SWEEP_AT) for (const k of [...this.hits.keys()]) if (!this.recent(k).length) this.hits.delete(k);
+    this.hits.set(key, [...this.recent(key), Date.now()]);
+  }
+
+  clear(key: string): void {
+    this.hits.delete(key);
+  }
+
+  private recent(key: string): number[] {
+    const since = Date.now() - this.windowMs;
+    const kept = (this.hits.get(key) ?? []).filter((t) => t > since);
+    if (kept.length) this.hits.set(key, kept);
+    else this.hits.delete(key);
+    return kept;
+  }
+}

@@ -1,0 +1,413 @@
+// Signing in and out through the admin pages: sessions (cookie, expiry, CSRF), rate limits,
+// password reset by mail, TOTP, and the rule that no secret ever appears in an answer or log.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Secret, TOTP } from 'otpauth';
+import { sha256Hex } from '../../src/users/secrets.ts';
+import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { assertNoSecrets, form, recorder, sessionCookie, signIn, withCookie, type Recorder } from './helpers.ts';
+
+const SOFIA_PASSWORD = 'sofia-password-1';
+
+describe('admin sign-in', () => {
+  let t: TestServer;
+  let r: Recorder;
+  let sink: SmtpSink;
+  let sofia: number;
+  const secrets: string[] = [ADMIN_PASSWORD, SOFIA_PASSWORD];
+  /** Reset and 2FA-step tokens: their own pages carry them (URL, hidden field), the log never. */
+  const pageTokens: string[] = [];
+  const q = (sql: string, ...params: unknown[]) => t.server.ctx.db.prepare(sql).all(...params) as any[];
+  let clients = 0;
+  /** Signs in from a new client address each time, so the per-address limit stays out of the way. */
+  const login = async (user: string, pass: string) => {
+    const s = await signIn(r, t, user, pass, {}, { 'x-forwarded-for': `10.200.${Math.floor(++clients / 250)}.${clients % 250}` });
+    if (s.session) secrets.push(s.session);
+    return s;
+  };
+  const setSetting = async (key: string, value: unknown) => assert.equal((await r.request('PUT', `/api/settings/${key}`, value)).status, 200);
+
+  before(async () => {
+    t = await startTestServer();
+    r = recorder(t);
+    sink = await startSmtpSink();
+    await useSmtpSink(t, sink);
+    await setSetting('security.trusted_proxies', ['127.0.0.1']);
+    const role = t.server.ctx.users.createUserRole('Viewers', ['users:get']);
+    sofia = t.server.ctx.users.createLoginUser('sofia', SOFIA_PASSWORD, 'sofia@acme.example', role.id);
+    secrets.push(t.token.split(':')[1]);
+  });
+  after(async () => {
+    try {
+      const hashes = q('SELECT password FROM users WHERE password IS NOT NULL').map((u) => u.password as string);
+      assertNoSecrets([...r.bodies, ...t.server.ctx.log.recent()], [...secrets, ...hashes]);
+      assertNoSecrets(t.server.ctx.log.recent(), pageTokens);
+    } finally {
+      await t.stop(); // first: its pooled SMTP connection must close before the sink can
+      await sink.close();
+    }
+  });
+
+  describe('login and logout', () => {
+    it('/admin without a session redirects (307) to the login page with next', async () => {
+      const res = await r.request('GET', '/admin/campaigns?page=2', undefined, { auth: null });
+      assert.equal(res.status, 307);
+      assert.equal(res.headers.get('location'), '/admin/login?next=%2Fadmin%2Fcampaigns%3Fpage%3D2');
+    });
+
+    it('the login page is a form carrying next', async () => {
+      const res = await r.request('GET', '/admin/login?next=%2Fadmin%2Fcampaigns', undefined, { auth: null });
+      assert.equal(res.status, 200);
+      assert.match(res.text, /<form method="post" action="\/admin\/login">/);
+      assert.match(res.text, /name="next" value="\/admin\/campaigns"/);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY');
+    });
+
+    it('wrong credentials: the form again with one generic error, no cookie', async () => {
+      for (const [u, p] of [['sofia', 'wrong-password'], ['nobody', SOFIA_PASSWORD]]) {
+        const s = await login(u, p);
+        assert.equal(s.status, 200);
+        assert.equal(s.session, null);
+        assert.match(s.text, /Incorrect username or password/);
+      }
+    });
+
+    it('success: an HttpOnly, SameSite=Lax session cookie, stored only hashed, and a redirect to next', async () => {
+      const res = await r.request('POST', '/admin/login', undefined, { auth: null, raw: form({ username: 'sofia', password: SOFIA_PASSWORD, next: '/admin/lists' }) });
+      assert.equal(res.status, 302);
+      assert.equal(res.headers.get('location'), '/admin/lists');
+      const cookie = res.headers.get('set-cookie')!;
+      assert.match(cookie, /HttpOnly/);
+      assert.match(cookie, /SameSite=Lax/);
+      assert.match(cookie, /Path=\//);
+      assert.doesNotMatch(cookie, /Secure/);
+      const session = sessionCookie(res)!;
+      secrets.push(session);
+      assert.equal(q('SELECT * FROM sessions WHERE id = ?', session).length, 0);
+      const row = q('SELECT * FROM sessions WHERE id = ?', sha256Hex(session))[0];
+      assert.equal(row.user_id, sofia);
+      assert.equal(Date.parse(row.expires_at) - Date.parse(row.created_at), 24 * 3600 * 1000);
+      assert.ok(q('SELECT loggedin_at FROM users WHERE id = ?', sofia)[0].loggedin_at);
+
+      const page = await withCookie(r, t, session, 'GET', '/admin');
+      assert.equal(page.status, 200);
+      assert.match(page.text, /signed in as <strong>sofia<\/strong>/);
+      assert.match(page.text, /action="\/admin\/logout"/);
+      const profile = await withCookie(r, t, session, 'GET', '/api/profile');
+      assert.equal(profile.body.data.username, 'sofia');
+    });
+
+    for (const [next, to] of [
+      ['https://evil.example/x', '/admin'], ['//evil.example/x', '/admin'], ['/\\evil.example', '/admin'],
+      ['/admin/../../etc', '/admin'], ['javascript:alert(1)', '/admin'], ['/', '/admin'], ['/admin/users?x=1', '/admin/users?x=1'],
+    ]) {
+      it(`next=${next} redirects to ${to} only`, async () => {
+        const s = await signIn(r, t, 'sofia', SOFIA_PASSWORD, { next });
+        secrets.push(s.session!);
+        assert.equal(s.location, to);
+      });
+    }
+
+    it('POST /api/logout ends the session', async () => {
+      const s = await login('sofia', SOFIA_PASSWORD);
+      const res = await withCookie(r, t, s.session!, 'POST', '/api/logout');
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, { data: true });
+      assert.match(res.headers.get('set-cookie') ?? '', /session=;/);
+      assert.equal(q('SELECT * FROM sessions WHERE id = ?', sha256Hex(s.session!)).length, 0);
+      assert.equal((await withCookie(r, t, s.session!, 'GET', '/api/profile')).status, 403);
+    });
+
+    it('POST /api/logout with a token answers true', async () => {
+      const res = await r.request('POST', '/api/logout');
+      assert.deepEqual(res.body, { data: true });
+    });
+
+    it('the logout button (POST /admin/logout) ends the session and returns to the login page', async () => {
+      const s = await login('sofia', SOFIA_PASSWORD);
+      const res = await withCookie(r, t, s.session!, 'POST', '/admin/logout');
+      assert.equal(res.status, 302);
+      assert.equal(res.headers.get('location'), '/admin/login');
+      assert.equal((await withCookie(r, t, s.session!, 'GET', '/admin')).status, 307);
+    });
+
+    it('sessions expire 24 hours after login; expired rows are pruned at the next login', async () => {
+      const s = await login('sofia', SOFIA_PASSWORD);
+      t.server.ctx.db.prepare('UPDATE sessions SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), sha256Hex(s.session!));
+      assert.equal((await withCookie(r, t, s.session!, 'GET', '/api/profile')).status, 403);
+      assert.equal((await withCookie(r, t, s.session!, 'GET', '/admin')).status, 307);
+      await login('sofia', SOFIA_PASSWORD);
+      assert.equal(q('SELECT * FROM sessions WHERE id = ?', sha256Hex(s.session!)).length, 0);
+      assert.equal(q(`SELECT * FROM sessions WHERE expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`).length, 0);
+    });
+
+    it('an API token is not a session: /admin still asks for a login', async () => {
+      assert.equal((await r.request('GET', '/admin')).status, 307);
+    });
+  });
+
+  describe('CSRF: cookie-authenticated writes must come from this site', () => {
+    let session: string;
+    before(async () => {
+      session = (await login('sofia', SOFIA_PASSWORD)).session!;
+    });
+
+    const cases: { name: string; headers: Record<string, string>; status: number }[] = [
+      { name: 'a foreign Origin', headers: { origin: 'https://evil.example' }, status: 403 },
+      { name: 'Origin "null"', headers: { origin: 'null' }, status: 403 },
+      { name: 'no Origin and no Referer', headers: {}, status: 403 },
+      { name: 'a foreign Referer', headers: { referer: 'https://evil.example/page' }, status: 403 },
+      { name: 'the same Origin', headers: { origin: 'SAME' }, status: 200 },
+      { name: 'a same-site Referer', headers: { referer: 'SAME/admin' }, status: 200 },
+    ];
+    for (const c of cases) {
+      it(`PUT /api/profile with ${c.name} → ${c.status}`, async () => {
+        const headers: Record<string, string> = { cookie: `session=${session}` };
+        for (const [k, v] of Object.entries(c.headers)) headers[k] = v.replace('SAME', t.url);
+        const res = await r.request('PUT', '/api/profile', { name: 'Sofia CSRF' }, { auth: null, headers });
+        assert.equal(res.status, c.status, res.text);
+        if (c.status === 403) assert.match(res.body.message, /cross-site/);
+      });
+    }
+
+    it('reads are not affected; token-authenticated writes need no Origin', async () => {
+      assert.equal((await withCookie(r, t, session, 'GET', '/api/profile', undefined, 'https://evil.example')).status, 200);
+      assert.equal((await r.request('PUT', '/api/profile', { name: 'Test Robot' }, { headers: { origin: 'https://evil.example' } })).status, 200);
+    });
+
+    it('the logout form is protected too', async () => {
+      const res = await withCookie(r, t, session, 'POST', '/admin/logout', undefined, 'https://evil.example');
+      assert.equal(res.status, 403);
+      assert.equal((await withCookie(r, t, session, 'GET', '/api/profile')).status, 200);
+    });
+
+    it('the root URL origin is trusted (behind a proxy), and makes the cookie Secure when https', async () => {
+      await setSetting('app.root_url', 'https://lists.example.com');
+      try {
+        const res = await withCookie(r, t, session, 'PUT', '/api/profile', { name: 'Sofia' }, 'https://lists.example.com');
+        assert.equal(res.status, 200);
+        const s = await login('sofia', SOFIA_PASSWORD);
+        const raw = await r.request('POST', '/admin/login', undefined, { auth: null, raw: form({ username: 'sofia', password: SOFIA_PASSWORD }) });
+        secrets.push(sessionCookie(raw)!);
+        assert.match(raw.headers.get('set-cookie')!, /Secure/);
+        assert.ok(s.session);
+      } finally {
+        await setSetting('app.root_url', 'http://localhost:9000');
+      }
+    });
+  });
+
+  describe('disabled users and password changes', () => {
+    it('a disabled user is refused at once, on every request, and cannot sign in', async () => {
+      const s = await login('sofia', SOFIA_PASSWORD);
+      assert.equal((await r.request('PUT', `/api/users/${sofia}`, { status: 'disabled', list_role_id: 0 })).status, 200);
+      try {
+        assert.equal((await withCookie(r, t, s.session!, 'GET', '/api/profile')).status, 403);
+        assert.equal((await withCookie(r, t, s.session!, 'GET', '/admin')).status, 307);
+        assert.equal((await login('sofia', SOFIA_PASSWORD)).session, null);
+      } finally {
+        assert.equal((await r.request('PUT', `/api/users/${sofia}`, { status: 'enabled', list_role_id: 0 })).status, 200);
+      }
+    });
+
+    it('changing one\'s own password ends the other sessions and keeps this one', async () => {
+      const a = (await login('sofia', SOFIA_PASSWORD)).session!;
+      const b = (await login('sofia', SOFIA_PASSWORD)).session!;
+      const res = await withCookie(r, t, a, 'PUT', '/api/profile', { password: 'sofia-password-2' });
+      assert.equal(res.status, 200);
+      secrets.push('sofia-password-2');
+      assert.equal((await withCookie(r, t, a, 'GET', '/api/profile')).status, 200);
+      assert.equal((await withCookie(r, t, b, 'GET', '/api/profile')).status, 403);
+      assert.equal((await login('sofia', SOFIA_PASSWORD)).session, null);
+    });
+
+    it('an admin setting a password ends all of that user\'s sessions', async () => {
+      const a = (await login('sofia', 'sofia-password-2')).session!;
+      assert.equal((await r.request('PUT', `/api/users/${sofia}`, { password: SOFIA_PASSWORD, list_role_id: 0 })).status, 200);
+      assert.equal((await withCookie(r, t, a, 'GET', '/api/profile')).status, 403);
+      assert.ok((await login('sofia', SOFIA_PASSWORD)).session);
+    });
+
+    it('a new password shorter than 8 is refused and changes nothing', async () => {
+      const a = (await login('sofia', SOFIA_PASSWORD)).session!;
+      const res = await withCookie(r, t, a, 'PUT', '/api/profile', { password: 'short' });
+      assert.equal(res.status, 400);
+      assert.equal((await withCookie(r, t, a, 'GET', '/api/profile')).status, 200);
+    });
+  });
+
+  describe('forgot and reset password', () => {
+    let token = '';
+    let resetUrl = '';
+
+    it('the forgot page answers the same whether or not the address exists', async () => {
+      const unknown = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'nobody@acme.example' }), headers: { 'x-forwarded-for': '10.5.5.5' } });
+      const invalid = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'not an address' }) });
+      const known = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'Sofia@Acme.example' }) });
+      assert.equal(unknown.status, 200);
+      assert.equal(known.text, unknown.text);
+      assert.equal(invalid.text, unknown.text);
+      const [mail] = await sink.waitFor(1);
+      assert.equal(sink.messages.length, 1);
+      assert.deepEqual(mail.to, ['sofia@acme.example']);
+      const text = mail.parsed.text ?? '';
+      resetUrl = /http:\/\/localhost:9000\/admin\/reset\?token=\S+/.exec(text)![0];
+      token = new URL(resetUrl).searchParams.get('token')!;
+      pageTokens.push(token);
+      assert.equal(token.length, 64);
+      assert.equal(q('SELECT * FROM password_resets WHERE token_hash = ?', token).length, 0);
+      assert.equal(q('SELECT * FROM password_resets WHERE token_hash = ?', sha256Hex(token)).length, 1);
+    });
+
+    it('the link shows the form; a mismatch re-renders it without using the token', async () => {
+      const get = await r.request('GET', `/admin/reset?token=${token}`, undefined, { auth: null });
+      assert.equal(get.status, 200);
+      assert.match(get.text, /name="password2"/);
+      const bad = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'new-password-1', password2: 'new-password-2' }) });
+      assert.equal(bad.status, 200);
+      assert.match(bad.text, /do not match/);
+      const short = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'short', password2: 'short' }) });
+      assert.match(short.text, /8 to 2000/);
+    });
+
+    it('a good reset sets the password, ends every old session and signs in; the token is single-use', async () => {
+      const old = (await login('sofia', SOFIA_PASSWORD)).session!;
+      const res = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'reset-password-9', password2: 'reset-password-9' }) });
+      secrets.push('reset-password-9');
+      assert.equal(res.status, 302);
+      assert.equal(res.headers.get('location'), '/admin');
+      const fresh = sessionCookie(res)!;
+      secrets.push(fresh);
+      assert.equal((await withCookie(r, t, old, 'GET', '/api/profile')).status, 403);
+      assert.equal((await withCookie(r, t, fresh, 'GET', '/api/profile')).status, 200);
+      assert.equal((await r.request('GET', `/admin/reset?token=${token}`, undefined, { auth: null })).status, 400);
+      const again = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'another-pass-1', password2: 'another-pass-1' }) });
+      assert.equal(again.status, 400);
+      assert.ok((await login('sofia', 'reset-password-9')).session);
+    });
+
+    it('an expired link cannot be used', async () => {
+      await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'sofia@acme.example' }) });
+      const [, mail] = await sink.waitFor(2);
+      const tok = new URL(/http:\/\/localhost:9000\/admin\/reset\?token=\S+/.exec(mail.parsed.text ?? '')![0]).searchParams.get('token')!;
+      pageTokens.push(tok);
+      t.server.ctx.db.prepare('UPDATE password_resets SET expires_at = ?').run(new Date(Date.now() - 1000).toISOString());
+      assert.equal((await r.request('GET', `/admin/reset?token=${tok}`, undefined, { auth: null })).status, 400);
+      const res = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token: tok, password: 'another-pass-1', password2: 'another-pass-1' }) });
+      assert.equal(res.status, 400);
+      assert.ok((await login('sofia', 'reset-password-9')).session);
+    });
+  });
+
+  describe('TOTP two-factor authentication', () => {
+    let session = '';
+    let secret = '';
+    const code = (s: string, offset = 0) => new TOTP({ secret: Secret.fromBase32(s), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + offset });
+
+    before(async () => {
+      session = (await login('sofia', 'reset-password-9')).session!;
+    });
+
+    it('GET twofa/totp answers a secret and a PNG QR code, storing nothing', async () => {
+      const res = await withCookie(r, t, session, 'GET', `/api/users/${sofia}/twofa/totp`);
+      assert.equal(res.status, 200);
+      secret = res.body.data.secret;
+      assert.match(secret, /^[A-Z2-7]{32}$/);
+      assert.equal(Buffer.from(res.body.data.qr, 'base64').subarray(1, 4).toString(), 'PNG');
+      assert.equal(q('SELECT twofa_type FROM users WHERE id = ?', sofia)[0].twofa_type, 'none');
+    });
+
+    it('another user\'s 2FA needs users:manage', async () => {
+      assert.equal((await withCookie(r, t, session, 'GET', '/api/users/1/twofa/totp')).status, 403);
+      assert.equal((await withCookie(r, t, session, 'DELETE', '/api/users/1/twofa', undefined, t.url, form({ password: 'reset-password-9' }))).status, 403);
+    });
+
+    it('enabling needs a code valid for the secret', async () => {
+      const wrong = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret, code: '000000' === code(secret) ? '111111' : '000000' }));
+      assert.equal(wrong.status, 400);
+      const missing = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret }));
+      assert.equal(missing.status, 400);
+      const ok = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret, code: code(secret) }));
+      assert.equal(ok.status, 200, ok.text);
+      assert.equal(q('SELECT twofa_type FROM users WHERE id = ?', sofia)[0].twofa_type, 'totp');
+      assert.equal((await withCookie(r, t, session, 'GET', `/api/users/${sofia}/twofa/totp`)).status, 400);
+      assert.equal((await withCookie(r, t, session, 'GET', '/api/profile')).body.data.twofa_type, 'totp');
+    });
+
+    it('login then asks for the code; a wrong code re-renders, the right one signs in', async () => {
+      const first = await signIn(r, t, 'sofia', 'reset-password-9', { next: '/admin/settings' });
+      assert.equal(first.status, 302);
+      assert.equal(first.session, null);
+      const loc = new URL(first.location!, t.url);
+      assert.equal(loc.pathname, '/admin/login/twofa');
+      const token = loc.searchParams.get('token')!;
+      pageTokens.push(token);
+      const page = await r.request('GET', loc.pathname + loc.search, undefined, { auth: null });
+      assert.match(page.text, /name="totp_code"/);
+      const wrong = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: '12345' }) });
+      assert.equal(wrong.status, 200);
+      assert.match(wrong.text, /not valid/);
+      const right = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret) }) });
+      assert.equal(right.status, 302);
+      assert.equal(right.headers.get('location'), '/admin/settings');
+      const s = sessionCookie(right)!;
+      secrets.push(s);
+      assert.equal((await withCookie(r, t, s, 'GET', '/api/profile')).status, 200);
+      // The challenge token is used up.
+      assert.equal((await r.request('GET', loc.pathname + loc.search, undefined, { auth: null })).status, 302);
+    });
+
+    it('five wrong codes end the challenge', async () => {
+      const first = await signIn(r, t, 'sofia', 'reset-password-9');
+      const token = new URL(first.location!, t.url).searchParams.get('token')!;
+      pageTokens.push(token);
+      for (let i = 0; i < 5; i++) await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: '99999' }) });
+      const late = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret) }) });
+      assert.equal(late.status, 302);
+      assert.equal(late.headers.get('location'), '/admin/login');
+      assert.equal(sessionCookie(late), null);
+    });
+
+    it('disabling needs the password: wrong → 403, right → off', async () => {
+      const wrong = await withCookie(r, t, session, 'DELETE', `/api/users/${sofia}/twofa`, undefined, t.url, form({ password: 'not-my-password' }));
+      assert.equal(wrong.status, 403);
+      const ok = await withCookie(r, t, session, 'DELETE', `/api/users/${sofia}/twofa`, undefined, t.url, form({ password: 'reset-password-9' }));
+      assert.equal(ok.status, 200);
+      assert.equal(q('SELECT twofa_type, twofa_key FROM users WHERE id = ?', sofia)[0].twofa_key, null);
+      assert.ok((await login('sofia', 'reset-password-9')).session);
+    });
+  });
+  describe('rate limits', () => {
+    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+
+    it('10 failed attempts for a user: the 11th answers 429 even with the right password, from any address', async () => {
+      t.server.ctx.users.createLoginUser('victim', 'victim-password', 'victim@acme.example');
+      for (let i = 0; i < 10; i++) {
+        const s = await signIn(r, t, 'victim', `guess-${i}-password`, {}, from(`10.0.1.${i}`));
+        assert.equal(s.status, 200);
+      }
+      const blocked = await signIn(r, t, 'victim', 'victim-password', {}, from('10.0.2.1'));
+      assert.equal(blocked.status, 429);
+      assert.equal(blocked.session, null);
+      assert.match(t.server.ctx.log.recent().join('\n'), /too many failed attempts/);
+    });
+
+    it('10 failed attempts from an address: the 11th answers 429 for any user; other addresses still sign in', async () => {
+      for (let i = 0; i < 10; i++) await signIn(r, t, `nobody${i}`, 'whatever-password', {}, from('10.0.3.3'));
+      assert.equal((await signIn(r, t, 'sofia', 'reset-password-9', {}, from('10.0.3.3'))).status, 429);
+      const ok = await signIn(r, t, 'sofia', 'reset-password-9', {}, from('10.0.4.4'));
+      secrets.push(ok.session!);
+      assert.equal(ok.status, 302);
+    });
+
+    it('X-Forwarded-For is ignored unless the proxy is trusted', async () => {
+      await setSetting('security.trusted_proxies', []);
+      // All these come from 127.0.0.1 whatever they claim (so this test runs last).
+      for (let i = 0; i < 10; i++) await signIn(r, t, `ghost${i}`, 'whatever-password', {}, from(`10.9.9.${i}`));
+      assert.equal((await signIn(r, t, 'sofia', 'reset-password-9', {}, from('10.9.8.8'))).status, 429);
+      await setSetting('security.trusted_proxies', ['127.0.0.1']);
+    });
+  });
+
+});
