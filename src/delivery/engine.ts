@@ -187,7 +187,6 @@ export class DeliveryEngine {
       let cursor = start;
       outer: while (!run.stopped) {
         const batch = this.store.nextBatch(c.id, optin, cursor, max, batchSize);
-        this.store.releaseCache();
         if (!batch.length) break;
         run.fetched(batch.map((s) => s.id));
         for (let i = 0; i < batch.length; i++) {

@@ -85,15 +85,6 @@ export class DeliveryStore {
     });
   }
 
-  /**
-   * Frees the connection's page cache. The walk reads every subscriber page once; kept, those
-   * pages would fill the whole cache (tens of MB of process memory) for nothing. Re-reading
-   * what the API needs comes from the OS file cache.
-   */
-  releaseCache(): void {
-    this.db.pragma('shrink_memory');
-  }
-
   /** Writes a batch of outcomes and the campaign's progress in one transaction. */
   record(id: number, results: SendResult[], lowWater: number): void {
     inTransaction(this.db, () => {
