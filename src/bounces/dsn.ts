@@ -4,7 +4,8 @@
 // original message (message/rfc822 or text/rfc822-headers) names the campaign and subscriber
 // in the X-Listmonk-* headers we send.
 import { simpleParser, type Attachment } from 'mailparser';
-import { UUID_RE, type BounceType } from './store.ts';
+import { isUuid } from '../http/validate.ts';
+import type { BounceType } from './store.ts';
 
 export interface ParsedBounce {
   /** The failed recipient (lower-cased), or '' when only the subscriber UUID is known. */
@@ -92,7 +93,7 @@ export async function parseBounceMail(source: Buffer): Promise<ParsedBounce | nu
   const parts = mail.attachments;
   const original = await originalHeaders(parts);
   const fromOriginal = (name: string) => headerText(original?.get(name.toLowerCase())).trim() || rawHeader(raw, name);
-  const uuidOrEmpty = (v: string) => (UUID_RE.test(v) ? v.toLowerCase() : '');
+  const uuidOrEmpty = (v: string) => (isUuid(v) ? v.toLowerCase() : '');
 
   const campaignUuid = uuidOrEmpty(fromOriginal('X-Listmonk-Campaign'));
   const subscriberUuid = uuidOrEmpty(fromOriginal('X-Listmonk-Subscriber'));

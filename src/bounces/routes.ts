@@ -9,10 +9,10 @@ import { ok, pageResults } from '../http/envelope.ts';
 import { HttpError, badRequest, notFound } from '../http/errors.ts';
 import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
 import type { AppEnv } from '../http/types.ts';
-import { optObject, optString, parseBool, pathId, queryIds, reqEnum } from '../http/validate.ts';
+import { isUuid, optObject, optString, parseBool, pathId, queryIds, reqEnum } from '../http/validate.ts';
 import { validateEmail, type DomainRules } from '../subscribers/email.ts';
 import { bounceService } from './service.ts';
-import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, UUID_RE, type BounceInput } from './store.ts';
+import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type BounceInput } from './store.ts';
 
 /** Largest webhook body (SendGrid and Event Grid post batches of events). */
 const MAX_WEBHOOK_BODY = 10 * 1024 * 1024;
@@ -97,7 +97,7 @@ async function webhookBounce(c: Context<AppEnv>): Promise<BounceInput> {
   const rawEmail = optString(body, 'email') ?? '';
   const subscriberUuid = optString(body, 'subscriber_uuid') ?? '';
   if (!rawEmail && !subscriberUuid) throw badRequest('"email" or "subscriber_uuid" is required');
-  if (subscriberUuid && !UUID_RE.test(subscriberUuid)) throw badRequest('invalid "subscriber_uuid": not a UUID');
+  if (subscriberUuid && !isUuid(subscriberUuid)) throw badRequest('invalid "subscriber_uuid": not a UUID');
   const email = rawEmail ? validateEmail(rawEmail, ANY_DOMAIN) : undefined;
   const type = reqEnum(body, 'type', BOUNCE_TYPES);
   const meta = optObject(body, 'meta') ?? {};

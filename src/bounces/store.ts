@@ -4,7 +4,6 @@ import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { Paging } from '../http/paging.ts';
 
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const BOUNCE_TYPES = ['soft', 'hard', 'complaint'] as const;
 export type BounceType = (typeof BOUNCE_TYPES)[number];

@@ -121,3 +121,10 @@ export function normaliseTags(tags: string[] | undefined): string[] {
     return t;
   });
 }
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its canonical text form (any case). */
+export function isUuid(s: string): boolean {
+  return UUID_RE.test(s);
+}

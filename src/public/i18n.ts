@@ -1,59 +1,15 @@
-// The subscriber-facing wording, by key, so a language pack can replace it later.
-const EN: Record<string, string> = {
-  'form.title': 'Subscribe',
-  'form.intro': 'Choose the lists you would like to receive.',
-  'form.email': 'E-mail address',
-  'form.name': 'Name (optional)',
-  'form.lists': 'Lists',
-  'form.submit': 'Subscribe',
-  'form.noLists': 'There are no lists to subscribe to at the moment.',
-  'form.disabled': 'Public subscriptions are not available.',
-  'form.archive': 'See past issues',
-  'form.checkInbox': 'Thank you. Please check your inbox and confirm your subscription.',
-  'form.subscribed': 'Thank you. You are now subscribed.',
-  'form.rejected': 'Your request could not be processed.',
-  'optin.title': 'Confirm your subscription',
-  'optin.intro': 'Please confirm that you want to subscribe to:',
-  'optin.privateList': 'A private list',
-  'optin.confirm': 'Confirm subscription',
-  'optin.done': 'Your subscription is confirmed. Thank you.',
-  'optin.nothing': 'There is no subscription waiting for confirmation.',
-  'optin.mailSubject': 'Confirm subscription',
-  'optin.mailGreeting': 'Hello {name},',
-  'optin.mailIntro': 'Please confirm your subscription to the following lists:',
-  'optin.mailButton': 'Confirm subscription',
-  'optin.mailIgnore': 'If you did not ask for this, ignore this message and nothing will happen.',
-  'unsub.title': 'Unsubscribe',
-  'unsub.intro': 'Do you want to stop receiving these e-mails?',
-  'unsub.blocklist': 'Also stop all other e-mails from us',
-  'unsub.submit': 'Unsubscribe',
-  'unsub.manage': 'Manage your preferences instead',
-  'unsub.done': 'You have been unsubscribed.',
-  'unsub.blocklisted': 'You are unsubscribed from all our e-mails.',
-  'prefs.title': 'Your preferences',
-  'prefs.name': 'Name',
-  'prefs.lists': 'Your subscriptions (untick to unsubscribe)',
-  'prefs.save': 'Save preferences',
-  'prefs.saved': 'Your preferences have been saved.',
-  'prefs.disabled': 'Managing preferences is not available.',
-  'prefs.badName': 'The name must be between 1 and 256 characters long.',
-  'data.title': 'Your data',
-  'data.export': 'E-mail me my data',
-  'data.wipe': 'Delete all my data',
-  'data.exported': 'Your data has been sent to your e-mail address.',
-  'data.exportDisabled': 'Data export is not available.',
-  'data.wiped': 'Your data has been removed.',
-  'data.wipeDisabled': 'Data removal is not available.',
-  'data.exportSubject': 'Your data',
-  'data.exportBody': 'Your data is attached to this message.',
-  'error.badUuid': 'This link is not valid.',
-  'error.notFound': 'This link is no longer valid.',
-  'error.tooMany': 'Too many requests. Please try again in a minute.',
-  'error.title': 'Something went wrong',
-};
+// The language of everything a subscriber reads (public pages, opt-in and data mails): the
+// language pack the `app.lang` setting names, English when no such pack is installed.
+import type { AppContext } from '../context.ts';
+import { templateCatalog, translate, type LanguagePack } from '../i18n/index.ts';
 
-/** The text for `key`, with `{var}` placeholders filled in. */
-export function t(key: string, vars: Record<string, string> = {}): string {
-  const s = EN[key] ?? key;
-  return s.replace(/\{(\w+)\}/g, (m, k: string) => vars[k] ?? m);
+export type Translate = (key: string, params?: Readonly<Record<string, string | number>>) => string;
+
+export function subscriberLanguage(ctx: AppContext): LanguagePack {
+  return templateCatalog(ctx.settings.str('app.lang')).messages;
+}
+
+/** `translate` in the subscriber language, read at each call so a settings change applies at once. */
+export function subscriberTranslator(ctx: AppContext): Translate {
+  return (key, params) => translate(subscriberLanguage(ctx), key, params);
 }

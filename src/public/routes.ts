@@ -9,15 +9,14 @@ import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { escapeHtml, sendPage } from '../http/page.ts';
 import { clientAddress, RateLimiter, rateLimit } from '../http/rate-limit.ts';
 import type { AppEnv } from '../http/types.ts';
-import { optString, optStringArray, parseBool } from '../http/validate.ts';
+import { isUuid, optString, optStringArray, parseBool } from '../http/validate.ts';
 import { exportableSections } from '../subscribers/routes.ts';
 import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.ts';
 import { sendOptinQuietly } from '../subscribers/optin.ts';
 import { audienceFor, type Audience } from '../subscribers/service.ts';
 import type { SubscriberRow } from '../subscribers/store.ts';
-import { t } from './i18n.ts';
+import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_PUBLIC_NAME_BYTES = 2000;
 const MAX_PREFS_NAME_CHARS = 256;
 
@@ -45,7 +44,7 @@ async function subscribePublic(ctx: AppContext, a: Audience, email: unknown, raw
   const name = rawName?.trim() || nameFromEmail(address, 'local');
   if (Buffer.byteLength(name) > MAX_PUBLIC_NAME_BYTES) throw badRequest(`invalid "name": longer than ${MAX_PUBLIC_NAME_BYTES} bytes`);
   // Only public, active lists can be joined here; unknown, private and archived UUIDs are ignored.
-  const lists = a.lists.rowsByUuids(listUuids.filter((u) => UUID_RE.test(u)).map((u) => u.toLowerCase()))
+  const lists = a.lists.rowsByUuids(listUuids.filter((u) => isUuid(u)).map((u) => u.toLowerCase()))
     .filter((l) => l.type === 'public' && l.status === 'active');
   if (!lists.length) throw badRequest('none of the given lists can be subscribed to');
   const { id } = a.subscribers.subscribePublic(address, name, lists.map((l) => l.id));
@@ -80,11 +79,12 @@ function apiLimiter(ctx: AppContext): RateLimiter {
 export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
   const a = audienceFor(ctx);
   const s = ctx.settings;
+  const t = subscriberTranslator(ctx);
 
   const page = (c: Context, title: string, body: string, status: 200 | 400 | 404 | 429 | 500 = 200) => {
     c.header('X-Robots-Tag', 'noindex');
     return sendPage(c, {
-      title, body, siteName: s.str('app.site_name'), logoUrl: s.str('app.logo_url') || undefined,
+      title, body, lang: subscriberLanguage(ctx)['_.code'], siteName: s.str('app.site_name'), logoUrl: s.str('app.logo_url') || undefined,
       faviconUrl: s.str('app.favicon_url') || undefined, customCss: s.str('appearance.public.custom_css') || undefined,
     }, status);
   };
@@ -96,50 +96,50 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
     try {
       return await fn(c);
     } catch (e) {
-      if (e instanceof PageError) return message(c, t('error.title'), e.message, e.status);
-      if (e instanceof HttpError && e.status < 500) return message(c, t('error.title'), e.message, e.status === 404 ? 404 : 400);
+      if (e instanceof PageError) return message(c, t('public.errorTitle'), e.message, e.status);
+      if (e instanceof HttpError && e.status < 500) return message(c, t('public.errorTitle'), e.message, e.status === 404 ? 404 : 400);
       ctx.log.error(`${c.req.method} ${c.req.path} failed: ${(e as Error).stack ?? e}`);
-      return message(c, t('error.title'), t('form.rejected'), 500);
+      return message(c, t('public.errorTitle'), t('public.errorProcessingRequest'), 500);
     }
   };
 
   const subscriberOf = (c: Context): SubscriberRow => {
     const uuid = c.req.param('subUUID') ?? '';
-    if (!UUID_RE.test(uuid)) throw new PageError(400, t('error.badUuid'));
+    if (!isUuid(uuid)) throw new PageError(400, t('public.invalidLink'));
     const sub = a.subscribers.rowByUuid(uuid.toLowerCase());
-    if (!sub) throw new PageError(404, t('error.notFound'));
+    if (!sub) throw new PageError(404, t('public.subNotFound'));
     return sub;
   };
 
-  app.use('/subscription/*', publicLimiter(ctx, apiLimiter(ctx), (c) => message(c, t('error.title'), t('error.tooMany'), 429)));
+  app.use('/subscription/*', publicLimiter(ctx, apiLimiter(ctx), (c) => message(c, t('public.errorTitle'), t('public.tooManyRequests'), 429)));
 
   // Subscription form ---------------------------------------------------------------------
   app.get('/subscription/form', pageRoute((c) => {
-    if (!s.bool('app.enable_public_subscription_page')) return message(c, t('form.title'), t('form.disabled'), 404);
+    if (!s.bool('app.enable_public_subscription_page')) return message(c, t('public.subTitle'), t('public.invalidFeature'), 404);
     const lists = a.lists.publicLists();
-    if (!lists.length) return message(c, t('form.title'), t('form.noLists'));
+    if (!lists.length) return message(c, t('public.subTitle'), t('public.noListsAvailable'));
     const boxes = lists.map((l) => `<label class="check"><input type="checkbox" name="l" value="${escapeHtml(l.uuid)}" checked>
 <span>${escapeHtml(l.name)}${l.description ? `<br><span class="muted">${escapeHtml(l.description)}</span>` : ''}</span></label>`).join('\n');
-    return page(c, t('form.title'), `<h1>${escapeHtml(t('form.title'))}</h1><p>${escapeHtml(t('form.intro'))}</p>
+    return page(c, t('public.subTitle'), `<h1>${escapeHtml(t('public.subTitle'))}</h1><p>${escapeHtml(t('public.subIntro'))}</p>
 <form method="post" action="/subscription/form">
-<label for="email">${escapeHtml(t('form.email'))}</label><input type="email" id="email" name="email" required autocomplete="email">
-<label for="name">${escapeHtml(t('form.name'))}</label><input type="text" id="name" name="name" autocomplete="name">
+<label for="email">${escapeHtml(t('subscribers.email'))}</label><input type="email" id="email" name="email" required autocomplete="email">
+<label for="name">${escapeHtml(t('public.subName'))}</label><input type="text" id="name" name="name" autocomplete="name">
 <div style="position:absolute;left:-9999px" aria-hidden="true"><input type="text" name="nonce" tabindex="-1" autocomplete="off"></div>
-<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('form.lists'))}</legend>${boxes}</fieldset>
-<button type="submit">${escapeHtml(t('form.submit'))}</button>
-</form>${s.bool('app.enable_public_archive') ? `<footer><a href="/archive">${escapeHtml(t('form.archive'))}</a></footer>` : ''}`);
+<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('globals.terms.lists'))}</legend>${boxes}</fieldset>
+<button type="submit">${escapeHtml(t('public.sub'))}</button>
+</form>${s.bool('app.enable_public_archive') ? `<footer><a href="/archive">${escapeHtml(t('public.archiveTitle'))}</a></footer>` : ''}`);
   }));
 
   app.post('/subscription/form', pageRoute(async (c) => {
     if (!s.bool('app.enable_public_subscription_page')) throw notFound('public subscriptions are disabled');
     const b = await readBody(c);
     // A filled honeypot is a bot: refuse without subscribing anyone.
-    if (optString(b, 'nonce')) return message(c, t('error.title'), t('form.rejected'), 400);
+    if (optString(b, 'nonce')) return message(c, t('public.errorTitle'), t('public.errorProcessingRequest'), 400);
     const { hasOptin } = await subscribePublic(ctx, a, b.email, optString(b, 'name'), optStringArray(b, 'l') ?? []);
     const next = optString(b, 'next');
     const trusted = (s.get<unknown>('security.trusted_urls') as string[] | undefined) ?? [];
     if (next && next !== '*' && trusted.includes(next)) return c.redirect(next, 303);
-    return message(c, t('form.title'), hasOptin ? t('form.checkInbox') : t('form.subscribed'));
+    return message(c, t('public.subTitle'), hasOptin ? t('public.subOptinPending') : t('public.subConfirmed'));
   }));
 
   // Double opt-in confirmation: GET shows the page, POST with confirm=true confirms.
@@ -147,20 +147,20 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
     const sub = subscriberOf(c);
     const b: Body = c.req.method === 'POST' ? await readBody(c) : {};
     const uuids = [...(c.req.queries('l') ?? []), ...(optStringArray(b, 'l') ?? [])];
-    if (uuids.some((u) => !UUID_RE.test(u))) throw new PageError(400, t('error.badUuid'));
+    if (uuids.some((u) => !isUuid(u))) throw new PageError(400, t('public.invalidLink'));
     const pending = a.subscribers.pendingConfirmation(sub.id, [...new Set(uuids.map((u) => u.toLowerCase()))]);
-    if (!pending.length) return message(c, t('optin.title'), t('optin.nothing'));
+    if (!pending.length) return message(c, t('public.noSubTitle'), t('public.noSubInfo'));
     const confirm = c.req.method === 'POST' && (parseBool(typeof b.confirm === 'string' ? b.confirm : undefined) ?? b.confirm === true);
     if (confirm) {
       a.subscribers.confirm(sub.id, pending.map((l) => l.id), optinEvidence(c, ctx));
-      return message(c, t('optin.title'), t('optin.done'));
+      return message(c, t('public.subConfirmedTitle'), t('public.subConfirmed'));
     }
-    return page(c, t('optin.title'), `<h1>${escapeHtml(t('optin.title'))}</h1><p>${escapeHtml(t('optin.intro'))}</p>
-<ul>${pending.map((l) => `<li>${escapeHtml(l.type === 'private' ? t('optin.privateList') : l.name)}</li>`).join('')}</ul>
+    return page(c, t('public.confirmOptinSubTitle'), `<h1>${escapeHtml(t('public.confirmOptinSubTitle'))}</h1><p>${escapeHtml(t('public.confirmSubInfo'))}</p>
+<ul>${pending.map((l) => `<li>${escapeHtml(l.type === 'private' ? t('public.subPrivateList') : l.name)}</li>`).join('')}</ul>
 <form method="post" action="/subscription/optin/${escapeHtml(sub.uuid)}">
 ${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}">`).join('\n')}
 <input type="hidden" name="confirm" value="true">
-<button type="submit">${escapeHtml(t('optin.confirm'))}</button>
+<button type="submit">${escapeHtml(t('public.confirmSub'))}</button>
 </form>`);
   });
   app.get('/subscription/optin/:subUUID', optin);
@@ -169,79 +169,79 @@ ${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}
   // Self-service export (mailed to the subscriber) and wipe.
   app.post('/subscription/export/:subUUID', pageRoute(async (c) => {
     const sub = subscriberOf(c);
-    if (!s.bool('privacy.allow_export')) throw new PageError(400, t('data.exportDisabled'));
+    if (!s.bool('privacy.allow_export')) throw new PageError(400, t('public.invalidFeature'));
     const data = a.subscribers.exportData(sub.id, exportableSections(ctx));
     await ctx.mailer.send('email', {
-      from: s.str('app.from_email'), to: [sub.email], subject: t('data.exportSubject'), text: t('data.exportBody'),
+      from: s.str('app.from_email'), to: [sub.email], subject: t('email.data.title'), text: t('email.data.info'),
       attachments: [{ filename: 'data.json', content: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json' }],
     });
-    return message(c, t('data.title'), t('data.exported'));
+    return message(c, t('public.dataSentTitle'), t('public.dataSent'));
   }));
 
   app.post('/subscription/wipe/:subUUID', pageRoute((c) => {
     const sub = subscriberOf(c);
-    if (!s.bool('privacy.allow_wipe')) throw new PageError(400, t('data.wipeDisabled'));
+    if (!s.bool('privacy.allow_wipe')) throw new PageError(400, t('public.invalidFeature'));
     a.subscribers.delete([sub.id]);
-    return message(c, t('data.title'), t('data.wiped'));
+    return message(c, t('public.dataRemovedTitle'), t('public.dataRemoved'));
   }));
 
   // Unsubscribe and preferences.
   app.get('/subscription/:campUUID/:subUUID', pageRoute((c) => {
     const campUuid = c.req.param('campUUID') ?? '';
-    if (!UUID_RE.test(campUuid)) throw new PageError(400, t('error.badUuid'));
+    if (!isUuid(campUuid)) throw new PageError(400, t('public.invalidLink'));
     const sub = subscriberOf(c);
-    if (sub.status === 'blocklisted') return message(c, t('unsub.title'), t('unsub.blocklisted'));
+    if (sub.status === 'blocklisted') return message(c, t('public.unsubTitle'), t('public.blocklisted'));
     const action = `/subscription/${escapeHtml(campUuid)}/${escapeHtml(sub.uuid)}`;
     const blocklistBox = s.bool('privacy.allow_blocklist')
-      ? `<label class="check"><input type="checkbox" name="blocklist" value="true"><span>${escapeHtml(t('unsub.blocklist'))}</span></label>` : '';
+      ? `<label class="check"><input type="checkbox" name="blocklist" value="true"><span>${escapeHtml(t('public.unsubFull'))}</span></label>` : '';
     const dataForms = [
-      s.bool('privacy.allow_export') ? `<form method="post" action="/subscription/export/${escapeHtml(sub.uuid)}"><button class="secondary" type="submit">${escapeHtml(t('data.export'))}</button></form>` : '',
-      s.bool('privacy.allow_wipe') ? `<form method="post" action="/subscription/wipe/${escapeHtml(sub.uuid)}"><button class="danger" type="submit">${escapeHtml(t('data.wipe'))}</button></form>` : '',
+      s.bool('privacy.allow_export') ? `<form method="post" action="/subscription/export/${escapeHtml(sub.uuid)}"><button class="secondary" type="submit">${escapeHtml(t('public.privacyExport'))}</button></form>` : '',
+      s.bool('privacy.allow_wipe') ? `<form method="post" action="/subscription/wipe/${escapeHtml(sub.uuid)}"><button class="danger" type="submit">${escapeHtml(t('public.privacyWipe'))}</button></form>` : '',
     ].join('');
-    const dataSection = dataForms ? `<h2>${escapeHtml(t('data.title'))}</h2>${dataForms}` : '';
+    const dataSection = dataForms ? `<h2>${escapeHtml(t('public.privacyTitle'))}</h2>${dataForms}` : '';
     if (parseBool(c.req.query('manage')) === true && s.bool('privacy.allow_preferences')) {
       const subs = a.subscribers.get(sub.id)?.lists.filter((l) => l.type !== 'private' && l.subscription_status !== 'unsubscribed') ?? [];
-      return page(c, t('prefs.title'), `<h1>${escapeHtml(t('prefs.title'))}</h1>
+      return page(c, t('public.managePrefs'), `<h1>${escapeHtml(t('public.managePrefs'))}</h1>
 <form method="post" action="${action}">
 <input type="hidden" name="manage" value="true">
-<label for="name">${escapeHtml(t('prefs.name'))}</label><input type="text" id="name" name="name" value="${escapeHtml(sub.name)}" maxlength="${MAX_PREFS_NAME_CHARS}" required>
-<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('prefs.lists'))}</legend>
+<label for="name">${escapeHtml(t('globals.fields.name'))}</label><input type="text" id="name" name="name" value="${escapeHtml(sub.name)}" maxlength="${MAX_PREFS_NAME_CHARS}" required>
+<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('public.managePrefsUnsub'))}</legend>
 ${subs.map((l) => `<label class="check"><input type="checkbox" name="l" value="${escapeHtml(l.uuid)}" checked><span>${escapeHtml(l.name)}</span></label>`).join('\n')}
 </fieldset>${blocklistBox}
-<button type="submit">${escapeHtml(t('prefs.save'))}</button>
+<button type="submit">${escapeHtml(t('globals.buttons.save'))}</button>
 </form>${dataSection}`);
     }
-    return page(c, t('unsub.title'), `<h1>${escapeHtml(t('unsub.title'))}</h1><p>${escapeHtml(t('unsub.intro'))}</p>
+    return page(c, t('public.unsubTitle'), `<h1>${escapeHtml(t('public.unsubTitle'))}</h1><p>${escapeHtml(t('public.unsubHelp'))}</p>
 <form method="post" action="${action}">${blocklistBox}
-<button type="submit">${escapeHtml(t('unsub.submit'))}</button>
-</form>${s.bool('privacy.allow_preferences') ? `<p><a href="${action}?manage=true">${escapeHtml(t('unsub.manage'))}</a></p>` : ''}${dataSection}`);
+<button type="submit">${escapeHtml(t('public.unsub'))}</button>
+</form>${s.bool('privacy.allow_preferences') ? `<p><a href="${action}?manage=true">${escapeHtml(t('public.managePrefs'))}</a></p>` : ''}${dataSection}`);
   }));
 
   // Also the RFC 8058 one-click target (body List-Unsubscribe=One-Click: no `manage`).
   app.post('/subscription/:campUUID/:subUUID', pageRoute(async (c) => {
     const campUuid = c.req.param('campUUID') ?? '';
-    if (!UUID_RE.test(campUuid)) throw new PageError(400, t('error.badUuid'));
+    if (!isUuid(campUuid)) throw new PageError(400, t('public.invalidLink'));
     const sub = subscriberOf(c);
     const b = await readBody(c);
     const manage = flag(b.manage);
     const blocklist = s.bool('privacy.allow_blocklist') && flag(b.blocklist);
     if (blocklist) {
       a.subscribers.blocklist([sub.id]);
-      return message(c, t('unsub.title'), t('unsub.blocklisted'));
+      return message(c, t('public.unsubTitle'), t('public.blocklisted'));
     }
     if (!manage) {
       // The campaign's lists; for opt-in mails (zero UUID) or unknown campaigns, every list.
       const lists = a.subscribers.campaignLists(campUuid.toLowerCase());
       if (lists.length) a.subscribers.unsubscribe(sub.id, lists);
       else a.subscribers.unsubscribeAll(sub.id);
-      return message(c, t('unsub.title'), t('unsub.done'));
+      return message(c, t('public.unsubbedTitle'), t('public.unsubbedInfo'));
     }
-    if (!s.bool('privacy.allow_preferences')) throw new PageError(400, t('prefs.disabled'));
+    if (!s.bool('privacy.allow_preferences')) throw new PageError(400, t('public.invalidFeature'));
     const name = (optString(b, 'name') ?? '').trim();
-    if ([...name].length < 1 || [...name].length > MAX_PREFS_NAME_CHARS) throw new PageError(400, t('prefs.badName'));
+    if ([...name].length < 1 || [...name].length > MAX_PREFS_NAME_CHARS) throw new PageError(400, t('public.invalidNameLength', { max: MAX_PREFS_NAME_CHARS }));
     const keep = (optStringArray(b, 'l') ?? optStringArray(b, 'list_uuids') ?? []).map((u) => u.toLowerCase());
     a.subscribers.savePreferences(sub.id, name, keep);
-    return message(c, t('prefs.title'), t('prefs.saved'));
+    return message(c, t('public.managePrefs'), t('public.prefsSaved'));
   }));
 }
 

@@ -26,6 +26,12 @@ export interface TranslatedSegment {
   /** A parenthesised boolean SQLite expression over a table aliased `subscribers`. */
   sql: string;
   params: ParamValue[];
+  /**
+   * Strings every selected subscriber holds as a string value somewhere in its attribs (from
+   * top-level `attribs->>… = '…'` conditions), so a caller with a text index of the attribs
+   * can narrow the rows before the expression runs. Never numbers, booleans or short strings.
+   */
+  attribStrings: string[];
 }
 
 /**
@@ -36,9 +42,10 @@ export function translateSegment(expression: string, options: TranslateOptions =
   const tree = parseSegment(expression);
   const translator = new Translator(options.now ?? new Date());
   const root: Scope = { name: 'subscribers', columns: SUBSCRIBER_COLUMNS, sqlAlias: 'subscribers', parent: null };
-  const result = renderSql(sql`(${translator.condition(tree, root, 'the expression')})`);
+  const filter = translator.rowFilter(tree, root);
+  const result = renderSql(sql`(${filter.sql})`);
   if (result.params.length > MAX_PARAMS) throw new SegmentError('the expression has too many values', 0);
-  return result;
+  return { ...result, attribStrings: filter.attribStrings };
 }
 
 // SQLite refuses statements with more than 32766 parameters; stay clear of it.
@@ -63,7 +70,15 @@ interface Value {
   sql: Sql | null;
   constant?: Constant;
   /** For JSON values reached with `->`: the document and the JSON path, so later steps extend the path. */
-  json?: { doc: Sql; path: string };
+  json?: { doc: Sql; path: string; subscriberAttribs: boolean };
+  /** The subscriber's own attribs column (not a subquery's). */
+  subscriberAttribs?: boolean;
+  /** For `->>` / `#>>` results: the JSON document they read (see textPrefilter). */
+  jsonTextOf?: { doc: Sql; subscriberAttribs: boolean };
+  /** For comparisons: a cheap condition every row where the comparison is true meets (see rowFilter). */
+  prefilter?: Sql;
+  /** For comparisons: a string value the subscriber's attribs must hold for it to be true. */
+  attribString?: string;
   pos: number;
 }
 
@@ -175,6 +190,22 @@ class Translator {
   // ---- entry points --------------------------------------------------------------------
 
   /** An expression that must be boolean (WHERE, AND/OR/NOT operands, CASE WHEN). */
+  /**
+   * The whole expression as a row filter. It selects the same rows as `condition`; top-level
+   * conjuncts that carry a prefilter test it first, so SQLite skips their costly part (parsing
+   * the attribs JSON) on rows that cannot match. Only at the top: there a NULL and a false
+   * comparison both drop the row, while under NOT or OR they would differ.
+   */
+  rowFilter(node: Node, scope: Scope): { sql: Sql; attribStrings: string[] } {
+    const attribStrings: string[] = [];
+    const conjuncts = flattenLogical(node, 'and').map((n) => {
+      const value = this.coerce(this.expr(n, scope), 'bool', n === node ? 'the expression' : 'AND');
+      if (value.attribString !== undefined) attribStrings.push(value.attribString);
+      return value.prefilter ? sql`(${value.prefilter} AND ${this.sqlOf(value)})` : this.sqlOf(value);
+    });
+    return { sql: balanced(conjuncts, 'AND'), attribStrings };
+  }
+
   condition(node: Node, scope: Scope, where: string): Sql {
     const value = this.coerce(this.expr(node, scope), 'bool', where);
     return this.sqlOf(value);
@@ -300,7 +331,8 @@ class Translator {
       if (table !== null && table !== s.name) continue;
       if (Object.hasOwn(s.columns, name)) {
         const type = s.columns[name];
-        return { type, sql: sql`${identifier(s.sqlAlias)}.${identifier(name)}`, pos };
+        const own = s.parent === null && name === 'attribs' ? { subscriberAttribs: true } : {};
+        return { type, sql: sql`${identifier(s.sqlAlias)}.${identifier(name)}`, pos, ...own };
       }
       if (table !== null) throw new SegmentError(`unknown column "${table}.${name}"`, pos);
     }
@@ -496,7 +528,14 @@ class Translator {
       case '>=': {
         const [a, b] = this.unify([left, right], `"${op}"`, pos);
         if (a.type === 'json' && op !== '=' && op !== '<>') throw new SegmentError(`jsonb values can only be compared with = and <>`, pos);
-        return this.bool(sql`(${this.sqlOf(a)} ${raw(op)} ${this.sqlOf(b)})`, pos);
+        const compared = this.bool(sql`(${this.sqlOf(a)} ${raw(op)} ${this.sqlOf(b)})`, pos);
+        if (op !== '=' || a.type !== 'text') return compared;
+        const [json, other] = left.jsonTextOf ? [left, right] : [right, left];
+        const prefilter = textPrefilter(json, other);
+        if (!prefilter) return compared;
+        const c = other.constant as string;
+        const indexable = json.jsonTextOf!.subscriberAttribs && [...c].length >= 3 && !/^[-\d]/.test(c) && c !== 'true' && c !== 'false';
+        return { ...compared, prefilter, ...(indexable ? { attribString: c } : {}) };
       }
       case '+':
       case '-':
@@ -588,11 +627,13 @@ class Translator {
       }
     }
     const doc = left.json?.doc ?? this.sqlOf(left);
+    const subscriberAttribs = left.json?.subscriberAttribs ?? left.subscriberAttribs === true;
     const p = sql`${param(path)}`;
-    if (op === '->' || op === '#>') return { type: 'json', sql: sql`(${doc} -> ${p})`, json: { doc, path }, pos };
+    if (op === '->' || op === '#>') return { type: 'json', sql: sql`(${doc} -> ${p})`, json: { doc, path, subscriberAttribs }, pos };
     // Postgres' ->> gives text for every JSON type; SQLite's gives numbers and 1/0 for true/false.
     return {
       type: 'text',
+      jsonTextOf: { doc, subscriberAttribs },
       sql: sql`(CASE json_type(${doc}, ${p}) WHEN 'text' THEN ${doc} ->> ${p} WHEN 'null' THEN NULL ELSE ${doc} -> ${p} END)`,
       pos,
     };
@@ -831,6 +872,23 @@ function globLiteral(c: string): string {
 }
 
 /** The operands of a chain of one logical operator, in order: `a OR b OR c` → [a, b, c]. */
+// Characters JSON writes escaped, or that only occur in the text of objects and arrays.
+const NOT_VERBATIM_IN_JSON = /[\u0000-\u001f"\\[\]{}:,]/;
+
+/**
+ * For `doc ->> path = 'c'`: `c` or a backslash occurs in the document text. The JSON text of a
+ * value whose ->> text is c holds c itself (a string, a number, true/false) unless the string
+ * is written with escapes, which need a backslash; so no matching row fails this. Only for
+ * constants without characters JSON escapes or uses for structure.
+ */
+function textPrefilter(v: Value, other: Value): Sql | null {
+  if (!v.jsonTextOf || typeof other.constant !== 'string') return null;
+  const c = other.constant;
+  if (c === '' || NOT_VERBATIM_IN_JSON.test(c)) return null;
+  const { doc } = v.jsonTextOf;
+  return sql`(instr(${doc}, ${param(c)}) > 0 OR instr(${doc}, ${param('\\')}) > 0)`;
+}
+
 function flattenLogical(node: Node, op: 'and' | 'or'): Node[] {
   const operands: Node[] = [];
   const pending: Node[] = [node];

@@ -1,9 +1,12 @@
-// The double opt-in e-mail: built by one clean function (to be switched to the system
-// template `optin.html` when it lands) and sent through the `email` messenger.
+// The double opt-in e-mail: the system template optin.html (with base.html's header and
+// footer) rendered by the template engine in the subscriber language, sent through the
+// `email` messenger. The text part is derived from the HTML, as for every system mail.
 import type { AppContext } from '../context.ts';
-import { escapeHtml } from '../http/page.ts';
+import { templateCatalog, translate } from '../i18n/index.ts';
+import { plainTextOf } from '../mail/message.ts';
+import { loadSystemMailTemplates } from '../mail/templates/index.ts';
 import type { OutgoingMessage } from '../mail/types.ts';
-import { t } from '../public/i18n.ts';
+import { compileTemplate, type CompiledTemplate } from '../templating/index.ts';
 import type { SubscriberStore } from './store.ts';
 
 /** The placeholder campaign UUID of links in mails that belong to no campaign. */
@@ -12,8 +15,12 @@ export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 export interface OptinMail {
   fromEmail: string;
   rootUrl: string;
+  logoUrl: string;
+  /** Language code (app.lang); English when there is no such pack. */
+  lang: string;
   subscriber: { uuid: string; name: string; email: string };
-  lists: { uuid: string; name: string }[];
+  /** Private lists are named only as "private list" (the subscriber may not know their names). */
+  lists: { uuid: string; name: string; type: string }[];
   unsubscribeHeader: boolean;
 }
 
@@ -25,24 +32,32 @@ export function unsubscribeUrl(rootUrl: string, campUuid: string, subUuid: strin
   return `${rootUrl}/subscription/${campUuid}/${subUuid}`;
 }
 
+let optinTemplate: CompiledTemplate | undefined;
+
+/** base.html and optin.html in one set whose body runs "optin"; compiled on first use. */
+function compiledOptin(): CompiledTemplate {
+  if (!optinTemplate) {
+    const sources = loadSystemMailTemplates();
+    optinTemplate = compileTemplate(`${sources.base}${sources.optin}{{ template "optin" . }}`, { mode: 'html', funcs: 'system', name: 'optin-mail' });
+  }
+  return optinTemplate;
+}
+
 export function buildOptinMessage(m: OptinMail): OutgoingMessage {
+  const catalog = templateCatalog(m.lang);
+  const L = catalog.messages;
   const confirm = optinUrl(m.rootUrl, m.subscriber.uuid, m.lists.map((l) => l.uuid));
-  const unsubscribe = unsubscribeUrl(m.rootUrl, ZERO_UUID, m.subscriber.uuid);
-  const greeting = t('optin.mailGreeting', { name: m.subscriber.name });
-  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;max-width:36rem">
-<p>${escapeHtml(greeting)}</p>
-<p>${escapeHtml(t('optin.mailIntro'))}</p>
-<ul>${m.lists.map((l) => `<li>${escapeHtml(l.name)}</li>`).join('')}</ul>
-<p><a href="${escapeHtml(confirm)}" style="display:inline-block;padding:.6rem 1.2rem;background:#2456d3;color:#fff;text-decoration:none;border-radius:.4rem">${escapeHtml(t('optin.mailButton'))}</a></p>
-<p style="color:#5b6474;font-size:.9rem">${escapeHtml(t('optin.mailIgnore'))}</p>
-</body></html>`;
-  const text = `${greeting}\n\n${t('optin.mailIntro')}\n${m.lists.map((l) => `- ${l.name}`).join('\n')}\n\n${t('optin.mailButton')}: ${confirm}\n\n${t('optin.mailIgnore')}\n`;
+  const html = compiledOptin().render({
+    Subscriber: { Name: m.subscriber.name, Email: m.subscriber.email, UUID: m.subscriber.uuid },
+    Lists: m.lists.map((l) => ({ Name: l.type === 'private' ? translate(L, 'email.optin.privateList') : l.name })),
+    OptinURL: confirm,
+  }, { rootURL: m.rootUrl, logoURL: m.logoUrl, i18n: catalog }).trim();
   const headers: Record<string, string> = { 'X-Listmonk-Subscriber': m.subscriber.uuid };
   if (m.unsubscribeHeader) {
-    headers['List-Unsubscribe'] = `<${unsubscribe}>`;
+    headers['List-Unsubscribe'] = `<${unsubscribeUrl(m.rootUrl, ZERO_UUID, m.subscriber.uuid)}>`;
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }
-  return { from: m.fromEmail, to: [m.subscriber.email], subject: t('optin.mailSubject'), html, text, headers };
+  return { from: m.fromEmail, to: [m.subscriber.email], subject: translate(L, 'subscribers.optinSubject'), html, text: plainTextOf(html), headers };
 }
 
 /**
@@ -58,8 +73,10 @@ export async function sendOptin(ctx: AppContext, store: SubscriberStore, subscri
   await ctx.mailer.send('email', buildOptinMessage({
     fromEmail: ctx.settings.str('app.from_email'),
     rootUrl: ctx.settings.rootUrl(),
+    logoUrl: ctx.settings.str('app.logo_url'),
+    lang: ctx.settings.str('app.lang'),
     subscriber: { uuid: sub.uuid, name: sub.name, email: sub.email },
-    lists: pending.map((l) => ({ uuid: l.uuid, name: l.name })),
+    lists: pending.map((l) => ({ uuid: l.uuid, name: l.name, type: l.type })),
     unsubscribeHeader: ctx.settings.bool('privacy.unsubscribe_header'),
   }));
   return pending.length;

@@ -1,10 +1,11 @@
 // /api/subscribers: parse, check access, call the store, answer.
+import { stringify } from 'csv-stringify/sync';
 import type { Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import { readBodyOrText, readJson, type Body } from '../http/body.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
-import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
+import { parseOrder, parseOrderBy, parsePaging, type Paging } from '../http/paging.ts';
 import type { AuthUser } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { optBool, optEnum, optIntArray, optObject, optString, pathId, queryIds, reqEnum } from '../http/validate.ts';
@@ -22,6 +23,8 @@ const MAX_NAME_BYTES = 2000;
 const STREAM_BATCH = 500;
 
 const READ = ['subscribers:get_all', 'subscribers:get'];
+/** The columns of the CSV export (listmonk's names and order). */
+const CSV_HEADER = ['uuid', 'email', 'name', 'attributes', 'status', 'created_at', 'updated_at'];
 
 function sourceOf(user: AuthUser): SubscriptionSource {
   return user.via === 'session' ? 'admin' : 'api';
@@ -51,12 +54,12 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     const enc = new TextEncoder();
     return c.body(new ReadableStream<Uint8Array>({
       start(ctl) {
-        ctl.enqueue(enc.encode('uuid,email,name,attributes,status,created_at,updated_at\n'));
+        ctl.enqueue(enc.encode(stringify([CSV_HEADER])));
       },
       pull(ctl) {
         if (i >= ids.length) return ctl.close();
         const rows = store.rawRowsInOrder(ids.slice(i, (i += STREAM_BATCH)));
-        ctl.enqueue(enc.encode(rows.map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at].map(csvField).join(',') + '\n').join('')));
+        ctl.enqueue(enc.encode(stringify(rows.map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at]))));
       },
     }));
   });
@@ -68,7 +71,12 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     const order = { column: parseOrderBy(q.order_by, SUBSCRIBER_ORDER_COLUMNS, 'subscribers.id'), dir: parseOrder(q.order) };
     const paging = parsePaging(q);
     const echo = { query: cleanQuery(q.query), search: (q.search ?? '').trim() };
-    if (paging.all) return streamAll(c, store, store.matchingIds(filter, order), user, echo);
+    // Large pages (per_page=all, or a huge number as some clients send) are streamed.
+    if (paging.all || paging.perPage > STREAM_BATCH) {
+      const ids = store.matchingIds(filter, order);
+      const pageIds = paging.all ? ids : ids.slice(paging.offset, paging.offset + paging.limit);
+      return streamPage(c, store, pageIds, ids.length, paging, user, echo);
+    }
     const { results, total } = store.page(filter, order, paging.limit, paging.offset);
     return ok(c, pageResults(results.map((s) => maskSubscriber(s, user)), total, paging, echo));
   });
@@ -256,13 +264,8 @@ export function exportableSections(ctx: AppContext): string[] {
   return Array.isArray(v) ? v.map(String) : [];
 }
 
-/** RFC 4180 field: quoted when it holds a comma, quote or line break. */
-function csvField(v: string): string {
-  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
 /** per_page=all: the page object streamed in batches, never the whole result in memory. */
-function streamAll(c: Context<AppEnv>, store: SubscriberStore, ids: number[], user: AuthUser, echo: { query: string; search: string }): Response {
+function streamPage(c: Context<AppEnv>, store: SubscriberStore, ids: number[], total: number, paging: Paging, user: AuthUser, echo: { query: string; search: string }): Response {
   const enc = new TextEncoder();
   let i = 0;
   let wrote = false;
@@ -280,7 +283,7 @@ function streamAll(c: Context<AppEnv>, store: SubscriberStore, ids: number[], us
         wrote = true;
         return;
       }
-      ctl.enqueue(enc.encode(`],"search":${JSON.stringify(echo.search)},"query":${JSON.stringify(echo.query)},"total":${ids.length},"per_page":0,"page":1}}`));
+      ctl.enqueue(enc.encode(`],"search":${JSON.stringify(echo.search)},"query":${JSON.stringify(echo.query)},"total":${total},"per_page":${paging.all ? 0 : paging.perPage},"page":${paging.page}}}`));
       ctl.close();
     },
   }));

@@ -74,7 +74,7 @@ export interface SubscriberFilter {
   subscriptionStatus?: SubscriptionStatus;
   search?: string;
   /** A translated segment expression (parenthesised SQL over `subscribers`). */
-  segment?: { sql: string; params: unknown[] };
+  segment?: { sql: string; params: unknown[]; attribStrings?: string[] };
   ids?: number[];
 }
 
@@ -145,10 +145,19 @@ const SQL = {
     SELECT s.id, l.id, @status, @source, @now, @now FROM json_each(@ids) j JOIN subscribers s ON s.id = j.value
     JOIN lists l ON l.id IN (SELECT value FROM json_each(@lists)) WHERE true
     ON CONFLICT (subscriber_id, list_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
-  addMissing: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
-    SELECT s.id, l.id, @status, @source, @now, @now FROM json_each(@ids) j JOIN subscribers s ON s.id = j.value
-    JOIN lists l ON l.id IN (SELECT value FROM json_each(@lists)) WHERE true
+  // Bulk add by query: one insert per target list with the per-row counter triggers gated
+  // off (sql/0040's bulk gate, from_id 0 = every subscriber), the counters then set at once.
+  existingLists: 'SELECT id FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+  bulkGate: 'UPDATE subscriber_bulk_insert SET from_id = ? WHERE id = 1',
+  addMissingToList: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    SELECT s.id, @list, @status, @source, @now, @now FROM json_each(@ids) j JOIN subscribers s ON s.id = j.value WHERE true
     ON CONFLICT (subscriber_id, list_id) DO NOTHING`,
+  orphansAmong: `SELECT COUNT(DISTINCT s.id) FROM json_each(?) j JOIN subscribers s ON s.id = j.value
+    WHERE NOT EXISTS (SELECT 1 FROM subscriber_lists sl WHERE sl.subscriber_id = s.id)`,
+  listStatusCount: 'SELECT n FROM list_subscriber_counts WHERE list_id = ? AND status = ?',
+  setListStatusCount: `INSERT INTO list_subscriber_counts (list_id, status, n) VALUES (@list, @status, @n)
+    ON CONFLICT (list_id, status) DO UPDATE SET n = excluded.n`,
+  addSubscribedCount: `UPDATE dashboard_counts SET n = n + ? WHERE key = 'subscribed'`,
   removeFromLists: `DELETE FROM subscriber_lists WHERE subscriber_id IN (SELECT value FROM json_each(@ids))
     AND list_id IN (SELECT value FROM json_each(@lists))`,
   unsubscribeFromLists: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = @now
@@ -357,16 +366,49 @@ export class SubscriberStore {
    */
   changeLists(ids: number[], action: ListAction, targets: number[], opts: { status: SubscriptionStatus; overwrite: boolean; source: SubscriptionSource }): void {
     const now = new Date().toISOString();
+    if (action === 'add' && !opts.overwrite) return this.addMissing(ids, targets, opts.status, opts.source, now);
     const lists = JSON.stringify(targets);
     const stmt = action === 'remove' ? SQL.removeFromLists
       : action === 'unsubscribe' ? SQL.unsubscribeFromLists
-        : opts.overwrite ? SQL.addOverwrite : SQL.addMissing;
+        : SQL.addOverwrite;
     this.db.transaction(() => {
       for (let i = 0; i < ids.length; i += CHUNK) {
         const chunk = JSON.stringify(ids.slice(i, i + CHUNK));
         if (action === 'add') this.sql(stmt).run({ ids: chunk, lists, status: opts.status, source: opts.source, now });
         else this.sql(stmt).run({ ids: chunk, lists, now });
       }
+    }).immediate();
+  }
+
+  /**
+   * Adds the subscribers to the lists they are not on yet (existing subscriptions stay), for
+   * any number of subscribers: rows go in one list at a time without per-row counter upkeep,
+   * and the per-list and dashboard counters are brought up to date once. The list counters
+   * are written as absolute values (read inside the same transaction), so they stay right
+   * whether or not the list-count insert trigger honours the bulk gate.
+   */
+  private addMissing(ids: number[], targets: number[], status: SubscriptionStatus, source: SubscriptionSource, now: string): void {
+    this.db.transaction(() => {
+      const lists = this.sql(SQL.existingLists).pluck().all(JSON.stringify(targets)) as number[];
+      if (!lists.length || !ids.length) return;
+      const counts = new Map(lists.map((list) => [list, (this.sql(SQL.listStatusCount).pluck().get(list, status) as number | undefined) ?? 0]));
+      let newlySubscribed = 0;
+      this.sql(SQL.bulkGate).run(0);
+      try {
+        for (let i = 0; i < ids.length; i += CHUNK) {
+          const chunk = JSON.stringify(ids.slice(i, i + CHUNK));
+          // Every subscriber of the chunk is on at least one list afterwards.
+          newlySubscribed += this.sql(SQL.orphansAmong).pluck().get(chunk) as number;
+          for (const list of lists) {
+            const added = this.sql(SQL.addMissingToList).run({ ids: chunk, list, status, source, now }).changes;
+            counts.set(list, counts.get(list)! + added);
+          }
+        }
+      } finally {
+        this.sql(SQL.bulkGate).run(null);
+      }
+      for (const [list, n] of counts) this.sql(SQL.setListStatusCount).run({ list, status, n });
+      if (newlySubscribed) this.sql(SQL.addSubscribedCount).run(newlySubscribed);
     }).immediate();
   }
 
@@ -504,6 +546,12 @@ function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
     }
   }
   if (f.segment) {
+    // Strings the segment needs among the attribs' values narrow the rows through the search
+    // index first, so the expression parses the attribs of candidates only.
+    for (const text of f.segment.attribStrings ?? []) {
+      parts.push('subscribers.id IN (SELECT rowid FROM subscribers_fts WHERE subscribers_fts MATCH ?)');
+      params.push(`attribs : ${ftsPhrase(text)}`);
+    }
     parts.push(f.segment.sql);
     params.push(...f.segment.params);
   }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
+import { loadLanguage } from '../../src/i18n/index.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -87,7 +89,17 @@ describe('public API', () => {
     assert.equal(await statusOn(sub.id, lists.priv.id), undefined, 'private lists are never joined publicly');
     const s = (await t.request('GET', `/api/subscribers/${sub.id}`)).body.data;
     assert.equal(s.lists[0].subscription_source, 'form');
-    await sink.waitFor(start + 1);
+    const [mail] = (await sink.waitFor(start + 1)).slice(start);
+    // The system template optin.html, in English: subject, the pending double opt-in list only, the link.
+    assert.equal(mail.parsed.subject, 'Please confirm your subscription');
+    const html = String(mail.parsed.html);
+    assert.match(html, /<html lang="en">/);
+    const link = `/subscription/optin/${sub.uuid}?l=${lists.dbl.uuid}`;
+    assert.ok(html.includes(`href="http://localhost:9000${link}"`), html);
+    assert.match(html, /<li>Public double<\/li>/);
+    assert.doesNotMatch(html, /Public single|Secret list/);
+    assert.match(html, /Hello reader,/);
+    assert.ok((mail.parsed.text ?? '').includes(`http://localhost:9000${link}`), mail.parsed.text);
   });
 
   it('answers the same for a known address (no enumeration)', async () => {
@@ -218,6 +230,27 @@ describe('unsubscribe, preferences, export and wipe pages', () => {
     assert.equal(subscriberByEmail('mine@example.com'), undefined);
   });
 
+  it('every message key the pages use is in the English pack', () => {
+    const source = readFileSync(new URL('../../src/public/routes.ts', import.meta.url), 'utf8');
+    const keys = [...source.matchAll(/\bt\('([a-zA-Z]+\.[a-zA-Z.]+)'/g)].map((m) => m[1]);
+    assert.ok(keys.length > 30, `found ${keys.length} keys`);
+    const en = loadLanguage('en')!;
+    assert.deepEqual(keys.filter((k) => !Object.hasOwn(en, k)), []);
+  });
+
+  it('pages speak the app.lang language; an unknown language falls back to English', async () => {
+    const s = subscriberByEmail('confirm@example.com') ?? subscriberByEmail('reader@example.com')!;
+    assert.equal((await t.request('PUT', '/api/settings', { 'app.lang': 'zz' })).status, 200);
+    try {
+      const res = await page('GET', `/subscription/${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}/${s.uuid}`);
+      assert.equal(res.status, 200);
+      assert.match(res.text, /<html lang="en">/);
+      assert.match(res.text, /Do you want to stop receiving e-mails from this mailing list\?/);
+    } finally {
+      await t.request('PUT', '/api/settings', { 'app.lang': 'en' });
+    }
+  });
+
   it('opt-in page: nothing pending, then confirmation with l and confirm=true', async () => {
     await t.request('POST', '/api/public/subscription', { email: 'confirm@example.com', list_uuids: [lists.dbl.uuid] }, { auth: null });
     const s = subscriberByEmail('confirm@example.com')!;
@@ -228,6 +261,6 @@ describe('unsubscribe, preferences, export and wipe pages', () => {
     assert.ok(post.status < 400);
     assert.equal(await statusOn(s.id, lists.dbl.id), 'confirmed');
     const again = await page('GET', `/subscription/optin/${s.uuid}`);
-    assert.match(again.text, /no subscription waiting/);
+    assert.match(again.text, /nothing waiting to be confirmed/);
   });
 });

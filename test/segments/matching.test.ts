@@ -211,4 +211,46 @@ describe('segment expressions select the right subscribers', () => {
     assert.doesNotMatch(sql, /DROP|42|'x/);
     assert.deepEqual(params, ["x'); DROP TABLE subscribers;--", 42]);
   });
+  test('->> equality tests the document text first and still finds escaped and non-string values', async () => {
+    const { translateSegment } = await import('../../src/segments/index.ts');
+    const { sql, params } = translateSegment("subscribers.attribs->>'city' = 'Berlin' AND subscribers.id > 0");
+    assert.match(sql, /instr\(/, 'a substring test guards the JSON parse');
+    assert.ok(params.includes('Berlin'));
+    // Stored text that spells the value with escapes (no literal "Berlin" in it) still matches.
+    const update = fixture.db.prepare('UPDATE subscribers SET attribs = ? WHERE id = ?');
+    const saved = fixture.db.prepare('SELECT attribs FROM subscribers WHERE id = 6').pluck().get() as string;
+    update.run('{"city":"B\\u0065rlin","age":30,"flag":true,"n":12}', 6);
+    try {
+      for (const [expression, ids] of [
+        ["subscribers.attribs->>'city' = 'Berlin'", [1, 6]],
+        ["subscribers.attribs->>'flag' = 'true'", [6]],
+        ["subscribers.attribs->>'n' = '12'", [6]],
+        ["subscribers.attribs->>'city' = 'Berl'", []],
+        // Not at the top of the filter: NOT and OR see the plain comparison (NULL stays NULL).
+        ["NOT (subscribers.attribs->>'city' = 'Berlin')", [2, 3]],
+        ["subscribers.attribs->>'city' = 'Porto' OR subscribers.id = 5", [2, 5]],
+        ["'Berlin' = subscribers.attribs->>'city'", [1, 6]],
+        ["subscribers.attribs->'address'->>'zip' = '10115'", [1]],
+      ] as const) {
+        assert.deepEqual(fixture.ids(expression), ids, expression);
+      }
+    } finally {
+      update.run(saved, 6);
+    }
+  });
+  test('top-level attribs string equalities are reported for a text index to narrow the rows', async () => {
+    const { translateSegment } = await import('../../src/segments/index.ts');
+    const strings = (e: string) => translateSegment(e).attribStrings;
+    assert.deepEqual(strings("subscribers.attribs->>'city' = 'Berlin' AND attribs->'address'->>'zip' = 'Main St'"), ['Berlin', 'Main St']);
+    assert.deepEqual(strings("'Berlin' = subscribers.attribs->>'city'"), ['Berlin']);
+    // Values that can be numbers or booleans, short strings, and anything under OR or NOT are not.
+    for (const e of [
+      "subscribers.attribs->>'age' = '30'", "subscribers.attribs->>'n' = '-1x'", "subscribers.attribs->>'vip' = 'true'",
+      "subscribers.attribs->>'c' = 'ab'", "subscribers.attribs->>'city' = 'Berlin' OR subscribers.id = 1",
+      "NOT subscribers.attribs->>'city' = 'Berlin'", "subscribers.attribs->>'city' <> 'Berlin'",
+      "subscribers.id IN (SELECT subscriber_id FROM subscriber_lists WHERE meta->>'src' = 'form')",
+    ]) {
+      assert.deepEqual(strings(e), [], e);
+    }
+  });
 });

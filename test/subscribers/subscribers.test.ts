@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { parse } from 'csv-parse/sync';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -136,6 +137,23 @@ describe('double opt-in', () => {
     await t.request('PUT', '/api/settings', { 'privacy.record_optin_ip': false });
   });
 
+  it('the mail lists the pending double opt-in lists, naming private ones only as private', async () => {
+    const hidden = (await t.request('POST', '/api/lists', { name: 'Hidden double', type: 'private', optin: 'double' })).body.data.id;
+    const start = sink.messages.length;
+    const res = await t.request('POST', '/api/subscribers', { email: 'names@example.com', name: 'Nina <Names>', lists: [L.double, hidden, L.single] });
+    assert.equal(res.status, 200, res.text);
+    const [mail] = (await sink.waitFor(start + 1)).slice(start);
+    const html = String(mail.parsed.html);
+    const items = [...html.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1]);
+    assert.deepEqual(items, ['Double', 'Private list']);
+    assert.match(html, /Hello Nina &lt;Names&gt;,/, 'data is HTML-escaped');
+    const sub = (await t.request('GET', `/api/subscribers/${res.body.data.id}`)).body.data;
+    const uuids = [L.double, hidden].map((id) => sub.lists.find((l: any) => l.id === id).uuid);
+    assert.ok(html.includes(`/subscription/optin/${sub.uuid}?l=${uuids[0]}&amp;l=${uuids[1]}"`), html);
+    await t.request('DELETE', `/api/subscribers/${sub.id}`);
+    await t.request('DELETE', `/api/lists/${hidden}`);
+  });
+
   it('preconfirmed subscriptions send nothing; POST optin resends', async () => {
     const start = sink.messages.length;
     const id = (await t.request('POST', '/api/subscribers', { email: 'pre@example.com', name: 'Pre', lists: [L.double], preconfirm_subscriptions: true })).body.data.id;
@@ -161,6 +179,30 @@ describe('reads, paging, ordering, search and segments', () => {
     assert.equal(res.body.data.results[0].email, 'ana.silva@example.com');
     const p2 = await t.request('GET', '/api/subscribers?per_page=2&page=2&order_by=email&order=asc');
     assert.ok(p2.body.data.results[0].email > res.body.data.results[1].email);
+  });
+
+  it('orders by name and by status, ties by id in the same direction', async () => {
+    // Statuses and names that sort differently from ids, and a name tie.
+    for (const [email, name, status] of [['zed.q@example.net', 'Zed Quill', 'disabled'], ['abe.q@example.net', 'Abe Quill', 'blocklisted'], ['zed2.q@example.net', 'Zed Quill', 'blocklisted']]) {
+      assert.equal((await t.request('POST', '/api/subscribers', { email, name, status })).status, 200);
+    }
+    const all: { id: number; name: string; status: string }[] = (await t.request('GET', '/api/subscribers?per_page=all')).body.data.results;
+    const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const expected = (key: 'name' | 'status', dir: 1 | -1) =>
+      [...all].sort((a, b) => dir * (cmp(a[key], b[key]) || a.id - b.id)).map((s) => s.id);
+    for (const key of ['name', 'status'] as const) {
+      for (const [order, dir] of [['asc', 1], ['desc', -1]] as const) {
+        const res = await t.request('GET', `/api/subscribers?per_page=50&order_by=${key}&order=${order}`);
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.body.data.results.map((s: any) => s.id), expected(key, dir), `${key} ${order}`);
+        // The second page continues where the first ended.
+        const p2 = await t.request('GET', `/api/subscribers?per_page=3&page=2&order_by=${key}&order=${order}`);
+        assert.deepEqual(p2.body.data.results.map((s: any) => s.id), expected(key, dir).slice(3, 6), `${key} ${order} page 2`);
+      }
+    }
+    const statuses = (await t.request('GET', '/api/subscribers?per_page=50&order_by=status&order=asc')).body.data.results.map((s: any) => s.status);
+    assert.equal(statuses[0], 'blocklisted');
+    assert.equal(statuses.at(-1), 'enabled');
   });
 
   it('default order is newest id first', async () => {
@@ -200,6 +242,25 @@ describe('reads, paging, ordering, search and segments', () => {
     const or = await t.request('GET', `/api/subscribers?list_id=${L.other}&query=${encodeURIComponent("subscribers.name = 'x' OR subscribers.id > 0")}&per_page=50`);
     assert.equal(or.status, 200, or.text);
     assert.ok(or.body.data.results.every((s: any) => s.lists.some((l: any) => l.id === L.other)));
+  });
+
+  it('attribs string segments find values stored with escapes and nested in arrays', async () => {
+    const id = (await t.request('POST', '/api/subscribers', { email: 'zurich@example.net', name: 'Zed Urich', attribs: { tags: ['alpha', 'Zürich'] } })).body.data.id;
+    const db = new Database(t.dbPath);
+    db.prepare('UPDATE subscribers SET attribs = ? WHERE id = ?').run('{"city":"Z\\u00fcrich","tags":["alpha","Z\\u00fcrich"]}', id);
+    db.close();
+    try {
+      for (const q of ["subscribers.attribs->>'city' = 'Zürich'", "subscribers.attribs->'tags'->>1 = 'Zürich'"]) {
+        const res = await t.request('GET', `/api/subscribers?query=${encodeURIComponent(q)}`);
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.body.data.results.map((s: any) => s.id), [id], q);
+        assert.equal(res.body.data.total, 1);
+      }
+      const none = await t.request('GET', `/api/subscribers?query=${encodeURIComponent("subscribers.attribs->>'city' = 'Zurich'")}`);
+      assert.equal(none.body.data.total, 0);
+    } finally {
+      await t.request('DELETE', `/api/subscribers/${id}`);
+    }
   });
 
   const badQueries = [
@@ -249,6 +310,20 @@ describe('reads, paging, ordering, search and segments', () => {
     assert.equal(res.body.data.total, res.body.data.results.length);
   });
 
+  it('honours a huge per_page as existing clients send it (not clamped), streamed in order', async () => {
+    const count = rowCount('SELECT COUNT(*) FROM subscribers');
+    const huge = await t.request('GET', '/api/subscribers?per_page=1000000&order_by=created_at&order=asc');
+    assert.equal(huge.status, 200);
+    assert.equal(huge.body.data.per_page, 1000000);
+    assert.equal(huge.body.data.page, 1);
+    assert.equal(huge.body.data.total, count);
+    assert.equal(huge.body.data.results.length, count);
+    const beyond = await t.request('GET', '/api/subscribers?per_page=1000000&page=2');
+    assert.deepEqual([beyond.body.data.results.length, beyond.body.data.total, beyond.body.data.page], [0, count, 2]);
+    const small = await t.request('GET', '/api/subscribers?per_page=2&page=2&order_by=created_at&order=asc');
+    assert.deepEqual(small.body.data.results.map((r: { id: number }) => r.id), huge.body.data.results.slice(2, 4).map((r: { id: number }) => r.id));
+  });
+
   it('bad paging and enum inputs', async () => {
     assert.equal((await t.request('GET', '/api/subscribers?list_id=abc')).status, 400);
     assert.equal((await t.request('GET', `/api/subscribers?list_id=${L.single}&subscription_status=maybe`)).status, 400);
@@ -264,6 +339,19 @@ describe('reads, paging, ordering, search and segments', () => {
     assert.equal(lines[0], 'uuid,email,name,attributes,status,created_at,updated_at');
     assert.equal(lines.length, 3);
     assert.ok(lines.some((l) => l.includes('carla@example.org') && l.includes('"{""city"":""Porto""')));
+  });
+  it('CSV export quotes commas, quotes, line breaks and JSON attributes', async () => {
+    const name = 'Doe, "Jo"\nJunior';
+    const attribs = { note: 'a,b "c"', n: 1 };
+    const id = (await t.request('POST', '/api/subscribers', { email: 'csv.quote@example.net', name, attribs })).body.data.id;
+    const res = await t.request('GET', `/api/subscribers/export?id=${id}`);
+    assert.equal(res.status, 200, res.text);
+    const records: string[][] = parse(res.text);
+    assert.equal(records.length, 2);
+    assert.deepEqual(records[0], ['uuid', 'email', 'name', 'attributes', 'status', 'created_at', 'updated_at']);
+    const [, email, gotName, gotAttribs, status] = records[1];
+    assert.deepEqual([email, gotName, JSON.parse(gotAttribs), status], ['csv.quote@example.net', name, attribs, 'enabled']);
+    await t.request('DELETE', `/api/subscribers/${id}`);
   });
 });
 
@@ -352,6 +440,35 @@ describe('list changes, blocklist and deletes', () => {
     assert.equal((await t.request('GET', `/api/subscribers/${a}`)).status, 404);
     assert.equal((await t.request('GET', `/api/subscribers/${b}`)).status, 404);
     assert.equal((await t.request('POST', '/api/subscribers/query/delete', {})).status, 400, 'query, search or all required');
+  });
+
+  it('add by query keeps list and dashboard counters exact', async () => {
+    const orphan = await mk('orphan@count.test');
+    const onOther = await mk('other@count.test', [L.other]);
+    const already = await mk('already@count.test', [L.double]);
+    const target = (await t.request('POST', '/api/lists', { name: 'Count target', type: 'private', optin: 'single' })).body.data.id;
+    const exact = () => ({
+      lists: rowCount(`SELECT json_group_array(json_array(list_id, status, n)) FROM (SELECT * FROM list_subscriber_counts WHERE n > 0 ORDER BY 1, 2)`),
+      subscribed: rowCount(`SELECT n FROM dashboard_counts WHERE key = 'subscribed'`),
+    });
+    const truth = () => ({
+      lists: rowCount(`SELECT json_group_array(json_array(list_id, status, n)) FROM (SELECT list_id, status, COUNT(*) AS n FROM subscriber_lists GROUP BY 1, 2 ORDER BY 1, 2)`),
+      subscribed: rowCount('SELECT COUNT(DISTINCT subscriber_id) FROM subscriber_lists'),
+    });
+    assert.deepEqual(exact(), truth());
+    const res = await t.request('PUT', '/api/subscribers/query/lists', {
+      query: "subscribers.email LIKE '%@count.test'", action: 'add', target_list_ids: [target, L.double, 99999], status: 'unconfirmed',
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(exact(), truth());
+    assert.equal(rowCount('SELECT from_id IS NULL FROM subscriber_bulk_insert'), 1, 'the bulk gate is closed again');
+    const list = (await t.request('GET', `/api/lists/${target}`)).body.data;
+    assert.equal(list.subscriber_count, 3);
+    const subs = await Promise.all([orphan, onOther, already].map(async (id) => (await t.request('GET', `/api/subscribers/${id}`)).body.data));
+    assert.deepEqual(subs.map((x: any) => x.lists.find((l: any) => l.id === L.double).subscription_status), ['unconfirmed', 'unconfirmed', 'confirmed'], 'existing rows stay');
+    await t.request('POST', '/api/subscribers/query/delete', { search: 'count.test' });
+    await t.request('DELETE', `/api/lists/${target}`);
+    assert.deepEqual(exact(), truth());
   });
 
   it('blocklist and delete by ids, one and many', async () => {
