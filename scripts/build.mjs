@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 await build({
-  entryPoints: ['src/cli.ts'],
-  outfile: 'dist/cli.js',
+  // The import's parser runs on a worker thread, which loads its own bundle from beside cli.js.
+  entryPoints: { cli: 'src/cli.ts', 'import-parser': 'src/imports/parse-worker.ts' },
+  outdir: 'dist',
   bundle: true,
   platform: 'node',
   target: 'node20',

@@ -1,11 +1,13 @@
 // npm run bench:import — imports a generated ZIP of N subscribers with attributes (default
-// 1,000,000, env BENCH_IMPORT_ROWS) through the real HTTP API of a server running in its own
+// 1,000,000, env BENCH_IMPORT_ROWS) through the real HTTP API of the built app (`npm run build`
+// first, then dist/cli.js serve, parser thread from dist/import-parser.js) running in its own
 // process, into a fresh database, and prints:
 //   BENCH import_rows_per_s        rows imported per second (POST to status "finished")
 //   BENCH import_peak_rss_mb       the server process's peak resident memory
 //   BENCH api_ms_while_importing   slowest answer of GET /api/dashboard/counts during the import
 //   BENCH baseline_rows_per_s      the same rows inserted by a bare better-sqlite3 batched loop
 //                                  into the same schema in this process: the ceiling
+// BENCH_IMPORT_BASELINE=0 skips the baseline (it keeps the per-row triggers, so it is slow).
 // BENCH_IMPORT_FTS=1 adds a trigram FTS5 index on subscribers kept by an AFTER INSERT trigger
 // (what a search index costs an import), before both runs.
 import Database from 'better-sqlite3';
@@ -68,7 +70,7 @@ const FTS_SQL = `
   END;`;
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli.ts'), ...args], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
+  execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
 
 function installDb(path: string): void {
   cli(['install', '--db', path], { LISTMGR_ADMIN_USER: 'admin', LISTMGR_ADMIN_PASSWORD: 'bench-password-1' });
@@ -110,7 +112,9 @@ async function viaApi(zipPath: string): Promise<{ rowsPerS: number; peakRssMb: n
   installDb(dbPath);
   const token = cli(['api-user', 'create', 'bench', '--db', dbPath]).trim().split('\n').pop()!;
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const server = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli.ts'), 'serve', '--db', dbPath, '--address', `127.0.0.1:${port}`], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [join(root, 'dist/cli.js'), 'serve', '--db', dbPath, '--address', `127.0.0.1:${port}`], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let serverLog = '';
+  for (const out of [server.stdout!, server.stderr!]) out.on('data', (d: Buffer) => (serverLog += d.toString()));
   await new Promise<void>((resolve, reject) => {
     server.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
     server.once('exit', (code) => reject(new Error(`server exited (${code})`)));
@@ -136,6 +140,7 @@ async function viaApi(zipPath: string): Promise<{ rowsPerS: number; peakRssMb: n
     }
     const s = (performance.now() - t0) / 1000;
     if (status.status !== 'finished' || status.imported !== ROWS) throw new Error(`import ended ${JSON.stringify(status)}`);
+    if (/parser thread script not found/.test(serverLog)) throw new Error('the server parsed on its main thread (dist/import-parser.js missing)');
     const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'));
     return { rowsPerS: ROWS / s, peakRssMb: hwm ? Number(hwm[1]) / 1024 : NaN, apiMs };
   } finally {
@@ -145,10 +150,11 @@ async function viaApi(zipPath: string): Promise<{ rowsPerS: number; peakRssMb: n
 }
 
 try {
+  execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
   const zipPath = join(dir, 'subscribers.zip');
   await makeZip(zipPath);
   const api = await viaApi(zipPath);
-  const base = baseline();
+  const base = process.env.BENCH_IMPORT_BASELINE === '0' ? NaN : baseline();
   console.log(`rows: ${ROWS} in ${FILES} CSV files${WITH_FTS ? ', with a trigram FTS5 index on name and email' : ''}`);
   console.log(`BENCH import_rows_per_s ${Math.round(api.rowsPerS)}`);
   console.log(`BENCH import_peak_rss_mb ${api.peakRssMb.toFixed(0)}`);

@@ -15,7 +15,26 @@ const SQL = {
   nextId: `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'subscribers'), 0),
     coalesce((SELECT max(id) FROM subscribers), 0)) + 1`,
   setFrom: 'UPDATE subscriber_bulk_insert SET from_id = ? WHERE id = 1',
+  // The audience read models of sql/0020, whose insert triggers sql/0041 gates.
+  fillTotal: 'UPDATE subscriber_total SET n = n + (SELECT COUNT(*) FROM subscribers WHERE id BETWEEN ? AND ?) WHERE id = 1',
+  fillListCounts: `INSERT INTO list_subscriber_counts (list_id, status, n)
+    SELECT list_id, status, COUNT(*) FROM subscriber_lists WHERE subscriber_id BETWEEN ? AND ? GROUP BY list_id, status
+    ON CONFLICT (list_id, status) DO UPDATE SET n = n + excluded.n`,
+  fillSearch: `INSERT INTO subscribers_fts (rowid, name, email, attribs)
+    SELECT id, name, email, (SELECT group_concat(value, ' ') FROM json_tree(subscribers.attribs) WHERE type = 'text')
+    FROM subscribers WHERE id BETWEEN ? AND ?`,
 };
+
+/** The subscriber total, the per-list counts and the search index, for a bulk-inserted id range. */
+export class AudienceFiller implements BulkFiller {
+  constructor(private readonly sql: Prepare) {}
+
+  fillBulk(firstId: number, lastId: number): void {
+    this.sql(SQL.fillTotal).run(firstId, lastId);
+    this.sql(SQL.fillListCounts).run(firstId, lastId);
+    this.sql(SQL.fillSearch).run(firstId, lastId);
+  }
+}
 
 /**
  * Inside a transaction: `write(firstId)` inserts subscribers with the consecutive ids

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.ts';
 import { conflict } from '../http/errors.ts';
-import { domainRules } from './email.ts';
-import { parseSource, type ParseOptions, type RowBatch } from './parse.ts';
+import { domainRules } from '../subscribers/email.ts';
+import { parseSource, sliceBatch, type ParseOptions, type RowBatch } from './parse.ts';
 import type { ParserJob, ParserMessage } from './parse-worker.ts';
 import type { ImportSource } from './source.ts';
 import { ImportStore, type WriteOptions } from './store.ts';
@@ -30,9 +30,17 @@ export interface ImportJob {
   write: WriteOptions;
 }
 
-/** Rows per batch: one transaction each, short enough (~30 ms) to keep the API responsive. */
-const BATCH_ROWS = 2000;
-const MAX_BATCHES_IN_FLIGHT = 4;
+/** Rows per parsed batch; at most this many batches wait for the writer (bounded memory). */
+const BATCH_ROWS = 5000;
+const MAX_BATCHES_IN_FLIGHT = 3;
+/**
+ * Each write transaction runs on the event loop, so its length is how long the API waits. The
+ * writer sizes its transactions to take about this long (fewer, larger commits are faster;
+ * shorter ones keep the API answering) and yields to the event loop between them.
+ */
+const TRANSACTION_TARGET_MS = 40;
+const MIN_TRANSACTION_ROWS = 100;
+const MAX_TRANSACTION_ROWS = 5000;
 const MAX_LOG_LINES = 10_000;
 /** Page cache while importing (KiB): keeps the e-mail and name indexes in memory. */
 const IMPORT_CACHE_KIB = 96 * 1024;
@@ -144,15 +152,27 @@ export class Importer {
     const opts: ParseOptions = { delim: job.delim, rules: domainRules(this.ctx.settings), batchSize: BATCH_ROWS };
     let dbError: Error | null = null;
     let final: 'finished' | 'failed';
+    let rowsPerTransaction = 1000;
     const writeBatch = async (batch: RowBatch) => {
-      if (this.stopRequested) throw new StopSignal();
-      try {
-        this.state.imported += this.store.writeBatch(batch, job.write);
-      } catch (e) {
-        dbError = e as Error;
-        throw e;
+      for (let from = 0; from < batch.emails.length;) {
+        if (this.stopRequested) throw new StopSignal();
+        const to = Math.min(batch.emails.length, from + rowsPerTransaction);
+        const started = performance.now();
+        try {
+          this.state.imported += this.store.writeBatch(sliceBatch(batch, from, to), job.write);
+        } catch (e) {
+          dbError = e as Error;
+          throw e;
+        }
+        // A full transaction tells the pace; the next one is sized for the target (at most
+        // halved or doubled per step).
+        if (to - from === rowsPerTransaction) {
+          const paced = (rowsPerTransaction * TRANSACTION_TARGET_MS) / Math.max(1, performance.now() - started);
+          rowsPerTransaction = Math.round(Math.min(MAX_TRANSACTION_ROWS, rowsPerTransaction * 2, Math.max(MIN_TRANSACTION_ROWS, rowsPerTransaction / 2, paced)));
+        }
+        from = to;
+        await new Promise((r) => setImmediate(r));
       }
-      await new Promise((r) => setImmediate(r));
     };
     try {
       const worker = startParser({ source: job.source, opts, maxInFlight: MAX_BATCHES_IN_FLIGHT });

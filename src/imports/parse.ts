@@ -2,7 +2,7 @@
 // (parse-worker.ts), so parsing overlaps with the main thread's database writes.
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { emailProblem, nameFromEmail, type DomainRules } from './email.ts';
+import { emailProblem, nameFromEmail, type DomainRules } from '../subscribers/email.ts';
 import { openSource, type ImportSource } from './source.ts';
 import { Uuid7Generator } from './uuid7.ts';
 
@@ -31,6 +31,11 @@ export interface ParseSink {
 export class ImportFileError extends Error {}
 
 const emptyBatch = (): RowBatch => ({ emails: [], names: [], attribs: [], uuids: [] });
+
+/** Rows [from, to) of a batch. */
+export const sliceBatch = (b: RowBatch, from: number, to: number): RowBatch => ({
+  emails: b.emails.slice(from, to), names: b.names.slice(from, to), attribs: b.attribs.slice(from, to), uuids: b.uuids.slice(from, to),
+});
 
 async function countLines(stream: Readable): Promise<number> {
   let lines = 0;
@@ -107,7 +112,7 @@ export async function parseSource(src: ImportSource, opts: ParseOptions, sink: P
           else sink.log(`${where}: "attributes" is not a JSON object; imported without attributes`);
         }
         batch.emails.push(email);
-        batch.names.push(name || nameFromEmail(email));
+        batch.names.push(name || nameFromEmail(email, 'title'));
         batch.attribs.push(attribs);
         batch.uuids.push(uuids.next());
         if (batch.emails.length >= opts.batchSize) {

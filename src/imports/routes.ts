@@ -7,13 +7,13 @@ import type { AppContext } from '../context.ts';
 import type { Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, forbidden } from '../http/errors.ts';
+import { receiveMultipart } from '../http/multipart.ts';
 import { filterLists, type AuthUser } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { optBool, optEnum, optIntArray, optString, reqEnum } from '../http/validate.ts';
 import { Importer } from './importer.ts';
 import { inspectUpload } from './source.ts';
 import type { WriteOptions } from './store.ts';
-import { receiveUpload } from './upload.ts';
 
 /** Largest accepted upload (ZIP or CSV). */
 const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
@@ -34,13 +34,17 @@ export function registerImportRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
     importer.reserve();
     const dir = mkdtempSync(join(tmpdir(), 'listmgr-import-'));
     try {
-      const upload = await receiveUpload(c.req.raw.body as AsyncIterable<Uint8Array> | null, c.req.header('content-type') ?? '', dir, {
-        fileField: 'file', maxFileBytes: MAX_UPLOAD_BYTES, maxFieldBytes: 64 * 1024,
+      const contentType = c.req.header('content-type') ?? '';
+      if (!/^multipart\/form-data\b/i.test(contentType)) throw badRequest('send the file as multipart/form-data (fields "params" and "file")');
+      const form = await receiveMultipart(c.req.raw.body, contentType, dir, {
+        fileFields: ['file'], maxFiles: 1, maxFileBytes: MAX_UPLOAD_BYTES, maxFields: 8, maxFieldBytes: 64 * 1024,
       });
-      const { delim, write } = importParams(upload.fields.params, c.get('user'), importer);
-      if (!upload.file) throw badRequest('the "file" field (a ZIP of CSV files, or a CSV file) is required');
-      const source = await inspectUpload(upload.file.path, upload.file.name);
-      return ok(c, importer.start({ name: upload.file.name, source, dir, delim, write }));
+      const { delim, write } = importParams(form.fields.params?.at(-1), c.get('user'), importer);
+      const file = form.files[0];
+      if (!file) throw badRequest('the "file" field (a ZIP of CSV files, or a CSV file) is required');
+      const name = file.name || 'upload';
+      const source = await inspectUpload(file.path, name);
+      return ok(c, importer.start({ name, source, dir, delim, write }));
     } catch (e) {
       rmSync(dir, { recursive: true, force: true });
       importer.release();

@@ -2,7 +2,7 @@
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { DashboardStore } from '../dashboard/store.ts';
-import { bulkInsertSubscribers, type BulkFiller } from './bulk.ts';
+import { AudienceFiller, bulkInsertSubscribers, type BulkFiller } from './bulk.ts';
 import type { RowBatch } from './parse.ts';
 
 export type ImportMode = 'subscribe' | 'blocklist';
@@ -54,7 +54,7 @@ export class ImportStore {
 
   constructor(private readonly db: DB) {
     this.sql = statementCache(db);
-    this.fillers = [new DashboardStore(db)];
+    this.fillers = [new AudienceFiller(this.sql), new DashboardStore(db)];
   }
 
   /** The given list ids that exist. */

@@ -1,0 +1,106 @@
+// Reading a multipart/form-data request without holding it in memory (busboy): file parts are
+// streamed to files in a folder the caller owns (and removes), text fields are collected.
+// Request.formData() would buffer the whole body, which an import of gigabytes cannot afford.
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import { badRequest, HttpError } from './errors.ts';
+
+export interface ReceivedFile {
+  /** The form field the file came in. */
+  field: string;
+  /** The client's file name (base name only; may be ''). */
+  name: string;
+  /** The part's Content-Type as the client sent it. */
+  type: string;
+  /** Where the content was written. */
+  path: string;
+  size: number;
+}
+
+export interface MultipartForm {
+  /** Text fields by name, in the order sent (a field may repeat). */
+  fields: Record<string, string[]>;
+  files: ReceivedFile[];
+}
+
+export interface MultipartLimits {
+  /** Fields that may hold files; a file in any other field is refused. */
+  fileFields: string[];
+  maxFiles: number;
+  /** Per file. */
+  maxFileBytes: number;
+  maxFields: number;
+  /** Per text field. */
+  maxFieldBytes: number;
+}
+
+const baseName = (name: string) => name.split(/[\\/]/).pop() ?? '';
+const megabytes = (bytes: number) => `${Math.round((bytes / 1048576) * 10) / 10} MB`;
+
+/**
+ * Reads the whole body into `dir` (files) and memory (fields). Throws a 400 HttpError when the
+ * body is not multipart, malformed, or over a limit; the caller removes `dir` either way.
+ */
+export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, contentType: string, dir: string, limits: MultipartLimits): Promise<MultipartForm> {
+  if (!/^multipart\/form-data\b/i.test(contentType)) throw badRequest('expected a multipart/form-data body');
+  if (!body) throw badRequest('the request has no body');
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { 'content-type': contentType },
+      limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes, fields: limits.maxFields, fieldSize: limits.maxFieldBytes },
+    });
+  } catch (e) {
+    throw badRequest(`invalid multipart body: ${(e as Error).message}`);
+  }
+
+  const form: MultipartForm = { fields: {}, files: [] };
+  const writes: Promise<void>[] = [];
+  // The first problem wins; the rest of the body is still read (and discarded) so the client
+  // gets the answer instead of a reset connection.
+  let problem: HttpError | null = null;
+  const refuse = (message: string) => {
+    problem ??= badRequest(message);
+  };
+
+  parser.on('field', (name, value, info) => {
+    if (info.valueTruncated) refuse(`the form field "${name}" is larger than ${megabytes(limits.maxFieldBytes)}`);
+    else (form.fields[name] ??= []).push(value);
+  });
+  parser.on('file', (field, stream, info) => {
+    if (problem || !limits.fileFields.includes(field)) {
+      refuse(`unexpected file in the form field "${field}"`);
+      stream.resume();
+      return;
+    }
+    const file: ReceivedFile = { field, name: baseName(info.filename ?? ''), type: info.mimeType, path: join(dir, `part-${form.files.length + 1}`), size: 0 };
+    form.files.push(file);
+    stream.on('data', (chunk: Buffer) => (file.size += chunk.length));
+    stream.on('limit', () => refuse(`the file "${file.name}" is larger than ${megabytes(limits.maxFileBytes)}`));
+    writes.push(pipeline(stream, createWriteStream(file.path)));
+  });
+  parser.on('filesLimit', () => refuse(`send at most ${limits.maxFiles} file(s)`));
+  parser.on('fieldsLimit', () => refuse(`send at most ${limits.maxFields} form field(s)`));
+
+  const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+  let unreadable: HttpError | null = null;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      parser.on('close', resolve);
+      parser.on('error', (e: Error) => reject(badRequest(`invalid multipart body: ${e.message}`)));
+      source.on('error', (e) => reject(badRequest(`reading the request body failed: ${e.message}`)));
+      source.pipe(parser);
+    });
+  } catch (e) {
+    unreadable = e as HttpError;
+    source.unpipe(parser);
+  }
+  const failedWrite = (await Promise.allSettled(writes)).find((w) => w.status === 'rejected');
+  if (unreadable) throw unreadable;
+  if (problem) throw problem;
+  if (failedWrite) throw new Error(`writing an uploaded file failed: ${String(failedWrite.reason)}`);
+  return form;
+}
