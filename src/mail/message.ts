@@ -2,7 +2,8 @@
 // alternative, Message-Id, listmonk's X-Listmonk-* and List-Unsubscribe headers, custom
 // headers (first value of a name wins; Cc/Bcc move to the envelope) and attachments.
 import { randomInt } from 'node:crypto';
-import { compile } from 'html-to-text';
+import MimeNode from 'nodemailer/lib/mime-node/index.js';
+import { htmlToPlainText } from '../content/convert.ts';
 import type { Attachment, OutgoingMessage } from './types.ts';
 
 export type HeaderList = Record<string, string>[];
@@ -25,8 +26,11 @@ export function messageId(from: string): string {
   return `<${id}@${domain.toLowerCase()}>`;
 }
 
-/** The plain-text alternative built from HTML when the author wrote none (DECISIONS 15). */
-export const plainTextOf: (html: string) => string = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+/** nodemailer's own choice of transfer encoding for `sample` (undefined when it would send 7bit). */
+export function textEncodingFor(sample: string): OutgoingMessage['textEncoding'] {
+  const encoding = new MimeNode('text/html').setContent(sample).getTransferEncoding();
+  return encoding === 'quoted-printable' || encoding === 'base64' ? encoding : undefined;
+}
 
 interface Envelope {
   headers: Record<string, string>;
@@ -124,8 +128,11 @@ export function buildTxMessage(m: TxMessageInput): OutgoingMessage {
   };
 }
 
-/** plain: text only; anything else: HTML plus a text alternative (the altbody, else derived). */
+/**
+ * plain: text only; anything else: HTML plus a text alternative: the altbody, else one
+ * derived from the HTML (DECISIONS 15; campaigns usually pass one derived in advance).
+ */
 function bodyParts(contentType: string, body: string, altbody: string | null): { html?: string; text: string } {
   if (contentType === 'plain') return { text: body };
-  return { html: body, text: altbody ?? plainTextOf(body) };
+  return { html: body, text: altbody ?? htmlToPlainText(body) };
 }

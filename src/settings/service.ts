@@ -7,6 +7,7 @@ import { statementCache, type Prepare } from '../db/statements.ts';
 import { badRequest } from '../http/errors.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
 import { parseDuration } from './duration.ts';
+import { emailProblem } from '../subscribers/email.ts';
 
 const SQL = {
   all: 'SELECT key, value FROM settings',
@@ -207,6 +208,7 @@ function normalise(s: Settings): void {
   s['privacy.domain_allowlist'] = lowerTrimList(s['privacy.domain_allowlist']);
   s['security.trusted_urls'] = (s['security.trusted_urls'] as string[]).map((u) => u.trim()).filter(Boolean);
   s['app.notify_emails'] = (s['app.notify_emails'] as string[]).map((u) => u.trim()).filter(Boolean);
+  s['privacy.unsubscribe_mailto'] = String(s['privacy.unsubscribe_mailto'] ?? '').trim().toLowerCase();
   for (const b of s.smtp as Block[]) {
     b.uuid ||= randomUUID();
     b.host = String(b.host).trim();
@@ -256,6 +258,8 @@ function validate(s: Settings): void {
   for (const u of s['security.trusted_urls'] as string[]) {
     if (u !== '*' && !/^https?:\/\/[^\s/]+/i.test(u)) throw badRequest(`invalid setting "security.trusted_urls": "${u}" is not * or an http(s) URL`);
   }
+  const mailto = s['privacy.unsubscribe_mailto'] as string;
+  if (mailto && emailProblem(mailto, { allow: [], block: [] })) throw badRequest(`invalid setting "privacy.unsubscribe_mailto": "${mailto}" is not an e-mail address`);
   for (const e of s['privacy.exportable'] as string[]) oneOf('privacy.exportable', e, ['profile', 'subscriptions', 'campaign_views', 'link_clicks']);
 
   const smtp = s.smtp as Block[];

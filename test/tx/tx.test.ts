@@ -89,6 +89,27 @@ describe('POST /api/tx', () => {
     });
   }
 
+  it('applies the subscriber address rules: the domain blocklist and allowlist', async () => {
+    const set = async (over: Record<string, unknown>) => assert.equal((await t.request('PUT', '/api/settings', over)).status, 200);
+    const send = (email: string) => t.request('POST', '/api/tx', { subscriber_mode: 'external', subscriber_emails: [email], template_id: tpl });
+    const n = sink.messages.length;
+    try {
+      await set({ 'privacy.domain_blocklist': ['*.blocked.example'] });
+      for (const email of ['x@blocked.example', 'x@mail.blocked.example']) {
+        const r = await send(email);
+        assert.equal(r.status, 400, email);
+        assert.match(r.body.message, /subscriber_emails.*blocked\.example.*domain are not accepted/);
+      }
+      assert.equal(sink.messages.length, n);
+      await set({ 'privacy.domain_blocklist': [], 'privacy.domain_allowlist': ['allowed.example'] });
+      assert.equal((await send('x@other.example')).status, 400);
+      assert.equal((await send('x@allowed.example')).status, 200);
+      await newMail(n);
+    } finally {
+      await set({ 'privacy.domain_blocklist': [], 'privacy.domain_allowlist': [] });
+    }
+  });
+
   it('refuses a multipart request without a data part', async () => {
     const form = new FormData();
     form.append('file', new Blob(['x']), 'x.txt');
