@@ -4,7 +4,6 @@ import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { link, realpath, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import sharp from 'sharp';
 import { badRequest } from '../http/errors.ts';
 
 export const THUMB_PREFIX = 'thumb_';
@@ -106,6 +105,7 @@ export const MAX_IMAGE_PIXELS = 50_000_000;
  * anything is decoded).
  */
 export async function makeThumbnail(dir: string, name: string): Promise<{ width: number; height: number }> {
+  const { default: sharp } = await import('sharp'); // loaded on first use: large, and rarely needed
   const file = join(dir, name);
   let width: number;
   let height: number;
