@@ -1,10 +1,12 @@
 // Rendering the system e-mails (src/mail/templates/: opt-in confirmation, campaign and import
 // notices, password reset) through the template engine with the system function set, in the
 // language of `app.lang` (English for keys a pack lacks, or when the pack is missing).
+import { htmlToPlainText } from '../content/convert.ts';
 import type { AppContext } from '../context.ts';
 import { templateCatalog } from '../i18n/index.ts';
 import { compileTemplate, type CompiledTemplate } from '../templating/index.ts';
 import { loadSystemMailTemplates, type SystemMailData } from './templates/index.ts';
+import type { OutgoingMessage } from './types.ts';
 
 export type SystemMailName = keyof SystemMailData;
 
@@ -35,4 +37,10 @@ export function renderSystemMail<N extends SystemMailName>(name: N, data: System
     logoURL: ctx.settings.str('app.logo_url'),
     i18n: templateCatalog(ctx.settings.str('app.lang')),
   }).trim();
+}
+
+/** System mail `name` as a message from `app.from_email`: the rendered HTML and its text part. */
+export function systemMessage<N extends SystemMailName>(ctx: AppContext, name: N, data: SystemMailData[N], to: string[], subject: string): OutgoingMessage {
+  const html = renderSystemMail(name, data, ctx);
+  return { from: ctx.settings.str('app.from_email'), to, subject, html, text: htmlToPlainText(html) };
 }
