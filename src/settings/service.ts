@@ -3,6 +3,7 @@
 // clear: they are masked on read, and a masked or empty secret on save keeps the stored one.
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
+import { ormFor, schema, type Orm } from '../db/index.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { badRequest } from '../http/errors.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
@@ -10,7 +11,6 @@ import { parseDuration } from './duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
 
 const SQL = {
-  all: 'SELECT key, value FROM settings',
   upsert: `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
            ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 };
@@ -30,18 +30,21 @@ type Block = Record<string, unknown>;
 export class SettingsService {
   private current: Settings = clone(DEFAULT_SETTINGS);
   private readonly sql: Prepare;
+  private readonly orm: Orm;
   private listeners: ((s: Settings) => void)[] = [];
 
   /** rootUrlOverride: LISTMGR_ROOT_URL, which wins over app.root_url. */
   constructor(private readonly db: DB, private readonly rootUrlOverride: string | null = null) {
     this.sql = statementCache(db);
+    this.orm = ormFor(db);
     this.reload();
   }
 
   /** Re-reads the table (on start and on POST /admin/reload). */
   reload(): void {
     const stored: Settings = {};
-    for (const row of this.sql<[], { key: string; value: string }>(SQL.all).all()) {
+    const { key, value } = schema.settings;
+    for (const row of this.orm.select({ key, value }).from(schema.settings).all()) {
       if (!INTERNAL_KEYS.has(row.key)) stored[row.key] = JSON.parse(row.value);
     }
     this.current = { ...clone(DEFAULT_SETTINGS), ...stored };

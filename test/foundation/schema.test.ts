@@ -21,7 +21,7 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const mirrored = Object.values(schema).filter((v): v is SQLiteTable => v instanceof SQLiteTable).map((t) => getTableConfig(t));
+const mirrored = (Object.values(schema) as unknown[]).filter((v): v is SQLiteTable => v instanceof SQLiteTable).map((t) => getTableConfig(t));
 
 describe('drizzle schema', () => {
   it('has a mirror for every real table', () => {
