@@ -85,19 +85,7 @@ export function buildCampaignMessage(m: CampaignMessageInput): OutgoingMessage {
     fixed['List-Unsubscribe'] = targets.join(', ');
     fixed['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }
-  const env = withCustomHeaders(fixed, m.headers);
-  return {
-    from: m.from,
-    to: [m.to],
-    subject: m.subject,
-    ...bodyParts(m.contentType, m.html, m.altbody),
-    headers: env.headers,
-    cc: env.cc.length ? env.cc : undefined,
-    bcc: env.bcc.length ? env.bcc : undefined,
-    attachments: m.attachments.length ? m.attachments : undefined,
-    messageId: messageId(m.from),
-    meta: m.meta as unknown as Record<string, unknown>,
-  };
+  return assemble(fixed, { ...m, body: m.html });
 }
 
 export interface TxMessageInput {
@@ -113,7 +101,12 @@ export interface TxMessageInput {
 }
 
 export function buildTxMessage(m: TxMessageInput): OutgoingMessage {
-  const env = withCustomHeaders({}, m.headers);
+  return assemble({}, m);
+}
+
+/** The message: fixed headers, then the custom ones (Cc/Bcc moved to the envelope), the body parts. */
+function assemble(fixed: Record<string, string>, m: TxMessageInput): OutgoingMessage {
+  const env = withCustomHeaders(fixed, m.headers);
   return {
     from: m.from,
     to: [m.to],
