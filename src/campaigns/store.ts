@@ -1,5 +1,6 @@
 // Campaign SQL: rows, their lists and media, the templates and subscribers campaigns refer to,
 // and the analytics reads. Every statement is named here.
+import type { SubscriberRow } from '../subscribers/store.ts';
 import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
@@ -127,16 +128,8 @@ export interface MediaRow {
   content_type: string;
 }
 
-export interface SubscriberRow {
-  id: number;
-  uuid: string;
-  email: string;
-  name: string;
-  attribs: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
+/** Subscriber rows as the subscribers store reads them. */
+export type { SubscriberRow } from '../subscribers/store.ts';
 
 export interface Bucket {
   campaign_id: number;
