@@ -1,5 +1,6 @@
 // Renders the default campaign template around a ≈2 KB body with tracked links for many
-// subscribers and prints BENCH lines.
+// subscribers and prints BENCH lines. `npm run bench:templating` runs it bundled, as the
+// server runs (scripts/bench/bundled.ts).
 
 import { templateCatalog } from '../../src/i18n/index.ts';
 import { defaultTemplates } from '../../src/templates/defaults/index.ts';
