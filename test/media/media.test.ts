@@ -269,7 +269,9 @@ describe('media listing, fetching and serving', () => {
     symlinkSync(t.dir, join(uploads(), 'link-dir'));
     for (const path of escapes) {
       const res = await rawGet(path);
-      assert.ok(res.status === 404 || res.status === 400, `${path}: ${res.status}`);
+      // "/uploads/.." is the URL "/" once the dot segments are resolved: the landing page, not a file.
+      const landing = path === '/uploads/..' && res.status === 200 && res.body.toString().startsWith('<!doctype html>');
+      assert.ok(res.status === 404 || res.status === 400 || landing, `${path}: ${res.status}`);
       assert.ok(!res.body.includes('SQLite format 3'), `${path} leaked the database`);
     }
     // The same route still serves the files that are there.
