@@ -9,12 +9,22 @@ import { sliceBatch, type RowBatch } from './parse.ts';
 import { ImportStore } from './store.ts';
 import { CONTROL_IMPORTED, CONTROL_STOP, type WriterJob, type WriterMessage } from './threads.ts';
 
-/** How long one write transaction should take (the most an API write waits for the import). */
-const TRANSACTION_TARGET_MS = 60;
+/**
+ * How long one write transaction should take: the most an API write waits for the import.
+ * Longer ones are faster (each commit rewrites the index pages it touched and flushes a search
+ * index segment): 100 ms imported 10.5k rows/s against 7.5k at 60 ms (200k rows).
+ */
+const TRANSACTION_TARGET_MS = 100;
 const MIN_TRANSACTION_ROWS = 100;
 const MAX_TRANSACTION_ROWS = 10_000;
-/** Page cache of the import connection (KiB): keeps the e-mail and name indexes in memory. */
-const IMPORT_CACHE_KIB = 96 * 1024;
+/** Page cache of the import connection (KiB): 48 MB was as fast as 96 MB and 80 MB less RSS. */
+const IMPORT_CACHE_KIB = 48 * 1024;
+/**
+ * WAL pages after which the import's commits checkpoint. Random inserts into the e-mail and
+ * name indexes dirty the same pages in transaction after transaction; checkpointing less often
+ * copies each of them into the database file fewer times (+20% rows/s over the default 1000).
+ */
+const IMPORT_WAL_AUTOCHECKPOINT = 8192;
 
 class StopSignal extends Error {}
 
@@ -26,6 +36,7 @@ const control = new Int32Array(job.control);
 
 const db = openDatabase(job.dbPath);
 db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
+db.pragma(`wal_autocheckpoint = ${IMPORT_WAL_AUTOCHECKPOINT}`);
 const store = new ImportStore(db);
 let rowsPerTransaction = 1000;
 
