@@ -1,7 +1,11 @@
 // npm run bench:send — a campaign to 100,000 subscribers into an SMTP sink in another process,
 // against a bare nodemailer pool sending the same number of similar messages to the same sink.
-// Prints BENCH lines: send_msgs_per_s, send_peak_rss_mb (the listmgr process), api_ms_while_sending
-// (p95 of GET /api/campaigns/{id} while sending) and baseline_msgs_per_s.
+// The baseline sends the message listmgr sends (body in the default template, text part),
+// rendered once in advance. Prints BENCH lines: send_msgs_per_s, send_peak_rss_mb (the
+// listmgr process), api_ms_while_sending (p95 of GET /api/campaigns/{id} while sending) and
+// baseline_msgs_per_s.
+// BENCH_N sets the number of subscribers; BENCH_CPU_PROF=<dir> writes a CPU profile of the
+// listmgr process there (node --cpu-prof).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +15,9 @@ import { createInterface } from 'node:readline';
 import nodemailer from 'nodemailer';
 import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
 import { install } from '../../src/install.ts';
-import { plainTextOf } from '../../src/mail/message.ts';
+import { compileCampaign } from '../../src/campaigns/render.ts';
+import { htmlToPlainText } from '../../src/content/convert.ts';
+import { templateCatalog } from '../../src/i18n/index.ts';
 import { UserStore } from '../../src/users/store.ts';
 
 const N = Number(process.env.BENCH_N ?? 100_000);
@@ -36,24 +42,44 @@ async function startSink(): Promise<{ port: number; count(): Promise<number>; st
   };
 }
 
-function html(name: string, i: number): string {
-  return `<!doctype html><html><body><h1>Weekly news</h1><p>Hello ${name},</p>` +
-    '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. Sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(6) +
-    `<p><a href="https://example.org/article/${i % 10}">Read more</a></p></body></html>`;
+const BODY = '<h1>Weekly news</h1><p>Hello {{ .Subscriber.Name }},</p>' +
+  '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. Sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(6) +
+  '<p><a href="{{ TrackLink "https://example.org/article/1" . }}">Read more</a></p>';
+
+/**
+ * The message listmgr sends, rendered once in advance: the campaign body in the default
+ * template (as the campaign below uses it), so both sides hand nodemailer the same sizes.
+ */
+function sampleMessage(layout: string): { html: string; text: string } {
+  const uuid = randomUUID();
+  const env = {
+    rootUrl: 'http://127.0.0.1:9000', individualTracking: true, disableTracking: false, i18n: templateCatalog('en'),
+    trackLink: (_url: string, c: string, s: string) => `http://127.0.0.1:9000/link/${uuid}/${c}/${s}`,
+  };
+  const campaign = {
+    id: 1, uuid, name: 'Bench', subject: 'Hello', from_email: 'News <news@example.com>', body: BODY, altbody: null, content_type: 'richtext',
+    headers: [], tags: [], attribs: {}, type: 'regular', messenger: 'email', template_id: null, send_at: null, created_at: '', updated_at: '',
+    started_at: null, to_send: 0, sent: 0, archive: false, archive_slug: null,
+  };
+  const sub = { id: 1, uuid: randomUUID(), email: 'b@example.com', name: 'READER', attribs: {}, status: 'enabled', created_at: null, updated_at: null };
+  const html = compileCampaign(campaign, layout, env).render(sub).html;
+  return { html, text: htmlToPlainText(html) };
 }
 
-async function baseline(port: number, sinkCount: () => Promise<number>): Promise<number> {
+async function baseline(port: number, sinkCount: () => Promise<number>, layout: string): Promise<number> {
   const start0 = await sinkCount();
   const transport = nodemailer.createTransport({ pool: true, maxConnections: CONNS, maxMessages: Infinity, host: '127.0.0.1', port, ignoreTLS: true });
-  const text = plainTextOf(html('READER', 1));
+  const sample = sampleMessage(layout);
   const t0 = performance.now();
   let next = 0;
   const worker = async () => {
     while (next < N) {
       const i = next++;
-      const body = html(`Reader ${i}`, i);
-      // A text alternative of the same size as the one listmgr derives (here precomputed).
-      await transport.sendMail({ from: 'News <news@example.com>', to: `b${i}@example.com`, subject: `Hello reader ${i}`, html: body, text: text.replace('READER', `Reader ${i}`) });
+      const name = `Reader ${i}`;
+      await transport.sendMail({
+        from: 'News <news@example.com>', to: `b${i}@example.com`, subject: `Hello ${name}`,
+        html: sample.html.replace('READER', name), text: sample.text.replace('READER', name),
+      });
     }
   };
   await Promise.all(Array.from({ length: CONNS * 2 }, worker));
@@ -76,14 +102,16 @@ async function main(): Promise<void> {
   db.transaction(() => {
     for (let i = 0; i < N; i++) insSl.run(insSub.run(randomUUID(), `s${i}@example.com`, `Reader ${i}`).lastInsertRowid, listId);
   })();
+  const layout = db.prepare(`SELECT body FROM templates WHERE is_default = 1 AND type = 'campaign'`).pluck().get() as string;
   closeDatabase(db);
 
   const sink = await startSink();
-  const baselineRate = await baseline(sink.port, sink.count);
+  const baselineRate = await baseline(sink.port, sink.count, layout);
 
   // Page cache starts cold: read the database file once before timing.
   readFileSync(dbPath);
-  const server = spawn(process.execPath, ['dist/cli.js', 'serve', '--db', dbPath, '--address', '127.0.0.1:0', '--uploads', join(dir, 'uploads')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const server = spawn(process.execPath, [...profile, 'dist/cli.js', 'serve', '--db', dbPath, '--address', '127.0.0.1:0', '--uploads', join(dir, 'uploads')], { stdio: ['ignore', 'pipe', 'inherit'] });
   let url = '';
   for await (const line of createInterface({ input: server.stdout! })) {
     const m = /listening on (http:\/\/\S+)/.exec(line);
@@ -108,9 +136,7 @@ async function main(): Promise<void> {
   const before = await sink.count();
   const camp = await api('POST', '/api/campaigns', {
     name: 'Bench', subject: 'Hello {{ .Subscriber.Name }}', lists: [listId], from_email: 'News <news@example.com>', content_type: 'html',
-    body: '<h1>Weekly news</h1><p>Hello {{ .Subscriber.Name }},</p>' +
-      '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. Sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(6) +
-      '<p><a href="{{ TrackLink "https://example.org/article/1" . }}">Read more</a></p>',
+    body: BODY,
   });
   const t0 = performance.now();
   await api('PUT', `/api/campaigns/${camp.id}/status`, { status: 'running' });
@@ -132,9 +158,10 @@ async function main(): Promise<void> {
   latencies.sort((a, b) => a - b);
   const p95 = latencies[Math.floor(latencies.length * 0.95)];
 
+  const exited = new Promise((r) => server.once('exit', r));
   server.kill('SIGTERM');
   sink.stop();
-  await sleep(500);
+  await exited;
   rmSync(dir, { recursive: true, force: true });
 
   console.log(`BENCH send_msgs_per_s ${(N / secs).toFixed(0)}`);

@@ -1,38 +1,13 @@
-// Renders a realistic campaign (≈3 KB layout with ≈10 actions around a ≈2 KB body with
-// tracked links) for many subscribers and prints BENCH lines.
+// Renders the default campaign template around a ≈2 KB body with tracked links for many
+// subscribers and prints BENCH lines. `npm run bench:templating` runs it bundled, as the
+// server runs (scripts/bench/bundled.ts).
 
+import { templateCatalog } from '../../src/i18n/index.ts';
+import { defaultTemplates } from '../../src/templates/defaults/index.ts';
 import { campaignData, campaignMessageData, compileCampaignLayout, subscriberData, type RenderContext } from '../../src/templating/index.ts';
 
-const css = Array.from({ length: 30 }, (_, i) => `  .c${i} { color: #${(i * 111111).toString(16).slice(0, 6).padEnd(6, '0')}; padding: ${i}px; margin: 0 auto; }`).join('\n');
-const layout = `<!doctype html>
-<html>
-<head>
-<meta charset="utf-8">
-<title>{{ .Campaign.Subject }}</title>
-<style>
-body { background: #f0f1f3; font-family: Helvetica, Arial, sans-serif; font-size: 15px; line-height: 26px; margin: 0; color: #444; }
-.wrap { background: #fff; padding: 30px; max-width: 525px; margin: 0 auto; border-radius: 5px; }
-.footer { text-align: center; font-size: 12px; color: #888; }
-${css}
-</style>
-</head>
-<body style="background: #f0f1f3; margin: 0;">
-<div class="gutter" style="padding: 30px;">&nbsp;</div>
-<div class="wrap" style="background: #fff; padding: 30px; max-width: 525px; margin: 0 auto;">
-  {{ template "content" . }}
-</div>
-<div class="footer" style="text-align: center; font-size: 12px; color: #888;">
-  <p>{{ L.T "email.unsubHelp" }}
-    <a href="{{ UnsubscribeURL . }}" style="color: #888;">{{ L.T "email.unsub" }}</a>
-    &nbsp;&nbsp;
-    <a href="{{ MessageURL . }}" style="color: #888;">{{ L.T "email.viewInBrowser" }}</a>
-  </p>
-  <p>Sent to {{ .Subscriber.Email }} on {{ .Campaign.Name }}</p>
-</div>
-<div class="gutter" style="padding: 30px;">&nbsp;{{ TrackView . }}</div>
-</body>
-</html>
-`;
+// The layout is the default campaign template shipped at install.
+const layout = defaultTemplates.find((t) => t.isDefault)!.body;
 
 const para = '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam.</p>\n';
 const body = `<h1>Hello {{ .Subscriber.FirstName }}!</h1>
@@ -48,7 +23,7 @@ const links = new Map<string, string>();
 const ctx: RenderContext = {
   rootURL: 'https://lists.example.com',
   individualTracking: true,
-  i18n: { code: 'en', name: 'English', messages: { 'email.unsub': 'Unsubscribe', 'email.viewInBrowser': 'View in browser', 'email.unsubHelp': "Don't want to receive these e-mails?" } },
+  i18n: templateCatalog('en'),
   trackLink: (url, c, s) => {
     let id = links.get(url);
     if (!id) links.set(url, (id = `link-${links.size}`));

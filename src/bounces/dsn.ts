@@ -3,7 +3,7 @@
 // as a fallback, free-form bounces (an enhanced status code or known wording). The returned
 // original message (message/rfc822 or text/rfc822-headers) names the campaign and subscriber
 // in the X-Listmonk-* headers we send.
-import { simpleParser, type Attachment } from 'mailparser';
+import type { Attachment } from 'mailparser';
 import { isUuid } from '../http/validate.ts';
 import type { BounceType } from './store.ts';
 
@@ -76,6 +76,7 @@ function headerText(h: unknown): string {
 async function originalHeaders(parts: Attachment[]): Promise<Map<string, unknown> | null> {
   const part = parts.find((a) => a.contentType === 'message/rfc822' || a.contentType === 'text/rfc822-headers');
   if (!part) return null;
+  const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(part.content, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
   return mail.headers as Map<string, unknown>;
 }
@@ -88,6 +89,8 @@ function rawHeader(raw: string, name: string): string {
 
 /** Parses a message from a bounce mailbox; null when it is not a bounce we can attribute. */
 export async function parseBounceMail(source: Buffer): Promise<ParsedBounce | null> {
+  // Loaded on first use: large, and only bounce processing needs it.
+  const { simpleParser } = await import('mailparser');
   const mail = await simpleParser(source, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
   const raw = source.toString('utf8');
   const parts = mail.attachments;

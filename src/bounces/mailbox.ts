@@ -3,7 +3,6 @@
 // other messages stay in the mailbox. Settings are read again before every scan, so changes
 // apply without a restart. A failing mailbox (refused login, host down, silent server) is
 // logged and tried again at the next interval; every network step has a time limit.
-import { ImapFlow } from 'imapflow';
 import type { Logger } from '../log.ts';
 import type { SettingsService } from '../settings/service.ts';
 import { parseDuration } from '../settings/duration.ts';
@@ -72,6 +71,7 @@ async function scanPop(m: MailboxSettings, handle: MessageHandler, timeoutMs: nu
 }
 
 async function scanImap(m: MailboxSettings, handle: MessageHandler, timeoutMs: number): Promise<ScanResult> {
+  const { ImapFlow } = await import('imapflow'); // loaded on first use: large, and rarely needed
   const client = new ImapFlow({
     host: m.host, port: m.port, secure: m.tls_enabled, tls: { rejectUnauthorized: !m.tls_skip_verify },
     ...(credentials(m) ? { auth: { user: m.username, pass: m.password } } : {}),

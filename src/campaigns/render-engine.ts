@@ -1,8 +1,8 @@
 // The adapter between campaign/tx rendering and the template engine (src/templating/):
 // compile once (layout + body, subject, altbody, header values), render per subscriber.
-import { markdownToHtml } from '../content/convert.ts';
+import { htmlToPlainText, markdownToHtml } from '../content/convert.ts';
 import {
-  campaignData, campaignMessageData, compileCampaignLayout, compileTemplate, containsTemplateExpression, hasContentPlaceholder,
+  applyShorthands, campaignData, campaignMessageData, compileCampaignLayout, compileTemplate, containsTemplateExpression, hasContentPlaceholder,
   subscriberData, TemplateError, txMessageData, type CompiledTemplate, type RenderContext,
 } from '../templating/index.ts';
 import { RenderError, type CompiledCampaign, type CompiledTx, type RenderCampaign, type RenderEnv } from './render.ts';
@@ -28,6 +28,68 @@ function textPart(src: string, what: string, funcs: 'campaign' | 'generic', mode
   return (data, ctx) => wrap(what, () => t.render(data, ctx));
 }
 
+// ---------------------------------------------------------------- the plain-text alternative
+//
+// Converting every rendered message from HTML to text costs more than rendering it. So the
+// campaign's HTML *source* is converted once (template actions pass through untouched), the
+// result compiled as a text-mode template, and that is rendered per subscriber. Sources whose
+// text cannot be derived safely fall back to converting each rendered message.
+
+/** `{{ Safe "literal" }}`: markup written into the source (the default template's Outlook comments). */
+const SAFE_LITERAL = /\{\{-?\s*Safe\s+("(?:[^"\\\n]|\\.)*")\s*-?\}\}/g;
+/** The tracking pixel (after the shorthand rewrite): an image, nothing in text. */
+const TRACK_VIEW = /\{\{-?\s*TrackView\s+\.\s*-?\}\}/g;
+const ACTION = /\{\{[\s\S]*?\}\}/g;
+/** Actions that shape the template: losing one in the conversion would change what renders. */
+const CONTROL = /^\{\{-?\s*(?:(?:if|else|end|range|with|define|block|template|break|continue)\b|\$\w*\s*:?=)/;
+
+const occurrences = (s: string, sub: string) => s.split(sub).length - 1;
+
+/** The text-mode template source for an HTML template source, or null when it cannot be derived. */
+function textSource(html: string): string | null {
+  const src = applyShorthands(html).replace(TRACK_VIEW, '').replace(SAFE_LITERAL, (whole, literal: string) => {
+    try {
+      return JSON.parse(literal) as string;
+    } catch {
+      return whole;
+    }
+  });
+  const actions = src.match(ACTION) ?? [];
+  // Markup produced at render time would land in the text verbatim.
+  if (actions.some((a) => /\b(?:Safe|TrackView)\b/.test(a))) return null;
+  const text = htmlToPlainText(src);
+  // html-to-text drops what is in <head>, <style> or between table rows; that is fine for
+  // output actions, not for a lost {{ if }} / {{ end }}.
+  for (const a of new Set(actions.filter((x) => CONTROL.test(x)))) if (occurrences(text, a) !== occurrences(src, a)) return null;
+  return text;
+}
+
+type TextRenderer = (data: unknown, ctx: RenderContext, html: string) => string;
+
+const convertRendered: TextRenderer = (_data, _ctx, html) => htmlToPlainText(html);
+
+function compileTextAlternative(layout: string, body: string): TextRenderer {
+  const layoutText = layout ? textSource(layout) : '';
+  const bodyText = textSource(body);
+  if (layoutText === null || bodyText === null) return convertRendered;
+  let t: CompiledTemplate;
+  try {
+    t = compileCampaignLayout(layoutText, bodyText, { mode: 'text' });
+  } catch (e) {
+    if (e instanceof TemplateError) return convertRendered;
+    throw e;
+  }
+  return (data, ctx, html) => {
+    try {
+      // Blocks left empty by false conditions leave runs of blank lines.
+      return t.render(data, ctx).replace(/\n{3,}/g, '\n\n').trim();
+    } catch (e) {
+      if (e instanceof TemplateError) return htmlToPlainText(html);
+      throw e;
+    }
+  };
+}
+
 export function compileCampaign(c: RenderCampaign, layout: string | null, env: RenderEnv): CompiledCampaign {
   const body = c.content_type === 'markdown' ? markdownToHtml(c.body) : c.body;
   const base = c.content_type === 'visual' || !layout ? '' : layout;
@@ -38,8 +100,11 @@ export function compileCampaign(c: RenderCampaign, layout: string | null, env: R
   const headers = c.headers.map((h) => Object.entries(h).map(([k, v]) => [k, textPart(String(v), 'header', 'campaign')] as const));
   const campaign = campaignData({ ...c, alt_body: c.altbody });
   const ctx = context(env);
+  // Compiled on first use: previews and web views never need it.
+  let derivedText: TextRenderer | null = null;
+  const textOf = (data: unknown, html: string) => (derivedText ??= compileTextAlternative(base, body))(data, ctx, html);
   return {
-    render(sub) {
+    render(sub, withText = false) {
       const s = subscriberData(sub);
       const rendered: { subject?: string; body?: string } = {};
       const data = campaignMessageData(campaign, s, rendered);
@@ -48,7 +113,7 @@ export function compileCampaign(c: RenderCampaign, layout: string | null, env: R
       return {
         subject: rendered.subject,
         html,
-        altbody: altbody ? altbody(data, ctx) : null,
+        altbody: altbody ? altbody(data, ctx) : withText && c.content_type !== 'plain' ? textOf(data, html) : null,
         headers: headers.map((h) => Object.fromEntries(h.map(([k, f]) => [k, f(data, ctx)]))),
       };
     },

@@ -56,13 +56,17 @@ export interface RenderEnv {
 export interface RenderedCampaign {
   subject: string;
   html: string;
-  /** The rendered altbody, or null when the campaign has none. */
+  /**
+   * The rendered altbody; when the campaign has none and the render asked for it, the plain
+   * text derived from the HTML body; else null (always null-or-altbody for plain content).
+   */
   altbody: string | null;
   headers: HeaderList;
 }
 
 export interface CompiledCampaign {
-  render(sub: RenderSubscriber): RenderedCampaign;
+  /** `withText`: derive the text alternative when the campaign has no altbody (sending). */
+  render(sub: RenderSubscriber, withText?: boolean): RenderedCampaign;
 }
 
 export interface RenderedTx {
@@ -85,5 +89,16 @@ export const DEMO_SUBSCRIBER: RenderSubscriber = {
   id: 0, uuid: ZERO_UUID, email: 'demo@listmonk.app', name: 'Demo Subscriber', attribs: { city: 'Bengaluru' },
   status: 'enabled', created_at: null, updated_at: null,
 };
+
+/** archive_meta as the stand-in subscriber of archive pages (templating.md §3.3); keys in any case. */
+export function archiveSubscriber(meta: Record<string, unknown>): RenderSubscriber {
+  const m = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k.toLowerCase(), v]));
+  const str = (v: unknown, d: string) => (typeof v === 'string' ? v : d);
+  return {
+    id: 0, uuid: str(m.uuid, ZERO_UUID), email: str(m.email, ''), name: str(m.name, ''),
+    attribs: m.attribs && typeof m.attribs === 'object' ? (m.attribs as Record<string, unknown>) : {},
+    status: str(m.status, 'enabled'), created_at: null, updated_at: null,
+  };
+}
 
 export { compileCampaign, compileTx } from './render-engine.ts';

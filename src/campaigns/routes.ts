@@ -9,7 +9,7 @@ import { badRequest } from '../http/errors.ts';
 import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
 import { sendPreview } from '../http/preview.ts';
 import type { AppEnv } from '../http/types.ts';
-import { optInt, optString, parseBool, pathId, queryIds } from '../http/validate.ts';
+import { optInt, optObject, optString, parseBool, pathId, queryIds } from '../http/validate.ts';
 import { CAMPAIGN_ORDER_BY, toJson } from './store.ts';
 
 const GET = ['campaigns:get_all', 'campaigns:get'];
@@ -61,6 +61,21 @@ export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): voi
   api.post('/campaigns/:id/preview', ctx.auth(...GET), preview);
   api.post('/campaigns/:id/text', ctx.auth(...GET), preview);
 
+  api.post('/campaigns/:id/preview/archive', ctx.auth(...GET), async (c) => {
+    const campaign = service.access(c.get('user'), pathId(c), 'get');
+    const b = await readBody(c);
+    // A form sends archive_meta as JSON text; a JSON body may send the object itself.
+    let meta = b.archive_meta;
+    if (typeof meta === 'string') {
+      try {
+        meta = meta.trim() === '' ? undefined : JSON.parse(meta);
+      } catch {
+        throw badRequest('invalid "archive_meta": not valid JSON');
+      }
+    }
+    return sendPreview(c, service.previewArchive(campaign, optInt(b, 'template_id'), optObject({ archive_meta: meta }, 'archive_meta')));
+  });
+
   api.post('/campaigns/:id/content', ctx.auth(...MANAGE), async (c) => {
     const b = await readJson(c);
     const from = optString(b, 'from');
@@ -81,6 +96,16 @@ export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): voi
     await service.testSend(c.get('user'), pathId(c), await readBody(c));
     return ok(c, true);
   });
+  // listmonk's bulk delete: ?id=1&id=2, or ?query=text, or ?all=true (query narrows all).
+  api.delete('/campaigns', ctx.auth(...MANAGE), (c) => {
+    const ids = queryIds(c, 'id');
+    const search = (c.req.query('query') ?? '').trim();
+    if (ids.length) service.deleteMany(c.get('user'), { ids });
+    else if (search || parseBool(c.req.query('all')) === true) service.deleteMany(c.get('user'), { search });
+    else throw badRequest('give the campaigns to delete: "id" (one or more), "query", or "all=true"');
+    return ok(c, true);
+  });
+
   api.delete('/campaigns/:id', ctx.auth(...MANAGE), (c) => {
     service.delete(c.get('user'), pathId(c));
     return ok(c, true);

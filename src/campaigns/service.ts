@@ -11,7 +11,7 @@ import { normaliseTags, optBool, optEnum, optInt, optObject, optString, optStrin
 import type { DeliveryEngine } from '../delivery/engine.ts';
 import { composer, layoutFor, loadAttachments, renderEnv } from '../delivery/compose.ts';
 import type { TrackingStore } from '../tracking/store.ts';
-import { compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
+import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignRow, type CampaignStatus,
   type CampaignStore, type ContentType, type HeaderList,
@@ -268,6 +268,19 @@ export class CampaignService {
     this.store.delete(id);
   }
 
+  /**
+   * Bulk delete: the campaigns with the given ids, or whose name or subject contains `search`
+   * ('' = all), among those the user may manage; unknown ids are ignored. A running campaign
+   * is never deleted (as the single delete): if the selection holds one, nothing is deleted
+   * and the 400 names it, so the caller can pause or cancel it first.
+   */
+  deleteMany(user: AuthUser, sel: { ids: number[] } | { search: string }): void {
+    const rows = this.store.matching('ids' in sel ? sel.ids : null, 'search' in sel ? sel.search : '', this.visibleLists(user, 'manage'));
+    const running = rows.filter((r) => r.status === 'running' || this.engine.isSending(r.id)).map((r) => r.id);
+    if (running.length) throw badRequest(`running campaigns cannot be deleted: pause or cancel them first (IDs ${running.join(', ')})`);
+    this.store.deleteMany(rows.map((r) => r.id));
+  }
+
   setStatus(user: AuthUser, id: number, b: Body): CampaignJson {
     const c = this.access(user, id, 'manage');
     const to = optString(b, 'status') ?? '';
@@ -297,6 +310,22 @@ export class CampaignService {
       return { contentType, body: compiled.render(DEMO_SUBSCRIBER).html };
     } catch (e) {
       if (e instanceof RenderError) throw badRequest(`the campaign does not render: ${e.message}`);
+      throw e;
+    }
+  }
+
+  /**
+   * The archive page as it would be published, with `meta` (else the stored archive_meta) as
+   * the subscriber and `templateId` (else the archive template) as the layout; rendered
+   * under the zero campaign UUID, so its links and pixel count nothing.
+   */
+  previewArchive(c: CampaignRow, templateId: number | undefined, meta: Record<string, unknown> | undefined): string {
+    const camp = { ...c, uuid: ZERO_UUID };
+    const layoutId = templateId && templateId > 0 ? templateId : c.archive_template_id ?? c.template_id;
+    try {
+      return compileCampaign(camp, layoutFor(this.store, camp, layoutId), renderEnv(this.ctx, this.tracking)).render(archiveSubscriber(meta ?? c.archive_meta)).html;
+    } catch (e) {
+      if (e instanceof RenderError) throw badRequest(`the archive page does not render: ${e.message}`);
       throw e;
     }
   }

@@ -1,5 +1,6 @@
 // Campaign SQL: rows, their lists and media, the templates and subscribers campaigns refer to,
 // and the analytics reads. Every statement is named here.
+import type { SubscriberRow } from '../subscribers/store.ts';
 import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
@@ -127,16 +128,8 @@ export interface MediaRow {
   content_type: string;
 }
 
-export interface SubscriberRow {
-  id: number;
-  uuid: string;
-  email: string;
-  name: string;
-  attribs: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
+/** Subscriber rows as the subscribers store reads them. */
+export type { SubscriberRow } from '../subscribers/store.ts';
 
 export interface Bucket {
   campaign_id: number;
@@ -176,6 +169,9 @@ const SQL = {
   deleteMedia: 'DELETE FROM campaign_media WHERE campaign_id = ?',
   insertMedia: 'INSERT INTO campaign_media (campaign_id, media_id, filename) SELECT ?, id, filename FROM media WHERE id = ?',
   delete: 'DELETE FROM campaigns WHERE id = ?',
+  // Bulk delete: by ids (@ids non-null), else by name/subject search ('' = all), within @visible.
+  matching: `SELECT c.id, c.status FROM campaigns c
+    WHERE (? IS NULL OR c.id IN (SELECT value FROM json_each(?))) AND ${SEARCH} AND ${VISIBLE} ORDER BY c.id`,
   setStatus: `UPDATE campaigns SET status = ?, status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
   setArchive: `UPDATE campaigns SET archive = ?, archive_slug = ?, archive_template_id = ?, archive_meta = ?,
       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
@@ -316,6 +312,20 @@ export class CampaignStore {
 
   delete(id: number): void {
     this.sql(SQL.delete).run(id);
+  }
+
+  /** Campaigns a bulk delete selects: `ids`, else those whose name or subject contains `search` ('' = all). */
+  matching(ids: number[] | null, search: string, visibleLists: number[] | null): { id: number; status: CampaignStatus }[] {
+    const idJson = ids === null ? null : JSON.stringify(ids);
+    const visible = visibleLists === null ? null : JSON.stringify(visibleLists);
+    const like = likePattern(search);
+    return this.sql<unknown[], { id: number; status: CampaignStatus }>(SQL.matching).all(idJson, idJson, search, like, like, visible, visible);
+  }
+
+  deleteMany(ids: number[]): void {
+    inTransaction(this.db, () => {
+      for (const id of ids) this.sql(SQL.delete).run(id);
+    });
   }
 
   setStatus(id: number, status: CampaignStatus, reason = ''): void {

@@ -5,7 +5,7 @@
 // ({{ … }}) pass through every conversion untouched (see template-actions.ts).
 import { Marked, type Tokens } from 'marked';
 import TurndownService from 'turndown';
-import { convert as htmlToTextConvert, type HtmlToTextOptions } from 'html-to-text';
+import { compile as compileHtmlToText, type HtmlToTextOptions } from 'html-to-text';
 import { shieldActions } from './template-actions.ts';
 
 export const CONTENT_TYPES = ['richtext', 'html', 'markdown', 'plain', 'visual'] as const;
@@ -203,6 +203,10 @@ const PLAIN_TEXT_OPTIONS: HtmlToTextOptions = {
   ],
 };
 
+// Compiling the options (selectors, formatters) costs more than converting a typical mail,
+// and this runs once per campaign message when no text part can be derived in advance.
+const htmlToTextCompiled = compileHtmlToText(PLAIN_TEXT_OPTIONS);
+
 /**
  * HTML → readable plain text (the text/plain alternative of HTML mails): links as
  * `text (url)`, images as their alt text, lines wrapped at 78 columns. Template actions
@@ -210,7 +214,7 @@ const PLAIN_TEXT_OPTIONS: HtmlToTextOptions = {
  */
 export function htmlToPlainText(html: string): string {
   const shielded = shieldActions(html);
-  return shielded.restore(htmlToTextConvert(shielded.text, PLAIN_TEXT_OPTIONS)).trim();
+  return shielded.restore(htmlToTextCompiled(shielded.text)).trim();
 }
 
 // ---------------------------------------------------------------- plain text → HTML

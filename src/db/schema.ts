@@ -1,4 +1,5 @@
-// Drizzle mirror of sql/0001_init.sql (the SQL files are the source of truth; keep in step).
+// Drizzle mirror of the tables the migrations in sql/ create (the SQL files are the source of
+// truth; keep in step).
 import { sqliteTable, integer, text, primaryKey } from 'drizzle-orm/sqlite-core';
 
 const ts = (name: string) => text(name).notNull();
@@ -188,6 +189,42 @@ export const users = sqliteTable('users', {
 
 export const sessions = sqliteTable('sessions', {
   id: text('id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  createdAt: ts('created_at'),
+  expiresAt: text('expires_at').notNull(),
+});
+
+// Derived tables kept by triggers (0020, 0040) and the bulk-import gate; the FTS5 search index
+// `subscribers_fts` is a virtual table and is queried with SQL only.
+export const subscriberTotal = sqliteTable('subscriber_total', {
+  id: integer('id').primaryKey(),
+  n: integer('n').notNull(),
+});
+
+export const listSubscriberCounts = sqliteTable('list_subscriber_counts', {
+  listId: integer('list_id').notNull(),
+  status: text('status').notNull(),
+  n: integer('n').notNull(),
+}, (t) => [primaryKey({ columns: [t.listId, t.status] })]);
+
+export const subscriberBulkInsert = sqliteTable('subscriber_bulk_insert', {
+  id: integer('id').primaryKey(),
+  fromId: integer('from_id'),
+});
+
+export const dashboardCounts = sqliteTable('dashboard_counts', {
+  key: text('key').primaryKey(),
+  n: integer('n').notNull(),
+});
+
+export const dashboardDaily = sqliteTable('dashboard_daily', {
+  kind: text('kind', { enum: ['views', 'clicks'] }).notNull(),
+  day: text('day').notNull(),
+  n: integer('n').notNull(),
+}, (t) => [primaryKey({ columns: [t.kind, t.day] })]);
+
+export const passwordResets = sqliteTable('password_resets', {
+  tokenHash: text('token_hash').primaryKey(),
   userId: integer('user_id').notNull(),
   createdAt: ts('created_at'),
   expiresAt: text('expires_at').notNull(),

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
-import { buildCampaignMessage } from '../mail/message.ts';
+import { buildCampaignMessage, textEncodingFor } from '../mail/message.ts';
 import { compileCampaign, RenderError, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow, CampaignStore, SubscriberRow } from '../campaigns/store.ts';
 import { templateCatalog } from '../i18n/index.ts';
@@ -55,12 +55,16 @@ export function composer(ctx: AppContext, store: CampaignStore, tracking: Tracki
   const unsubHeader = ctx.settings.bool('privacy.unsubscribe_header');
   const mailto = ctx.settings.str('privacy.unsubscribe_mailto');
   const campaignMeta = { from_email: c.from_email, uuid: c.uuid, name: c.name, headers: c.headers, tags: c.tags };
+  // Every message of a campaign is mostly the same text: its transfer encoding is chosen once,
+  // from the first one, instead of nodemailer scanning each message.
+  let textEncoding: OutgoingMessage['textEncoding'] | null = null;
   return {
     compiled,
     message(row) {
       const sub = toRenderSubscriber(row);
-      const r = compiled.render(sub);
-      return buildCampaignMessage({
+      const r = compiled.render(sub, true);
+      if (textEncoding === null) textEncoding = textEncodingFor(r.html);
+      const msg = buildCampaignMessage({
         from: c.from_email, to: sub.email, campaignUuid: c.uuid, subscriberUuid: sub.uuid, contentType: c.content_type,
         subject: r.subject, html: r.html, altbody: r.altbody, headers: r.headers,
         unsubscribeUrl: unsubHeader ? `${env.rootUrl}/subscription/${c.uuid}/${sub.uuid}` : null,
@@ -71,6 +75,8 @@ export function composer(ctx: AppContext, store: CampaignStore, tracking: Tracki
           campaign: campaignMeta,
         },
       });
+      if (textEncoding) msg.textEncoding = textEncoding;
+      return msg;
     },
   };
 }

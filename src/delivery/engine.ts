@@ -225,7 +225,7 @@ export class DeliveryEngine {
     if (pauseReason) {
       if (this.store.pause(c.id, pauseReason)) {
         log.error(`campaign ${c.id}: ${pauseReason}; paused`);
-        await this.notify(c.id, 'Paused', 'Too many errors');
+        await this.notify(c.id, 'Paused', pauseReason);
       }
       return;
     }

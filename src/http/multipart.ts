@@ -38,7 +38,7 @@ export interface MultipartLimits {
 }
 
 const baseName = (name: string) => name.split(/[\\/]/).pop() ?? '';
-const megabytes = (bytes: number) => `${Math.round((bytes / 1048576) * 10) / 10} MB`;
+const size = (bytes: number) => (bytes < 1048576 ? `${Math.round(bytes / 1024)} KB` : `${Math.round((bytes / 1048576) * 10) / 10} MB`);
 
 /**
  * Reads the whole body into `dir` (files) and memory (fields). Throws a 400 HttpError when the
@@ -67,7 +67,7 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
   };
 
   parser.on('field', (name, value, info) => {
-    if (info.valueTruncated) refuse(`the form field "${name}" is larger than ${megabytes(limits.maxFieldBytes)}`);
+    if (info.valueTruncated) refuse(`the form field "${name}" is larger than ${size(limits.maxFieldBytes)}`);
     else (form.fields[name] ??= []).push(value);
   });
   parser.on('file', (field, stream, info) => {
@@ -79,7 +79,7 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
     const file: ReceivedFile = { field, name: baseName(info.filename ?? ''), type: info.mimeType, path: join(dir, `part-${form.files.length + 1}`), size: 0 };
     form.files.push(file);
     stream.on('data', (chunk: Buffer) => (file.size += chunk.length));
-    stream.on('limit', () => refuse(`the file "${file.name}" is larger than ${megabytes(limits.maxFileBytes)}`));
+    stream.on('limit', () => refuse(`the file "${file.name}" is larger than ${size(limits.maxFileBytes)}`));
     writes.push(pipeline(stream, createWriteStream(file.path)));
   });
   parser.on('filesLimit', () => refuse(`send at most ${limits.maxFiles} file(s)`));

@@ -10,6 +10,7 @@ import { domainRules } from '../subscribers/email.ts';
 import type { ImportSource } from './source.ts';
 import { ImportStore, type WriteOptions } from './store.ts';
 import { CONTROL_IMPORTED, CONTROL_STOP, startThread, type WriterMessage } from './threads.ts';
+import { systemMessage } from '../mail/system.ts';
 
 export type ImportState = 'none' | 'importing' | 'stopping' | 'finished' | 'failed';
 
@@ -194,14 +195,8 @@ export class Importer {
     if (!to.length || !this.ctx.mailer.has('email')) return;
     const s = { ...this.state, imported, status: final };
     try {
-      await this.ctx.mailer.send('email', {
-        from: this.ctx.settings.str('app.from_email'),
-        to,
-        subject: `Import ${s.status}: ${s.name}`,
-        text: `The import of "${s.name}" has ${s.status === 'failed' ? 'failed' : 'finished'}.\n\n` +
-          `Status: ${s.status}\nImported: ${s.imported} of ${s.total} rows\n\n` +
-          `Log: ${this.ctx.settings.rootUrl()}/admin/subscribers/import\n`,
-      });
+      const data = { Name: s.name, Status: s.status, Imported: s.imported, Total: s.total };
+      await this.ctx.mailer.send('email', systemMessage(this.ctx, 'import-status', data, to, `Import ${s.status}: ${s.name}`));
     } catch (e) {
       this.ctx.log.error(`import: sending the notification failed: ${(e as Error).message}`);
     }

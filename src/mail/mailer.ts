@@ -1,6 +1,8 @@
 // All messengers by name, rebuilt from settings on start and on reload:
 // "email" (every enabled SMTP server), "email-<name>" per named server when two or more are
 // enabled, and postback messengers (added by the delivery module's factory).
+// A rebuild retires the old messengers: each is closed once the messages it was handed
+// before the rebuild have settled, so saving settings during a send fails nothing.
 import type { Logger } from '../log.ts';
 import type { Settings } from '../settings/defaults.ts';
 import { SmtpMessenger, type SmtpServerSettings } from './smtp.ts';
@@ -8,8 +10,38 @@ import type { Messenger, OutgoingMessage } from './types.ts';
 
 export type MessengerFactory = (settings: Settings) => Messenger[];
 
+/** A messenger with a count of the sends it has not finished. */
+class CountedMessenger {
+  private inFlight = 0;
+  private closing: Promise<void> | null = null;
+  private settled: (() => void) | null = null;
+
+  constructor(readonly messenger: Messenger) {}
+
+  send(msg: OutgoingMessage): Promise<void> {
+    this.inFlight++;
+    let sent: Promise<void>;
+    try {
+      sent = this.messenger.send(msg);
+    } catch (e) {
+      sent = Promise.reject(e);
+    }
+    return sent.finally(() => {
+      if (--this.inFlight === 0) this.settled?.();
+    });
+  }
+
+  /** Closes the messenger after its in-flight sends settle (at once when there are none). */
+  retire(): Promise<void> {
+    this.closing ??= (this.inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => (this.settled = r))).then(() => this.messenger.close());
+    return this.closing;
+  }
+}
+
 export class Mailer {
-  private messengers = new Map<string, Messenger>();
+  private messengers = new Map<string, CountedMessenger>();
+  /** Old messengers still finishing sends they were given before a rebuild. */
+  private readonly retiring = new Set<Promise<void>>();
   private factories: MessengerFactory[] = [];
 
   constructor(private readonly log: Logger) {}
@@ -21,17 +53,21 @@ export class Mailer {
 
   rebuild(settings: Settings): void {
     const old = this.messengers;
-    const next = new Map<string, Messenger>();
+    const next = new Map<string, CountedMessenger>();
     const smtp = (settings.smtp as SmtpServerSettings[]).filter((s) => s.enabled);
     try {
-      if (smtp.length) next.set('email', new SmtpMessenger('email', smtp));
-      if (smtp.length > 1) for (const s of smtp) if (s.name) next.set(s.name, new SmtpMessenger(s.name, [s]));
-      for (const f of this.factories) for (const m of f(settings)) next.set(m.name, m);
+      if (smtp.length) next.set('email', new CountedMessenger(new SmtpMessenger('email', smtp)));
+      if (smtp.length > 1) for (const s of smtp) if (s.name) next.set(s.name, new CountedMessenger(new SmtpMessenger(s.name, [s])));
+      for (const f of this.factories) for (const m of f(settings)) next.set(m.name, new CountedMessenger(m));
     } catch (e) {
       this.log.error(`messengers: ${(e as Error).message}`);
     }
     this.messengers = next;
-    for (const m of old.values()) void m.close();
+    for (const m of old.values()) {
+      const done = m.retire().catch((e: Error) => this.log.error(`closing messenger ${m.messenger.name}: ${e.message}`));
+      this.retiring.add(done);
+      void done.finally(() => this.retiring.delete(done));
+    }
     this.log.info(`messengers ready: ${[...next.keys()].join(', ') || 'none'}`);
   }
 
@@ -49,8 +85,10 @@ export class Mailer {
     return m.send(msg);
   }
 
+  /** Closes every messenger once its in-flight sends settle (shutdown, after the senders stopped). */
   async close(): Promise<void> {
-    await Promise.all([...this.messengers.values()].map((m) => m.close()));
+    const current = [...this.messengers.values()];
     this.messengers.clear();
+    await Promise.all([...current.map((m) => m.retire()), ...this.retiring]);
   }
 }

@@ -2,7 +2,8 @@
 // alternative, Message-Id, listmonk's X-Listmonk-* and List-Unsubscribe headers, custom
 // headers (first value of a name wins; Cc/Bcc move to the envelope) and attachments.
 import { randomInt } from 'node:crypto';
-import { compile } from 'html-to-text';
+import MimeNode from 'nodemailer/lib/mime-node/index.js';
+import { htmlToPlainText } from '../content/convert.ts';
 import type { Attachment, OutgoingMessage } from './types.ts';
 
 export type HeaderList = Record<string, string>[];
@@ -25,8 +26,11 @@ export function messageId(from: string): string {
   return `<${id}@${domain.toLowerCase()}>`;
 }
 
-/** The plain-text alternative built from HTML when the author wrote none (DECISIONS 15). */
-export const plainTextOf: (html: string) => string = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+/** nodemailer's own choice of transfer encoding for `sample` (undefined when it would send 7bit). */
+export function textEncodingFor(sample: string): OutgoingMessage['textEncoding'] {
+  const encoding = new MimeNode('text/html').setContent(sample).getTransferEncoding();
+  return encoding === 'quoted-printable' || encoding === 'base64' ? encoding : undefined;
+}
 
 interface Envelope {
   headers: Record<string, string>;
@@ -81,19 +85,7 @@ export function buildCampaignMessage(m: CampaignMessageInput): OutgoingMessage {
     fixed['List-Unsubscribe'] = targets.join(', ');
     fixed['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }
-  const env = withCustomHeaders(fixed, m.headers);
-  return {
-    from: m.from,
-    to: [m.to],
-    subject: m.subject,
-    ...bodyParts(m.contentType, m.html, m.altbody),
-    headers: env.headers,
-    cc: env.cc.length ? env.cc : undefined,
-    bcc: env.bcc.length ? env.bcc : undefined,
-    attachments: m.attachments.length ? m.attachments : undefined,
-    messageId: messageId(m.from),
-    meta: m.meta as unknown as Record<string, unknown>,
-  };
+  return assemble(fixed, { ...m, body: m.html });
 }
 
 export interface TxMessageInput {
@@ -109,7 +101,12 @@ export interface TxMessageInput {
 }
 
 export function buildTxMessage(m: TxMessageInput): OutgoingMessage {
-  const env = withCustomHeaders({}, m.headers);
+  return assemble({}, m);
+}
+
+/** The message: fixed headers, then the custom ones (Cc/Bcc moved to the envelope), the body parts. */
+function assemble(fixed: Record<string, string>, m: TxMessageInput): OutgoingMessage {
+  const env = withCustomHeaders(fixed, m.headers);
   return {
     from: m.from,
     to: [m.to],
@@ -124,8 +121,11 @@ export function buildTxMessage(m: TxMessageInput): OutgoingMessage {
   };
 }
 
-/** plain: text only; anything else: HTML plus a text alternative (the altbody, else derived). */
+/**
+ * plain: text only; anything else: HTML plus a text alternative: the altbody, else one
+ * derived from the HTML (DECISIONS 15; campaigns usually pass one derived in advance).
+ */
 function bodyParts(contentType: string, body: string, altbody: string | null): { html?: string; text: string } {
   if (contentType === 'plain') return { text: body };
-  return { html: body, text: altbody ?? plainTextOf(body) };
+  return { html: body, text: altbody ?? htmlToPlainText(body) };
 }

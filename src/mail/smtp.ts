@@ -82,6 +82,7 @@ class SmtpServer {
           subject: msg.subject,
           html: msg.html,
           text: msg.text,
+          textEncoding: msg.textEncoding,
           headers: { ...this.headers, ...msg.headers },
           attachments: msg.attachments?.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
           messageId: msg.messageId,

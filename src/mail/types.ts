@@ -18,6 +18,11 @@ export interface OutgoingMessage {
   /** Envelope-only recipients (Cc/Bcc moved out of the headers). */
   cc?: string[];
   bcc?: string[];
+  /**
+   * Transfer encoding of the text parts when not 7bit. Unset, nodemailer scans every message
+   * to choose; a campaign chooses once for all its messages (textEncodingFor).
+   */
+  textEncoding?: 'quoted-printable' | 'base64';
   /** The subscriber/campaign the message is for, for postback messengers. */
   meta?: Record<string, unknown>;
 }

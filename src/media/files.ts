@@ -2,9 +2,8 @@
 // served with.
 import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, realpath, stat, unlink } from 'node:fs/promises';
+import { link, realpath, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import sharp from 'sharp';
 import { badRequest } from '../http/errors.ts';
 
 export const THUMB_PREFIX = 'thumb_';
@@ -71,32 +70,24 @@ export function checkExtension(name: string, allowed: string[]): void {
 const randomSuffix = () => Array.from({ length: 6 }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'[randomInt(36)]).join('');
 
 /**
- * Writes the upload under a name nobody uses yet (in the table, on disk, or as a thumbnail):
- * the safe name itself, else with a "_xxxxxx" suffix before the extension. Files are created
- * exclusively, so two uploads of the same name cannot overwrite each other.
+ * Moves a received file (`source`, on the same disk as `dir`) to a name nobody uses yet (in the
+ * table, on disk, or as a thumbnail): the safe name itself, else with a "_xxxxxx" suffix before
+ * the extension. A hard link fails when the name exists, so two uploads of the same name cannot
+ * overwrite each other.
  */
-export async function writeUnique(dir: string, name: string, data: ReadableStream<Uint8Array>, taken: (n: string) => boolean): Promise<string> {
-  await mkdir(dir, { recursive: true });
+export async function moveToUniqueName(dir: string, name: string, source: string, taken: (n: string) => boolean): Promise<string> {
   const ext = extensionOf(name);
   const stem = ext ? name.slice(0, -(ext.length + 1)) : name;
   for (let attempt = 0; attempt < 20; attempt++) {
     const candidate = attempt === 0 ? name : `${stem}_${randomSuffix()}${ext ? `.${ext}` : ''}`;
     if (taken(candidate) || existsSync(join(dir, THUMB_PREFIX + candidate))) continue;
-    let fh;
     try {
-      fh = await open(join(dir, candidate), 'wx');
+      await link(source, join(dir, candidate));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw e;
     }
-    try {
-      for await (const chunk of data as unknown as AsyncIterable<Uint8Array>) await fh.write(chunk);
-    } catch (e) {
-      await fh.close();
-      await removeFile(dir, candidate);
-      throw e;
-    }
-    await fh.close();
+    await unlink(source);
     return candidate;
   }
   throw new Error(`no free file name found for ${name}`);
@@ -114,6 +105,7 @@ export const MAX_IMAGE_PIXELS = 50_000_000;
  * anything is decoded).
  */
 export async function makeThumbnail(dir: string, name: string): Promise<{ width: number; height: number }> {
+  const { default: sharp } = await import('sharp'); // loaded on first use: large, and rarely needed
   const file = join(dir, name);
   let width: number;
   let height: number;

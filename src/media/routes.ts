@@ -1,25 +1,24 @@
 // /api/media (list, upload, get, delete) and the public file route under
 // upload.filesystem.upload_uri (default /uploads), read per request so a settings change applies.
-import type { Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { basename } from 'node:path';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { AppContext } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
+import { receiveMultipart } from '../http/multipart.ts';
 import type { AppEnv } from '../http/types.ts';
 import { pathId } from '../http/validate.ts';
 import {
   THUMBNAIL_EXTENSIONS, THUMB_PREFIX, checkExtension, extensionOf, makeThumbnail, removeFile, resolveServable,
-  safeFileName, servingHeaders, writeUnique,
+  moveToUniqueName, safeFileName, servingHeaders,
 } from './files.ts';
 import { MediaStore, type MediaRow } from './store.ts';
 
 const PROVIDER = 'filesystem';
-/** Room for the multipart framing around the file itself. */
-const MULTIPART_OVERHEAD = 64 * 1024;
 const CONTENT_TYPE_RE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
 
 export function registerMediaRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: AppContext): void {
@@ -51,40 +50,42 @@ export function registerMediaRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     return ok(c, toMedia(row));
   });
 
-  api.post('/media', auth('media:manage'), async (c, next) => {
-    const maxKb = settings.num('upload.max_file_size');
-    // The body is read up to the limit and no further (the limit is a setting, so per request).
-    // The rest of a refused body is never read, so the connection cannot be reused.
-    const limit = bodyLimit({
-      maxSize: maxKb * 1024 + MULTIPART_OVERHEAD,
-      onError: (c) => c.json({ message: tooBig(maxKb).message }, 400, { Connection: 'close' }),
-    });
-    return limit(c, next);
-  }, async (c) => {
+  api.post('/media', auth('media:manage'), async (c) => {
     if (settings.str('upload.provider') !== PROVIDER) throw badRequest('listmgr stores media on the file system only: set upload.provider to "filesystem"');
-    const file = await uploadedFile(c);
-    const maxKb = settings.num('upload.max_file_size');
-    if (file.size > maxKb * 1024) throw tooBig(maxKb);
-    const name = safeFileName(file.name);
-    checkExtension(name, settings.get<string[]>('upload.extensions'));
-
-    const stored = await writeUnique(dir, name, file.stream(), (n) => store.nameTaken(n));
-    const ext = extensionOf(stored);
-    let thumb: string | null = null;
-    let meta = {};
+    const bodyType = c.req.header('content-type') ?? '';
+    if (!/^multipart\/form-data\b/i.test(bodyType)) throw badRequest('send the file as multipart/form-data in a field named "file"');
+    await mkdir(dir, { recursive: true });
+    // Hidden (names starting with a dot are never served) and on the same disk as the uploads,
+    // so placing the finished file is a link, not a copy.
+    const incoming = await mkdtemp(join(dir, '.incoming-'));
     try {
-      if (THUMBNAIL_EXTENSIONS.includes(ext)) {
-        meta = await makeThumbnail(dir, stored);
-        thumb = THUMB_PREFIX + stored;
-      } else if (ext === 'svg') thumb = stored;
-      const contentType = CONTENT_TYPE_RE.test(file.type) ? file.type.toLowerCase() : 'application/octet-stream';
-      const row = store.insert({ uuid: randomUUID(), provider: PROVIDER, filename: stored, contentType, thumb, meta });
-      ctx.log.info(`media ${stored} uploaded by ${c.get('user').username}`);
-      return ok(c, toMedia(row));
-    } catch (e) {
-      await removeFile(dir, stored);
-      if (thumb && thumb !== stored) await removeFile(dir, thumb);
-      throw e;
+      const form = await receiveMultipart(c.req.raw.body, bodyType, incoming, {
+        fileFields: ['file'], maxFiles: 1, maxFileBytes: settings.num('upload.max_file_size') * 1024, maxFields: 8, maxFieldBytes: 4096,
+      });
+      const file = form.files[0];
+      if (!file) throw badRequest('"file" is required: a multipart form field holding the file');
+      const name = safeFileName(file.name);
+      checkExtension(name, settings.get<string[]>('upload.extensions'));
+      const stored = await moveToUniqueName(dir, name, file.path, (n) => store.nameTaken(n));
+      const ext = extensionOf(stored);
+      let thumb: string | null = null;
+      let meta = {};
+      try {
+        if (THUMBNAIL_EXTENSIONS.includes(ext)) {
+          meta = await makeThumbnail(dir, stored);
+          thumb = THUMB_PREFIX + stored;
+        } else if (ext === 'svg') thumb = stored;
+        const contentType = CONTENT_TYPE_RE.test(file.type) ? file.type.toLowerCase() : 'application/octet-stream';
+        const row = store.insert({ uuid: randomUUID(), provider: PROVIDER, filename: stored, contentType, thumb, meta });
+        ctx.log.info(`media ${stored} uploaded by ${c.get('user').username}`);
+        return ok(c, toMedia(row));
+      } catch (e) {
+        await removeFile(dir, stored);
+        if (thumb && thumb !== stored) await removeFile(dir, thumb);
+        throw e;
+      }
+    } finally {
+      await rm(incoming, { recursive: true, force: true });
     }
   });
 
@@ -111,22 +112,4 @@ export function registerMediaRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     if (c.req.method === 'HEAD') return c.body(null, 200, headers);
     return c.body(Readable.toWeb(createReadStream(file.path)) as ReadableStream, 200, headers);
   });
-}
-
-function tooBig(maxKb: number) {
-  return badRequest(`the file is larger than the upload limit of ${maxKb} KB (upload.max_file_size)`);
-}
-
-async function uploadedFile(c: Context<AppEnv>): Promise<File> {
-  const type = (c.req.header('content-type') ?? '').toLowerCase();
-  if (!type.startsWith('multipart/form-data')) throw badRequest('send the file as multipart/form-data in a field named "file"');
-  let form: FormData;
-  try {
-    form = await c.req.formData();
-  } catch {
-    throw badRequest('invalid multipart form body');
-  }
-  const file = form.get('file');
-  if (!(file instanceof File)) throw badRequest('"file" is required: a multipart form field holding the file');
-  return file;
 }

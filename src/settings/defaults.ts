@@ -50,6 +50,8 @@ export const DEFAULT_SETTINGS: Settings = {
   'privacy.individual_tracking': false,
   'privacy.disable_tracking': false,
   'privacy.unsubscribe_header': true,
+  // listmgr: an address added to List-Unsubscribe as a mailto: target ('' = none).
+  'privacy.unsubscribe_mailto': '',
   'privacy.allow_blocklist': true,
   'privacy.allow_preferences': true,
   'privacy.allow_export': true,

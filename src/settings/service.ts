@@ -3,13 +3,14 @@
 // clear: they are masked on read, and a masked or empty secret on save keeps the stored one.
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
+import { ormFor, schema, type Orm } from '../db/index.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { badRequest } from '../http/errors.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
 import { parseDuration } from './duration.ts';
+import { emailProblem } from '../subscribers/email.ts';
 
 const SQL = {
-  all: 'SELECT key, value FROM settings',
   upsert: `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
            ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 };
@@ -29,18 +30,21 @@ type Block = Record<string, unknown>;
 export class SettingsService {
   private current: Settings = clone(DEFAULT_SETTINGS);
   private readonly sql: Prepare;
+  private readonly orm: Orm;
   private listeners: ((s: Settings) => void)[] = [];
 
   /** rootUrlOverride: LISTMGR_ROOT_URL, which wins over app.root_url. */
   constructor(private readonly db: DB, private readonly rootUrlOverride: string | null = null) {
     this.sql = statementCache(db);
+    this.orm = ormFor(db);
     this.reload();
   }
 
   /** Re-reads the table (on start and on POST /admin/reload). */
   reload(): void {
     const stored: Settings = {};
-    for (const row of this.sql<[], { key: string; value: string }>(SQL.all).all()) {
+    const { key, value } = schema.settings;
+    for (const row of this.orm.select({ key, value }).from(schema.settings).all()) {
       if (!INTERNAL_KEYS.has(row.key)) stored[row.key] = JSON.parse(row.value);
     }
     this.current = { ...clone(DEFAULT_SETTINGS), ...stored };
@@ -207,6 +211,7 @@ function normalise(s: Settings): void {
   s['privacy.domain_allowlist'] = lowerTrimList(s['privacy.domain_allowlist']);
   s['security.trusted_urls'] = (s['security.trusted_urls'] as string[]).map((u) => u.trim()).filter(Boolean);
   s['app.notify_emails'] = (s['app.notify_emails'] as string[]).map((u) => u.trim()).filter(Boolean);
+  s['privacy.unsubscribe_mailto'] = String(s['privacy.unsubscribe_mailto'] ?? '').trim().toLowerCase();
   for (const b of s.smtp as Block[]) {
     b.uuid ||= randomUUID();
     b.host = String(b.host).trim();
@@ -256,6 +261,8 @@ function validate(s: Settings): void {
   for (const u of s['security.trusted_urls'] as string[]) {
     if (u !== '*' && !/^https?:\/\/[^\s/]+/i.test(u)) throw badRequest(`invalid setting "security.trusted_urls": "${u}" is not * or an http(s) URL`);
   }
+  const mailto = s['privacy.unsubscribe_mailto'] as string;
+  if (mailto && emailProblem(mailto, { allow: [], block: [] })) throw badRequest(`invalid setting "privacy.unsubscribe_mailto": "${mailto}" is not an e-mail address`);
   for (const e of s['privacy.exportable'] as string[]) oneOf('privacy.exportable', e, ['profile', 'subscriptions', 'campaign_views', 'link_clicks']);
 
   const smtp = s.smtp as Block[];

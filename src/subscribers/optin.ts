@@ -3,7 +3,7 @@
 // `email` messenger. The text part is derived from the HTML, as for every system mail.
 import type { AppContext } from '../context.ts';
 import { templateCatalog, translate } from '../i18n/index.ts';
-import { plainTextOf } from '../mail/message.ts';
+import { htmlToPlainText } from '../content/convert.ts';
 import { loadSystemMailTemplates } from '../mail/templates/index.ts';
 import type { OutgoingMessage } from '../mail/types.ts';
 import { compileTemplate, type CompiledTemplate } from '../templating/index.ts';
@@ -57,7 +57,7 @@ export function buildOptinMessage(m: OptinMail): OutgoingMessage {
     headers['List-Unsubscribe'] = `<${unsubscribeUrl(m.rootUrl, ZERO_UUID, m.subscriber.uuid)}>`;
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }
-  return { from: m.fromEmail, to: [m.subscriber.email], subject: translate(L, 'subscribers.optinSubject'), html, text: plainTextOf(html), headers };
+  return { from: m.fromEmail, to: [m.subscriber.email], subject: translate(L, 'subscribers.optinSubject'), html, text: htmlToPlainText(html), headers };
 }
 
 /**

@@ -6,6 +6,7 @@ import { VERSION } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
+import { escapeHtml, sendPage } from '../http/page.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
 import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -15,6 +16,22 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
 
   // Public liveness probe (load balancers); the /api variant checks credentials, as listmonk.
   app.get('/health', (c) => ok(c, true));
+
+  // The landing page: sign-in, and the public features that are switched on.
+  app.get('/', (c) => {
+    const links = ['<li><a href="/admin">Sign in</a></li>'];
+    if (settings.bool('app.enable_public_subscription_page')) links.push('<li><a href="/subscription/form">Subscribe</a></li>');
+    if (settings.bool('app.enable_public_archive')) links.push('<li><a href="/archive">Archive</a></li>');
+    const site = settings.str('app.site_name');
+    return sendPage(c, { title: site, siteName: site, logoUrl: settings.str('app.logo_url'), body: `<h1>${escapeHtml(site)}</h1><ul class="plain">${links.join('')}</ul>` });
+  });
+
+  // Crawlers may index the subscription form, never per-subscriber links.
+  app.get('/robots.txt', (c) => c.text('User-agent: *\nAllow: /subscription/form\nDisallow: /subscription/\nDisallow: /campaign/\nDisallow: /link/\n'));
+
+  // The appearance settings' custom CSS and JS for the public pages.
+  app.get('/public/custom.css', (c) => c.body(settings.str('appearance.public.custom_css'), 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+  app.get('/public/custom.js', (c) => c.body(settings.str('appearance.public.custom_js'), 200, { 'Content-Type': 'application/javascript; charset=utf-8' }));
   api.get('/health', auth(), (c) => ok(c, true));
 
   api.get('/config', auth(), (c) => {

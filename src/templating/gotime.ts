@@ -76,8 +76,25 @@ function zoneFormatter(tz: string | undefined): Intl.DateTimeFormat {
 }
 
 /** Offset (seconds east of UTC) and abbreviation of IANA zone `tz` (undefined = local) at `ms`. */
+// Every subscriber's timestamps are shown in the process's local zone: its offset comes from
+// the native Date, and its name (the slow Intl part) is looked up once per offset.
+const localZoneNames = new Map<number, string>();
+
 export function zoneAt(ms: number, tz: string | undefined): { offset: number; zone: string } {
   if (tz === 'UTC' || tz === 'Etc/UTC') return { offset: 0, zone: 'UTC' };
+  if (tz === undefined && Number.isFinite(ms) && ms >= 0) { // (older dates may have second-precise offsets)
+    const offset = -new Date(ms).getTimezoneOffset() * 60;
+    let zone = localZoneNames.get(offset);
+    if (zone === undefined) {
+      zone = intlZoneAt(ms, undefined).zone;
+      localZoneNames.set(offset, zone);
+    }
+    return { offset, zone };
+  }
+  return intlZoneAt(ms, tz);
+}
+
+function intlZoneAt(ms: number, tz: string | undefined): { offset: number; zone: string } {
   const parts = zoneFormatter(tz).formatToParts(new Date(ms));
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
   const wall = new Date(0);

@@ -5,7 +5,7 @@ import type { Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import { deliveryFor } from '../delivery/index.ts';
 import { layoutFor, renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
-import { compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
+import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { escapeHtml, sendPage } from '../http/page.ts';
@@ -74,16 +74,7 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void 
 
   const archiveEnabled = () => ctx.settings.bool('app.enable_public_archive');
   const entryUrl = (c: CampaignRow) => `${ctx.settings.rootUrl()}/archive/${c.archive_slug ?? c.uuid}`;
-  /** archive_meta as the stand-in subscriber (templating.md §3.3). */
-  const metaSubscriber = (c: CampaignRow): RenderSubscriber => {
-    const m = Object.fromEntries(Object.entries(c.archive_meta).map(([k, v]) => [k.toLowerCase(), v]));
-    const str = (v: unknown, d: string) => (typeof v === 'string' ? v : d);
-    return {
-      id: 0, uuid: str(m.uuid, ZERO_UUID), email: str(m.email, ''), name: str(m.name, ''),
-      attribs: m.attribs && typeof m.attribs === 'object' ? (m.attribs as Record<string, unknown>) : {},
-      status: str(m.status, 'enabled'), created_at: null, updated_at: null,
-    };
-  };
+  const metaSubscriber = (c: CampaignRow): RenderSubscriber => archiveSubscriber(c.archive_meta);
   const archiveSubject = (c: CampaignRow) => {
     if (!c.subject.includes('{{')) return c.subject;
     try {

@@ -10,19 +10,11 @@ import { badRequest, HttpError } from '../http/errors.ts';
 import type { Body } from '../http/body.ts';
 import { optEnum, optInt, optObject, optString, optStringArray, optIntArray } from '../http/validate.ts';
 import { buildTxMessage, type HeaderList } from '../mail/message.ts';
+import { domainRules, emailProblem } from '../subscribers/email.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import { TxStore } from './store.ts';
 
 const MODES = ['default', 'fallback', 'external'] as const;
-const ADDRESS = /^[^\s@<>()",;:]+@([^\s@<>()",;:]+\.[^\s@<>()",;:]+)$/;
-
-/** The domain allow/blocklist rule (delivery.md §20). */
-function domainAllowed(ctx: AppContext, domain: string): boolean {
-  const allow = ctx.settings.get<string[]>('privacy.domain_allowlist') ?? [];
-  const block = ctx.settings.get<string[]>('privacy.domain_blocklist') ?? [];
-  const matches = (list: string[]) => list.some((d) => d === domain || (d.startsWith('*.') && (domain === d.slice(2) || `*.${domain.split('.').slice(1).join('.')}` === d)));
-  return allow.length ? matches(allow) : !matches(block);
-}
 
 function headers(b: Body): HeaderList {
   const v = b.headers;
@@ -56,11 +48,12 @@ export class TxService {
       if (ids.length) throw badRequest(`"subscriber_ids" cannot be used with subscriber_mode "${mode}": give "subscriber_emails"`);
       if (!emails.length) throw badRequest('"subscriber_emails" is required');
     }
+    // The address rules of subscribers, including the domain allow/blocklist (delivery.md §20).
+    const rules = domainRules(this.ctx.settings);
     const cleanEmails = emails.map((e) => {
       const email = e.trim().toLowerCase();
-      const m = ADDRESS.exec(email);
-      if (!m || email.length > 1000) throw badRequest(`invalid "subscriber_emails": "${e}" is not an e-mail address`);
-      if (!domainAllowed(this.ctx, m[1])) throw badRequest(`invalid "subscriber_emails": the domain of "${e}" is not allowed`);
+      const problem = emailProblem(email, rules);
+      if (problem) throw badRequest(`invalid "subscriber_emails" entry "${e.slice(0, 100)}": ${problem}`);
       return email;
     });
 

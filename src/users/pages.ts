@@ -7,9 +7,9 @@ import { assertSameOrigin, SESSION_COOKIE } from '../http/auth.ts';
 import { readBody, type Body } from '../http/body.ts';
 import { escapeHtml, sendPage } from '../http/page.ts';
 import { clientAddress } from '../http/rate-limit.ts';
+import { systemMessage } from '../mail/system.ts';
 import type { AppEnv } from '../http/types.ts';
 import { AttemptLimiter } from './attempts.ts';
-import { resetPasswordMessage } from './mail.ts';
 import { PASSWORD_MIN, SESSION_TTL_MS } from './store.ts';
 import { randomString, sha256Hex } from './secrets.ts';
 import { totpCodeValid } from './totp.ts';
@@ -170,7 +170,7 @@ export function registerUsersPages(app: Hono<AppEnv>, ctx: AppContext): void {
     const reset = users.createPasswordReset(field(await readBody(c), 'email'));
     if (reset) {
       const url = `${settings.rootUrl()}/admin/reset?token=${reset.token}`;
-      const msg = resetPasswordMessage({ from: settings.str('app.from_email'), to: reset.email, username: reset.username, resetUrl: url, siteName: settings.str('app.site_name') });
+      const msg = systemMessage(ctx, 'forgot-password', { Username: reset.username, ResetURL: url }, [reset.email], `Reset your ${settings.str('app.site_name')} password`);
       // Not awaited: the answer must not take longer for addresses that exist.
       ctx.mailer.send('email', msg).then(
         () => log.info(`password reset mail sent to user "${reset.username}"`),

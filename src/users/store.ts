@@ -55,7 +55,7 @@ const SQL = {
   roleUsers: 'SELECT COUNT(*) FROM users WHERE user_role_id = ? OR list_role_id = ?',
 
   sessionUser: 'SELECT user_id FROM sessions WHERE id = ? AND expires_at > ?',
-  insertSession: 'INSERT INTO sessions (id, user_id, expires_at) VALUES (?, ?, ?)',
+  insertSession: 'INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
   deleteSession: 'DELETE FROM sessions WHERE id = ?',
   deleteUserSessions: 'DELETE FROM sessions WHERE user_id = ? AND id <> ?',
   pruneSessions: 'DELETE FROM sessions WHERE expires_at <= ?',
@@ -565,7 +565,7 @@ export class UserStore {
     const now = nowIso();
     this.db.transaction(() => {
       this.sql<[string]>(SQL.pruneSessions).run(now);
-      this.sql(SQL.insertSession).run(sha256Hex(value), userId, later(SESSION_TTL_MS));
+      this.sql(SQL.insertSession).run(sha256Hex(value), userId, now, new Date(Date.parse(now) + SESSION_TTL_MS).toISOString());
       this.sql(SQL.setLoggedIn).run(now, userId);
     }).immediate();
     return value;

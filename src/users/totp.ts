@@ -1,7 +1,6 @@
 // TOTP two-factor authentication (RFC 6238: SHA-1, 6 digits, 30 s), as authenticator apps and
 // listmonk use it. otpauth does the algorithm, qrcode draws the enrolment QR code.
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 
 const DIGITS = 6;
 
@@ -12,6 +11,7 @@ function totp(secretBase32: string, issuer = '', account = ''): TOTP {
 /** A fresh random secret (160 bits) and its QR code, a 200×200 PNG in base64. */
 export async function newTotpEnrolment(issuer: string, account: string): Promise<{ secret: string; qr: string }> {
   const secret = new Secret({ size: 20 }).base32;
+  const { default: QRCode } = await import('qrcode'); // loaded on first use
   const png = await QRCode.toBuffer(totp(secret, issuer, account).toString(), { type: 'png', width: 200, margin: 1 });
   return { secret, qr: png.toString('base64') };
 }

@@ -146,6 +146,64 @@ describe('status changes', () => {
   });
 });
 
+describe('bulk delete', () => {
+  const setStatus = (id: number, st: string) => t.server.ctx.db.prepare('UPDATE campaigns SET status = ? WHERE id = ?').run(st, id);
+  const exists = (id: number) => t.server.ctx.db.prepare('SELECT 1 FROM campaigns WHERE id = ?').get(id) !== undefined;
+  const make = async (name: string, lists = [listA]) => (await t.request('POST', '/api/campaigns', { ...base(), name, lists })).body.data.id as number;
+
+  it('refuses a request that selects nothing or has bad ids, changing nothing', async () => {
+    const keep = await make('Bulk keep');
+    for (const path of ['/api/campaigns', '/api/campaigns?all=false', '/api/campaigns?id=abc', '/api/campaigns?id=0', '/api/campaigns?query=']) {
+      const r = await t.request('DELETE', path);
+      assert.equal(r.status, 400, path);
+      assert.ok(r.body.message.length > 10);
+    }
+    assert.ok(exists(keep));
+  });
+
+  it('deletes by id (unknown ids ignored) and by name/subject search', async () => {
+    const [a, b, c] = [await make('Bulk alpha'), await make('Bulk beta'), await make('Bulk gamma 100%')];
+    const r = await t.request('DELETE', `/api/campaigns?id=${a}&id=${b}&id=99999`);
+    assert.deepEqual(r.body, { data: true });
+    assert.ok(!exists(a) && !exists(b) && exists(c));
+    // The search is a literal substring: "%" does not match everything.
+    assert.deepEqual((await t.request('DELETE', '/api/campaigns?query=zz%25')).body, { data: true });
+    assert.ok(exists(c));
+    assert.equal((await t.request('DELETE', '/api/campaigns?query=gamma 100%25')).status, 200);
+    assert.ok(!exists(c));
+  });
+
+  it('refuses the whole request when it selects a running campaign', async () => {
+    const [idle, running] = [await make('Bulk idle'), await make('Bulk running')];
+    setStatus(running, 'running');
+    const r = await t.request('DELETE', `/api/campaigns?id=${idle}&id=${running}`);
+    assert.equal(r.status, 400);
+    assert.match(r.body.message, new RegExp(`running.*${running}`));
+    assert.ok(exists(idle) && exists(running));
+    setStatus(running, 'cancelled');
+    assert.equal((await t.request('DELETE', `/api/campaigns?id=${idle}&id=${running}`)).status, 200);
+    assert.ok(!exists(idle) && !exists(running));
+  });
+
+  it('deletes only campaigns the caller may manage; all=true deletes every one of them', async () => {
+    const db = t.server.ctx.db;
+    const role = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'bulk-manager', '["campaigns:get","campaigns:manage"]')`).run().lastInsertRowid);
+    const listRole = Number(db.prepare(`INSERT INTO roles (type, name) VALUES ('list', 'bulk-only-b')`).run().lastInsertRowid);
+    db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, listB);
+    const creds = t.apiUser('bulk-manager', role);
+    db.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, 'bulk-manager');
+    const onA = await make('Bulk on A');
+    const onB = await make('Bulk on B', [listB]);
+    assert.equal((await t.request('DELETE', `/api/campaigns?id=${onA}`, undefined, { auth: creds })).status, 200);
+    assert.ok(exists(onA));
+    assert.equal((await t.request('DELETE', '/api/campaigns?all=true', undefined, { auth: creds })).status, 200);
+    assert.ok(exists(onA) && !exists(onB));
+    const noPerm = t.apiUser('bulk-reader', Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'bulk-reader', '["campaigns:get_all"]')`).run().lastInsertRowid));
+    assert.equal((await t.request('DELETE', '/api/campaigns?all=true', undefined, { auth: noPerm })).status, 403);
+    assert.ok(exists(onA));
+  });
+});
+
 describe('preview, test send, archive', () => {
   it('previews with the demo subscriber, stored or posted body', async () => {
     const c = (await t.request('POST', '/api/campaigns', base())).body.data;
@@ -153,11 +211,35 @@ describe('preview, test send, archive', () => {
     assert.equal(g.status, 200);
     assert.match(g.headers.get('content-type')!, /text\/html/);
     assert.match(g.text, /Hello Demo Subscriber/);
+    assert.equal(g.headers.get('content-security-policy'), 'sandbox');
     const p = await t.request('POST', `/api/campaigns/${c.id}/preview`, undefined, { raw: new URLSearchParams({ body: 'Plain {{ .Subscriber.Email }}', content_type: 'plain' }) });
     assert.match(p.headers.get('content-type')!, /text\/plain/);
     assert.match(p.text, /Plain demo@listmonk.app/);
     const bad = await t.request('POST', `/api/campaigns/${c.id}/preview`, undefined, { raw: new URLSearchParams({ body: '{{ .Nope' }) });
     assert.equal(bad.status, 400);
+  });
+
+  it('previews the archive page with posted archive_meta and template, sandboxed', async () => {
+    const c = (await t.request('POST', '/api/campaigns', { ...base(), archive_meta: { name: 'Stored Reader' } })).body.data;
+    const stored = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, { raw: new URLSearchParams({}) });
+    assert.equal(stored.status, 200, stored.text);
+    assert.match(stored.headers.get('content-type')!, /text\/html/);
+    assert.equal(stored.headers.get('content-security-policy'), 'sandbox');
+    assert.match(stored.text, /Hello Stored Reader/);
+    const tpl = Number(t.server.ctx.db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Archive frame', 'campaign', '', '<main class="frame">{{ template "content" . }}</main>')`).run().lastInsertRowid);
+    const posted = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, {
+      raw: new URLSearchParams({ template_id: String(tpl), archive_meta: JSON.stringify({ Name: 'Posted <Reader>', email: 'p@example.com' }) }),
+    });
+    assert.equal(posted.status, 200, posted.text);
+    assert.match(posted.text, /<main class="frame"><p>Hello Posted &lt;Reader&gt;<\/p><\/main>/);
+    const bad = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, { raw: new URLSearchParams({ archive_meta: '{nope' }) });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.message, /archive_meta/);
+    const list = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, { raw: new URLSearchParams({ archive_meta: '[1]' }) });
+    assert.equal(list.status, 400);
+    assert.equal((await t.request('POST', '/api/campaigns/99999/preview/archive', undefined, { raw: new URLSearchParams({}) })).status, 404);
+    const db = t.server.ctx.db;
+    assert.equal(db.prepare('SELECT COUNT(*) FROM campaign_views').pluck().get(), 0);
   });
 
   it('test-sends the edited campaign to existing subscribers only, uncounted', async () => {

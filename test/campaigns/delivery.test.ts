@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { addList, addMany, addSubscriber, until } from './fixtures.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { deliveryFor } from '../../src/delivery/index.ts';
 
 let t: TestServer;
@@ -78,7 +80,10 @@ describe('a campaign to a mixed audience', () => {
     const m = received(camp.uuid).find((x) => x.to[0] === 'both@example.com')!;
     assert.equal(m.parsed.subject, 'Hello Gus Both');
     assert.match(String(m.parsed.html), /Dear Gus Both/);
-    assert.match(String(m.parsed.text), /Dear Gus Both/);
+    const text = String(m.parsed.text);
+    assert.match(text, /Dear Gus Both/);
+    assert.match(text, new RegExp(`Read \\(${t.url}/link/[0-9a-f-]{36}/${camp.uuid}/`));
+    assert.doesNotMatch(text, /<img|px\.png|\{\{/);
     assert.equal(m.parsed.headers.get('x-listmonk-campaign'), camp.uuid);
     assert.equal(m.parsed.headers.get('x-custom'), 'for both@example.com');
     const subUuid = t.server.ctx.db.prepare('SELECT uuid FROM subscribers WHERE email = ?').pluck().get('both@example.com');
@@ -133,9 +138,45 @@ describe('a campaign to a mixed audience', () => {
     assert.equal((await fetch(`${t.url}/campaign/${camp.uuid}/${other}`)).status, 404);
   });
 
-  it('sends the admins the finished notice', async () => {
+  it('sends the admins the finished notice, rendered from the campaign-status template', async () => {
     const notice = await until('the notice', () => sink.messages.find((m) => m.parsed.subject === 'Finished: Mixed'));
     assert.deepEqual(notice.to, ['admin@example.com']);
+    const html = String(notice.parsed.html);
+    assert.match(html, /^<!doctype html>/);
+    assert.match(html, /<h1>Campaign status changed<\/h1>/);
+    assert.ok(html.includes(`<a href="${t.url}/admin/campaigns/${camp.id}">Mixed</a>`));
+    assert.match(html, /<strong>Finished<\/strong>/);
+    assert.match(html, /5 \/ 5/);
+    assert.doesNotMatch(html, /Reason/);
+    assert.match(String(notice.parsed.text), /Status\s+Finished/);
+  });
+
+  it('unsubscribes with one click from the List-Unsubscribe URL; the next campaign skips the subscriber', async () => {
+    const db = t.server.ctx.db;
+    const m = received(camp.uuid).find((x) => x.to[0] === 'single-confirmed@example.com')!;
+    const header = m.raw.replace(/\r\n[ \t]+/g, ' ').match(/^List-Unsubscribe: <([^>]+)>/m)![1];
+    const res = await fetch(header, { method: 'POST', body: new URLSearchParams({ 'List-Unsubscribe': 'One-Click' }) });
+    assert.equal(res.status, 200);
+    const subId = db.prepare('SELECT id FROM subscribers WHERE email = ?').pluck().get('single-confirmed@example.com');
+    const lists = db.prepare('SELECT l.name, sl.status FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id WHERE sl.subscriber_id = ?').all(subId);
+    assert.deepEqual(lists, [{ name: 'Single', status: 'unsubscribed' }]);
+
+    await settings({ 'privacy.unsubscribe_mailto': ' Unsub@Example.com ' });
+    try {
+      const single = db.prepare(`SELECT id FROM lists WHERE name = 'Single'`).pluck().get();
+      const next = (await t.request('POST', '/api/campaigns', { name: 'Next', subject: 'Next', lists: [single], body: '<p>again</p>', content_type: 'html' })).body.data;
+      await t.request('PUT', `/api/campaigns/${next.id}/status`, { status: 'running' });
+      await until('the next campaign to finish', async () => (await campaignStatus(next.id)).status === 'finished');
+      const to = received(next.uuid).map((x) => x.to[0]).sort();
+      assert.deepEqual(to, ['both@example.com', 'single-unconfirmed@example.com']);
+      const unfolded = received(next.uuid)[0].raw.replace(/\r\n[ \t]+/g, ' ');
+      assert.match(unfolded, /List-Unsubscribe: <[^>]+\/subscription\/[^>]+>, <mailto:unsub@example\.com\?subject=unsubscribe>\r\n/);
+    } finally {
+      await settings({ 'privacy.unsubscribe_mailto': '' });
+    }
+    const bad = await t.request('PUT', '/api/settings', { 'privacy.unsubscribe_mailto': 'not an address' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.message, /privacy\.unsubscribe_mailto/);
   });
 });
 
@@ -185,6 +226,31 @@ describe('pause, resume and cancel', () => {
 });
 
 describe('send errors', () => {
+  it('pauses at the error threshold and sends the admins the paused notice with the reason', async () => {
+    // The campaign goes through a postback messenger that always fails; the notice goes by e-mail.
+    const hook = createServer((_req, res) => res.writeHead(500).end('down'));
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    try {
+      await settings({
+        messengers: [{ enabled: true, name: 'failing', root_url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`, username: '', password: '', max_conns: 1, timeout: '5s', max_msg_retries: 0 }],
+        'app.max_send_errors': 2,
+      });
+      const db = t.server.ctx.db;
+      const list = addList(db, 'Hook list', 'single');
+      addMany(db, list, 'hook', 6);
+      const c = (await t.request('POST', '/api/campaigns', { name: 'Hooked', subject: 'H', lists: [list], body: '<p>x</p>', content_type: 'html', messenger: 'failing' })).body.data;
+      await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
+      const notice = await until('the paused notice', () => sink.messages.find((m) => m.parsed.subject === 'Paused: Hooked'));
+      const html = String(notice.parsed.html);
+      assert.match(html, /<strong>Paused<\/strong>/);
+      assert.match(html, /Reason[\s\S]*Too many errors \(2\); last: postback failing: HTTP 500/);
+      assert.equal((await campaignStatus(c.id)).status, 'paused');
+    } finally {
+      await settings({ messengers: [], 'app.max_send_errors': 1000 });
+      hook.close();
+    }
+  });
+
   it('pauses the campaign when app.max_send_errors is reached', async () => {
     const failing = await startSmtpSink({ rejectWith: { code: 550, message: 'No such user' } });
     try {

@@ -149,3 +149,32 @@ describe('CORS', () => {
     await t.request('PUT', '/api/settings', { 'security.trusted_urls': [] });
   });
 });
+
+describe('public root pages', () => {
+  it('serves a landing page linking to sign-in and the enabled public features', async () => {
+    const res = await t.request('GET', '/', undefined, { auth: null });
+    assert.equal(res.status, 200);
+    assert.match(res.text, /href="\/admin"/);
+    assert.match(res.text, /href="\/subscription\/form"/);
+    await t.request('PUT', '/api/settings', { 'app.enable_public_archive': false });
+    assert.doesNotMatch((await t.request('GET', '/', undefined, { auth: null })).text, /href="\/archive"/);
+    await t.request('PUT', '/api/settings', { 'app.enable_public_archive': true });
+  });
+
+  it('serves robots.txt that keeps crawlers off per-subscriber links', async () => {
+    const res = await t.request('GET', '/robots.txt', undefined, { auth: null });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
+    assert.match(res.text, /Disallow: \/subscription\/\nDisallow: \/campaign\/\nDisallow: \/link\//);
+  });
+
+  it('serves the public custom CSS and JS from the appearance settings', async () => {
+    await t.request('PUT', '/api/settings', { 'appearance.public.custom_css': 'body{color:red}' });
+    const css = await t.request('GET', '/public/custom.css', undefined, { auth: null });
+    assert.equal(css.text, 'body{color:red}');
+    assert.match(css.headers.get('content-type') ?? '', /text\/css/);
+    const js = await t.request('GET', '/public/custom.js', undefined, { auth: null });
+    assert.equal(js.status, 200);
+    assert.equal(js.text, '');
+  });
+});

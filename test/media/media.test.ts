@@ -21,6 +21,16 @@ function form(name: string, data: Buffer | string, type: string, field = 'file')
 const upload = (name: string, data: Buffer | string, type: string, opts: { auth?: string; field?: string } = {}) =>
   t.request('POST', '/api/media', undefined, { raw: form(name, data, type, opts.field), auth: opts.auth });
 const uploads = () => join(t.dir, 'uploads');
+function textForm(): FormData {
+  const f = new FormData();
+  f.append('file', 'just text');
+  return f;
+}
+function twoFiles(): FormData {
+  const f = form('a.pdf', pdf, 'application/pdf');
+  f.append('file', new Blob([pdf], { type: 'application/pdf' }), 'b.pdf');
+  return f;
+}
 
 /** A PNG of the given size (8-bit grey, all black); `rows` limits the pixel data that follows the header. */
 function pngOf(width: number, height: number, rows = height): Buffer {
@@ -120,12 +130,12 @@ describe('media upload', () => {
   const refused: { name: string; send: () => Promise<{ status: number; body: any }>; message: RegExp }[] = [
     { name: 'extension not allowed', send: () => upload('run.exe', 'MZ', 'application/octet-stream'), message: /\.exe.*not allowed/ },
     { name: 'no extension with a list lacking *', send: () => upload('README', 'hello', 'text/plain'), message: /without extension/ },
-    { name: 'larger than upload.max_file_size', send: () => upload('big.png', Buffer.alloc(101 * 1024, 1), 'image/png'), message: /larger than the upload limit of 100 KB/ },
-    { name: 'far larger than the limit (body cut off)', send: () => upload('huge.pdf', Buffer.alloc(400 * 1024, 1), 'application/pdf'), message: /upload limit/ },
-    { name: 'no "file" part', send: () => upload('a.png', png, 'image/png', { field: 'other' }), message: /"file" is required/ },
+    { name: 'larger than upload.max_file_size', send: () => upload('big.png', Buffer.alloc(101 * 1024, 1), 'image/png'), message: /"big\.png" is larger than 100 KB/ },
+    { name: 'far larger than the limit', send: () => upload('huge.pdf', Buffer.alloc(400 * 1024, 1), 'application/pdf'), message: /"huge\.pdf" is larger than 100 KB/ },
+    { name: 'a file in another field', send: () => upload('a.png', png, 'image/png', { field: 'other' }), message: /unexpected file in the form field "other"/ },
+    { name: 'no "file" part', send: () => t.request('POST', '/api/media', undefined, { raw: textForm() }), message: /"file" is required/ },
+    { name: 'two files', send: () => t.request('POST', '/api/media', undefined, { raw: twoFiles() }), message: /at most 1 file/ },
     { name: 'not multipart', send: () => t.request('POST', '/api/media', { file: 'x' }), message: /multipart/ },
-    { name: 'path traversal in the name', send: () => upload('../../etc/evil.png', png, 'image/png'), message: /must not contain a path/ },
-    { name: 'windows path in the name', send: () => upload('..\\..\\evil.png', png, 'image/png'), message: /must not contain a path/ },
     { name: 'hidden file name', send: () => upload('.htaccess.png', png, 'image/png'), message: /starting with a dot/ },
     { name: 'an image that is not one', send: () => upload('broken.png', 'not an image at all', 'image/png'), message: /image could not be read/ },
     // Both stay under sharp's own default limit (268 megapixels): ours must refuse them.
@@ -143,6 +153,26 @@ describe('media upload', () => {
       assert.equal((await t.request('GET', '/api/media')).body.data.length, count);
     });
   }
+
+  it('a too-big upload leaves nothing in the uploads folder, not even its incoming folder', async () => {
+    const before = readdirSync(uploads()).sort();
+    const res = await upload('toobig.pdf', Buffer.alloc(300 * 1024, 7), 'application/pdf');
+    assert.equal(res.status, 400);
+    const after = readdirSync(uploads());
+    assert.deepEqual(after.filter((n) => n.startsWith('.incoming-')), []);
+    assert.ok(!after.some((n) => n.startsWith('toobig')));
+    assert.deepEqual(after.sort(), before);
+  });
+
+  it('keeps only the last part of a file name with a path (as listmonk), inside the uploads folder', async () => {
+    for (const name of ['../../etc/evil.pdf', '..\\..\\evil.pdf']) {
+      const res = await upload(name, pdf, 'application/pdf');
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.body.data.filename, /^evil(_[a-z0-9]{6})?\.pdf$/);
+      assert.ok(existsSync(join(uploads(), res.body.data.filename)));
+    }
+    assert.ok(!existsSync(join(t.dir, 'etc')));
+  });
 
   it('needs media:manage to upload and media:get to read', async () => {
     const roleId = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'media-reader', '["media:get"]')`).run().lastInsertRowid);

@@ -89,6 +89,27 @@ describe('POST /api/tx', () => {
     });
   }
 
+  it('applies the subscriber address rules: the domain blocklist and allowlist', async () => {
+    const set = async (over: Record<string, unknown>) => assert.equal((await t.request('PUT', '/api/settings', over)).status, 200);
+    const send = (email: string) => t.request('POST', '/api/tx', { subscriber_mode: 'external', subscriber_emails: [email], template_id: tpl });
+    const n = sink.messages.length;
+    try {
+      await set({ 'privacy.domain_blocklist': ['*.blocked.example'] });
+      for (const email of ['x@blocked.example', 'x@mail.blocked.example']) {
+        const r = await send(email);
+        assert.equal(r.status, 400, email);
+        assert.match(r.body.message, /subscriber_emails.*blocked\.example.*domain are not accepted/);
+      }
+      assert.equal(sink.messages.length, n);
+      await set({ 'privacy.domain_blocklist': [], 'privacy.domain_allowlist': ['allowed.example'] });
+      assert.equal((await send('x@other.example')).status, 400);
+      assert.equal((await send('x@allowed.example')).status, 200);
+      await newMail(n);
+    } finally {
+      await set({ 'privacy.domain_blocklist': [], 'privacy.domain_allowlist': [] });
+    }
+  });
+
   it('refuses a multipart request without a data part', async () => {
     const form = new FormData();
     form.append('file', new Blob(['x']), 'x.txt');
@@ -96,4 +117,24 @@ describe('POST /api/tx', () => {
     assert.equal(r.status, 400);
     assert.match(r.body.message, /"data"/);
   });
+  const message = JSON.stringify({ subscriber_email: 'ann@example.com', template_id: 1, data: { order: 'E' } });
+  const multipartRefusals: [string, (f: FormData) => void, RegExp][] = [
+    ['an attachment over 25 MB', (f) => f.append('file', new Blob([Buffer.alloc(25 * 1024 * 1024 + 1, 1)]), 'big.bin'), /"big\.bin" is larger than 25 MB/],
+    ['more than 10 attachments', (f) => { for (let i = 0; i < 11; i++) f.append('file', new Blob(['x']), `f${i}.txt`); }, /at most 10 file/],
+    ['attachments over 25 MB in total', (f) => { for (let i = 0; i < 2; i++) f.append('file', new Blob([Buffer.alloc(13 * 1024 * 1024, 1)]), `half${i}.bin`); }, /larger than 25 MB in total/],
+    ['a file in another field', (f) => f.append('attachment', new Blob(['x']), 'x.txt'), /unexpected file in the form field "attachment"/],
+    ['"data" that is not JSON', (f) => f.set('data', '{nope'), /invalid "data"/],
+  ];
+  for (const [name, build, msg] of multipartRefusals) {
+    it(`refuses a multipart request with ${name}`, async () => {
+      const n = sink.messages.length;
+      const form = new FormData();
+      form.append('data', message.replace('"template_id":1', `"template_id":${tpl}`));
+      build(form);
+      const r = await t.request('POST', '/api/tx', undefined, { raw: form });
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.body.message, msg);
+      assert.equal(sink.messages.length, n);
+    });
+  }
 });

@@ -252,10 +252,13 @@ describe('admin sign-in', () => {
       assert.equal(sink.messages.length, 1);
       assert.deepEqual(mail.to, ['sofia@acme.example']);
       const text = mail.parsed.text ?? '';
-      resetUrl = /http:\/\/localhost:9000\/admin\/reset\?token=\S+/.exec(text)![0];
+      resetUrl = /http:\/\/localhost:9000\/admin\/reset\?token=[A-Za-z0-9]+/.exec(text)![0];
       token = new URL(resetUrl).searchParams.get('token')!;
       pageTokens.push(token);
       assert.equal(token.length, 64);
+      // The forgot-password system template, rendered with the language pack.
+      assert.match(String(mail.parsed.html), new RegExp(`<a class="button" href="${resetUrl.replace(/[?]/g, '\\?')}"`));
+      assert.match(String(mail.parsed.html), /<html lang="en"/);
       assert.equal(q('SELECT * FROM password_resets WHERE token_hash = ?', token).length, 0);
       assert.equal(q('SELECT * FROM password_resets WHERE token_hash = ?', sha256Hex(token)).length, 1);
     });
@@ -290,7 +293,7 @@ describe('admin sign-in', () => {
     it('an expired link cannot be used', async () => {
       await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'sofia@acme.example' }) });
       const [, mail] = await sink.waitFor(2);
-      const tok = new URL(/http:\/\/localhost:9000\/admin\/reset\?token=\S+/.exec(mail.parsed.text ?? '')![0]).searchParams.get('token')!;
+      const tok = new URL(/http:\/\/localhost:9000\/admin\/reset\?token=[A-Za-z0-9]+/.exec(mail.parsed.text ?? '')![0]).searchParams.get('token')!;
       pageTokens.push(tok);
       t.server.ctx.db.prepare('UPDATE password_resets SET expires_at = ?').run(new Date(Date.now() - 1000).toISOString());
       assert.equal((await r.request('GET', `/admin/reset?token=${tok}`, undefined, { auth: null })).status, 400);
