@@ -1,16 +1,15 @@
-// The subscriber importer: one import at a time, in the background. A parser thread reads
-// and validates the upload (parse-worker.ts) while this thread writes the batches, one
-// transaction each, yielding to the event loop between them so the API keeps answering.
-import { existsSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+// The subscriber importer: one import at a time, in the background, on two threads: the
+// parser thread (parse-worker.ts) reads and validates the upload and hands row batches to the
+// writer thread (write-worker.ts), which writes them through its own connection. The main
+// thread only keeps the status and the log, so the API never waits on an import.
+import { rmSync } from 'node:fs';
+import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.ts';
 import { conflict } from '../http/errors.ts';
 import { domainRules } from '../subscribers/email.ts';
-import { parseSource, sliceBatch, type ParseOptions, type RowBatch } from './parse.ts';
-import type { ParserJob, ParserMessage } from './parse-worker.ts';
 import type { ImportSource } from './source.ts';
 import { ImportStore, type WriteOptions } from './store.ts';
+import { CONTROL_IMPORTED, CONTROL_STOP, startThread, type WriterMessage } from './threads.ts';
 import { systemMessage } from '../mail/system.ts';
 
 export type ImportState = 'none' | 'importing' | 'stopping' | 'finished' | 'failed';
@@ -34,34 +33,7 @@ export interface ImportJob {
 /** Rows per parsed batch; at most this many batches wait for the writer (bounded memory). */
 const BATCH_ROWS = 5000;
 const MAX_BATCHES_IN_FLIGHT = 3;
-/**
- * Each write transaction runs on the event loop, so its length is how long the API waits. The
- * writer sizes its transactions to take about this long (fewer, larger commits are faster;
- * shorter ones keep the API answering) and yields to the event loop between them.
- */
-const TRANSACTION_TARGET_MS = 40;
-const MIN_TRANSACTION_ROWS = 100;
-const MAX_TRANSACTION_ROWS = 5000;
 const MAX_LOG_LINES = 10_000;
-/** Page cache while importing (KiB): keeps the e-mail and name indexes in memory. */
-const IMPORT_CACHE_KIB = 96 * 1024;
-
-class StopSignal extends Error {}
-
-/**
- * Starts the parser thread: its bundle beside dist/cli.js in a build; from source (tests,
- * tsx) the .ts file, through tsx's loader, which worker threads do not inherit. Null when the
- * bundle is missing.
- */
-function startParser(job: ParserJob): Worker | null {
-  if (import.meta.url.endsWith('.ts')) {
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const script = new URL('./parse-worker.ts', import.meta.url).href;
-    return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(script)}); })`, { eval: true, workerData: job });
-  }
-  const bundle = new URL('./import-parser.js', import.meta.url);
-  return existsSync(fileURLToPath(bundle)) ? new Worker(bundle, { workerData: job }) : null;
-}
 
 export class Importer {
   private state: ImportStatus = { name: '', total: 0, imported: 0, status: 'none' };
@@ -69,8 +41,9 @@ export class Importer {
   private suppressed = 0;
   /** Held from the moment an upload is accepted for reading until the import ends. */
   private busy = false;
-  private stopRequested = false;
   private running: Promise<void> | null = null;
+  /** Shared with the writer thread while an import runs (stop flag, rows imported). */
+  private control: Int32Array | null = null;
   private readonly store: ImportStore;
 
   constructor(private readonly ctx: AppContext) {
@@ -78,6 +51,7 @@ export class Importer {
   }
 
   status(): ImportStatus {
+    if (this.control) this.state.imported = Atomics.load(this.control, CONTROL_IMPORTED);
     return { ...this.state };
   }
 
@@ -88,7 +62,10 @@ export class Importer {
 
   /** Claims the importer for an upload about to be read; 409 if one is running. */
   reserve(): void {
-    if (this.busy) throw conflict(`an import is already running ("${this.state.name}", ${this.state.imported} of ${this.state.total} rows); stop it or wait for it to finish`);
+    if (this.busy) {
+      const s = this.status();
+      throw conflict(`an import is already running ("${s.name}", ${s.imported} of ${s.total} rows); stop it or wait for it to finish`);
+    }
     this.busy = true;
   }
 
@@ -105,11 +82,13 @@ export class Importer {
     this.state = { name: job.name, total: 0, imported: 0, status: 'importing' };
     this.logLines = [];
     this.suppressed = 0;
-    this.stopRequested = false;
+    this.control = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
     this.log(`importing "${job.name}" (${job.source.files.map((f) => f.name).join(', ')}) in ${job.write.mode} mode`);
     // The final status is published last, once the importer is free for the next upload.
-    this.running = this.run(job).then((final) => {
+    this.running = this.run(job, this.control).then((final) => {
       rmSync(job.dir, { recursive: true, force: true });
+      this.state.imported = Atomics.load(this.control!, CONTROL_IMPORTED);
+      this.control = null;
       this.running = null;
       this.busy = false;
       this.state.status = final;
@@ -121,7 +100,7 @@ export class Importer {
   stop(): ImportStatus {
     if (this.running) {
       if (this.state.status === 'importing') {
-        this.stopRequested = true;
+        Atomics.store(this.control!, CONTROL_STOP, 1);
         this.state.status = 'stopping';
         this.log('stop requested');
       }
@@ -146,55 +125,23 @@ export class Importer {
     this.logLines.push(`${new Date().toISOString()} ${line}`);
   }
 
-  private async run(job: ImportJob): Promise<'finished' | 'failed'> {
-    const db = this.ctx.db;
-    const previousCache = db.pragma('cache_size', { simple: true }) as number;
-    db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
-    const opts: ParseOptions = { delim: job.delim, rules: domainRules(this.ctx.settings), batchSize: BATCH_ROWS };
-    let dbError: Error | null = null;
-    let final: 'finished' | 'failed';
-    let rowsPerTransaction = 1000;
-    const writeBatch = async (batch: RowBatch) => {
-      for (let from = 0; from < batch.emails.length;) {
-        if (this.stopRequested) throw new StopSignal();
-        const to = Math.min(batch.emails.length, from + rowsPerTransaction);
-        const started = performance.now();
-        try {
-          this.state.imported += this.store.writeBatch(sliceBatch(batch, from, to), job.write);
-        } catch (e) {
-          dbError = e as Error;
-          throw e;
-        }
-        // A full transaction tells the pace; the next one is sized for the target (at most
-        // halved or doubled per step).
-        if (to - from === rowsPerTransaction) {
-          const paced = (rowsPerTransaction * TRANSACTION_TARGET_MS) / Math.max(1, performance.now() - started);
-          rowsPerTransaction = Math.round(Math.min(MAX_TRANSACTION_ROWS, rowsPerTransaction * 2, Math.max(MIN_TRANSACTION_ROWS, rowsPerTransaction / 2, paced)));
-        }
-        from = to;
-        await new Promise((r) => setImmediate(r));
-      }
-    };
+  private async run(job: ImportJob, control: Int32Array): Promise<'finished' | 'failed'> {
+    let outcome: WriterMessage;
     try {
-      const worker = startParser({ source: job.source, opts, maxInFlight: MAX_BATCHES_IN_FLIGHT });
-      if (worker) await this.consume(worker, writeBatch);
-      else {
-        this.ctx.log.warn('import: parser thread script not found; parsing on the main thread (slower)');
-        await parseSource(job.source, opts, { total: (n) => (this.state.total = n), log: (l) => this.log(l), batch: writeBatch });
-      }
-      this.log(`finished: ${this.state.imported} rows imported`);
-      final = 'finished';
+      outcome = await this.runThreads(job, control);
     } catch (e) {
-      if (e instanceof StopSignal) {
-        this.log(`stopped: ${this.state.imported} rows imported`);
-        final = 'finished';
-      } else {
-        this.log(`failed: ${(e as Error).message}`);
-        this.ctx.log.error(`import of "${job.name}" failed: ${(e as Error).message}`);
-        final = 'failed';
-      }
-    } finally {
-      db.pragma(`cache_size = ${previousCache}`);
+      outcome = { type: 'failed', message: (e as Error).message, dbError: false };
+    }
+    const imported = Atomics.load(control, CONTROL_IMPORTED);
+    let final: 'finished' | 'failed';
+    if (outcome.type === 'done') {
+      this.log(outcome.stopped ? `stopped: ${imported} rows imported` : `finished: ${imported} rows imported`);
+      final = 'finished';
+    } else {
+      const message = outcome.type === 'failed' ? outcome.message : 'unexpected message';
+      this.log(`failed: ${message}`);
+      this.ctx.log.error(`import of "${job.name}" failed: ${message}`);
+      final = 'failed';
     }
     try {
       this.store.touchLists(job.write.mode === 'subscribe' ? job.write.lists : []);
@@ -202,42 +149,51 @@ export class Importer {
       this.ctx.log.error(`import: updating the lists failed: ${(e as Error).message}`);
     }
     // listmonk notifies on completion and on database errors, not on unreadable files.
-    if (final === 'finished' || dbError) await this.notify(final);
+    if (final === 'finished' || (outcome.type === 'failed' && outcome.dbError)) await this.notify(final, imported);
     return final;
   }
 
-  private consume(worker: Worker, writeBatch: (b: RowBatch) => Promise<void>): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let chain = Promise.resolve();
+  /** Runs the parser and writer threads to the end; resolves with the writer's last word. */
+  private runThreads(job: ImportJob, control: Int32Array): Promise<WriterMessage> {
+    const channel = new MessageChannel();
+    const parser = startThread('parser', {
+      source: job.source,
+      opts: { delim: job.delim, rules: domainRules(this.ctx.settings), batchSize: BATCH_ROWS },
+      maxInFlight: MAX_BATCHES_IN_FLIGHT,
+      writer: channel.port1,
+    }, [channel.port1]);
+    let writer: Worker;
+    try {
+      writer = startThread('writer', { dbPath: this.ctx.db.name, write: job.write, parser: channel.port2, control: control.buffer as SharedArrayBuffer }, [channel.port2]);
+    } catch (e) {
+      void parser.terminate();
+      throw e;
+    }
+    return new Promise<WriterMessage>((resolve) => {
       let settled = false;
-      const finish = (err: Error | null) => {
+      const finish = (m: WriterMessage) => {
         if (settled) return;
         settled = true;
-        void worker.terminate();
-        if (err) reject(err);
-        else resolve();
+        void parser.terminate();
+        void writer.terminate();
+        resolve(m);
       };
-      worker.on('message', (m: ParserMessage) => {
-        chain = chain.then(async () => {
-          if (settled) return;
-          if (m.type === 'total') this.state.total = m.n;
-          else if (m.type === 'log') this.log(m.line);
-          else if (m.type === 'batch') {
-            await writeBatch(m.batch);
-            worker.postMessage('ack');
-          } else if (m.type === 'done') finish(null);
-          else finish(new Error(m.message));
-        }).catch((e: Error) => finish(e));
+      writer.on('message', (m: WriterMessage) => {
+        if (m.type === 'total') this.state.total = m.n;
+        else if (m.type === 'log') this.log(m.line);
+        else finish(m);
       });
-      worker.on('error', (e) => finish(e));
-      worker.on('exit', (code) => finish(settled ? null : new Error(`the parser thread exited (code ${code})`)));
+      for (const [name, w] of [['parser', parser], ['writer', writer]] as const) {
+        w.on('error', (e) => finish({ type: 'failed', message: `${name} thread: ${e.message}`, dbError: name === 'writer' }));
+        w.on('exit', (code) => finish({ type: 'failed', message: `the ${name} thread exited (code ${code})`, dbError: false }));
+      }
     });
   }
 
-  private async notify(final: 'finished' | 'failed'): Promise<void> {
+  private async notify(final: 'finished' | 'failed', imported: number): Promise<void> {
     const to = this.ctx.settings.get<string[]>('app.notify_emails') ?? [];
     if (!to.length || !this.ctx.mailer.has('email')) return;
-    const s = { ...this.state, status: final };
+    const s = { ...this.state, imported, status: final };
     try {
       const data = { Name: s.name, Status: s.status, Imported: s.imported, Total: s.total };
       await this.ctx.mailer.send('email', systemMessage(this.ctx, 'import-status', data, to, `Import ${s.status}: ${s.name}`));

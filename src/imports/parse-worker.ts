@@ -1,14 +1,16 @@
-// The import's parser thread: reads the upload and posts validated row batches to the main
-// thread, which writes them. At most `maxInFlight` batches wait unacknowledged, so memory
-// stays bounded however fast the parser is.
-import { parentPort, workerData } from 'node:worker_threads';
-import { ImportFileError, parseSource, type ParseOptions, type RowBatch } from './parse.ts';
+// The import's parser thread: reads the upload and posts validated row batches to the writer
+// thread (write-worker.ts) over a channel. At most `maxInFlight` batches wait unacknowledged,
+// so memory stays bounded however fast the parser is.
+import { workerData, type MessagePort } from 'node:worker_threads';
+import { parseSource, type ParseOptions, type RowBatch } from './parse.ts';
 import type { ImportSource } from './source.ts';
 
 export interface ParserJob {
   source: ImportSource;
   opts: ParseOptions;
   maxInFlight: number;
+  /** The writer thread's end of the channel. */
+  writer: MessagePort;
 }
 
 export type ParserMessage =
@@ -16,11 +18,10 @@ export type ParserMessage =
   | { type: 'log'; line: string }
   | { type: 'batch'; batch: RowBatch }
   | { type: 'done' }
-  | { type: 'failed'; message: string; fileProblem: boolean };
+  | { type: 'failed'; message: string };
 
-const port = parentPort;
-if (!port) throw new Error('parse-worker.ts runs as a worker thread');
 const job = workerData as ParserJob;
+const port = job.writer;
 const post = (m: ParserMessage) => port.postMessage(m);
 
 let inFlight = 0;
@@ -41,5 +42,5 @@ parseSource(job.source, job.opts, {
   },
 }).then(
   () => post({ type: 'done' }),
-  (e: Error) => post({ type: 'failed', message: e.message, fileProblem: e instanceof ImportFileError || e.name === 'CsvError' }),
+  (e: Error) => post({ type: 'failed', message: e.message }),
 );
