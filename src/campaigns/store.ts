@@ -13,33 +13,15 @@ export type ContentType = (typeof CONTENT_TYPES)[number];
 export type HeaderList = Record<string, string>[];
 
 /** A campaign row with its JSON columns decoded. */
-export interface CampaignRow {
+export interface CampaignRow extends CampaignFields {
   id: number;
   uuid: string;
-  name: string;
-  subject: string;
-  from_email: string;
-  body: string;
-  body_source: string | null;
-  altbody: string | null;
-  content_type: ContentType;
-  send_at: string | null;
-  headers: HeaderList;
-  attribs: Record<string, unknown>;
   status: CampaignStatus;
   status_reason: string;
-  tags: string[];
-  type: 'regular' | 'optin';
-  messenger: string;
-  template_id: number | null;
   to_send: number;
   sent: number;
   max_subscriber_id: number;
   last_subscriber_id: number;
-  archive: boolean;
-  archive_slug: string | null;
-  archive_template_id: number | null;
-  archive_meta: Record<string, unknown>;
   started_at: string | null;
   created_at: string;
   updated_at: string;
