@@ -68,8 +68,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         shutdownHooks.push(fn);
       },
     };
-    mailer.rebuild(settings.all());
+    // Modules register their messenger kinds while the app is built; the first build follows.
     const app = createApp(ctx);
+    mailer.rebuild(settings.all());
 
     const server = await new Promise<Server>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server));

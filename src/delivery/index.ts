@@ -25,7 +25,6 @@ export function deliveryFor(ctx: AppContext): Delivery {
   d = { campaigns, tracking, engine, service: new CampaignService(ctx, campaigns, tracking, engine) };
   byContext.set(ctx, d);
   ctx.mailer.addFactory(postbackMessengers);
-  ctx.mailer.rebuild(ctx.settings.all());
   engine.start();
   ctx.onShutdown(() => engine.stop());
   return d;
