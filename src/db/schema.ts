@@ -212,6 +212,12 @@ export const subscriberBulkInsert = sqliteTable('subscriber_bulk_insert', {
   fromId: integer('from_id'),
 });
 
+/** Id ranges of bulk-imported subscribers not yet in the search index (0060). */
+export const subscriberSearchBacklog = sqliteTable('subscriber_search_backlog', {
+  firstId: integer('first_id').primaryKey(),
+  lastId: integer('last_id').notNull(),
+});
+
 export const dashboardCounts = sqliteTable('dashboard_counts', {
   key: text('key').primaryKey(),
   n: integer('n').notNull(),

@@ -1,11 +1,12 @@
-// Bulk subscriber inserts. AFTER INSERT triggers that keep derived data (counters, search
-// indexes) skip the rows of a bulk batch (their WHEN clause compares with
+// Bulk subscriber inserts. AFTER INSERT triggers that keep derived data (counters, the search
+// index) skip the rows of a bulk batch (their WHEN clause compares with
 // subscriber_bulk_insert.from_id, see sql/0040), and each BulkFiller brings its data up to
 // date for the whole batch in a few set-based statements, in the same transaction.
 // A module that adds such a trigger gates it the same way and adds its filler in
 // ImportStore's constructor.
 import type { DB } from '../db/connection.ts';
 import type { Prepare } from '../db/statements.ts';
+import type { SearchBacklog } from './search-backlog.ts';
 
 export interface BulkFiller {
   fillBulk(firstId: number, lastId: number): void;
@@ -20,19 +21,19 @@ const SQL = {
   fillListCounts: `INSERT INTO list_subscriber_counts (list_id, status, n)
     SELECT list_id, status, COUNT(*) FROM subscriber_lists WHERE subscriber_id BETWEEN ? AND ? GROUP BY list_id, status
     ON CONFLICT (list_id, status) DO UPDATE SET n = n + excluded.n`,
-  fillSearch: `INSERT INTO subscribers_fts (rowid, name, email, attribs)
-    SELECT id, name, email, (SELECT group_concat(value, ' ') FROM json_tree(subscribers.attribs) WHERE type = 'text')
-    FROM subscribers WHERE id BETWEEN ? AND ?`,
 };
 
-/** The subscriber total, the per-list counts and the search index, for a bulk-inserted id range. */
+/**
+ * The subscriber total and the per-list counts for a bulk-inserted id range; the range goes on
+ * the search backlog, indexed after the import (search-backlog.ts).
+ */
 export class AudienceFiller implements BulkFiller {
-  constructor(private readonly sql: Prepare) {}
+  constructor(private readonly sql: Prepare, private readonly backlog: SearchBacklog) {}
 
   fillBulk(firstId: number, lastId: number): void {
     this.sql(SQL.fillTotal).run(firstId, lastId);
     this.sql(SQL.fillListCounts).run(firstId, lastId);
-    this.sql(SQL.fillSearch).run(firstId, lastId);
+    this.backlog.add(firstId, lastId);
   }
 }
 

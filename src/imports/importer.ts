@@ -8,6 +8,7 @@ import type { AppContext } from '../context.ts';
 import { conflict } from '../http/errors.ts';
 import { domainRules } from '../subscribers/email.ts';
 import type { ImportSource } from './source.ts';
+import type { SearchIndexer } from './search-indexer.ts';
 import { ImportStore, type WriteOptions } from './store.ts';
 import { CONTROL_IMPORTED, CONTROL_STOP, startThread, type WriterMessage } from './threads.ts';
 import { systemMessage } from '../mail/system.ts';
@@ -46,7 +47,7 @@ export class Importer {
   private control: Int32Array | null = null;
   private readonly store: ImportStore;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: AppContext, private readonly indexer: SearchIndexer) {
     this.store = new ImportStore(ctx.db);
   }
 
@@ -84,9 +85,11 @@ export class Importer {
     this.suppressed = 0;
     this.control = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
     this.log(`importing "${job.name}" (${job.source.files.map((f) => f.name).join(', ')}) in ${job.write.mode} mode`);
+    this.indexer.hold();
     // The final status is published last, once the importer is free for the next upload.
     this.running = this.run(job, this.control).then((final) => {
       rmSync(job.dir, { recursive: true, force: true });
+      this.indexer.release();
       this.state.imported = Atomics.load(this.control!, CONTROL_IMPORTED);
       this.control = null;
       this.running = null;

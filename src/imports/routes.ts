@@ -12,6 +12,7 @@ import { filterLists, type AuthUser } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { optBool, optEnum, optIntArray, optString, reqEnum } from '../http/validate.ts';
 import { Importer } from './importer.ts';
+import { SearchIndexer } from './search-indexer.ts';
 import { inspectUpload } from './source.ts';
 import type { WriteOptions } from './store.ts';
 
@@ -19,10 +20,13 @@ import type { WriteOptions } from './store.ts';
 const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 
 export function registerImportRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
-  const importer = new Importer(ctx);
+  const indexer = new SearchIndexer(ctx);
+  const importer = new Importer(ctx, indexer);
+  indexer.drain();
   ctx.onShutdown(async () => {
     importer.stop();
     await importer.whenIdle();
+    await indexer.stop();
   });
   const guard = ctx.auth('subscribers:import');
 

@@ -4,6 +4,7 @@ import { statementCache, type Prepare } from '../db/statements.ts';
 import { DashboardStore } from '../dashboard/store.ts';
 import { AudienceFiller, bulkInsertSubscribers, type BulkFiller } from './bulk.ts';
 import type { RowBatch } from './parse.ts';
+import { SearchBacklog } from './search-backlog.ts';
 
 export type ImportMode = 'subscribe' | 'blocklist';
 export type SubscriptionStatus = 'unconfirmed' | 'confirmed' | 'unsubscribed';
@@ -54,7 +55,7 @@ export class ImportStore {
 
   constructor(private readonly db: DB) {
     this.sql = statementCache(db);
-    this.fillers = [new AudienceFiller(this.sql), new DashboardStore(db)];
+    this.fillers = [new AudienceFiller(this.sql, new SearchBacklog(db)), new DashboardStore(db)];
   }
 
   /** The given list ids that exist. */

@@ -1,5 +1,5 @@
 // What the import's threads share with the main thread: how they are started, the writer's
-// job and messages, and the slots of the control array.
+// and the search indexer's jobs and messages, and the slots of their control arrays.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
@@ -18,6 +18,19 @@ export interface WriterJob {
 export const CONTROL_STOP = 0;
 export const CONTROL_IMPORTED = 1;
 
+/** The search indexer (index-worker.ts) drains the search backlog, then ends. */
+export interface IndexerJob {
+  dbPath: string;
+  /** Int32 slots shared with the main thread: INDEXER_STOP, INDEXER_HOLD (set by it). */
+  control: SharedArrayBuffer;
+}
+
+export const INDEXER_STOP = 0;
+/** Non-zero while an import writes: the indexer waits between steps. */
+export const INDEXER_HOLD = 1;
+
+export type IndexerMessage = { type: 'done'; indexed: number; stopped: boolean };
+
 export type WriterMessage =
   | { type: 'total'; n: number }
   | { type: 'log'; line: string }
@@ -28,6 +41,7 @@ export type WriterMessage =
 const THREADS = {
   parser: { source: './parse-worker.ts', bundle: './import-parser.js' },
   writer: { source: './write-worker.ts', bundle: './import-writer.js' },
+  indexer: { source: './index-worker.ts', bundle: './import-indexer.js' },
 };
 
 /**
@@ -40,7 +54,7 @@ const resourceLimits = { maxYoungGenerationSizeMb: 4 };
  * Starts an import thread: from source (tests, tsx) through tsx's loader, which worker threads
  * do not inherit; in a build, its bundle.
  */
-export function startThread(thread: keyof typeof THREADS, workerData: ParserJob | WriterJob, transferList: Transferable[]): Worker {
+export function startThread(thread: keyof typeof THREADS, workerData: ParserJob | WriterJob | IndexerJob, transferList: Transferable[]): Worker {
   const { source, bundle } = THREADS[thread];
   if (import.meta.url.endsWith('.ts')) {
     const tsx = import.meta.resolve('tsx/esm/api');
@@ -52,3 +66,18 @@ export function startThread(thread: keyof typeof THREADS, workerData: ParserJob 
   return new Worker(url, { workerData, transferList, resourceLimits });
 }
 
+
+/**
+ * Sizes a thread's write transactions for a time target (the most an API write waits for it):
+ * after each full transaction the next is sized from its pace, at most halved or doubled.
+ */
+export class TransactionPacer {
+  constructor(public rows: number, private readonly targetMs: number, private readonly minRows: number, private readonly maxRows: number) {}
+
+  /** After a transaction that wrote `rows` of the `this.rows` asked in `ms`. */
+  record(rows: number, ms: number): void {
+    if (rows !== this.rows) return;
+    const paced = (this.rows * this.targetMs) / Math.max(1, ms);
+    this.rows = Math.round(Math.min(this.maxRows, this.rows * 2, Math.max(this.minRows, this.rows / 2, paced)));
+  }
+}

@@ -7,7 +7,7 @@ import { openDatabase } from '../db/connection.ts';
 import type { ParserMessage } from './parse-worker.ts';
 import { sliceBatch, type RowBatch } from './parse.ts';
 import { ImportStore } from './store.ts';
-import { CONTROL_IMPORTED, CONTROL_STOP, type WriterJob, type WriterMessage } from './threads.ts';
+import { CONTROL_IMPORTED, CONTROL_STOP, TransactionPacer, type WriterJob, type WriterMessage } from './threads.ts';
 
 /**
  * How long one write transaction should take: the most an API write waits for the import.
@@ -15,8 +15,6 @@ import { CONTROL_IMPORTED, CONTROL_STOP, type WriterJob, type WriterMessage } fr
  * index segment): 100 ms imported 10.5k rows/s against 7.5k at 60 ms (200k rows).
  */
 const TRANSACTION_TARGET_MS = 100;
-const MIN_TRANSACTION_ROWS = 100;
-const MAX_TRANSACTION_ROWS = 10_000;
 /** Page cache of the import connection (KiB): 48 MB was as fast as 96 MB and 80 MB less RSS. */
 const IMPORT_CACHE_KIB = 48 * 1024;
 /**
@@ -38,20 +36,15 @@ const db = openDatabase(job.dbPath);
 db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
 db.pragma(`wal_autocheckpoint = ${IMPORT_WAL_AUTOCHECKPOINT}`);
 const store = new ImportStore(db);
-let rowsPerTransaction = 1000;
+const pacer = new TransactionPacer(1000, TRANSACTION_TARGET_MS, 100, 10_000);
 
 function writeBatch(batch: RowBatch): void {
   for (let from = 0; from < batch.emails.length;) {
     if (Atomics.load(control, CONTROL_STOP)) throw new StopSignal();
-    const to = Math.min(batch.emails.length, from + rowsPerTransaction);
+    const to = Math.min(batch.emails.length, from + pacer.rows);
     const started = performance.now();
     Atomics.add(control, CONTROL_IMPORTED, store.writeBatch(sliceBatch(batch, from, to), job.write));
-    // A full transaction tells the pace; the next one is sized for the target (at most halved
-    // or doubled per step).
-    if (to - from === rowsPerTransaction) {
-      const paced = (rowsPerTransaction * TRANSACTION_TARGET_MS) / Math.max(1, performance.now() - started);
-      rowsPerTransaction = Math.round(Math.min(MAX_TRANSACTION_ROWS, rowsPerTransaction * 2, Math.max(MIN_TRANSACTION_ROWS, rowsPerTransaction / 2, paced)));
-    }
+    pacer.record(to - from, performance.now() - started);
     from = to;
   }
 }

@@ -6,6 +6,7 @@ import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { conflict } from '../http/errors.ts';
 import type { ListRow } from '../lists/store.ts';
+import { containsText, likeContains, mayHaveAttribText } from './search.ts';
 
 export const SUBSCRIBER_STATUSES = ['enabled', 'disabled', 'blocklisted'] as const;
 export const SUBSCRIPTION_STATUSES = ['unconfirmed', 'confirmed', 'unsubscribed'] as const;
@@ -511,15 +512,6 @@ export class SubscriberStore {
   }
 }
 
-/** FTS5 phrase for a substring search (quotes doubled, so any text is literal). */
-function ftsPhrase(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
-
-function likeContains(s: string): string {
-  return `%${s.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-}
-
 /** The WHERE clause of a filter over `subscribers` (parameterised; the segment is pre-translated). */
 function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
   const parts: string[] = [];
@@ -538,8 +530,9 @@ function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
   if (search) {
     // The trigram index needs three characters; shorter terms scan name and e-mail.
     if ([...search].length >= 3) {
-      parts.push('subscribers.id IN (SELECT rowid FROM subscribers_fts WHERE subscribers_fts MATCH ?)');
-      params.push(ftsPhrase(search));
+      const match = containsText(search);
+      parts.push(match.sql);
+      params.push(...match.params);
     } else {
       parts.push(`(subscribers.name LIKE ? ESCAPE '\\' OR subscribers.email LIKE ? ESCAPE '\\')`);
       params.push(likeContains(search), likeContains(search));
@@ -549,8 +542,9 @@ function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
     // Strings the segment needs among the attribs' values narrow the rows through the search
     // index first, so the expression parses the attribs of candidates only.
     for (const text of f.segment.attribStrings ?? []) {
-      parts.push('subscribers.id IN (SELECT rowid FROM subscribers_fts WHERE subscribers_fts MATCH ?)');
-      params.push(`attribs : ${ftsPhrase(text)}`);
+      const narrow = mayHaveAttribText(text);
+      parts.push(narrow.sql);
+      params.push(...narrow.params);
     }
     parts.push(f.segment.sql);
     params.push(...f.segment.params);

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
+import { closeDatabase, openDatabase, type DB } from '../../src/db/connection.ts';
 import { install } from '../../src/install.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { UserStore } from '../../src/users/store.ts';
@@ -42,6 +42,8 @@ export interface TestServer {
 
 export interface TestServerOptions {
   env?: Record<string, string>;
+  /** Runs on the installed database before the server opens it (e.g. to leave work for start-up). */
+  setup?: (db: DB) => void;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -51,6 +53,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const setup = openDatabase(dbPath);
   const users = new UserStore(setup);
   const { token } = users.createApiUser('tester');
+  opts.setup?.(setup);
   closeDatabase(setup);
 
   const config = loadConfig({ db: dbPath, address: '127.0.0.1:0', uploads: join(dir, 'uploads') }, { ...opts.env });

@@ -1,0 +1,34 @@
+// The search indexer thread: indexes the search backlog (search-backlog.ts) through its own
+// connection in transactions of about 100 ms, so API writes wait at most that,
+// and API reads not at all (WAL). It waits while an import writes, and ends when the backlog
+// is empty.
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../db/connection.ts';
+import { SearchBacklog } from './search-backlog.ts';
+import { INDEXER_HOLD, INDEXER_STOP, TransactionPacer, type IndexerJob, type IndexerMessage } from './threads.ts';
+
+
+const port = parentPort;
+if (!port) throw new Error('index-worker.ts runs as a worker thread');
+const job = workerData as IndexerJob;
+const control = new Int32Array(job.control);
+
+const db = openDatabase(job.dbPath);
+const backlog = new SearchBacklog(db);
+const pacer = new TransactionPacer(2000, 100, 500, 50_000);
+let indexed = 0;
+let stopped = false;
+for (;;) {
+  while (Atomics.load(control, INDEXER_HOLD) && !Atomics.load(control, INDEXER_STOP)) Atomics.wait(control, INDEXER_HOLD, 1, 1000);
+  if (Atomics.load(control, INDEXER_STOP)) {
+    stopped = true;
+    break;
+  }
+  const started = performance.now();
+  const n = backlog.indexStep(pacer.rows);
+  if (n === 0) break;
+  indexed += n;
+  pacer.record(n, performance.now() - started);
+}
+db.close();
+port.postMessage({ type: 'done', indexed, stopped } satisfies IndexerMessage);

@@ -1,0 +1,74 @@
+// Keeps the search index complete after bulk imports: whenever the search backlog
+// (search-backlog.ts) has ids and no import is writing, an indexer thread (index-worker.ts)
+// drains it. Started at server start too, so a backlog left by a restart is picked up.
+import type { Worker } from 'node:worker_threads';
+import type { AppContext } from '../context.ts';
+import { SearchBacklog } from './search-backlog.ts';
+import { INDEXER_HOLD, INDEXER_STOP, startThread, type IndexerMessage } from './threads.ts';
+
+/** How long shutdown waits for the indexer to finish its step before ending the thread. */
+const STOP_WAIT_MS = 5000;
+
+export class SearchIndexer {
+  private readonly backlog: SearchBacklog;
+  private readonly control = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+  private worker: Worker | null = null;
+  private exited: Promise<void> = Promise.resolve();
+  private holds = 0;
+  private stopping = false;
+
+  constructor(private readonly ctx: AppContext) {
+    this.backlog = new SearchBacklog(ctx.db);
+  }
+
+  /** Starts the indexer thread if there is a backlog, none runs, and no import holds it. */
+  drain(): void {
+    if (this.worker || this.holds || this.stopping) return;
+    const pending = this.backlog.pendingIds();
+    if (!pending) return;
+    this.ctx.log.info(`search index: indexing ${pending} imported subscribers in the background`);
+    const started = performance.now();
+    let failed = false;
+    let outcome: IndexerMessage | null = null;
+    const worker = startThread('indexer', { dbPath: this.ctx.db.name, control: this.control.buffer as SharedArrayBuffer }, []);
+    this.worker = worker;
+    worker.on('message', (m: IndexerMessage) => (outcome = m));
+    worker.on('error', (e) => {
+      failed = true;
+      this.ctx.log.error(`search index: the indexer failed: ${e.message} (search still finds the rows left, more slowly; it retries after the next import or restart)`);
+    });
+    this.exited = new Promise((resolve) => worker.once('exit', () => {
+      this.worker = null;
+      const done = outcome as IndexerMessage | null;
+      if (done) this.ctx.log.info(`search index: ${done.stopped ? 'paused' : 'up to date'} after indexing ${done.indexed} subscribers in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      resolve();
+      // Ranges queued while it ran (an import that ended meanwhile) get a new thread.
+      if (!failed) this.drain();
+    }));
+  }
+
+  /** While an import writes, the indexer waits: both would compete for the one write lock and the cores. */
+  hold(): void {
+    this.holds++;
+    Atomics.store(this.control, INDEXER_HOLD, 1);
+  }
+
+  release(): void {
+    if (--this.holds > 0) return;
+    Atomics.store(this.control, INDEXER_HOLD, 0);
+    Atomics.notify(this.control, INDEXER_HOLD);
+    this.drain();
+  }
+
+  /** Ends the indexer after its current step (what it indexed is committed; the rest stays on the backlog). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const worker = this.worker;
+    if (!worker) return;
+    Atomics.store(this.control, INDEXER_STOP, 1);
+    Atomics.notify(this.control, INDEXER_HOLD);
+    const timer = setTimeout(() => void worker.terminate(), STOP_WAIT_MS);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
