@@ -5,9 +5,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/connection.ts';
 import { SearchBacklog } from './search-backlog.ts';
-import { INDEXER_HOLD, INDEXER_STOP, TransactionPacer, type IndexerJob, type IndexerMessage } from './threads.ts';
+import { INDEXER_HOLD, INDEXER_STOP, lowerThreadPriority, TransactionPacer, type IndexerJob, type IndexerMessage } from './threads.ts';
 
 
+lowerThreadPriority();
 const port = parentPort;
 if (!port) throw new Error('index-worker.ts runs as a worker thread');
 const job = workerData as IndexerJob;

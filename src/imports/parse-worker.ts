@@ -4,6 +4,7 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { parseSource, type ParseOptions, type RowBatch } from './parse.ts';
 import type { ImportSource } from './source.ts';
+import { lowerThreadPriority } from './threads.ts';
 
 export interface ParserJob {
   source: ImportSource;
@@ -20,6 +21,7 @@ export type ParserMessage =
   | { type: 'done' }
   | { type: 'failed'; message: string };
 
+lowerThreadPriority();
 const job = workerData as ParserJob;
 const port = job.writer;
 const post = (m: ParserMessage) => port.postMessage(m);

@@ -7,7 +7,7 @@ import { openDatabase } from '../db/connection.ts';
 import type { ParserMessage } from './parse-worker.ts';
 import { sliceBatch, type RowBatch } from './parse.ts';
 import { ImportStore } from './store.ts';
-import { CONTROL_IMPORTED, CONTROL_STOP, TransactionPacer, type WriterJob, type WriterMessage } from './threads.ts';
+import { CONTROL_IMPORTED, CONTROL_STOP, lowerThreadPriority, TransactionPacer, type WriterJob, type WriterMessage } from './threads.ts';
 
 /**
  * How long one write transaction should take: the most an API write waits for the import.
@@ -29,6 +29,7 @@ const IMPORT_WAL_AUTOCHECKPOINT = 8192;
 
 class StopSignal extends Error {}
 
+lowerThreadPriority();
 const port = parentPort;
 if (!port) throw new Error('write-worker.ts runs as a worker thread');
 const job = workerData as WriterJob;

@@ -1,5 +1,6 @@
 // POST/GET/DELETE /api/import/subscribers over real HTTP into a real database.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import yazl from 'yazl';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -290,6 +291,12 @@ describe('a long import', () => {
 
     let s = (await t.request('GET', '/api/import/subscribers')).body.data;
     while (s.imported === 0) s = (await t.request('GET', '/api/import/subscribers')).body.data;
+    if (process.platform === 'linux') {
+      // The import's threads run below the main thread's priority (this process is the server).
+      const nice = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]));
+      assert.ok(nice.filter((n) => n === 10).length >= 2, `thread nice values ${nice.join(',')}`);
+      assert.equal(readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[16], '0');
+    }
     const stopped = await t.request('DELETE', '/api/import/subscribers');
     assert.equal(stopped.body.data.status, 'stopping');
     const done = await waitDone();
