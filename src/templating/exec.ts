@@ -83,10 +83,10 @@ export interface CompiledTree {
   run: (st: ExecState, dot: unknown, vars: unknown[]) => void;
 }
 
-/** A printing escaper chain installed by the html escaper on an action. */
+/** The printing escaper (chain, composed) installed by the html escaper on an action. */
 export type Escaper = (v: unknown) => string;
 
-export type EscapedNode = Node & { esc?: Escaper[] };
+export type EscapedNode = Node & { esc?: Escaper };
 
 const OK = 0;
 const BREAK = 1;
@@ -228,9 +228,7 @@ export class Compiler {
         if (this.html && esc) {
           return (st, dot, vars) => {
             st.charge();
-            let v: unknown = pipe(st, dot, vars);
-            for (let i = 0; i < esc.length; i++) v = esc[i](v);
-            st.write(v as string);
+            st.write(esc(pipe(st, dot, vars)));
             return OK;
           };
         }
