@@ -9,7 +9,8 @@ import { formatV, goTypeName, SafeHTML, struct } from '../value.ts';
 export const DUMMY_UUID = '00000000-0000-0000-0000-000000000000';
 
 export function rootURL(ctx: RenderContext): string {
-  return (ctx.rootURL ?? '').replace(/\/+$/, '');
+  const url = ctx.rootURL ?? '';
+  return url.endsWith('/') ? url.replace(/\/+$/, '') : url;
 }
 
 interface MessageIds {
@@ -92,7 +93,7 @@ const def = (params: string, fn: FuncDef['fn'], variadic?: FuncDef['variadic']):
 export const GENERIC_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   ['Date', def('s', (a, st) => formatGoTime(nowLocal(st.ctx), (a[0] as string) || 'Mon Jan _2 15:04:05 2006'))],
   ['L', def('', (_a, st) => i18nStruct(st.ctx.i18n ?? EMPTY_CATALOG))],
-  ['Safe', def('s', (a) => new SafeHTML(a[0] as string))],
+  ['Safe', { params: 's', fn: (a) => new SafeHTML(a[0] as string), pure: true }],
 ]);
 
 export const CAMPAIGN_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
