@@ -23,6 +23,8 @@ const cases: [name: string, src: string, data: unknown, want: string][] = [
   ['href plus escaped for the attribute', '<a href="{{ . }}">x</a>', 'https://x.com/?a=b+c', '<a href="https://x.com/?a=b&#43;c">x</a>'],
   ['href percent at end encoded', '<a href="{{ . }}">x</a>', 'https://x.com/%4', '<a href="https://x.com/%254">x</a>'],
   ['href trusted HTML gets its text', '<a href="{{ Safe . }}">x</a>', '/a<b>c</b>', '<a href="/a%3cb%3ec%3c/b%3e">x</a>'],
+  ['href single-quoted with a quote and brackets', "<a href='{{ . }}'>x</a>", "/it's/[a]", "<a href='/it%27s/[a]'>x</a>"],
+  ['href with only kept bytes unchanged', '<a href="{{ . }}">x</a>', 'https://x.com/a-b_c.d~e!f$g*h,i;j=k?l@m#n', '<a href="https://x.com/a-b_c.d~e!f$g*h,i;j=k?l@m#n">x</a>'],
   ['href https with ampersand', '<a href="{{ . }}">x</a>', 'https://x.com/a?b=1&c=2', '<a href="https://x.com/a?b=1&amp;c=2">x</a>'],
   ['href mailto allowed', '<a href="{{ . }}">', 'MAILTO:a@b.c', '<a href="MAILTO:a@b.c">'],
   ['href relative allowed', '<a href="{{ . }}">', '/p/a b', '<a href="/p/a%20b">'],
