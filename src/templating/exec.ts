@@ -357,7 +357,7 @@ export class Compiler {
   }
 
   private pipe(tree: Tree, p: Pipe): (st: ExecState, dot: unknown, vars: unknown[]) => unknown {
-    const cmds = p.cmds.map((c) => this.cmdInner(tree, c));
+    const cmds = p.cmds.map((c) => this.cmd(tree, c));
     const decl = p.decl;
     const declSlot = decl.length === 1 ? decl[0] : -1;
     const first = cmds[0];
@@ -396,18 +396,19 @@ export class Compiler {
   private constantPipe(p: Pipe): { value: unknown; steps: number } | null {
     if (p.cmds.length !== 1) return null;
     const [first, ...rest] = p.cmds[0].args;
-    if (first.t !== 'ident' || !rest.every((a) => a.t === 'lit')) return null;
+    const lits = rest.filter((a) => a.t === 'lit');
+    if (first.t !== 'ident' || lits.length !== rest.length) return null;
     const def = this.funcs.get(first.name);
     if (!def?.pure || rest.length < def.params.length || (!def.variadic && rest.length > def.params.length)) return null;
     try {
-      const args = rest.map((a, i) => convertArg(convertLiteral((a as { value: unknown }).value, paramKind(def, i)), paramKind(def, i)));
+      const args = lits.map((a, i) => convertArg(convertLiteral(a.value, paramKind(def, i)), paramKind(def, i)));
       return { value: def.fn(args, null as unknown as ExecState), steps: 1 };
     } catch {
       return null;
     }
   }
 
-  private cmdInner(tree: Tree, c: Cmd): ExprFn {
+  private cmd(tree: Tree, c: Cmd): ExprFn {
     const first = c.args[0];
     const rest = c.args.slice(1);
     switch (first.t) {
