@@ -400,10 +400,9 @@ function stringify(v: unknown): string {
  * so a non-global test (no lastIndex bookkeeping) returns them unchanged first.
  */
 function charReplacer(cls: RegExp, table: Record<string, string>): (s: string) => string {
-  const any = cls;
   const all = new RegExp(cls.source, 'g');
   const sub = (ch: string) => table[ch];
-  return (s) => (any.test(s) ? s.replace(all, sub) : s);
+  return (s) => (cls.test(s) ? s.replace(all, sub) : s);
 }
 
 const HTML_TABLE: Record<string, string> = { '\0': '\uFFFD', '"': '&#34;', '&': '&amp;', "'": '&#39;', '+': '&#43;', '<': '&lt;', '>': '&gt;' };
