@@ -12,17 +12,41 @@ export function nullTime(iso: string | null | undefined): { Time: unknown; Valid
   return struct('null.Time', { Time: valid ? localTime(ms) : zeroTime(), Valid: valid });
 }
 
-/** First name chunk longer than two UTF-8 bytes (listmonk's Subscriber.FirstName). */
+/** s[from, to) is longer than two bytes in UTF-8 (counted without encoding). */
+function overTwoBytes(s: string, from: number, to: number): boolean {
+  if (to - from > 2) return true; // every UTF-16 unit takes at least one byte
+  let bytes = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    // A surrogate counts 3: a pair (4 bytes) and a lone one (U+FFFD, 3 bytes) both exceed 2.
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+  }
+  return bytes > 2;
+}
+
+/** First space-separated chunk longer than two UTF-8 bytes (listmonk's Subscriber.FirstName). */
 export function firstName(name: string): string {
-  for (const chunk of name.split(' ')) if (Buffer.byteLength(chunk, 'utf8') > 2) return chunk;
-  return name;
+  let from = 0;
+  for (;;) {
+    const sp = name.indexOf(' ', from);
+    const to = sp < 0 ? name.length : sp;
+    if (overTwoBytes(name, from, to)) return name.slice(from, to);
+    if (sp < 0) return name;
+    from = sp + 1;
+  }
 }
 
 /** Same as firstName, scanning from the end. */
 export function lastName(name: string): string {
-  const chunks = name.split(' ');
-  for (let i = chunks.length - 1; i >= 0; i--) if (Buffer.byteLength(chunks[i], 'utf8') > 2) return chunks[i];
-  return name;
+  let to = name.length;
+  for (;;) {
+    // lastIndexOf clamps a negative start to 0, which would find a leading space again.
+    const sp = to > 0 ? name.lastIndexOf(' ', to - 1) : -1;
+    const from = sp + 1;
+    if (overTwoBytes(name, from, to)) return name.slice(from, to);
+    if (sp < 0) return name;
+    to = sp;
+  }
 }
 
 export interface SubscriberInput {

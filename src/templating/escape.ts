@@ -387,27 +387,32 @@ function escapeText(c: Ctx, s: string): [Ctx, string] {
 
 const FAILSAFE = 'ZgotmplZ';
 
-/** Go html/template stringify: untyped nil prints nothing; trusted HTML keeps its type. */
-function stringify(v: unknown): [string, boolean] {
-  if (typeof v === 'string') return [v, false];
-  if (v instanceof SafeHTML) return [v.html, true];
-  if (v === undefined || v === null) return ['', false];
-  return [formatV(v), false];
+/** Go html/template stringify: untyped nil prints nothing; trusted HTML gives its markup. */
+function stringify(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v instanceof SafeHTML) return v.html;
+  if (v === undefined || v === null) return '';
+  return formatV(v);
 }
 
-function replaceTable(s: string, re: RegExp, table: Record<string, string>): string {
-  re.lastIndex = 0;
-  return re.test(s) ? s.replace(re, (ch) => table[ch]) : s;
+/**
+ * Replaces the characters of class `cls` by their `table` entries. Most values contain none,
+ * so a non-global test (no lastIndex bookkeeping) returns them unchanged first.
+ */
+function charReplacer(cls: RegExp, table: Record<string, string>): (s: string) => string {
+  const all = new RegExp(cls.source, 'g');
+  const sub = (ch: string) => table[ch];
+  return (s) => (cls.test(s) ? s.replace(all, sub) : s);
 }
 
 const HTML_TABLE: Record<string, string> = { '\0': '\uFFFD', '"': '&#34;', '&': '&amp;', "'": '&#39;', '+': '&#43;', '<': '&lt;', '>': '&gt;' };
-const HTML_RE = /[\0"&'+<>]/g;
-const HTML_NORM_RE = /[\0"'+<>]/g;
+const escapeHTML = charReplacer(/[\0"&'+<>]/, HTML_TABLE);
+const normalizeHTML = charReplacer(/[\0"'+<>]/, HTML_TABLE);
 const NOSPACE_TABLE: Record<string, string> = {
   ...HTML_TABLE, '\0': '&#xfffd;', '\t': '&#9;', '\n': '&#10;', '\v': '&#11;', '\f': '&#12;', '\r': '&#13;', ' ': '&#32;', '=': '&#61;', '`': '&#96;',
 };
-const NOSPACE_RE = /[\0\t\n\v\f\r "&'+<=>`]/g;
-const NOSPACE_NORM_RE = /[\0\t\n\v\f\r "'+<=>`]/g;
+const escapeNospace = charReplacer(/[\0\t\n\v\f\r "&'+<=>`]/, NOSPACE_TABLE);
+const normalizeNospace = charReplacer(/[\0\t\n\v\f\r "'+<=>`]/, NOSPACE_TABLE);
 
 function stripTags(html: string): string {
   // Text content of an HTML fragment: tags and comments removed, the rest kept.
@@ -432,43 +437,32 @@ function stripTags(html: string): string {
   return out;
 }
 
-export const htmlEscaper: Escaper = (v) => {
-  const [s, isHTML] = stringify(v);
-  return isHTML ? s : replaceTable(s, HTML_RE, HTML_TABLE);
-};
-const rcdataEscaper: Escaper = (v) => {
-  const [s, isHTML] = stringify(v);
-  return replaceTable(s, isHTML ? HTML_NORM_RE : HTML_RE, HTML_TABLE);
-};
-const attrEscaper: Escaper = (v) => {
-  const [s, isHTML] = stringify(v);
-  return isHTML ? replaceTable(stripTags(s), HTML_NORM_RE, HTML_TABLE) : replaceTable(s, HTML_RE, HTML_TABLE);
-};
+export const htmlEscaper: Escaper = (v) => (v instanceof SafeHTML ? v.html : escapeHTML(stringify(v)));
+const rcdataEscaper: Escaper = (v) => (v instanceof SafeHTML ? normalizeHTML(v.html) : escapeHTML(stringify(v)));
+const attrEscaper: Escaper = (v) => (v instanceof SafeHTML ? normalizeHTML(stripTags(v.html)) : escapeHTML(stringify(v)));
 const nospaceEscaper: Escaper = (v) => {
-  const [s, isHTML] = stringify(v);
+  const s = stringify(v);
   if (s === '') return FAILSAFE;
-  return isHTML ? replaceTable(stripTags(s), NOSPACE_NORM_RE, NOSPACE_TABLE) : replaceTable(s, NOSPACE_RE, NOSPACE_TABLE);
+  return v instanceof SafeHTML ? normalizeNospace(stripTags(s)) : escapeNospace(s);
 };
 const commentEscaper: Escaper = () => '';
 const htmlNameFilter: Escaper = (v) => {
-  let [s] = stringify(v);
+  let s = stringify(v);
   if (s === '') return FAILSAFE;
   s = s.toLowerCase();
   if (attrKind(s) !== A.None || !/^[a-z0-9]+$/.test(s)) return FAILSAFE;
   return s;
 };
 
+/** A URL with scheme http, https or mailto, or without one (no `:` before the first `/`). */
+const SAFE_URL = /^(?:(?:https?|mailto):|[^:/]*(?:\/|$))/i;
+
 function isSafeURL(s: string): boolean {
-  const colon = s.indexOf(':');
-  if (colon >= 0 && !s.slice(0, colon).includes('/')) {
-    const scheme = s.slice(0, colon).toLowerCase();
-    return scheme === 'http' || scheme === 'https' || scheme === 'mailto';
-  }
-  return true;
+  return SAFE_URL.test(s);
 }
 
 const urlFilter: Escaper = (v) => {
-  const [s] = stringify(v);
+  const s = stringify(v);
   return isSafeURL(s) ? s : '#' + FAILSAFE;
 };
 
@@ -476,6 +470,10 @@ const urlFilter: Escaper = (v) => {
 const URL_CLASS = new Uint8Array(128);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~') URL_CLASS[c.charCodeAt(0)] = 1;
 for (const c of "!#$&*+,/:;=?@[]") URL_CLASS[c.charCodeAt(0)] = 2;
+// Strings made only of kept bytes (`%` aside: kept or not depends on what follows) come out
+// unchanged; one native regex test settles the common case.
+const URL_KEPT_NORM = /^[A-Za-z0-9\-._~!#$&*+,/:;=?@[\]]*$/;
+const URL_KEPT = /^[A-Za-z0-9\-._~]*$/;
 
 function isHex(b: number): boolean {
   return (b >= 48 && b <= 57) || (b >= 65 && b <= 70) || (b >= 97 && b <= 102);
@@ -490,14 +488,10 @@ function keepURLByte(b: number, next1: number, next2: number, norm: boolean): bo
 }
 
 function urlProcess(s: string, norm: boolean): string {
+  if ((norm ? URL_KEPT_NORM : URL_KEPT).test(s)) return s;
   let i = 0;
   const n = s.length;
-  while (i < n) {
-    const b = s.charCodeAt(i);
-    if (b < 128 && URL_CLASS[b] === 1) i++;
-    else if (keepURLByte(b, s.charCodeAt(i + 1), s.charCodeAt(i + 2), norm)) i++;
-    else break;
-  }
+  while (i < n && keepURLByte(s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2), norm)) i++;
   if (i === n) return s;
   const bytes = Buffer.from(s, 'utf8');
   let out = s.slice(0, i);
@@ -508,27 +502,32 @@ function urlProcess(s: string, norm: boolean): string {
   }
   return out;
 }
-const urlNormalizer: Escaper = (v) => urlProcess(stringify(v)[0], true);
-const urlEscaper: Escaper = (v) => urlProcess(stringify(v)[0], false);
+const urlNormalizer: Escaper = (v) => urlProcess(stringify(v), true);
+const urlEscaper: Escaper = (v) => urlProcess(stringify(v), false);
+
+// The chain of a whole quoted URL attribute value (href="{{ . }}"), the most common URL
+// action: a safe string made only of bytes that neither the normaliser nor the attribute
+// escaper changes (no `%`, `&`, `+`) is returned as is after one test of each kind.
+const URL_ATTR_KEPT = /^[A-Za-z0-9\-._~!#$*,/:;=?@[\]]*$/;
+const urlAttrEscaper: Escaper = (v) =>
+  typeof v === 'string' && URL_ATTR_KEPT.test(v) && isSafeURL(v) ? v : attrEscaper(urlNormalizer(urlFilter(v)));
 
 const JS_STR_TABLE: Record<string, string> = {
   '\0': '\\u0000', '\t': '\\t', '\n': '\\n', '\v': '\\u000b', '\f': '\\f', '\r': '\\r', '"': '\\u0022', '`': '\\u0060', '&': '\\u0026',
   "'": '\\u0027', '+': '\\u002b', '/': '\\/', '<': '\\u003c', '>': '\\u003e', '\\': '\\\\', '\u2028': '\\u2028', '\u2029': '\\u2029',
 };
-const JS_STR_RE = /[\0\t\n\v\f\r"`&'+/<>\\\u2028\u2029]/g;
-const JS_REGEXP_TABLE: Record<string, string> = {
+const escapeJSStr = charReplacer(/[\0\t\n\v\f\r"`&'+/<>\\\u2028\u2029]/, JS_STR_TABLE);
+const escapeJSRegexp = charReplacer(/[\0\t\n\v\f\r"`&'+/<>\\\u2028\u2029$()*\-.?[\]^{|}]/, {
   ...JS_STR_TABLE, '$': '\\$', '(': '\\(', ')': '\\)', '*': '\\*', '-': '\\-', '.': '\\.', '?': '\\?', '[': '\\[', ']': '\\]', '^': '\\^', '{': '\\{', '|': '\\|', '}': '\\}',
-};
-const JS_REGEXP_RE = /[\0\t\n\v\f\r"`&'+/<>\\\u2028\u2029$()*\-.?[\]^{|}]/g;
-const JS_TMPL_TABLE: Record<string, string> = { ...JS_STR_TABLE, '$': '\\u0024', '{': '\\u007b', '}': '\\u007d' };
-const JS_TMPL_RE = /[\0\t\n\v\f\r"`&'+/<>\\\u2028\u2029${}]/g;
+});
+const escapeJSTmpl = charReplacer(/[\0\t\n\v\f\r"`&'+/<>\\\u2028\u2029${}]/, { ...JS_STR_TABLE, '$': '\\u0024', '{': '\\u007b', '}': '\\u007d' });
 
-const jsStrEscaper: Escaper = (v) => replaceTable(stringify(v)[0], JS_STR_RE, JS_STR_TABLE);
+const jsStrEscaper: Escaper = (v) => escapeJSStr(stringify(v));
 const jsRegexpEscaper: Escaper = (v) => {
-  const s = replaceTable(stringify(v)[0], JS_REGEXP_RE, JS_REGEXP_TABLE);
+  const s = escapeJSRegexp(stringify(v));
   return s === '' ? '(?:)' : s;
 };
-const jsTmplLitEscaper: Escaper = (v) => replaceTable(stringify(v)[0], JS_TMPL_RE, JS_TMPL_TABLE);
+const jsTmplLitEscaper: Escaper = (v) => escapeJSTmpl(stringify(v));
 
 function jsonForJS(v: unknown): string {
   const plain = (x: unknown): unknown => {
@@ -552,7 +551,7 @@ const jsValEscaper: Escaper = (v) => {
 };
 
 const cssValueFilter: Escaper = (v) => {
-  const [s] = stringify(v);
+  const s = stringify(v);
   const b = decodeCSS(s);
   let id = '';
   for (let i = 0; i < b.length; i++) {
@@ -570,7 +569,7 @@ const CSS_TABLE: Record<string, string> = {
   '+': '\\2b', '/': '\\2f', ':': '\\3a', ';': '\\3b', '<': '\\3c', '>': '\\3e', '\\': '\\\\', '{': '\\7b', '}': '\\7d',
 };
 const cssEscaper: Escaper = (v) => {
-  const s = stringify(v)[0];
+  const s = stringify(v);
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const r = CSS_TABLE[s[i]];
@@ -581,7 +580,7 @@ const cssEscaper: Escaper = (v) => {
   return out;
 };
 const srcsetEscaper: Escaper = (v) => {
-  const [s] = stringify(v);
+  const s = stringify(v);
   return s.split(',').map((part) => {
     const m = /^(\s*)(\S*)(.*)$/s.exec(part)!;
     const url = isSafeURL(m[2]) ? urlProcess(m[2], true) : '#' + FAILSAFE;
@@ -697,7 +696,7 @@ class Escaper_ {
     }
   }
 
-  private escapers(c0: Ctx, tree: Tree, pos: number): [Escaper[], Ctx] {
+  private escapers(c0: Ctx, tree: Tree, pos: number): [Escaper, Ctx] {
     let c = nudge(c0);
     const s: Escaper[] = [];
     switch (c.s) {
@@ -737,12 +736,27 @@ class Escaper_ {
     }
     if (c.d === D.Space) s.push(nospaceEscaper);
     else if (c.d !== D.None && !s.includes(commentEscaper)) s.push(attrEscaper);
-    if (s.length === 0) s.push(stringifyOnly);
-    return [s, c];
+    return [compose(s), c];
   }
 }
 
-const stringifyOnly: Escaper = (v) => stringify(v)[0];
+/** One function applying the chain in order (built once, not looped over per render). */
+function compose(chain: Escaper[]): Escaper {
+  if (chain.length === 3 && chain[0] === urlFilter && chain[1] === urlNormalizer && chain[2] === attrEscaper) return urlAttrEscaper;
+  switch (chain.length) {
+    case 0: return stringify;
+    case 1: return chain[0];
+    case 2: {
+      const [f, g] = chain;
+      return (v) => g(f(v));
+    }
+    default: {
+      const [f, ...rest] = chain;
+      const g = compose(rest);
+      return (v) => g(f(v));
+    }
+  }
+}
 
 /** Escapes template `root` of the set and everything it calls; throws on escaping errors. */
 export function escapeSet(trees: ReadonlyMap<string, Tree>, root: string): EscapedSet {

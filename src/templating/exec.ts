@@ -3,7 +3,7 @@
 
 import { errorPrefix, TemplateError } from './errors.ts';
 import type { Arg, Cmd, Node, Pipe, Tree } from './parse.ts';
-import { formatV, GoTime, isMap, isStruct, SafeHTML, sortedKeys, structType, truth } from './value.ts';
+import { formatV, GoTime, hasMapPrototype, isMap, isStruct, SafeHTML, sortedKeys, structType, truth } from './value.ts';
 import type { RenderContext } from './context.ts';
 
 /** Parameter kinds of a function: s string, i int, f float64, m map, a any. */
@@ -15,6 +15,8 @@ export interface FuncDef {
   /** Kind of the variadic tail, if any. */
   variadic?: ParamKind;
   fn: (args: unknown[], st: ExecState) => unknown;
+  /** The result depends on the arguments only: a call with literal arguments is made once, at compile time. */
+  pure?: boolean;
 }
 
 export type FuncMap = ReadonlyMap<string, FuncDef>;
@@ -83,15 +85,16 @@ export interface CompiledTree {
   run: (st: ExecState, dot: unknown, vars: unknown[]) => void;
 }
 
-/** A printing escaper chain installed by the html escaper on an action. */
+/** The printing escaper (chain, composed) installed by the html escaper on an action. */
 export type Escaper = (v: unknown) => string;
 
-export type EscapedNode = Node & { esc?: Escaper[] };
+export type EscapedNode = Node & { esc?: Escaper };
 
 const OK = 0;
 const BREAK = 1;
 const CONTINUE = 2;
 type NodeFn = (st: ExecState, dot: unknown, vars: unknown[]) => number;
+type StaticOutput = { text: string; steps: number };
 type ExprFn = (st: ExecState, dot: unknown, vars: unknown[], final: unknown) => unknown;
 
 const NO_FINAL = Symbol('noFinal');
@@ -138,6 +141,11 @@ function convertArg(v: unknown, kind: ParamKind): unknown {
   }
 }
 
+/** Kind of parameter `i` of `def` (the variadic tail's kind past the fixed ones). */
+function paramKind(def: FuncDef, i: number): ParamKind {
+  return (i < def.params.length ? def.params[i] : def.variadic ?? 'a') as ParamKind;
+}
+
 /** Converts an untyped constant at compile time, as Go does for literal arguments. */
 function convertLiteral(v: unknown, kind: ParamKind): unknown {
   if (kind === 'i' && typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
@@ -148,23 +156,22 @@ function convertLiteral(v: unknown, kind: ParamKind): unknown {
 /** Field or method `name` of `recv` (Go evalField); `args` only for a final method call. */
 function evalField(st: ExecState, recv: unknown, name: string, args: unknown[] | null): unknown {
   if (recv === undefined || recv === null) return undefined;
-  if (typeof recv === 'object') {
-    if (isMap(recv)) {
+  if (typeof recv === 'object' && !Array.isArray(recv) && !(recv instanceof SafeHTML)) {
+    // One struct test serves both questions: map or not, and own members only or not.
+    const isStructRecv = isStruct(recv);
+    if (!isStructRecv && hasMapPrototype(recv)) {
       if (args) throw new ExecError(`${name} is not a method but has arguments`);
-      return Object.hasOwn(recv, name) ? recv[name] : undefined;
+      return Object.hasOwn(recv, name) ? (recv as Record<string, unknown>)[name] : undefined;
     }
-    if (!Array.isArray(recv) && !(recv instanceof SafeHTML)) {
-      const member = (recv as Record<string, unknown>)[name];
-      const exported = name.charCodeAt(0) >= 65 && name.charCodeAt(0) <= 90;
-      if (typeof member === 'function' && exported) {
-        st.charge();
-        const out = (member as (...a: unknown[]) => unknown).apply(recv, args ?? []);
-        return out;
-      }
-      if (member !== undefined && exported && (isStruct(recv) ? Object.hasOwn(recv, name) : true)) {
-        if (args) throw new ExecError(`${name} is not a method but has arguments`);
-        return member;
-      }
+    const member = (recv as Record<string, unknown>)[name];
+    const exported = name.charCodeAt(0) >= 65 && name.charCodeAt(0) <= 90;
+    if (typeof member === 'function' && exported) {
+      st.charge();
+      return args ? member.apply(recv, args) : member.call(recv);
+    }
+    if (member !== undefined && exported && (!isStructRecv || Object.hasOwn(recv, name))) {
+      if (args) throw new ExecError(`${name} is not a method but has arguments`);
+      return member;
     }
   }
   throw new ExecError(`can't evaluate field ${name} in type ${typeErrorName(recv)}`);
@@ -195,7 +202,29 @@ export class Compiler {
   }
 
   private list(tree: Tree, nodes: EscapedNode[]): NodeFn {
-    const fns = nodes.map((n) => this.node(tree, n));
+    // Runs of output known at compile time (text, actions on constant pipelines) become one write.
+    const fns: NodeFn[] = [];
+    let text = '';
+    let steps = 0;
+    const flush = () => {
+      if (text === '' && steps === 0) return;
+      const t = text, n = steps;
+      fns.push(n ? (st) => (st.charge(n), st.write(t), OK) : (st) => (st.write(t), OK));
+      text = '';
+      steps = 0;
+    };
+    for (const n of nodes) {
+      const r = this.node(tree, n);
+      if (typeof r === 'function') {
+        flush();
+        fns.push(r);
+      } else {
+        text += r.text;
+        steps += r.steps;
+      }
+    }
+    flush();
+    if (fns.length === 0) return () => OK;
     if (fns.length === 1) return fns[0];
     return (st, dot, vars) => {
       for (let i = 0; i < fns.length; i++) {
@@ -206,16 +235,18 @@ export class Compiler {
     };
   }
 
-  private node(tree: Tree, n: EscapedNode): NodeFn {
+  /** A node's code, or its output and step count when these do not depend on the data. */
+  private node(tree: Tree, n: EscapedNode): NodeFn | StaticOutput {
     switch (n.t) {
-      case 'text': {
-        const text = n.text;
-        return (st) => {
-          st.write(text);
-          return OK;
-        };
-      }
+      case 'text':
+        return { text: n.text, steps: 0 };
       case 'action': {
+        const constant = n.pipe.decl.length ? null : this.constantPipe(n.pipe);
+        if (constant) {
+          const v = constant.value;
+          const text = this.html && n.esc ? n.esc(v) : typeof v === 'string' ? v : v === undefined || v === null ? '<no value>' : formatV(v);
+          return { text, steps: constant.steps + 1 };
+        }
         const pipe = this.pipe(tree, n.pipe);
         if (n.pipe.decl.length) {
           return (st, dot, vars) => {
@@ -228,9 +259,7 @@ export class Compiler {
         if (this.html && esc) {
           return (st, dot, vars) => {
             st.charge();
-            let v: unknown = pipe(st, dot, vars);
-            for (let i = 0; i < esc.length; i++) v = esc[i](v);
-            st.write(v as string);
+            st.write(esc(pipe(st, dot, vars)));
             return OK;
           };
         }
@@ -264,10 +293,12 @@ export class Compiler {
         const pipe = n.pipe ? this.pipe(tree, n.pipe) : null;
         const name = n.name;
         const pos = n.pos;
+        // The template set is fixed once compiled: look the callee up on the first call only.
+        let callee: CompiledTree | undefined;
         return (st, dot, vars) => {
           st.charge();
           const arg = pipe ? pipe(st, dot, vars) : null;
-          const t = st.templates.get(name);
+          const t = (callee ??= st.templates.get(name));
           if (!t) this.locate(tree, pos, pos, new ExecError(`template "${name}" not defined`));
           if (st.depth >= st.limits.maxDepth) {
             throw new LimitError(`template: ${st.rootName}: template calls nested deeper than ${st.limits.maxDepth}`);
@@ -330,30 +361,54 @@ export class Compiler {
     const decl = p.decl;
     const declSlot = decl.length === 1 ? decl[0] : -1;
     const first = cmds[0];
+    // Errors are located at the failing command; `at` tracks it without a wrapper per command.
+    const fail = (at: number, e: unknown): never => this.locate(tree, p.cmds[at].pos, p.cmds[at].end, e);
     if (cmds.length === 1) {
-      if (declSlot < 0) return (st, dot, vars) => first(st, dot, vars, NO_FINAL);
-      return (st, dot, vars) => (vars[declSlot] = first(st, dot, vars, NO_FINAL));
+      return (st, dot, vars) => {
+        let v;
+        try {
+          v = first(st, dot, vars, NO_FINAL);
+        } catch (e) {
+          return fail(0, e);
+        }
+        if (declSlot >= 0) vars[declSlot] = v;
+        return v;
+      };
     }
     return (st, dot, vars) => {
-      let v = first(st, dot, vars, NO_FINAL);
-      for (let i = 1; i < cmds.length; i++) v = cmds[i](st, dot, vars, v);
+      let at = 0;
+      let v;
+      try {
+        v = first(st, dot, vars, NO_FINAL);
+        for (at = 1; at < cmds.length; at++) v = cmds[at](st, dot, vars, v);
+      } catch (e) {
+        return fail(at, e);
+      }
       if (declSlot >= 0) vars[declSlot] = v;
       return v;
     };
   }
 
-  private cmd(tree: Tree, c: Cmd): ExprFn {
-    const inner = this.cmdInner(tree, c);
-    return (st, dot, vars, final) => {
-      try {
-        return inner(st, dot, vars, final);
-      } catch (e) {
-        return this.locate(tree, c.pos, c.end, e);
-      }
-    };
+  /**
+   * The value of a pipeline that is one call of a pure function on literals, and the steps
+   * running it would count; null when it must run per render (or fails: then it fails there).
+   */
+  private constantPipe(p: Pipe): { value: unknown; steps: number } | null {
+    if (p.cmds.length !== 1) return null;
+    const [first, ...rest] = p.cmds[0].args;
+    const lits = rest.filter((a) => a.t === 'lit');
+    if (first.t !== 'ident' || lits.length !== rest.length) return null;
+    const def = this.funcs.get(first.name);
+    if (!def?.pure || rest.length < def.params.length || (!def.variadic && rest.length > def.params.length)) return null;
+    try {
+      const args = lits.map((a, i) => convertArg(convertLiteral(a.value, paramKind(def, i)), paramKind(def, i)));
+      return { value: def.fn(args, null as unknown as ExecState), steps: 1 };
+    } catch {
+      return null;
+    }
   }
 
-  private cmdInner(tree: Tree, c: Cmd): ExprFn {
+  private cmd(tree: Tree, c: Cmd): ExprFn {
     const first = c.args[0];
     const rest = c.args.slice(1);
     switch (first.t) {
@@ -443,26 +498,32 @@ export class Compiler {
     if ((name === 'and' || name === 'or') && !this.funcs.has(name)) return this.andOr(tree, name === 'and', rest);
     const def = this.funcs.get(name);
     if (!def) throw new TemplateError(`function "${name}" not defined`);
-    const fixed = def.params;
     const argFns = rest.map((a, i) => {
-      const kind = (i < fixed.length ? fixed[i] : def.variadic ?? 'a') as ParamKind;
       if (a.t === 'lit') {
-        const lit = convertLiteral(a.value, kind);
+        const lit = convertLiteral(a.value, paramKind(def, i));
         return () => lit;
       }
       return this.arg(tree, a);
     });
-    const tail: ParamKind = def.variadic ?? 'a';
+    const kinds = rest.map((_a, i) => paramKind(def, i));
+    const pipedKind = paramKind(def, rest.length);
+    // The argument count of a call site is fixed: whether it fits is known now, failing stays at run time.
+    const countError = (n: number) => {
+      const fixed = def.params.length;
+      if (def.variadic ? n >= fixed : n === fixed) return null;
+      return `wrong number of args for ${name}: want ${def.variadic ? 'at least ' : ''}${fixed} got ${n}`;
+    };
+    const plainError = countError(argFns.length);
+    const pipedError = countError(argFns.length + 1);
     const fn = def.fn;
     return (st, dot, vars, final) => {
       st.charge();
-      const n = argFns.length + (final !== NO_FINAL ? 1 : 0);
-      if (def.variadic ? n < fixed.length : n !== fixed.length) {
-        throw new ExecError(`wrong number of args for ${name}: want ${def.variadic ? 'at least ' : ''}${fixed.length} got ${n}`);
-      }
-      const args = new Array(n);
-      for (let i = 0; i < argFns.length; i++) args[i] = convertArg(argFns[i](st, dot, vars), (i < fixed.length ? fixed[i] : tail) as ParamKind);
-      if (final !== NO_FINAL) args[n - 1] = convertArg(final, (n - 1 < fixed.length ? fixed[n - 1] : tail) as ParamKind);
+      const piped = final !== NO_FINAL;
+      const bad = piped ? pipedError : plainError;
+      if (bad) throw new ExecError(bad);
+      const args = new Array(piped ? argFns.length + 1 : argFns.length);
+      for (let i = 0; i < argFns.length; i++) args[i] = convertArg(argFns[i](st, dot, vars), kinds[i]);
+      if (piped) args[argFns.length] = convertArg(final, pipedKind);
       try {
         return fn(args, st);
       } catch (e) {

@@ -45,8 +45,13 @@ export function structType(v: object): string | undefined {
 
 export function isMap(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  return hasMapPrototype(v) && structType(v) === undefined;
+}
+
+/** A plain object (a map unless it is marked as a struct). */
+export function hasMapPrototype(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
-  return (proto === Object.prototype || proto === null) && structType(v) === undefined;
+  return proto === Object.prototype || proto === null;
 }
 
 export function isStruct(v: unknown): v is Record<string, unknown> {

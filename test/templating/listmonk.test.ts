@@ -131,6 +131,14 @@ test('FirstName / LastName use UTF-8 byte length', () => {
   assert.equal(firstName('Zö Li'), 'Zö');
   assert.equal(lastName('Jo Anne Smith'), 'Smith');
   assert.equal(lastName('Mary Ng'), 'Mary');
+  // Edges: empty chunks from repeated, leading or trailing spaces; CJK (3 bytes); emoji (4 bytes).
+  for (const [name, first, last] of [
+    ['', '', ''], [' ', ' ', ' '], ['  Ann  Lee  ', 'Ann', 'Lee'], ['李 四五', '李', '四五'],
+    ['a \u{1F600} b', '\u{1F600}', '\u{1F600}'], ['Al Bo Li', 'Al Bo Li', 'Al Bo Li'],
+  ]) {
+    assert.equal(firstName(name), first, `firstName ${JSON.stringify(name)}`);
+    assert.equal(lastName(name), last, `lastName ${JSON.stringify(name)}`);
+  }
 });
 
 test('placeholder and expression checks', () => {
@@ -193,4 +201,14 @@ test('campaign layout: syntax error in the body names the content template', () 
 test('visual-style template: MSO comments stripped, Safe keeps them', () => {
   const t = compileTemplate('<!--[if mso]><table><tr><td><![endif]-->{{ Safe "<!--[if mso]></td></tr></table><![endif]-->" }}<h1>{{ .Subscriber.Name }}</h1>', { funcs: 'campaign', shorthands: true });
   assert.equal(t.render(msg, ctx), '<!--[if mso]></td></tr></table><![endif]--><h1>Tom &amp; Jerry</h1>');
+});
+
+test('Safe on literals: same steps, context escaping and render-time errors as a call per render', () => {
+  assert.throws(() => compileTemplate('{{ Safe "<b>" }}', { limits: { maxSteps: 1 } }).render({}), /render exceeded 1 steps/);
+  assert.equal(compileTemplate('x{{ Safe "<b>" }}y', { limits: { maxSteps: 2 } }).render({}), 'x<b>y');
+  assert.equal(compileTemplate('<p title="{{ Safe "<b>a</b>&" }}">{{ Safe "" }}</p>').render({}), '<p title="a&"></p>');
+  const bad = compileTemplate('a{{ if .x }}{{ Safe 1 }}{{ end }}');
+  assert.equal(bad.render({}), 'a');
+  assert.throws(() => bad.render({ x: true }), /executing "content" at <Safe 1>: wrong type for value; expected string; got int/);
+  assert.throws(() => compileTemplate('{{ if .x }}{{ Safe "a" "b" }}{{ end }}').render({ x: true }), /wrong number of args for Safe: want 1 got 2/);
 });
