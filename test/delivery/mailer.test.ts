@@ -66,7 +66,7 @@ it('a settings save during a send fails no message: the old pool closes after it
   const emails = addMany(db, list, 'rebuild', 12);
   const c = (await t.request('POST', '/api/campaigns', { name: 'Rebuild', subject: 'R', lists: [list], body: '<p>x</p>', content_type: 'html' })).body.data;
   await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
-  // Two connections each hold a message in DATA; two more wait in the pool's queue.
+  // Two connections each hold a message in DATA; two more wait for a connection.
   await until('messages held by the server', () => smtp.held() >= 2);
 
   const save = await t.request('PUT', '/api/settings', { 'app.site_name': 'Renamed while sending' });
