@@ -2,9 +2,8 @@
 // finish the messages it already holds before it is closed, so none of them fails.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startScriptedSmtp } from '../helpers/smtp.ts';
 import { addList, addMany, until } from '../campaigns/fixtures.ts';
 
 /** An SMTP server that accepts messages only when the gate is open; the rest wait in DATA. */
@@ -12,32 +11,23 @@ async function gatedSmtp() {
   const received: string[] = [];
   const held: (() => void)[] = [];
   let open = false;
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    authOptional: true,
-    logger: false,
-    onData(stream, session, cb) {
-      stream.on('data', () => {});
-      stream.on('end', () => {
-        const accept = () => {
-          received.push(...session.envelope.rcptTo.map((r) => r.address));
-          cb();
-        };
-        if (open) accept();
-        else held.push(accept);
-      });
-    },
+  const server = await startScriptedSmtp((rcptTo, reply) => {
+    const accept = () => {
+      received.push(...rcptTo);
+      reply();
+    };
+    if (open) accept();
+    else held.push(accept);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    port: (server.server.address() as AddressInfo).port,
+    port: server.port,
     received,
     held: () => held.length,
     open() {
       open = true;
       for (const a of held.splice(0)) a();
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () => server.close(),
   };
 }
 

@@ -3,40 +3,29 @@
 // permanent (5xx) one is not.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { SmtpMessenger, type SmtpServerSettings } from '../../src/mail/smtp.ts';
 import type { OutgoingMessage } from '../../src/mail/types.ts';
+import { startScriptedSmtp } from '../helpers/smtp.ts';
 
 /** Rejects the first DATA of each "retry-*" recipient with 451 and every "never-*" one with 550. */
-let server: SMTPServer;
+let server: Awaited<ReturnType<typeof startScriptedSmtp>>;
 let port = 0;
 const attempts = new Map<string, number>();
 const accepted: string[] = [];
 
 before(async () => {
-  server = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    authOptional: true,
-    logger: false,
-    onData(stream, session, cb) {
-      stream.on('data', () => {});
-      stream.on('end', () => {
-        const to = session.envelope.rcptTo[0].address;
-        const n = (attempts.get(to) ?? 0) + 1;
-        attempts.set(to, n);
-        const fail = (code: number) => cb(Object.assign(new Error(`rejected ${to}`), { responseCode: code }));
-        if (to.startsWith('never-')) return fail(550);
-        if (to.startsWith('retry-') && n === 1) return fail(451);
-        accepted.push(to);
-        cb();
-      });
-    },
+  server = await startScriptedSmtp(([to], reply) => {
+    const n = (attempts.get(to) ?? 0) + 1;
+    attempts.set(to, n);
+    const fail = (code: number) => reply(Object.assign(new Error(`rejected ${to}`), { responseCode: code }));
+    if (to.startsWith('never-')) return fail(550);
+    if (to.startsWith('retry-') && n === 1) return fail(451);
+    accepted.push(to);
+    reply();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.server.address() as AddressInfo).port;
+  port = server.port;
 });
-after(() => new Promise<void>((r) => server.close(() => r())));
+after(() => server.close());
 
 function settings(over: Partial<SmtpServerSettings>): SmtpServerSettings {
   return {

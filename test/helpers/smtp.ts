@@ -92,6 +92,27 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
   };
 }
 
+/**
+ * An SMTP server whose answer to each message's DATA is decided by `onMessage` (accept with
+ * `reply()`, reject with `reply(error)` carrying a `responseCode`, or hold the reply for later).
+ */
+export async function startScriptedSmtp(onMessage: (rcptTo: string[], reply: (err?: Error) => void) => void): Promise<{ port: number; close(): Promise<void> }> {
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    logger: false,
+    onData(stream, session, cb) {
+      stream.on('data', () => {});
+      stream.on('end', () => onMessage(session.envelope.rcptTo.map((r) => r.address), (err) => cb(err ?? null)));
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 /** Points the server's SMTP settings at the sink (the only enabled server). */
 export async function useSmtpSink(t: { request: (m: string, p: string, b?: unknown) => Promise<{ status: number }> }, sink: SmtpSink): Promise<void> {
   const res = await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock()] });
