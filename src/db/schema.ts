@@ -182,6 +182,7 @@ export const users = sqliteTable('users', {
   avatar: text('avatar'),
   twofaType: text('twofa_type', { enum: ['none', 'totp'] }).notNull(),
   twofaKey: text('twofa_key'),
+  totpLastStep: integer('totp_last_step').notNull(),
   loggedinAt: text('loggedin_at'),
   createdAt: ts('created_at'),
   updatedAt: ts('updated_at'),

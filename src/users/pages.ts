@@ -12,7 +12,7 @@ import type { AppEnv } from '../http/types.ts';
 import { AttemptLimiter } from './attempts.ts';
 import { PASSWORD_MIN, SESSION_TTL_MS } from './store.ts';
 import { randomString, sha256Hex } from './secrets.ts';
-import { totpCodeValid } from './totp.ts';
+import { totpCodeStep } from './totp.ts';
 
 /** Failed sign-ins allowed per client address and per username in the window. */
 const LOGIN_LIMIT = { max: 10, windowMs: 15 * 60 * 1000 };
@@ -141,7 +141,9 @@ export function registerUsersPages(app: Hono<AppEnv>, ctx: AppContext): void {
     const addrKey = `addr:${address(c)}`;
     if (loginAttempts.blocked(addrKey)) return tooMany(c);
     const secret = users.totpSecret(challenge.userId);
-    if (!secret || !totpCodeValid(secret, field(b, 'totp_code').trim())) {
+    const step = secret ? totpCodeStep(secret, field(b, 'totp_code').trim()) : null;
+    // A code already used (by anyone) counts as wrong: it may have been seen or captured.
+    if (step === null || !users.useTotpStep(challenge.userId, step)) {
       loginAttempts.record(addrKey);
       challenge.tries++;
       if (challenge.tries >= TWOFA_MAX_TRIES) {

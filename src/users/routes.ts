@@ -11,7 +11,7 @@ import type { AppEnv } from '../http/types.ts';
 import { optBool, optEnum, optInt, optString, optStringArray, pathId, queryIds, reqEnum, reqString } from '../http/validate.ts';
 import { registerUsersPages } from './pages.ts';
 import { assertPassword, type ListRoleGrant, type UserInput } from './store.ts';
-import { isTotpSecret, newTotpEnrolment, totpCodeValid } from './totp.ts';
+import { isTotpSecret, newTotpEnrolment, totpCodeStep } from './totp.ts';
 
 const USER_TYPES = ['user', 'api'] as const;
 const USER_STATUSES = ['enabled', 'disabled'] as const;
@@ -128,8 +128,9 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     if (!users.hasPasswordLogin(id)) throw badRequest('two-factor authentication needs a user with password login');
     if (users.totpSecret(id)) throw badRequest('two-factor authentication is already enabled');
     if (!isTotpSecret(secret)) throw badRequest('invalid "secret": not a base32 TOTP secret');
-    if (!totpCodeValid(secret, code)) throw badRequest('invalid "code": it does not match the secret (check the device clock)');
-    users.setTotp(id, secret);
+    const step = totpCodeStep(secret, code);
+    if (step === null) throw badRequest('invalid "code": it does not match the secret (check the device clock)');
+    users.enableTotp(id, secret, step);
     log.info(`two-factor authentication enabled for user ${id} by ${c.get('user').username}`);
     return ok(c, true);
   });
@@ -143,7 +144,7 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     const caller = c.get('user');
     if (!users.hasPasswordLogin(caller.id)) throw badRequest('confirming with a password needs a user with password login');
     if (!users.checkPassword(caller.id, password)) throw forbidden('wrong password');
-    users.setTotp(id, null);
+    users.disableTotp(id);
     log.info(`two-factor authentication disabled for user ${id} by ${caller.username}`);
     return ok(c, true);
   });

@@ -33,6 +33,7 @@ const SQL = {
                updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = @id`,
   setPassword: `UPDATE users SET password = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
   setTwofa: `UPDATE users SET twofa_type = ?, twofa_key = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
+  useTotpStep: 'UPDATE users SET totp_last_step = ? WHERE id = ? AND totp_last_step < ?',
   setLoggedIn: 'UPDATE users SET loggedin_at = ? WHERE id = ?',
   deleteUser: 'DELETE FROM users WHERE id = ?',
   deleteApiUserByName: `DELETE FROM users WHERE username = ? AND type = 'api'`,
@@ -387,8 +388,21 @@ export class UserStore {
     return row.twofa_type === 'totp' ? row.twofa_key : null;
   }
 
-  setTotp(id: number, secret: string | null): void {
-    this.sql<[string, string | null, number]>(SQL.setTwofa).run(secret ? 'totp' : 'none', secret, id);
+  /** Records a TOTP code's time step as used; false when that step or a later one already was (a replay). */
+  useTotpStep(id: number, step: number): boolean {
+    return this.sql(SQL.useTotpStep).run(step, id, step).changes === 1;
+  }
+
+  /** Turns TOTP on with the secret whose code at `step` the user just entered (that code cannot sign in afterwards). */
+  enableTotp(id: number, secret: string, step: number): void {
+    this.db.transaction(() => {
+      this.sql(SQL.setTwofa).run('totp', secret, id);
+      this.useTotpStep(id, step);
+    })();
+  }
+
+  disableTotp(id: number): void {
+    this.sql(SQL.setTwofa).run('none', null, id);
   }
 
   private row(id: number): UserRow {

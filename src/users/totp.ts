@@ -3,9 +3,10 @@
 import { Secret, TOTP } from 'otpauth';
 
 const DIGITS = 6;
+const PERIOD_S = 30;
 
 function totp(secretBase32: string, issuer = '', account = ''): TOTP {
-  return new TOTP({ issuer, label: account, algorithm: 'SHA1', digits: DIGITS, period: 30, secret: Secret.fromBase32(secretBase32) });
+  return new TOTP({ issuer, label: account, algorithm: 'SHA1', digits: DIGITS, period: PERIOD_S, secret: Secret.fromBase32(secretBase32) });
 }
 
 /** A fresh random secret (160 bits) and its QR code, a 200×200 PNG in base64. */
@@ -16,13 +17,18 @@ export async function newTotpEnrolment(issuer: string, account: string): Promise
   return { secret, qr: png.toString('base64') };
 }
 
-/** True when the code is valid for the secret now (one step of clock drift allowed either way). */
-export function totpCodeValid(secretBase32: string, code: string): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
+/**
+ * The time step (Unix time / 30 s) the code belongs to when it is valid for the secret now (one
+ * step of clock drift allowed either way), else null. Callers accept a step once (see
+ * UserStore.useTotpStep), so a code cannot be replayed within its window.
+ */
+export function totpCodeStep(secretBase32: string, code: string, now = Date.now()): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
   try {
-    return totp(secretBase32).validate({ token: code, window: 1 }) !== null;
+    const delta = totp(secretBase32).validate({ token: code, window: 1, timestamp: now });
+    return delta === null ? null : Math.floor(now / 1000 / PERIOD_S) + delta;
   } catch {
-    return false; // not a base32 secret
+    return null; // not a base32 secret
   }
 }
 

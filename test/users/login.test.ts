@@ -351,7 +351,8 @@ describe('admin sign-in', () => {
       const wrong = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: '12345' }) });
       assert.equal(wrong.status, 200);
       assert.match(wrong.text, /not valid/);
-      const right = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret) }) });
+      // The next step's code: the current one may be the enrolment's, which is used up.
+      const right = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret, 30_000) }) });
       assert.equal(right.status, 302);
       assert.equal(right.headers.get('location'), '/admin/settings');
       const s = sessionCookie(right)!;
@@ -359,6 +360,20 @@ describe('admin sign-in', () => {
       assert.equal((await withCookie(r, t, s, 'GET', '/api/profile')).status, 200);
       // The challenge token is used up.
       assert.equal((await r.request('GET', loc.pathname + loc.search, undefined, { auth: null })).status, 302);
+    });
+
+    it('a code signs in once: the same code again, or an earlier one, is refused', async () => {
+      const used = t.server.ctx.db.prepare('SELECT totp_last_step FROM users WHERE id = ?').pluck().get(sofia) as number;
+      assert.ok(used >= Math.floor(Date.now() / 30_000), `last step ${used}`);
+      for (const replay of [code(secret, 30_000), code(secret)]) {
+        const first = await signIn(r, t, 'sofia', 'reset-password-9');
+        const token = new URL(first.location!, t.url).searchParams.get('token')!;
+        pageTokens.push(token);
+        const res = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: replay }) });
+        assert.equal(res.status, 200);
+        assert.match(res.text, /not valid/);
+        assert.equal(sessionCookie(res), null);
+      }
     });
 
     it('five wrong codes end the challenge', async () => {
