@@ -91,8 +91,8 @@ export class Importer {
     this.indexer.hold();
     // The final status is published last, once the importer is free for the next upload.
     this.running = this.run(job, this.control).then((final) => {
-      rmSync(job.dir, { recursive: true, force: true });
       this.indexer.release();
+      rmSync(job.dir, { recursive: true, force: true });
       this.state.imported = Atomics.load(this.control!, CONTROL_IMPORTED);
       this.control = null;
       this.running = null;

@@ -24,9 +24,10 @@ export function registerImportRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
   const importer = new Importer(ctx, indexer);
   indexer.drain();
   ctx.onShutdown(async () => {
+    // The indexer first, so the import's end does not start it again.
+    await indexer.stop();
     importer.stop();
     await importer.whenIdle();
-    await indexer.stop();
   });
   const guard = ctx.auth('subscribers:import');
 
