@@ -12,6 +12,20 @@ let sink: SmtpSink;
 let listA: number;
 let listB: number;
 
+/**
+ * An API user with campaigns:get and campaigns:manage whose list role grants list B only
+ * (get and manage); returns its credentials.
+ */
+function campaignManagerOnListB(username: string, roleName: string, listRoleName: string): string {
+  const db = t.server.ctx.db;
+  const role = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', ?, '["campaigns:get","campaigns:manage"]')`).run(roleName).lastInsertRowid);
+  const listRole = Number(db.prepare(`INSERT INTO roles (type, name) VALUES ('list', ?)`).run(listRoleName).lastInsertRowid);
+  db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, listB);
+  const creds = t.apiUser(username, role);
+  db.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, username);
+  return creds;
+}
+
 const base = () => ({ name: 'News', subject: 'Hi {{ .Subscriber.Name }}', lists: [listA], body: '<p>Hello {{ .Subscriber.Name }}</p>', content_type: 'html' });
 
 before(async () => {
@@ -187,11 +201,7 @@ describe('bulk delete', () => {
 
   it('deletes only campaigns the caller may manage; all=true deletes every one of them', async () => {
     const db = t.server.ctx.db;
-    const role = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'bulk-manager', '["campaigns:get","campaigns:manage"]')`).run().lastInsertRowid);
-    const listRole = Number(db.prepare(`INSERT INTO roles (type, name) VALUES ('list', 'bulk-only-b')`).run().lastInsertRowid);
-    db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, listB);
-    const creds = t.apiUser('bulk-manager', role);
-    db.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, 'bulk-manager');
+    const creds = campaignManagerOnListB('bulk-manager', 'bulk-manager', 'bulk-only-b');
     const onA = await make('Bulk on A');
     const onB = await make('Bulk on B', [listB]);
     assert.equal((await t.request('DELETE', `/api/campaigns?id=${onA}`, undefined, { auth: creds })).status, 200);
@@ -283,12 +293,7 @@ describe('preview, test send, archive', () => {
 
 describe('visibility per user', () => {
   it('hides campaigns on lists the user has no grant for', async () => {
-    const db = t.server.ctx.db;
-    const role = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'camp-reader', '["campaigns:get","campaigns:manage"]')`).run().lastInsertRowid);
-    const listRole = Number(db.prepare(`INSERT INTO roles (type, name) VALUES ('list', 'only-b')`).run().lastInsertRowid);
-    db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, listB);
-    const creds = t.apiUser('reader', role);
-    db.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, 'reader');
+    const creds = campaignManagerOnListB('reader', 'camp-reader', 'only-b');
     const onA = (await t.request('POST', '/api/campaigns', base())).body.data;
     const onB = (await t.request('POST', '/api/campaigns', { ...base(), lists: [listB] })).body.data;
     const list = await t.request('GET', '/api/campaigns?per_page=all', undefined, { auth: creds });
