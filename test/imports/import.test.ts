@@ -149,6 +149,17 @@ describe('import in subscribe mode', () => {
     assert.match((await t.request('GET', '/api/import/subscribers/logs')).body.data, /a\.csv: ignoring columns "extra"/);
   });
 
+  it('logs the physical line of a bad row after quoted line breaks, CRLF and empty lines', async () => {
+    const csv = 'email,name\r\nmulti@example.org,"Two\r\nLines"\r\n\r\nnot-an-address,X\r\n"quoted\nbreak@",Y\r\nlast-bad\r\n';
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA] }, { name: 'lines.csv', content: Buffer.from(csv) })).status, 200);
+    assert.equal((await waitDone()).imported, 1);
+    assert.equal(sub('multi@example.org')!.name, 'Two\r\nLines');
+    const logs = (await t.request('GET', '/api/import/subscribers/logs')).body.data as string;
+    assert.match(logs, /lines\.csv line 5: skipped: "not-an-address" is not a valid e-mail address/);
+    assert.match(logs, /lines\.csv line 7: skipped: "quoted\nbreak@" is not a valid e-mail address/);
+    assert.match(logs, /lines\.csv line 8: skipped: 1 fields where the header has 2/);
+  });
+
   it('keeps existing subscribers and subscriptions without overwrite, replaces them with it', async () => {
     const csv = 'email,name,attributes\njohn@example.org,Johnny,"{""plan"":""free""}"\n';
     assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA], subscription_status: 'unsubscribed' }, { name: 'again.csv', content: csv })).status, 200);
