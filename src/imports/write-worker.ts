@@ -53,17 +53,38 @@ function writeBatch(batch: RowBatch): void {
   }
 }
 
+/** The import's size is known before its first batch: large ones write without the name index. */
+function prepare(total: number): void {
+  try {
+    if (!store.shouldDeferNameIndex(total)) return;
+    store.dropNameIndex();
+    post({ type: 'log', line: 'writing without the name index, rebuilt at the end (faster for large imports)' });
+  } catch (e) {
+    post({ type: 'log', line: `keeping the name index: ${(e as Error).message}` });
+  }
+}
+
 /** The last word; the main thread then ends both threads (the open channel keeps this one alive till then). */
 let ended = false;
 function finish(m: WriterMessage): void {
   ended = true;
+  try {
+    const started = performance.now();
+    if (store.restoreNameIndex()) post({ type: 'log', line: `name index rebuilt in ${((performance.now() - started) / 1000).toFixed(1)} s` });
+  } catch (e) {
+    // The importer retries once the threads have ended, and so does the next start.
+    post({ type: 'log', line: `rebuilding the name index failed: ${(e as Error).message}` });
+  }
   db.close();
   post(m);
 }
 
 job.parser.on('message', (m: ParserMessage) => {
   if (ended) return;
-  if (m.type === 'total' || m.type === 'log') post(m);
+  if (m.type === 'total') {
+    post(m);
+    prepare(m.n);
+  } else if (m.type === 'log') post(m);
   else if (m.type === 'failed') finish({ type: 'failed', message: m.message, dbError: false });
   else if (m.type === 'done') finish({ type: 'done', stopped: false });
   else {
