@@ -18,13 +18,13 @@ export interface WriteOptions {
 }
 
 /**
- * Imports from this many rows, and at least a quarter of the subscribers already there, write
- * without the name index and rebuild it at the end. Names arrive in random order, so each
- * insert lands on a random page of that index and every commit rewrites thousands of them:
- * the index cost a third of the writer's time (1M rows: 16.7k rows/s with it, 25.3k without),
- * while building it afterwards is one sort (about a second per million subscribers).
+ * Large imports: from this many rows, and at least a quarter of the subscribers already there.
+ * They write without the name index and rebuild it at the end. Names arrive in random order,
+ * so each insert lands on a random page of that index and every commit rewrites thousands of
+ * them: the index cost a third of the writer's time (1M rows: 16.7k rows/s with it, 25.3k
+ * without), while building it afterwards is one sort (about a second per million subscribers).
  */
-const DEFER_NAME_INDEX_FROM_ROWS = 100_000;
+const LARGE_IMPORT_FROM_ROWS = 100_000;
 
 /** Rows per multi-row INSERT (well under SQLite's 32766 bound parameters). */
 const ROWS_PER_INSERT = 100;
@@ -77,10 +77,10 @@ export class ImportStore {
     return this.sql<[string], number>(SQL.existingLists).pluck().all(JSON.stringify(ids));
   }
 
-  /** Whether an import of about `rows` rows should write without the name index (see DEFER_NAME_INDEX_FROM_ROWS). */
-  shouldDeferNameIndex(rows: number): boolean {
+  /** Whether an import of about `rows` rows is a large one (see LARGE_IMPORT_FROM_ROWS). */
+  isLargeImport(rows: number): boolean {
     const existing = this.sql<[], number>(SQL.subscriberTotal).pluck().get() ?? 0;
-    return rows >= DEFER_NAME_INDEX_FROM_ROWS && rows * 4 >= existing;
+    return rows >= LARGE_IMPORT_FROM_ROWS && rows * 4 >= existing;
   }
 
   /** Until restoreNameIndex(), ORDER BY name sorts instead of reading the index. */
@@ -107,8 +107,13 @@ export class ImportStore {
     if (ids.length) this.sql(SQL.touchLists).run(new Date().toISOString(), JSON.stringify(ids));
   }
 
-  /** Writes one batch in one transaction; every row counts as imported (duplicates included). */
-  writeBatch(batch: RowBatch, o: WriteOptions): number {
+  /**
+   * Writes one batch in one transaction; every row counts as imported (duplicates included).
+   * With `emailOrder` (large imports) the new subscribers are inserted, and numbered, in e-mail
+   * order instead of file order: the inserts then walk the e-mail index front to back instead
+   * of jumping around it (1M rows: +12% rows/s).
+   */
+  writeBatch(batch: RowBatch, o: WriteOptions, emailOrder = false): number {
     const now = new Date().toISOString();
     // Later duplicates of an address in the batch win only with overwrite_userinfo, as they would one by one.
     const rows = new Map<string, Row>();
@@ -126,6 +131,7 @@ export class ImportStore {
       const existing = this.findExisting([...rows.keys()]);
       const fresh: Row[] = [];
       for (const r of rows.values()) if (!existing.has(r.email)) fresh.push(r);
+      if (emailOrder) fresh.sort((a, b) => (a.email < b.email ? -1 : 1));
 
       bulkInsertSubscribers(this.db, this.sql, this.fillers, (firstId) => {
         this.insertSubscribers(fresh, firstId, o.mode === 'blocklist' ? 'blocklisted' : 'enabled', now);

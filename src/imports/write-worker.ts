@@ -42,22 +42,26 @@ db.pragma(`wal_autocheckpoint = ${IMPORT_WAL_AUTOCHECKPOINT}`);
 const store = new ImportStore(db);
 const pacer = new TransactionPacer(1000, TRANSACTION_TARGET_MS, 100, 10_000);
 
+/** Set for a large import (ImportStore.isLargeImport): written without the name index, each batch's new rows in e-mail order. */
+let large = false;
+
 function writeBatch(batch: RowBatch): void {
   for (let from = 0; from < batch.emails.length;) {
     if (Atomics.load(control, CONTROL_STOP)) throw new StopSignal();
     const to = Math.min(batch.emails.length, from + pacer.rows);
     const started = performance.now();
-    Atomics.add(control, CONTROL_IMPORTED, store.writeBatch(sliceBatch(batch, from, to), job.write));
+    Atomics.add(control, CONTROL_IMPORTED, store.writeBatch(sliceBatch(batch, from, to), job.write, large));
     pacer.record(to - from, performance.now() - started);
     from = to;
   }
 }
 
-/** The import's size is known before its first batch: large ones write without the name index. */
+/** The import's size is known before its first batch. */
 function prepare(total: number): void {
   try {
-    if (!store.shouldDeferNameIndex(total)) return;
+    if (!store.isLargeImport(total)) return;
     store.dropNameIndex();
+    large = true;
     post({ type: 'log', line: 'writing without the name index, rebuilt at the end (faster for large imports)' });
   } catch (e) {
     post({ type: 'log', line: `keeping the name index: ${(e as Error).message}` });

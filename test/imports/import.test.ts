@@ -150,6 +150,12 @@ describe('import in subscribe mode', () => {
     assert.match((await t.request('GET', '/api/import/subscribers/logs')).body.data, /a\.csv: ignoring columns "extra"/);
   });
 
+  it('numbers the subscribers of a small import in file order', async () => {
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA] }, { name: 'order.csv', content: 'email\nzz.order@example.org\naa.order@example.org\n' })).status, 200);
+    assert.equal((await waitDone()).imported, 2);
+    assert.ok(sub('zz.order@example.org')!.id < sub('aa.order@example.org')!.id);
+  });
+
   it('logs the physical line of a bad row after quoted line breaks, CRLF and empty lines', async () => {
     const csv = 'email,name\r\nmulti@example.org,"Two\r\nLines"\r\n\r\nnot-an-address,X\r\n"quoted\nbreak@",Y\r\nlast-bad\r\n';
     assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA] }, { name: 'lines.csv', content: Buffer.from(csv) })).status, 200);
@@ -326,6 +332,8 @@ describe('a long import', () => {
     assert.match(logs, /writing without the name index, rebuilt at the end/);
     assert.match(logs, /name index rebuilt in [\d.]+ s/);
     assert.ok(nameIndexUsed(), 'ORDER BY name reads the name index again');
+    // ... and each transaction's new rows go in in e-mail order (rows 3 and 11 share the first one).
+    assert.ok(sub('bulk10@example.net')!.id < sub('bulk2@example.net')!.id);
 
     const reset = await t.request('DELETE', '/api/import/subscribers');
     assert.deepEqual(reset.body.data, { name: '', total: 0, imported: 0, status: 'none' });
