@@ -5,6 +5,7 @@
 import { rmSync } from 'node:fs';
 import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.ts';
+import { pauseCheckpoints, resumeCheckpoints } from '../db/connection.ts';
 import { conflict } from '../http/errors.ts';
 import { domainRules } from '../subscribers/email.ts';
 import type { ImportSource } from './source.ts';
@@ -102,9 +103,11 @@ export class Importer {
     this.control = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
     this.log(`importing "${job.name}" (${job.source.files.map((f) => f.name).join(', ')}) in ${job.write.mode} mode`);
     this.indexer.hold();
+    pauseCheckpoints(this.ctx.db);
     // The final status is published last, once the importer is free for the next upload.
     this.running = this.run(job, this.control).then((final) => {
       this.indexer.release();
+      resumeCheckpoints(this.ctx.db);
       rmSync(job.dir, { recursive: true, force: true });
       this.state.imported = Atomics.load(this.control!, CONTROL_IMPORTED);
       this.control = null;

@@ -3,7 +3,7 @@
 // and API reads not at all (WAL). It waits while an import writes, and ends when the backlog
 // is empty.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../db/connection.ts';
+import { checkpointNow, openDatabase } from '../db/connection.ts';
 import { SearchBacklog } from './search-backlog.ts';
 import { INDEXER_HOLD, INDEXER_STOP, lowerThreadPriority, TransactionPacer, type IndexerJob, type IndexerMessage } from './threads.ts';
 
@@ -30,6 +30,11 @@ for (;;) {
   if (n === 0) break;
   indexed += n;
   pacer.record(n, performance.now() - started);
+}
+try {
+  checkpointNow(db);
+} catch {
+  // Left to the next checkpoint of any connection.
 }
 db.close();
 port.postMessage({ type: 'done', indexed, stopped } satisfies IndexerMessage);

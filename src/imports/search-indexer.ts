@@ -3,6 +3,7 @@
 // drains it. Started at server start too, so a backlog left by a restart is picked up.
 import type { Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.ts';
+import { pauseCheckpoints, resumeCheckpoints } from '../db/connection.ts';
 import { SearchBacklog } from './search-backlog.ts';
 import { INDEXER_HOLD, INDEXER_STOP, startThread, type IndexerMessage } from './threads.ts';
 
@@ -32,6 +33,7 @@ export class SearchIndexer {
     let outcome: IndexerMessage | null = null;
     const worker = startThread('indexer', { dbPath: this.ctx.db.name, control: this.control.buffer as SharedArrayBuffer }, []);
     this.worker = worker;
+    pauseCheckpoints(this.ctx.db);
     worker.on('message', (m: IndexerMessage) => (outcome = m));
     worker.on('error', (e) => {
       failed = true;
@@ -39,6 +41,7 @@ export class SearchIndexer {
     });
     this.exited = new Promise((resolve) => worker.once('exit', () => {
       this.worker = null;
+      resumeCheckpoints(this.ctx.db);
       const done = outcome as IndexerMessage | null;
       if (done) this.ctx.log.info(`search index: ${done.stopped ? 'paused' : 'up to date'} after indexing ${done.indexed} subscribers in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       resolve();

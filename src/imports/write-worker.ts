@@ -3,7 +3,7 @@
 // reads never wait for the import, and API writes wait at most one import transaction
 // (busy_timeout), which is why transactions are sized to a few tens of milliseconds.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase } from '../db/connection.ts';
+import { checkpointNow, openDatabase } from '../db/connection.ts';
 import type { ParserMessage } from './parse-worker.ts';
 import { sliceBatch, type RowBatch } from './parse.ts';
 import { ImportStore } from './store.ts';
@@ -78,6 +78,11 @@ function finish(m: WriterMessage): void {
   } catch (e) {
     // The importer retries once the threads have ended, and so does the next start.
     post({ type: 'log', line: `rebuilding the name index failed: ${(e as Error).message}` });
+  }
+  try {
+    checkpointNow(db);
+  } catch {
+    // Left to the next checkpoint of any connection.
   }
   db.close();
   post(m);

@@ -318,6 +318,9 @@ describe('a long import', () => {
       assert.ok(nice.filter((n) => n === 10).length >= 2, `thread nice values ${nice.join(',')}`);
       assert.equal(readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[16], '0');
     }
+    // The import's writer checkpoints the WAL meanwhile, not the server's connection (main thread).
+    const autocheckpoint = () => t.server.ctx.db.pragma('wal_autocheckpoint', { simple: true });
+    assert.equal(autocheckpoint(), 0);
     const stopped = await t.request('DELETE', '/api/import/subscribers');
     assert.equal(stopped.body.data.status, 'stopping');
     const done = await waitDone();
@@ -334,6 +337,10 @@ describe('a long import', () => {
     assert.ok(nameIndexUsed(), 'ORDER BY name reads the name index again');
     // ... and each transaction's new rows go in in e-mail order (rows 3 and 11 share the first one).
     assert.ok(sub('bulk10@example.net')!.id < sub('bulk2@example.net')!.id);
+
+    // ... and neither while the search indexer indexes the imported rows; afterwards it does again.
+    for (let i = 0; i < 1500 && autocheckpoint() !== 1000; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(autocheckpoint(), 1000);
 
     const reset = await t.request('DELETE', '/api/import/subscribers');
     assert.deepEqual(reset.body.data, { name: '', total: 0, imported: 0, status: 'none' });
