@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { setFlagsFromString } from 'node:v8';
 import { parseInteger, parseNumeric } from './values.ts';
 
 // The SQL functions a translated segment may call, registered on each connection that runs
@@ -15,32 +16,60 @@ export const FN = {
   upper: 'segment_upper',
 } as const;
 
-const CACHE_LIMIT = 256;
-const compiled = new Map<string, RegExp>();
+// V8 moves a regular expression that backtracks excessively to its linear-time engine; the
+// second flag lets compileRegexp ask (flag "l") whether a pattern can run there. Segment
+// patterns must, so none can hold the main thread for hours ("(a+)+$", or "a*a*a*b" over a
+// long value). Set before any segment pattern is compiled; other expressions only gain.
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+setFlagsFromString('--enable-experimental-regexp-engine');
 
-function cached(key: string, build: () => RegExp): RegExp {
-  let re = compiled.get(key);
-  if (!re) {
-    if (compiled.size >= CACHE_LIMIT) compiled.clear();
-    re = build();
-    compiled.set(key, re);
-  }
-  return re;
+interface Matcher {
+  test(text: string): boolean;
 }
 
-/**
- * A Postgres regular expression (`~`, `~*`) as a JavaScript one. Throws SyntaxError when the
- * pattern is not valid. Postgres' ARE and JavaScript agree on the common constructs.
- */
-const MAX_REGEXP_LENGTH = 500;
-// A repeated group that itself repeats or alternates ("(a+)+", "(a|aa)*") can make JavaScript's
-// backtracking engine run for hours on one row; user-supplied patterns of that shape are refused.
-const NESTED_REPEAT = /\((?:[^()\\]|\\.)*(?:[+*|]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/;
+const CACHE_LIMIT = 256;
+const compiled = new Map<string, Matcher>();
 
-export function compileRegexp(pattern: string, caseInsensitive: boolean): RegExp {
+function cached<T extends Matcher>(key: string, build: () => T): T {
+  let m = compiled.get(key);
+  if (!m) {
+    if (compiled.size >= CACHE_LIMIT) compiled.clear();
+    m = build();
+    compiled.set(key, m);
+  }
+  return m as T;
+}
+
+const MAX_REGEXP_LENGTH = 500;
+
+/**
+ * A Postgres regular expression (`~`, `~*`) as a JavaScript one. Throws when the pattern is
+ * not valid, or needs backtracking (backreferences, lookaround). Postgres' ARE and JavaScript
+ * agree on the common constructs. V8's linear engine has no case-insensitive mode, so `~*`
+ * matches the lower-cased pattern against the lower-cased text.
+ */
+export function compileRegexp(pattern: string, caseInsensitive: boolean): Matcher {
   if (pattern.length > MAX_REGEXP_LENGTH) throw new Error(`longer than ${MAX_REGEXP_LENGTH} characters`);
-  if (NESTED_REPEAT.test(pattern)) throw new Error('a repeated group containing a repetition or alternation could take exponential time; simplify the pattern');
-  return cached(`r${caseInsensitive ? 'i' : ''}:${pattern}`, () => new RegExp(pattern, caseInsensitive ? 'i' : ''));
+  return cached(`r${caseInsensitive ? 'i' : ''}:${pattern}`, () => {
+    const source = caseInsensitive ? lowerCaseLiterals(pattern) : pattern;
+    const re = new RegExp(source);
+    try {
+      new RegExp(source, 'l');
+    } catch {
+      throw new Error('backreferences and lookaround are not supported (they can take exponential time)');
+    }
+    return caseInsensitive ? { test: (text: string) => re.test(text.toLowerCase()) } : re;
+  });
+}
+
+/** The pattern lower-cased, but for the character after each backslash (\W, \S, \D and \B keep their meaning). */
+function lowerCaseLiterals(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '\\' && i + 1 < pattern.length) out += pattern[i] + pattern[++i];
+    else out += pattern[i].toLowerCase();
+  }
+  return out;
 }
 
 /** Why a LIKE pattern is invalid in Postgres, or null if it is valid. */
@@ -51,7 +80,7 @@ export function likePatternProblem(pattern: string): string | null {
 }
 
 /** A Postgres LIKE pattern (`%`, `_`, `\` escapes the next character) as an anchored RegExp. */
-export function compileLike(pattern: string, caseInsensitive: boolean): RegExp {
+export function compileLike(pattern: string, caseInsensitive: boolean): Matcher {
   return cached(`l${caseInsensitive ? 'i' : ''}:${pattern}`, () => {
     let source = '';
     const chars = [...pattern];
