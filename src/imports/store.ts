@@ -34,10 +34,13 @@ const placeholders = (rows: number, perRow: string) => Array(rows).fill(perRow).
 
 const SQL = {
   findByEmails: (n: number) => `SELECT id, email, status FROM subscribers WHERE email IN (${placeholders(n, '?')})`,
+  // An address already there is skipped here and handled as an existing subscriber after.
   insertSubscribers: (n: number) => `INSERT INTO subscribers (id, uuid, email, name, attribs, status, created_at, updated_at)
-    VALUES ${placeholders(n, '(?, ?, ?, ?, ?, ?, ?, ?)')}`,
-  insertSubscriptions: (n: number) => `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
-    VALUES ${placeholders(n, "(?, ?, ?, 'import', ?, ?)")}`,
+    VALUES ${placeholders(n, '(?, ?, ?, ?, ?, ?, ?, ?)')} ON CONFLICT (email) DO NOTHING`,
+  idsBetween: 'SELECT id FROM subscribers WHERE id BETWEEN ? AND ?',
+  // New subscribers have no subscriptions yet: plain inserts, in primary-key order.
+  subscribeNew: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    SELECT s.id, l.value, ?, 'import', ?, ? FROM subscribers s CROSS JOIN json_each(?) l WHERE s.id BETWEEN ? AND ?`,
   subscribeKeep: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
     VALUES (?, ?, ?, 'import', ?, ?) ON CONFLICT (subscriber_id, list_id) DO NOTHING`,
   subscribeOverwrite: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
@@ -128,17 +131,25 @@ export class ImportStore {
     }
 
     this.db.transaction(() => {
-      const existing = this.findExisting([...rows.keys()]);
-      const fresh: Row[] = [];
-      for (const r of rows.values()) if (!existing.has(r.email)) fresh.push(r);
-      if (emailOrder) fresh.sort((a, b) => (a.email < b.email ? -1 : 1));
-
+      // All rows are inserted, new addresses with ids firstId + their index; the few that are
+      // already there are skipped and found after (cheaper than looking every address up first).
+      const candidates = [...rows.values()];
+      if (emailOrder) candidates.sort((a, b) => (a.email < b.email ? -1 : 1));
+      let skipped: Row[] = [];
       bulkInsertSubscribers(this.db, this.sql, this.fillers, (firstId) => {
-        this.insertSubscribers(fresh, firstId, o.mode === 'blocklist' ? 'blocklisted' : 'enabled', now);
-        if (o.mode === 'subscribe' && o.lists.length) this.insertSubscriptions(firstId, fresh.length, o, now);
-        return fresh.length;
+        const lastId = firstId + candidates.length - 1;
+        const inserted = this.insertSubscribers(candidates, firstId, o.mode === 'blocklist' ? 'blocklisted' : 'enabled', now);
+        if (inserted < candidates.length) {
+          const ids = new Set(this.sql<[number, number], number>(SQL.idsBetween).pluck().all(firstId, lastId));
+          skipped = candidates.filter((_, k) => !ids.has(firstId + k));
+        }
+        if (o.mode === 'subscribe' && o.lists.length && inserted) {
+          this.sql(SQL.subscribeNew).run(o.subscriptionStatus, now, now, JSON.stringify(o.lists), firstId, lastId);
+        }
+        return candidates.length;
       });
 
+      const existing = this.findExisting(skipped.map((r) => r.email));
       for (const [email, sub] of existing) {
         const r = rows.get(email)!;
         if (o.mode === 'blocklist') {
@@ -166,7 +177,9 @@ export class ImportStore {
     return found;
   }
 
-  private insertSubscribers(rows: Row[], firstId: number, status: string, now: string): void {
+  /** Inserts the rows with ids firstId, firstId + 1, ...; answers how many were new. */
+  private insertSubscribers(rows: Row[], firstId: number, status: string, now: string): number {
+    let inserted = 0;
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
       const n = Math.min(ROWS_PER_INSERT, rows.length - i);
       const params: unknown[] = new Array(n * 8);
@@ -181,25 +194,8 @@ export class ImportStore {
         params[p++] = now;
         params[p++] = now;
       }
-      this.sql(SQL.insertSubscribers(n)).run(...params);
+      inserted += this.sql(SQL.insertSubscribers(n)).run(...params).changes;
     }
-  }
-
-  /** New subscribers have no subscriptions yet, so these are plain inserts. */
-  private insertSubscriptions(firstId: number, count: number, o: WriteOptions, now: string): void {
-    const total = count * o.lists.length;
-    for (let i = 0; i < total; i += ROWS_PER_INSERT) {
-      const n = Math.min(ROWS_PER_INSERT, total - i);
-      const params: unknown[] = new Array(n * 5);
-      for (let k = 0, p = 0; k < n; k++) {
-        const j = i + k;
-        params[p++] = firstId + Math.floor(j / o.lists.length);
-        params[p++] = o.lists[j % o.lists.length];
-        params[p++] = o.subscriptionStatus;
-        params[p++] = now;
-        params[p++] = now;
-      }
-      this.sql(SQL.insertSubscriptions(n)).run(...params);
-    }
+    return inserted;
   }
 }
