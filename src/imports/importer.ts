@@ -79,19 +79,6 @@ export class Importer {
     if (!this.running) this.busy = false;
   }
 
-  /** At start-up: what an import cut short by a crash left behind (the name index it dropped). */
-  recover(): void {
-    this.restoreNameIndex('after an interrupted import');
-  }
-
-  private restoreNameIndex(why: string): void {
-    try {
-      if (this.store.restoreNameIndex()) this.ctx.log.info(`import: rebuilt the subscribers' name index ${why}`);
-    } catch (e) {
-      this.ctx.log.error(`import: rebuilding the subscribers' name index failed: ${(e as Error).message} (retried at the next start)`);
-    }
-  }
-
   existingLists(ids: number[]): number[] {
     return this.store.existingLists(ids);
   }
@@ -154,8 +141,6 @@ export class Importer {
     } catch (e) {
       outcome = { type: 'failed', message: (e as Error).message, dbError: false };
     }
-    // The writer rebuilds it as it ends; this is for a writer that died first.
-    this.restoreNameIndex('after the import\'s writer ended');
     const imported = Atomics.load(control, CONTROL_IMPORTED);
     let final: 'finished' | 'failed';
     if (outcome.type === 'done') {

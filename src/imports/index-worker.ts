@@ -1,9 +1,10 @@
-// The search indexer thread: indexes the search backlog (search-backlog.ts) through its own
-// connection in transactions of about 100 ms, so API writes wait at most that,
-// and API reads not at all (WAL). It waits while an import writes, and ends when the backlog
-// is empty.
+// The search indexer thread: rebuilds the name index a large import dropped (name-index.ts),
+// then indexes the search backlog (search-backlog.ts) through its own connection in
+// transactions of about 100 ms, so API writes wait at most that, and API reads not at all
+// (WAL). It waits while an import writes, and ends when the backlog is empty.
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointNow, openDatabase } from '../db/connection.ts';
+import { NameIndex } from './name-index.ts';
 import { SearchBacklog } from './search-backlog.ts';
 import { INDEXER_HOLD, INDEXER_STOP, lowerThreadPriority, TransactionPacer, type IndexerJob, type IndexerMessage } from './threads.ts';
 
@@ -16,6 +17,7 @@ const control = new Int32Array(job.control);
 
 const db = openDatabase(job.dbPath);
 const backlog = new SearchBacklog(db);
+const nameIndex = new NameIndex(db);
 const pacer = new TransactionPacer(2000, 100, 500, 50_000);
 let indexed = 0;
 let stopped = false;
@@ -25,6 +27,9 @@ for (;;) {
     stopped = true;
     break;
   }
+  // Checked at every step: an import that held this thread may have dropped it again.
+  const rebuildStarted = performance.now();
+  if (nameIndex.rebuild()) port.postMessage({ type: 'name-index', seconds: (performance.now() - rebuildStarted) / 1000 } satisfies IndexerMessage);
   const started = performance.now();
   const n = backlog.indexStep(pacer.rows);
   if (n === 0) break;

@@ -22,7 +22,6 @@ const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 export function registerImportRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
   const indexer = new SearchIndexer(ctx);
   const importer = new Importer(ctx, indexer);
-  importer.recover();
   indexer.drain();
   ctx.onShutdown(async () => {
     // The indexer first, so the import's end does not start it again.

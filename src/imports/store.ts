@@ -18,11 +18,9 @@ export interface WriteOptions {
 }
 
 /**
- * Large imports: from this many rows, and at least a quarter of the subscribers already there.
- * They write without the name index and rebuild it at the end. Names arrive in random order,
- * so each insert lands on a random page of that index and every commit rewrites thousands of
- * them: the index cost a third of the writer's time (1M rows: 16.7k rows/s with it, 25.3k
- * without), while building it afterwards is one sort (about a second per million subscribers).
+ * Large imports: from this many rows, and at least a quarter of the subscribers already there
+ * (rebuilding the name index sorts them all). They write without the name index (name-index.ts;
+ * 1M rows: 16.7k rows/s with it, 25.3k without) and number new rows in e-mail order (writeBatch).
  */
 const LARGE_IMPORT_FROM_ROWS = 100_000;
 
@@ -52,10 +50,6 @@ const SQL = {
   unsubscribeAll: "UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = ? WHERE subscriber_id = ? AND status <> 'unsubscribed'",
   existingLists: 'SELECT id FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
   subscriberTotal: 'SELECT n FROM subscriber_total WHERE id = 1',
-  // sql/0001's index, for ORDER BY name.
-  dropNameIndex: 'DROP INDEX IF EXISTS subscribers_name',
-  createNameIndex: 'CREATE INDEX IF NOT EXISTS subscribers_name ON subscribers (name)',
-  hasNameIndex: "SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = 'subscribers_name'",
   touchLists: 'UPDATE lists SET updated_at = ? WHERE id IN (SELECT value FROM json_each(?))',
 };
 
@@ -84,26 +78,6 @@ export class ImportStore {
   isLargeImport(rows: number): boolean {
     const existing = this.sql<[], number>(SQL.subscriberTotal).pluck().get() ?? 0;
     return rows >= LARGE_IMPORT_FROM_ROWS && rows * 4 >= existing;
-  }
-
-  /** Until restoreNameIndex(), ORDER BY name sorts instead of reading the index. */
-  dropNameIndex(): void {
-    this.sql(SQL.dropNameIndex).run();
-  }
-
-  /** Rebuilds the name index if an import dropped it; true if it did. */
-  restoreNameIndex(): boolean {
-    if (this.sql(SQL.hasNameIndex).get()) return false;
-    // The build's sort spills to temp files: in memory (our temp_store) they added 55 MB to
-    // the peak RSS for 1M subscribers, on disk none, and the build was faster (1.3 s against 1.7).
-    const tempStore = this.db.pragma('temp_store', { simple: true }) as number;
-    this.db.pragma('temp_store = FILE');
-    try {
-      this.sql(SQL.createNameIndex).run();
-    } finally {
-      this.db.pragma(`temp_store = ${tempStore}`);
-    }
-    return true;
   }
 
   touchLists(ids: number[]): void {

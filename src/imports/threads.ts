@@ -19,7 +19,7 @@ export interface WriterJob {
 export const CONTROL_STOP = 0;
 export const CONTROL_IMPORTED = 1;
 
-/** The search indexer (index-worker.ts) drains the search backlog, then ends. */
+/** The search indexer (index-worker.ts) rebuilds the name index if an import dropped it, drains the search backlog, then ends. */
 export interface IndexerJob {
   dbPath: string;
   /** Int32 slots shared with the main thread: INDEXER_STOP, INDEXER_HOLD (set by it). */
@@ -30,7 +30,9 @@ export const INDEXER_STOP = 0;
 /** Non-zero while an import writes: the indexer waits between steps. */
 export const INDEXER_HOLD = 1;
 
-export type IndexerMessage = { type: 'done'; indexed: number; stopped: boolean };
+export type IndexerMessage =
+  | { type: 'name-index'; seconds: number }
+  | { type: 'done'; indexed: number; stopped: boolean };
 
 export type WriterMessage =
   | { type: 'total'; n: number }

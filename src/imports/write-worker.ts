@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointNow, openDatabase } from '../db/connection.ts';
 import type { ParserMessage } from './parse-worker.ts';
 import { sliceBatch, type RowBatch } from './parse.ts';
+import { NameIndex } from './name-index.ts';
 import { ImportStore } from './store.ts';
 import { CONTROL_IMPORTED, CONTROL_STOP, lowerThreadPriority, TransactionPacer, type WriterJob, type WriterMessage } from './threads.ts';
 
@@ -60,9 +61,9 @@ function writeBatch(batch: RowBatch): void {
 function prepare(total: number): void {
   try {
     if (!store.isLargeImport(total)) return;
-    store.dropNameIndex();
+    new NameIndex(db).drop();
     large = true;
-    post({ type: 'log', line: 'writing without the name index, rebuilt at the end (faster for large imports)' });
+    post({ type: 'log', line: 'writing without the name index, rebuilt in the background after the import (faster for large imports)' });
   } catch (e) {
     post({ type: 'log', line: `keeping the name index: ${(e as Error).message}` });
   }
@@ -72,13 +73,6 @@ function prepare(total: number): void {
 let ended = false;
 function finish(m: WriterMessage): void {
   ended = true;
-  try {
-    const started = performance.now();
-    if (store.restoreNameIndex()) post({ type: 'log', line: `name index rebuilt in ${((performance.now() - started) / 1000).toFixed(1)} s` });
-  } catch (e) {
-    // The importer retries once the threads have ended, and so does the next start.
-    post({ type: 'log', line: `rebuilding the name index failed: ${(e as Error).message}` });
-  }
   try {
     checkpointNow(db);
   } catch {
