@@ -5,12 +5,14 @@
 // listmgr process), api_ms_while_sending (p95 of GET /api/campaigns/{id} while sending) and
 // baseline_msgs_per_s.
 // BENCH_N sets the number of subscribers; BENCH_CPU_PROF=<dir> writes a CPU profile of the
-// listmgr process there (node --cpu-prof).
+// listmgr process there (node --cpu-prof); BENCH_SINK=postfix receives with Postfix's
+// smtp-sink (C, much faster than Node's smtp-server) to show listmgr's own ceiling.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import nodemailer from 'nodemailer';
 import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
@@ -39,6 +41,36 @@ async function startSink(): Promise<{ port: number; count(): Promise<number>; st
       return JSON.parse((await it.next()).value).count;
     },
     stop: () => child.stdin!.write('exit\n'),
+  };
+}
+
+const POSTFIX_SMTP_SINK = '/usr/sbin/smtp-sink';
+
+/** Postfix's smtp-sink; `-c` prints "sess=N quit=N mesg=N" and a carriage return per message. */
+async function startPostfixSink(): Promise<{ port: number; count(): Promise<number>; stop(): void }> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const user = process.getuid?.() === 0 ? ['-u', 'nobody'] : [];
+  const child = spawn(POSTFIX_SMTP_SINK, [...user, '-c', `127.0.0.1:${port}`, '1024'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let received = 0;
+  child.stdout!.on('data', (d: Buffer) => {
+    for (const m of d.toString().matchAll(/mesg=(\d+)/g)) received = Number(m[1]);
+  });
+  for (let tries = 0; ; tries++) {
+    const ready = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(true)).on('error', () => resolve(false));
+      socket.on('connect', () => socket.destroy());
+    });
+    if (ready) break;
+    if (tries > 50) throw new Error(`${POSTFIX_SMTP_SINK} did not start`);
+    await sleep(100);
+  }
+  return {
+    port,
+    async count() {
+      await sleep(200); // the counter is printed as messages complete
+      return received;
+    },
+    stop: () => child.kill(),
   };
 }
 
@@ -105,7 +137,7 @@ async function main(): Promise<void> {
   const layout = db.prepare(`SELECT body FROM templates WHERE is_default = 1 AND type = 'campaign'`).pluck().get() as string;
   closeDatabase(db);
 
-  const sink = await startSink();
+  const sink = process.env.BENCH_SINK === 'postfix' ? await startPostfixSink() : await startSink();
   const baselineRate = await baseline(sink.port, sink.count, layout);
 
   // Page cache starts cold: read the database file once before timing.
