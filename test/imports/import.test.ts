@@ -239,10 +239,13 @@ describe('derived tables after imports', () => {
     const fresh = Array.from({ length: 2500 }, (_, i) => [`dt${i}@derived.example`, `Derived Person ${i}`, JSON.stringify({ city: `Quito${i % 7}`, n: i })]);
     fresh.push(['dt10@derived.example', 'Duplicate Later', '{"city":"Nowhere"}']);
     await importCsv({ mode: 'subscribe', delim: ',', lists: [listA, listB], subscription_status: 'confirmed' }, 'fresh.csv', csv(fresh));
-    // Overwrite names, attributes and subscription status of 100 of them; add 50 new ones.
+    // Overwrite names, attributes and subscription status of 100 of them; add 50 new ones
+    // between them (the existing rows are skipped by the insert and updated after).
+    const renamed = Array.from({ length: 100 }, (_, i) => [`dt${i}@derived.example`, `Renamed ${i}`, '{"city":"Zanzibar"}']);
     const again = [
-      ...Array.from({ length: 100 }, (_, i) => [`dt${i}@derived.example`, `Renamed ${i}`, '{"city":"Zanzibar"}']),
+      ...renamed.slice(0, 50),
       ...Array.from({ length: 50 }, (_, i) => [`dtnew${i}@derived.example`, `Newcomer ${i}`, '{"city":"Zanzibar"}']),
+      ...renamed.slice(50),
     ];
     await importCsv({ mode: 'subscribe', delim: ',', lists: [listA], subscription_status: 'unsubscribed', overwrite: true }, 'again.csv', csv(again));
     // Blocklist 50 existing and 20 new addresses.
@@ -258,6 +261,9 @@ describe('derived tables after imports', () => {
     assert.equal(sub('dt10@derived.example')!.name, 'Renamed 10');
     assert.equal(sub('dt150@derived.example')!.name, 'Derived Person 150');
     assert.equal(count("SELECT COUNT(*) FROM subscribers WHERE status = 'blocklisted' AND email LIKE 'dt%@derived.example'"), 70);
+    assert.equal(sub('dt99@derived.example')!.name, 'Renamed 99');
+    assert.equal(count("SELECT COUNT(*) FROM subscriber_lists sl JOIN subscribers s ON s.id = sl.subscriber_id WHERE s.email LIKE 'dtnew%' AND sl.list_id = ? AND sl.status = 'unsubscribed'", listA), 50);
+    assert.equal(count("SELECT COUNT(*) FROM subscriber_lists sl JOIN subscribers s ON s.id = sl.subscriber_id WHERE s.email LIKE 'dtnew%'"), 50);
   });
 
   it('subscriber total and per-list counts match COUNT(*)', () => {
