@@ -22,11 +22,13 @@ const TRANSACTION_TARGET_MS = 100;
  */
 const IMPORT_CACHE_KIB = 16 * 1024;
 /**
- * WAL pages after which the import's commits checkpoint. Random inserts into the e-mail and
- * name indexes dirty the same pages in transaction after transaction; checkpointing less often
- * copies each of them into the database file fewer times (+20% rows/s over the default 1000).
+ * WAL pages after which the import's commits checkpoint (256 MB). Random inserts into the
+ * e-mail index dirty the same pages transaction after transaction; checkpointing less often
+ * copies each of them into the database file fewer times, with fewer fsyncs (1M rows, four
+ * runs each: 27.2k rows/s against 23.6k at 8192 pages, which was +20% over SQLite's 1000).
+ * The WAL file is trimmed back when it restarts (journal_size_limit, db/connection.ts).
  */
-const IMPORT_WAL_AUTOCHECKPOINT = 8192;
+const IMPORT_WAL_AUTOCHECKPOINT = 65536;
 
 class StopSignal extends Error {}
 
