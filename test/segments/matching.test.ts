@@ -262,17 +262,23 @@ describe('segment expressions select the right subscribers', () => {
   });
 });
 
-describe('regular expressions that backtrack exponentially or polynomially', () => {
+describe('regular expressions and LIKE patterns that backtrack exponentially or polynomially', () => {
   let fixture: Fixture;
   before(() => {
     fixture = openFixture();
     fixture.db.prepare("INSERT INTO subscribers (id, uuid, email, name) VALUES (7, 'long', 'long@example.org', ?)").run('a'.repeat(20_000));
+    fixture.db.prepare("INSERT INTO subscribers (id, uuid, email, name) VALUES (8, 'emoji', 'emoji@example.org', '😀é')").run();
   });
   after(() => fixture.close());
 
+  test('"_" in a non-ASCII ILIKE pattern stands for one character, even outside the BMP', () => {
+    assert.deepEqual(fixture.ids("subscribers.id > 6 AND subscribers.name ILIKE '_É'"), [8]);
+    assert.deepEqual(fixture.ids("subscribers.id > 6 AND subscribers.name ILIKE '__É'"), []);
+  });
+
   // With backtracking alone each of these runs for hours on the 20,000-character name; a
   // regression fails by the timeout instead of hanging the run.
-  for (const pattern of ["~ '(a+)+b'", "~ 'a*a*a*a*a*b'", "~* '(A|AA)*C'", "~* '^(\\w+\\s?)*$'"]) {
+  for (const pattern of ["~ '(a+)+b'", "~ 'a*a*a*a*a*b'", "~* '(A|AA)*C'", "~* '^(\\w+\\s?)*$'", "LIKE '%a%a%a%a%a%b'", "ILIKE '%a%a%a%a%a%b'", "ILIKE '%A%a%A%a%A%é'"]) {
     test(`${pattern} finishes on a 20,000-character value`, { timeout: 60_000 }, () => {
       assert.deepEqual(fixture.ids(`subscribers.id = 7 AND subscribers.name ${pattern}`), pattern.endsWith("$'") ? [7] : []);
     });
