@@ -57,8 +57,10 @@ async function startPostfixSink(): Promise<{ port: number; count(): Promise<numb
   });
   for (let tries = 0; ; tries++) {
     const ready = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => resolve(true)).on('error', () => resolve(false));
-      socket.on('connect', () => socket.destroy());
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      }).on('error', () => resolve(false));
     });
     if (ready) break;
     if (tries > 50) throw new Error(`${POSTFIX_SMTP_SINK} did not start`);

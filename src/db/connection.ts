@@ -53,9 +53,17 @@ export function resumeCheckpoints(db: DB): void {
   if (db.open) db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
 }
 
-/** Copies the WAL into the database file as far as readers allow, without waiting for them. */
+/**
+ * Copies the WAL into the database file as far as readers allow, without waiting for them.
+ * Best effort: what it cannot copy (a busy or failing file) is left to the next checkpoint of
+ * any connection.
+ */
 export function checkpointNow(db: DB): void {
-  db.pragma('wal_checkpoint(PASSIVE)');
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // left to the next checkpoint
+  }
 }
 
 /** Runs fn in one IMMEDIATE transaction (all or nothing). */

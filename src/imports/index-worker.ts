@@ -36,10 +36,6 @@ for (;;) {
   indexed += n;
   pacer.record(n, performance.now() - started);
 }
-try {
-  checkpointNow(db);
-} catch {
-  // Left to the next checkpoint of any connection.
-}
+checkpointNow(db);
 db.close();
 port.postMessage({ type: 'done', indexed, stopped } satisfies IndexerMessage);

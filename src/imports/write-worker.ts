@@ -75,11 +75,7 @@ function prepare(total: number): void {
 let ended = false;
 function finish(m: WriterMessage): void {
   ended = true;
-  try {
-    checkpointNow(db);
-  } catch {
-    // Left to the next checkpoint of any connection.
-  }
+  checkpointNow(db);
   db.close();
   post(m);
 }

@@ -30,15 +30,18 @@ interface Matcher {
 const CACHE_LIMIT = 256;
 const compiled = new Map<string, Matcher>();
 
-function cached<T extends Matcher>(key: string, build: () => T): T {
+function cached(key: string, build: () => Matcher): Matcher {
   let m = compiled.get(key);
   if (!m) {
     if (compiled.size >= CACHE_LIMIT) compiled.clear();
     m = build();
     compiled.set(key, m);
   }
-  return m as T;
+  return m;
 }
+
+/** `re` tested on the text as it is, or lower-cased (the pattern was lower-cased to match). */
+const matching = (re: RegExp, lowerCaseText: boolean): Matcher => (lowerCaseText ? { test: (text) => re.test(text.toLowerCase()) } : re);
 
 const MAX_REGEXP_LENGTH = 500;
 
@@ -58,7 +61,7 @@ export function compileRegexp(pattern: string, caseInsensitive: boolean): Matche
     } catch {
       throw new Error('backreferences and lookaround are not supported (they can take exponential time)');
     }
-    return caseInsensitive ? { test: (text: string) => re.test(text.toLowerCase()) } : re;
+    return matching(re, caseInsensitive);
   });
 }
 
@@ -97,8 +100,7 @@ export function compileLike(pattern: string, caseInsensitive: boolean): Matcher 
       else if (c === '_') source += ANY_CHAR;
       else source += escapeRegExp(c);
     }
-    const re = new RegExp(`^${source}$`);
-    return caseInsensitive ? { test: (text: string) => re.test(text.toLowerCase()) } : re;
+    return matching(new RegExp(`^${source}$`), caseInsensitive);
   });
 }
 
