@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
+import { isDatabaseBusy } from './db/connection.ts';
 import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerBounceRoutes } from './bounces/routes.ts';
@@ -27,6 +28,7 @@ import { registerUsersRoutes } from './users/routes.ts';
 const MAX_API_BODY = 10 * 1024 * 1024;
 /** Routes that stream large uploads and check sizes themselves. */
 const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];
+const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
 export function createApp(ctx: AppContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -55,6 +57,10 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   });
   app.use('/api/*', async (c, next) => (UPLOAD_PATHS.includes(c.req.path) ? next() : limit(c, next)));
 
+  // Any method but GET/HEAD/OPTIONS may write; the GETs that write (tracking) say so themselves.
+  const { track } = ctx.foregroundWrites;
+  app.use('*', async (c, next) => (READ_METHODS.includes(c.req.method) ? next() : track(c, next)));
+
   const api = new Hono<AppEnv>();
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
@@ -77,6 +83,11 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   app.onError((err, c) => {
     if (err instanceof HttpError) return c.json({ message: err.message }, err.status);
     const id = c.get('requestId');
+    if (isDatabaseBusy(err)) {
+      ctx.log.warn(`request ${id} ${c.req.method} ${c.req.path}: the database stayed locked past the busy timeout`);
+      c.header('Retry-After', '1');
+      return c.json({ message: 'the database is busy with a long write (such as an index rebuild after an import); try again in a moment' }, 503);
+    }
     ctx.log.error(`request ${id} ${c.req.method} ${c.req.path} failed: ${err.stack ?? err.message}`);
     return c.json({ message: `Internal Server Error (request ${id})` }, 500);
   });

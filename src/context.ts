@@ -2,6 +2,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Config } from './config.ts';
 import type { DB } from './db/connection.ts';
+import type { ForegroundWrites } from './db/foreground-writes.ts';
 import type { Orm } from './db/index.ts';
 import type { AppEnv } from './http/types.ts';
 import type { Logger } from './log.ts';
@@ -12,6 +13,8 @@ import type { UserStore } from './users/store.ts';
 export interface AppContext {
   config: Config;
   db: DB;
+  /** Requests in progress that may write; background writer threads give way to them. */
+  foregroundWrites: ForegroundWrites;
   orm: Orm;
   log: Logger;
   settings: SettingsService;

@@ -8,6 +8,7 @@ import { createApp } from './app.ts';
 import { parseAddress, type Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { closeDatabase, openDatabase } from './db/connection.ts';
+import { ForegroundWrites } from './db/foreground-writes.ts';
 import { ormFor } from './db/index.ts';
 import { acquireServeLock } from './db/lock.ts';
 import { isInstalled, migrate } from './db/migrate.ts';
@@ -57,7 +58,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const mailer = new Mailer(log);
     const shutdownHooks: (() => Promise<void> | void)[] = [];
     const ctx: AppContext = {
-      config, db, orm: ormFor(db), log, settings, mailer, users,
+      config, db, foregroundWrites: new ForegroundWrites(), orm: ormFor(db), log, settings, mailer, users,
       auth: makeAuth(users.authenticator()),
       startedAt: new Date(),
       reload() {

@@ -66,6 +66,11 @@ export function checkpointNow(db: DB): void {
   }
 }
 
+/** Whether `e` is SQLite giving up on a lock another connection held past busy_timeout. */
+export function isDatabaseBusy(e: unknown): boolean {
+  return e instanceof Database.SqliteError && (e.code.startsWith('SQLITE_BUSY') || e.code.startsWith('SQLITE_LOCKED'));
+}
+
 /** Runs fn in one IMMEDIATE transaction (all or nothing). */
 export function inTransaction<T>(db: DB, fn: () => T): T {
   return db.transaction(fn).immediate();

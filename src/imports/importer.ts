@@ -173,7 +173,7 @@ export class Importer {
     }, [channel.port1]);
     let writer: Worker;
     try {
-      writer = startThread('writer', { dbPath: this.ctx.db.name, write: job.write, parser: channel.port2, control: control.buffer as SharedArrayBuffer }, [channel.port2]);
+      writer = startThread('writer', { dbPath: this.ctx.db.name, write: job.write, parser: channel.port2, control: control.buffer as SharedArrayBuffer, foregroundWrites: this.ctx.foregroundWrites.buffer }, [channel.port2]);
     } catch (e) {
       void parser.terminate();
       throw e;

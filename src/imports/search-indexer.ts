@@ -37,7 +37,7 @@ export class SearchIndexer {
     const started = performance.now();
     let failed = false;
     let outcome: Extract<IndexerMessage, { type: 'done' }> | null = null;
-    const worker = startThread('indexer', { dbPath: this.ctx.db.name, control: this.control.buffer as SharedArrayBuffer }, []);
+    const worker = startThread('indexer', { dbPath: this.ctx.db.name, control: this.control.buffer as SharedArrayBuffer, foregroundWrites: this.ctx.foregroundWrites.buffer }, []);
     this.worker = worker;
     pauseCheckpoints(this.ctx.db);
     worker.on('message', (m: IndexerMessage) => {

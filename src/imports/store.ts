@@ -23,6 +23,12 @@ export interface WriteOptions {
  * 1M rows: 16.7k rows/s with it, 25.3k without) and number new rows in e-mail order (writeBatch).
  */
 const LARGE_IMPORT_FROM_ROWS = 100_000;
+/**
+ * ... as long as the table then stays under this size: the rebuild is one statement, and the
+ * server's writes wait for it (0.8-1.3 s per million rows here), beyond its 5 s busy timeout
+ * for a table of several million.
+ */
+const NAME_INDEX_REBUILD_MAX_ROWS = 2_000_000;
 
 /** Rows per multi-row INSERT (well under SQLite's 32766 bound parameters). */
 const ROWS_PER_INSERT = 100;
@@ -74,10 +80,10 @@ export class ImportStore {
     return this.sql<[string], number>(SQL.existingLists).pluck().all(JSON.stringify(ids));
   }
 
-  /** Whether an import of about `rows` rows is a large one (see LARGE_IMPORT_FROM_ROWS). */
+  /** Whether an import of about `rows` rows is a large one (see LARGE_IMPORT_FROM_ROWS and NAME_INDEX_REBUILD_MAX_ROWS). */
   isLargeImport(rows: number): boolean {
     const existing = this.sql<[], number>(SQL.subscriberTotal).pluck().get() ?? 0;
-    return rows >= LARGE_IMPORT_FROM_ROWS && rows * 4 >= existing;
+    return rows >= LARGE_IMPORT_FROM_ROWS && rows * 4 >= existing && existing + rows <= NAME_INDEX_REBUILD_MAX_ROWS;
   }
 
   touchLists(ids: number[]): void {

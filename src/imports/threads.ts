@@ -14,6 +14,8 @@ export interface WriterJob {
   parser: MessagePort;
   /** Int32 slots shared with the main thread: CONTROL_STOP (set by it), CONTROL_IMPORTED (set here). */
   control: SharedArrayBuffer;
+  /** ForegroundWrites.buffer: the server's writes in progress, which go first. */
+  foregroundWrites: SharedArrayBuffer;
 }
 
 export const CONTROL_STOP = 0;
@@ -24,7 +26,15 @@ export interface IndexerJob {
   dbPath: string;
   /** Int32 slots shared with the main thread: INDEXER_STOP, INDEXER_HOLD (set by it). */
   control: SharedArrayBuffer;
+  /** ForegroundWrites.buffer: the server's writes in progress, which go first. */
+  foregroundWrites: SharedArrayBuffer;
 }
+
+/**
+ * The longest an import thread waits for the server's writes before its next transaction: a
+ * slow request (a large upload) holds the import up no longer than this.
+ */
+export const MAX_FOREGROUND_WAIT_MS = 500;
 
 export const INDEXER_STOP = 0;
 /** Non-zero while an import writes: the indexer waits between steps. */

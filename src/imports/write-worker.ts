@@ -1,14 +1,16 @@
 // The import's writer thread: writes the parser thread's row batches through its own
 // connection, so the main thread (the API) never runs an import transaction. With WAL, API
-// reads never wait for the import, and API writes wait at most one import transaction
-// (busy_timeout), which is why transactions are sized to a few tens of milliseconds.
+// reads never wait for the import. The server's writes go first: before each transaction this
+// thread waits while any is in progress (db/foreground-writes.ts), so one waits at most for the
+// transaction under way, which is why transactions are sized to about 100 ms.
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointNow, openDatabase } from '../db/connection.ts';
+import { waitForForegroundWrites } from '../db/foreground-writes.ts';
 import type { ParserMessage } from './parse-worker.ts';
 import { sliceBatch, type RowBatch } from './parse.ts';
 import { NameIndex } from './name-index.ts';
 import { ImportStore } from './store.ts';
-import { CONTROL_IMPORTED, CONTROL_STOP, lowerThreadPriority, TransactionPacer, type WriterJob, type WriterMessage } from './threads.ts';
+import { CONTROL_IMPORTED, CONTROL_STOP, lowerThreadPriority, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type WriterJob, type WriterMessage } from './threads.ts';
 
 /**
  * How long one write transaction should take: the most an API write waits for the import.
@@ -50,6 +52,7 @@ let large = false;
 
 function writeBatch(batch: RowBatch): void {
   for (let from = 0; from < batch.emails.length;) {
+    waitForForegroundWrites(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS);
     if (Atomics.load(control, CONTROL_STOP)) throw new StopSignal();
     const to = Math.min(batch.emails.length, from + pacer.rows);
     const started = performance.now();

@@ -24,7 +24,9 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void 
     sendPage(c, { ...site(), title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>` }, status);
   const badLink = (c: Context) => errorPage(c, 400, 'Invalid link', 'This link is not valid.');
 
-  app.get('/link/:link/:camp/:sub', (c) => {
+  // These two GETs record a click or a view.
+  const writes = ctx.foregroundWrites.track;
+  app.get('/link/:link/:camp/:sub', writes, (c) => {
     const { link, camp, sub } = c.req.param();
     if (![link, camp, sub].every((u) => UUID.test(u))) return badLink(c);
     const l = tracking.link(link);
@@ -37,7 +39,7 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void 
     return c.redirect(l.url, 307);
   });
 
-  app.get('/campaign/:camp/:sub/px.png', (c) => {
+  app.get('/campaign/:camp/:sub/px.png', writes, (c) => {
     const { camp, sub } = c.req.param();
     if (!UUID.test(camp) || !UUID.test(sub)) return badLink(c);
     const individual = ctx.settings.bool('privacy.individual_tracking');

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import yazl from 'yazl';
+import { ImportStore } from '../../src/imports/store.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -367,5 +368,27 @@ describe('a name index left dropped by an interrupted import', () => {
     for (let i = 0; i < 1500 && !hasIndex(); i++) await new Promise((r) => setTimeout(r, 20));
     const plan = db.prepare('EXPLAIN QUERY PLAN SELECT id FROM subscribers ORDER BY name LIMIT 5').all() as { detail: string }[];
     assert.ok(plan.some((r) => r.detail.includes('subscribers_name')), JSON.stringify(plan));
+  });
+});
+
+describe('which imports write without the name index', () => {
+  let fresh: TestServer;
+  before(async () => (fresh = await startTestServer()));
+  after(() => fresh.stop());
+
+  it('are those of 100k rows or more that leave the table at most 2M rows and at most 5 times its size', async () => {
+    const db = fresh.server.ctx.db;
+    const store = new ImportStore(db);
+    assert.equal(store.isLargeImport(99_999), false);
+    assert.equal(store.isLargeImport(100_000), true);
+    assert.equal(store.isLargeImport(2_000_000), true);
+    // Its rebuild would hold the write lock for seconds: the server's writes would time out.
+    assert.equal(store.isLargeImport(2_000_001), false);
+    // 100k rows into a table of 400,001: the rebuild would sort 5 times what was imported.
+    db.prepare('UPDATE subscriber_total SET n = 400001').run();
+    assert.equal(store.isLargeImport(100_000), false);
+    assert.equal(store.isLargeImport(1_000_000), true);
+    assert.equal(store.isLargeImport(1_599_999), true);
+    assert.equal(store.isLargeImport(1_600_000), false);
   });
 });
