@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { setFlagsFromString } from 'node:v8';
+import { runsInLinearTime } from '../linear-regexp.ts';
 import { parseInteger, parseNumeric } from './values.ts';
 
 // The SQL functions a translated segment may call, registered on each connection that runs
@@ -15,13 +15,6 @@ export const FN = {
   lower: 'segment_lower',
   upper: 'segment_upper',
 } as const;
-
-// V8 moves a regular expression that backtracks excessively to its linear-time engine; the
-// second flag lets compileRegexp ask (flag "l") whether a pattern can run there. Segment
-// patterns must, so none can hold the main thread for hours ("(a+)+$", or "a*a*a*b" over a
-// long value). Set before any segment pattern is compiled; other expressions only gain.
-setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
-setFlagsFromString('--enable-experimental-regexp-engine');
 
 interface Matcher {
   test(text: string): boolean;
@@ -56,11 +49,7 @@ export function compileRegexp(pattern: string, caseInsensitive: boolean): Matche
   return cached(`r${caseInsensitive ? 'i' : ''}:${pattern}`, () => {
     const source = caseInsensitive ? lowerCaseLiterals(pattern) : pattern;
     const re = new RegExp(source);
-    try {
-      new RegExp(source, 'l');
-    } catch {
-      throw new Error('backreferences and lookaround are not supported (they can take exponential time)');
-    }
+    if (!runsInLinearTime(source)) throw new Error('backreferences and lookaround are not supported (they can take exponential time)');
     return matching(re, caseInsensitive);
   });
 }

@@ -95,9 +95,22 @@ test('sprig: encryptAES round trip', () => {
   assert.equal(text('{{ encryptAES "secret" "hello world" | decryptAES "secret" }}'), 'hello world');
 });
 
-test('sprig: nested repetition in a regex is refused instead of hanging', () => {
-  assert.equal(text('{{ regexMatch "(a+)+$" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab" }}'), 'false');
-  assert.throws(() => text('{{ mustRegexMatch "(a+)+$" "aaab" }}'), /too complex/);
+test('sprig: regular expressions that backtrack catastrophically run in linear time', { timeout: 10_000 }, () => {
+  const long = 'a'.repeat(20_000);
+  assert.equal(text(`{{ regexMatch "(a+)+$" "${long}b" }}`), 'false');
+  assert.equal(text(`{{ mustRegexMatch "^(a|aa)*$" "${long}" }}`), 'true');
+  assert.equal(text(`{{ regexFind "a*a*a*a*a*b" "${long}" }}`), '');
+  assert.equal(text(`{{ regexReplaceAll "\\\\A(a+)+c" "${long}" "x" | len }}`), '20000');
+  // Case-insensitive ones cannot run there; nesting repetition in them is refused instead.
+  assert.equal(text('{{ regexMatch "(?i)(a+)+$" "aaab" }}'), 'false');
+  assert.throws(() => text('{{ mustRegexMatch "(?i)(a+)+$" "aaab" }}'), /too complex/);
+  assert.equal(text('{{ mustRegexMatch "(?i)^A+$" "aaa" }}'), 'true');
+});
+
+test('sprig: \\A and \\z match only at the ends of the text, also in multi-line mode', () => {
+  assert.equal(text('{{ regexMatch "\\\\Aab\\\\z" "ab" }} {{ regexMatch "\\\\Aab\\\\z" "ab\\n" }} {{ regexMatch "b\\\\z" "ab" }}'), 'true false true');
+  assert.equal(text('{{ regexMatch "(?m)^b$" "a\\nb\\nc" }} {{ regexMatch "(?m)\\\\Ab" "a\\nb" }} {{ regexMatch "(?m)a\\\\z" "a\\nb" }} {{ regexMatch "(?m)\\\\Aa" "a\\nb" }}'), 'true false false true');
+  assert.throws(() => text('{{ mustRegexMatch "(?m)\\\\A(a+)+" "aaa" }}'), /too complex/);
 });
 
 test('sprig: crypto functions needing bcrypt/certificates exist but fail when called', () => {

@@ -6,6 +6,7 @@
 
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { ExecError, type ExecState, type FuncDef } from '../exec.ts';
+import { runsInLinearTime } from '../../linear-regexp.ts';
 import { goQuote } from '../gofmt.ts';
 import { formatGoTime, GoTime, inZone, isValidZone, localTime, parseGoTime, zeroTime } from '../gotime.ts';
 import { byteLen, compareBytes, formatV, goKind, goTypeName, isMap, SafeHTML, sortedKeys, struct, truth } from '../value.ts';
@@ -451,7 +452,12 @@ function sliceList(list: unknown, idx: unknown[]): unknown {
 
 const regexCache = new Map<string, RegExp>();
 
-/** Compiles a Go (RE2) pattern; rejects syntax RE2 lacks and nested repetition (ReDoS). */
+/**
+ * Compiles a Go (RE2) pattern; rejects syntax RE2 lacks. RE2 runs in linear time; so does a
+ * pattern V8's linear engine can run (linear-regexp.ts). The others, case-insensitive ones
+ * (that engine has no such mode) and multi-line ones with \A or \z (mapped onto lookaround),
+ * are refused when they nest repetition, the shape of catastrophic backtracking.
+ */
 function goRegex(pattern: string, global = false): RegExp {
   const key = (global ? 'g' : '-') + pattern;
   const hit = regexCache.get(key);
@@ -466,9 +472,11 @@ function goRegex(pattern: string, global = false): RegExp {
     p = p.slice(lead[0].length);
   }
   if (/\\[1-9]|\(\?[=!]|\(\?<[=!]/.test(p)) throw new Error(`error parsing regexp: invalid or unsupported Perl syntax in ${goQuote(pattern)}`);
-  p = p.replace(/\(\?P</g, '(?<').replace(/\\z/g, '$(?![\\s\\S])').replace(/\\A/g, '^(?<![\\s\\S])');
+  p = p.replace(/\(\?P</g, '(?<');
+  // Without the m flag JavaScript's ^ and $ match only at the ends of the text, as \A and \z do.
+  p = flags.includes('m') ? p.replace(/\\z/g, '$(?![\\s\\S])').replace(/\\A/g, '^(?<![\\s\\S])') : p.replace(/\\z/g, '$').replace(/\\A/g, '^');
   p = p.replace(/\[:(alpha|digit|alnum|space|upper|lower|punct|xdigit|word):\]/g, (_m, c: string) => POSIX[c]);
-  if (hasNestedRepetition(p)) throw new Error(`regular expression too complex (nested repetition): ${goQuote(pattern)}`);
+  if (!runsInLinearTime(p, flags) && hasNestedRepetition(p)) throw new Error(`regular expression too complex (nested repetition): ${goQuote(pattern)}`);
   let re: RegExp;
   try {
     re = new RegExp(p, flags);
