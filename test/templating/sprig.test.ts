@@ -101,10 +101,34 @@ test('sprig: regular expressions that backtrack catastrophically run in linear t
   assert.equal(text(`{{ mustRegexMatch "^(a|aa)*$" "${long}" }}`), 'true');
   assert.equal(text(`{{ regexFind "a*a*a*a*a*b" "${long}" }}`), '');
   assert.equal(text(`{{ regexReplaceAll "\\\\A(a+)+c" "${long}" "x" | len }}`), '20000');
-  // Case-insensitive ones cannot run there; nesting repetition in them is refused instead.
-  assert.equal(text('{{ regexMatch "(?i)(a+)+$" "aaab" }}'), 'false');
-  assert.throws(() => text('{{ mustRegexMatch "(?i)(a+)+$" "aaab" }}'), /too complex/);
-  assert.equal(text('{{ mustRegexMatch "(?i)^A+$" "aaa" }}'), 'true');
+  // Case-insensitive ones too: their letters are spelled out in both cases.
+  assert.equal(text(`{{ regexMatch "(?i)(A+)+$" "${long}b" }}`), 'false');
+  assert.equal(text(`{{ mustRegexMatch "(?i)^(A|AA)*$" "${long}" }}`), 'true');
+  // A class range that mixes letters and other characters is left to the backtracking engine,
+  // where nesting repetition is refused.
+  assert.throws(() => text('{{ mustRegexMatch "(?i)([0-z]+)+$" "aaab" }}'), /too complex/);
+  assert.equal(text('{{ mustRegexMatch "(?i)^[0-z]+$" "ABC" }}'), 'true');
+});
+
+test('sprig: case-insensitive regular expressions match either case', () => {
+  const cases: [string, string, string][] = [
+    ['(?i)^hello wörld$', 'HeLLo WÖRLD', 'true'],
+    ['(?i)^[a-f]+$', 'aBcF', 'true'],
+    ['(?i)^[a-f]+$', 'aBcG', 'false'],
+    ['(?i)^[^a-f]+$', 'XYZ', 'true'],
+    ['(?i)^[^a-f]+$', 'xAy', 'false'],
+    ['(?i)^[[:upper:]]+$', 'abc', 'true'],
+    ['(?i)^[ -~]+$', 'Any Text!', 'true'],
+    ['(?i)^\\\\x41\\\\x62$', 'aB', 'true'],
+    ['(?i)^[\\\\x41]+$', 'aA', 'true'],
+    ['(?i)^\\\\w\\\\S\\\\D$', 'A-x', 'true'],
+    ['(?i)^\\\\W$', 'A', 'false'],
+    ['(?i)^[\\\\d]+x$', '12X', 'true'],
+  ];
+  for (const [re, s, want] of cases) assert.equal(text(`{{ regexMatch "${re}" "${s}" }}`), want, `${re} on ${s}`);
+  assert.equal(text('{{ regexReplaceAll "(?i)(?P<Word>b+)" "aBbA abba" "<${Word}>" }}'), 'a<Bb>A a<bb>a');
+  assert.equal(text('{{ regexFindAll "(?i)ab" "Ab aB AB ab" -1 }}'), '[Ab aB AB ab]');
+  assert.equal(text('{{ regexSplit "(?i)x" "aXbxc" -1 }}'), '[a b c]');
 });
 
 test('sprig: \\A and \\z match only at the ends of the text, also in multi-line mode', () => {

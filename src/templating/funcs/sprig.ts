@@ -454,9 +454,11 @@ const regexCache = new Map<string, RegExp>();
 
 /**
  * Compiles a Go (RE2) pattern; rejects syntax RE2 lacks. RE2 runs in linear time; so does a
- * pattern V8's linear engine can run (linear-regexp.ts). The others, case-insensitive ones
- * (that engine has no such mode) and multi-line ones with \A or \z (mapped onto lookaround),
- * are refused when they nest repetition, the shape of catastrophic backtracking.
+ * pattern V8's linear engine can run (linear-regexp.ts). That engine has no i flag, so a
+ * case-insensitive pattern spells out both cases of its letters (foldCase). The few others
+ * (multi-line ones with \A or \z, mapped onto lookaround; case-insensitive ones with a class
+ * range foldCase leaves alone) are refused when they nest repetition, the shape of
+ * catastrophic backtracking.
  */
 function goRegex(pattern: string, global = false): RegExp {
   const key = (global ? 'g' : '-') + pattern;
@@ -476,6 +478,11 @@ function goRegex(pattern: string, global = false): RegExp {
   // Without the m flag JavaScript's ^ and $ match only at the ends of the text, as \A and \z do.
   p = flags.includes('m') ? p.replace(/\\z/g, '$(?![\\s\\S])').replace(/\\A/g, '^(?<![\\s\\S])') : p.replace(/\\z/g, '$').replace(/\\A/g, '^');
   p = p.replace(/\[:(alpha|digit|alnum|space|upper|lower|punct|xdigit|word):\]/g, (_m, c: string) => POSIX[c]);
+  if (flags.includes('i')) {
+    const folded = foldCase(p);
+    const caseSensitive = flags.replace('i', '');
+    if (folded !== null && runsInLinearTime(folded, caseSensitive)) [p, flags] = [folded, caseSensitive];
+  }
   if (!runsInLinearTime(p, flags) && hasNestedRepetition(p)) throw new Error(`regular expression too complex (nested repetition): ${goQuote(pattern)}`);
   let re: RegExp;
   try {
@@ -491,6 +498,93 @@ const POSIX: Record<string, string> = {
   alpha: 'A-Za-z', digit: '0-9', alnum: 'A-Za-z0-9', space: '\\t\\n\\v\\f\\r ', upper: 'A-Z', lower: 'a-z',
   punct: '!-\\/:-@\\[-`{-~', xdigit: '0-9A-Fa-f', word: '\\w',
 };
+
+/** The other case of a character, when it has one of one UTF-16 unit. */
+function otherCase(c: string): string | null {
+  const lower = c.toLowerCase();
+  const other = c === lower ? c.toUpperCase() : lower;
+  return other !== c && other.length === 1 ? other : null;
+}
+
+/** Length of the escape starting at p[i] (a backslash): \xHH, \uHHHH, \cX, \p{...} or one character. */
+function escapeLength(p: string, i: number): number {
+  const c = p[i + 1];
+  if (c === 'x') return 4;
+  if (c === 'u') return 6;
+  if (c === 'c') return 3;
+  if ((c === 'p' || c === 'P') && p[i + 2] === '{') return Math.max(3, p.indexOf('}', i) - i + 1);
+  return 2;
+}
+
+/** The other case of the letter a \xHH or \uHHHH escape stands for. */
+function escapedOtherCase(escape: string): string | null {
+  return /^\\[xu][0-9A-Fa-f]+$/.test(escape) ? otherCase(String.fromCharCode(parseInt(escape.slice(2), 16))) : null;
+}
+
+/**
+ * The pattern with each letter outside group names matching both cases: `a` as `[aA]`, `\x41`
+ * as `[\x41a]`, `[a-f]` as `[a-fA-F]`. Null for what it leaves alone: a class range between an
+ * escape and a character, or one that covers some letters of a case but not all.
+ */
+function foldCase(p: string): string | null {
+  let out = '';
+  for (let i = 0; i < p.length;) {
+    if (p[i] === '\\') {
+      const escape = p.slice(i, i + escapeLength(p, i));
+      const other = escapedOtherCase(escape);
+      out += other ? `[${escape}${other}]` : escape;
+      i += escape.length;
+    } else if (p.startsWith('(?<', i)) {
+      const end = p.indexOf('>', i) + 1 || p.length;
+      out += p.slice(i, end);
+      i = end;
+    } else if (p[i] === '[') {
+      const cls = foldClass(p, i);
+      if (!cls) return null;
+      out += cls.text;
+      i = cls.end;
+    } else {
+      const other = otherCase(p[i]);
+      out += other ? `[${p[i]}${other}]` : p[i];
+      i++;
+    }
+  }
+  return out;
+}
+
+/** foldCase for the class starting at p[start]: the class and the index after it. */
+function foldClass(p: string, start: number): { text: string; end: number } | null {
+  let i = start + 1;
+  if (p[i] === '^') i++;
+  let added = '';
+  while (i < p.length && p[i] !== ']') {
+    const isRange = p[i + 1] === '-' && i + 2 < p.length && p[i + 2] !== ']';
+    if (p[i] === '\\') {
+      const escape = p.slice(i, i + escapeLength(p, i));
+      added += escapedOtherCase(escape) ?? '';
+      i += escape.length;
+      if (p[i] === '-' && i + 1 < p.length && p[i + 1] !== ']') return null;
+    } else if (isRange) {
+      const [lo, hi] = [p[i], p[i + 2]];
+      if (hi === '\\') return null;
+      if ((/[a-z]/.test(lo) && /[a-z]/.test(hi)) || (/[A-Z]/.test(lo) && /[A-Z]/.test(hi))) added += `${otherCase(lo)}-${otherCase(hi)}`;
+      else if (!coversCasesAlike(lo.charCodeAt(0), hi.charCodeAt(0)) || otherCase(lo) || otherCase(hi)) return null;
+      i += 3;
+    } else {
+      added += otherCase(p[i]) ?? '';
+      i++;
+    }
+  }
+  if (i >= p.length) return null; // unterminated: RegExp reports it
+  return { text: p.slice(start, i) + added + ']', end: i + 1 };
+}
+
+/** Whether the code point range holds each ASCII letter in both cases or in neither. */
+function coversCasesAlike(lo: number, hi: number): boolean {
+  const covers = (from: number, to: number) => (lo <= from && hi >= to ? 'all' : hi < from || lo > to ? 'none' : 'some');
+  const upper = covers(65, 90);
+  return upper !== 'some' && upper === covers(97, 122);
+}
 
 /** True when a quantified group itself contains a quantifier: the shape behind catastrophic backtracking. */
 function hasNestedRepetition(p: string): boolean {
