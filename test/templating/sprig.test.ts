@@ -146,3 +146,18 @@ test('sprig: int parameters reject float attribs as Go does', () => {
   assert.throws(() => text('{{ repeat .A.p "x" }}'), /wrong type for value; expected int; got float64/);
   assert.equal(text('{{ repeat (int .A.p) "x" }}'), 'xxx');
 });
+
+test('sprig: spelled-out cases match as the i flag does (500 generated patterns)', () => {
+  const atoms = ['a', 'B', 'z', '[a-c]', '[^x-z]', '[A-F0-9]', '\\\\w', '\\\\d', '.', '[[:alpha:]]', '(ab|Cd)', 'é', '\\\\x41'];
+  const quantifiers = ['', '*', '+', '?', '{1,2}'];
+  const texts = ['abc', 'ABC', 'aBz', 'XYZ', 'É', 'ée', 'Cd', 'cD', '09af', 'AF', 'a1', '', 'zZz'];
+  let seed = 42;
+  const pick = <T>(a: T[]) => a[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % a.length];
+  for (let k = 0; k < 500; k++) {
+    const pattern = Array.from({ length: 1 + (k % 3) }, () => pick(atoms) + pick(quantifiers)).join('');
+    const s = pick(texts);
+    const js = pattern.replaceAll('\\\\', '\\').replaceAll('[[:alpha:]]', '[A-Za-z]');
+    const want = String(new RegExp(`^(?:${js})$`, 'i').test(s));
+    assert.equal(text(`{{ regexMatch "(?i)^(?:${pattern})$" "${s}" }}`), want, `(?i)${pattern} on "${s}"`);
+  }
+});
