@@ -2,6 +2,8 @@
 // (as listmonk configures it) the paginator does not clamp large values: clients that send
 // per_page=1000000 get that many.
 const DEFAULT_PER_PAGE = 20;
+/** Bound on page and per_page, so that LIMIT and OFFSET stay 64-bit integers for SQLite. */
+const MAX_PAGING_VALUE = 1_000_000_000;
 
 export interface Paging {
   page: number;
@@ -13,7 +15,7 @@ export interface Paging {
 }
 
 function int(v: string | undefined): number {
-  return v !== undefined && /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : 0;
+  return v !== undefined && /^-?\d+$/.test(v.trim()) ? Math.min(MAX_PAGING_VALUE, Number(v.trim())) : 0;
 }
 
 export function parsePaging(query: { page?: string; per_page?: string }): Paging {

@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseOrder, parseOrderBy, parsePaging } from '../../src/http/paging.ts';
+import { startTestServer } from '../helpers/server.ts';
 
 describe('parsePaging', () => {
   const cases: [Record<string, string>, { page: number; perPage: number; all: boolean; offset: number }][] = [
@@ -14,6 +15,8 @@ describe('parsePaging', () => {
     [{ per_page: 'ALL' }, { page: 1, perPage: 0, all: true, offset: 0 }],
     [{ per_page: '-1' }, { page: 1, perPage: 0, all: true, offset: 0 }],
     [{ page: '-2' }, { page: 1, perPage: 20, all: false, offset: 0 }],
+    // Beyond 64-bit integers: bounded, so SQLite's LIMIT and OFFSET stay integers.
+    [{ page: '99999999999999999999', per_page: '99999999999999999999' }, { page: 1e9, perPage: 1e9, all: false, offset: (1e9 - 1) * 1e9 }],
   ];
   for (const [query, want] of cases) {
     it(`reads ${JSON.stringify(query)}`, () => {
@@ -21,6 +24,24 @@ describe('parsePaging', () => {
       assert.deepEqual({ page: p.page, perPage: p.perPage, all: p.all, offset: p.offset }, want);
     });
   }
+});
+
+describe('huge page numbers over HTTP', () => {
+  it('answer an empty page on every paged resource', async () => {
+    const t = await startTestServer();
+    try {
+      for (const path of ['/api/subscribers', '/api/lists', '/api/campaigns', '/api/templates', '/api/bounces']) {
+        for (const q of ['page=99999999999999999999', 'per_page=9999999999999999999', 'page=99999999999999999999&per_page=99999999999999999999']) {
+          const res = await t.request('GET', `${path}?${q}`);
+          assert.equal(res.status, 200, `${path}?${q}: ${res.text}`);
+        }
+      }
+      const res = await t.request('GET', '/api/subscribers?page=99999999999999999999');
+      assert.deepEqual(res.body.data.results, []);
+    } finally {
+      await t.stop();
+    }
+  });
 });
 
 describe('parseOrder / parseOrderBy', () => {
