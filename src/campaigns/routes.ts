@@ -1,7 +1,7 @@
 // /api/campaigns: handlers parse, call the service, answer.
 import type { Context, Hono } from 'hono';
-import { marked } from 'marked';
 import type { AppContext } from '../context.ts';
+import { ContentConversionError, convertContent } from '../content/convert.ts';
 import { deliveryFor } from '../delivery/index.ts';
 import { readBody, readJson } from '../http/body.ts';
 import { ok, pageResults } from '../http/envelope.ts';
@@ -78,11 +78,12 @@ export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): voi
 
   api.post('/campaigns/:id/content', ctx.auth(...MANAGE), async (c) => {
     const b = await readJson(c);
-    const from = optString(b, 'from');
-    const to = optString(b, 'to');
-    const body = optString(b, 'body', { trim: false }) ?? '';
-    if (from !== 'markdown' || (to !== 'html' && to !== 'richtext')) throw badRequest(`converting "${from ?? ''}" to "${to ?? ''}" is not supported (only markdown to html or richtext)`);
-    return ok(c, marked.parse(body, { async: false }));
+    try {
+      return ok(c, convertContent(b.from, b.to, b.body ?? ''));
+    } catch (e) {
+      if (e instanceof ContentConversionError) throw badRequest(e.message);
+      throw e;
+    }
   });
 
   api.post('/campaigns', ctx.auth(...MANAGE), async (c) => ok(c, service.create(c.get('user'), await readJson(c))));

@@ -202,6 +202,7 @@ export class CampaignService {
 
     let archiveTemplateId = Object.hasOwn(b, 'archive_template_id') ? optInt(b, 'archive_template_id') ?? null : existing?.archive_template_id ?? null;
     if (archiveTemplateId === 0) archiveTemplateId = null;
+    if (archiveTemplateId !== null && archiveTemplateId !== existing?.archive_template_id) this.checkArchiveTemplate(archiveTemplateId);
     if (archiveTemplateId === null && !existing) archiveTemplateId = templateId;
     if (contentType === 'visual') archiveTemplateId = null;
 
@@ -292,10 +293,16 @@ export class CampaignService {
     return this.json(id);
   }
 
+  /** The archive is rendered in a campaign template (listmonk's rule); other ids are refused. */
+  private checkArchiveTemplate(id: number): void {
+    if (this.store.template(id)?.type !== 'campaign') throw badRequest(`invalid "archive_template_id": template ${id} not found or not a campaign template`);
+  }
+
   setArchive(user: AuthUser, id: number, b: Body): void {
     const c = this.access(user, id, 'manage');
     const archive = optBool(b, 'archive') ?? c.archive;
     const tpl = optInt(b, 'archive_template_id');
+    if (tpl) this.checkArchiveTemplate(tpl);
     const slug = Object.hasOwn(b, 'archive_slug') ? this.checkSlug(optString(b, 'archive_slug') ?? '', id) : c.archive_slug;
     this.store.setArchive(id, archive, slug, tpl ? tpl : c.archive_template_id, optObject(b, 'archive_meta') ?? c.archive_meta);
   }

@@ -268,10 +268,31 @@ describe('preview, test send, archive', () => {
     assert.equal(empty.status, 400);
   });
 
-  it('converts markdown content', async () => {
-    const r = await t.request('POST', '/api/campaigns/1/content', { from: 'markdown', to: 'html', body: '# Hi' });
-    assert.match(r.body.data, /<h1[^>]*>Hi<\/h1>/);
-    assert.equal((await t.request('POST', '/api/campaigns/1/content', { from: 'html', to: 'visual', body: 'x' })).status, 400);
+  it('converts content between every pair the README lists', async () => {
+    const convert = async (from: string, to: string, body: string) => (await t.request('POST', '/api/campaigns/1/content', { from, to, body })).body.data;
+    assert.equal(await convert('markdown', 'html', '# Launch day\n\nLine'), '<h1 id="launch-day">Launch day</h1>\n<p>Line</p>\n');
+    assert.equal(await convert('html', 'markdown', '<h2>Hi</h2><p>A <strong>b</strong></p>'), '## Hi\n\nA **b**');
+    assert.equal(await convert('html', 'plain', '<p>One</p><p>Two</p>'), 'One\n\nTwo');
+    assert.match(await convert('plain', 'html', 'a < b'), /a &lt; b/);
+    const bad = await t.request('POST', '/api/campaigns/1/content', { from: 'html', to: 'visual', body: 'x' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.message, /not supported/);
+    assert.equal((await t.request('POST', '/api/campaigns/1/content', { from: 'word', to: 'html', body: 'x' })).status, 400);
+  });
+
+  it('refuses an archive template that is not a campaign template, changing nothing', async () => {
+    const c = (await t.request('POST', '/api/campaigns', base())).body.data;
+    const txTemplate = t.server.ctx.db.prepare("SELECT id FROM templates WHERE type = 'tx'").pluck().get() as number;
+    for (const id of [999, txTemplate]) {
+      const created = await t.request('POST', '/api/campaigns', { ...base(), archive_template_id: id });
+      assert.equal(created.status, 400, created.text);
+      assert.match(created.body.message, /archive_template_id/);
+      assert.equal((await t.request('PUT', `/api/campaigns/${c.id}`, { ...base(), archive_template_id: id })).status, 400);
+      assert.equal((await t.request('PUT', `/api/campaigns/${c.id}/archive`, { archive: true, archive_template_id: id })).status, 400);
+    }
+    const after = (await t.request('GET', `/api/campaigns/${c.id}`)).body.data;
+    assert.equal(after.archive, false);
+    assert.equal(after.archive_template_id, c.archive_template_id);
   });
 
   it('publishes archived campaigns that were sent, never drafts', async () => {
