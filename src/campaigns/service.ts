@@ -7,7 +7,7 @@ import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/er
 import type { Body } from '../http/body.ts';
 import { filterLists, hasPerm, permittedLists, type AuthUser } from '../http/permissions.ts';
 import { escapeHtml } from '../http/page.ts';
-import { normaliseTags, optBool, optEnum, optInt, optObject, optString, optStringArray } from '../http/validate.ts';
+import { normaliseTags, optBool, optEnum, optIdList, optInt, optObject, optString, optStringArray } from '../http/validate.ts';
 import type { DeliveryEngine } from '../delivery/engine.ts';
 import { composer, layoutFor, loadAttachments, renderEnv } from '../delivery/compose.ts';
 import type { TrackingStore } from '../tracking/store.ts';
@@ -34,18 +34,6 @@ function validFrom(from: string): boolean {
 }
 
 /** Ids from `[1, 2]` or from the `[{id, name}]` objects a GET returns. */
-function idList(b: Body, key: string): number[] | undefined {
-  const v = b[key];
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) throw badRequest(`invalid "${key}": expected an array of IDs`);
-  return v.map((x) => {
-    const id = x !== null && typeof x === 'object' ? (x as { id?: unknown }).id : x;
-    const n = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw badRequest(`invalid "${key}": expected an array of positive integer IDs`);
-    return n;
-  });
-}
-
 function headerList(b: Body, key: string): HeaderList | undefined {
   const v = b[key];
   if (v === undefined || v === null) return undefined;
@@ -169,7 +157,7 @@ export class CampaignService {
       }
     }
 
-    const requested = idList(b, 'lists');
+    const requested = optIdList(b, 'lists');
     if (!requested || !requested.length) throw badRequest('"lists" is required: give at least one list ID');
     const lists = this.store.existingLists(filterLists(user, 'get', requested));
     if (!lists.length) throw badRequest('invalid "lists": none of the given lists exists or is accessible');
@@ -227,7 +215,7 @@ export class CampaignService {
       archive_meta: optObject(b, 'archive_meta') ?? existing?.archive_meta ?? {},
     };
     this.checkCompiles(fields);
-    return { fields, listIds: lists.map((l) => l.id), mediaIds: idList(b, 'media') ?? [] };
+    return { fields, listIds: lists.map((l) => l.id), mediaIds: optIdList(b, 'media') ?? [] };
   }
 
   private checkSlug(raw: string, ownId: number | null): string | null {

@@ -81,6 +81,19 @@ export function optIntArray(b: Body, key: string): number[] | undefined {
   });
 }
 
+/** IDs, or objects with an `id` (a resource's `lists` or `media` read back from a GET and PUT back whole). */
+export function optIdList(b: Body, key: string): number[] | undefined {
+  const v = b[key];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) throw badRequest(`invalid "${key}": expected an array of IDs`);
+  return v.map((x) => {
+    const id = x !== null && typeof x === 'object' ? (x as { id?: unknown }).id : x;
+    const n = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw badRequest(`invalid "${key}": expected an array of positive integer IDs`);
+    return n;
+  });
+}
+
 export function optStringArray(b: Body, key: string): string[] | undefined {
   let v = b[key];
   if (!present(v)) return undefined;

@@ -8,7 +8,7 @@ import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { parseOrder, parseOrderBy, parsePaging, type Paging } from '../http/paging.ts';
 import type { AuthUser } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
-import { optBool, optEnum, optIntArray, optObject, optString, pathId, queryIds, reqEnum } from '../http/validate.ts';
+import { optBool, optEnum, optIdList, optIntArray, optObject, optString, pathId, queryIds, reqEnum } from '../http/validate.ts';
 import { filterManageable, manageableLists, maskSubscriber } from './access.ts';
 import { domainRules, nameFromEmail, validateEmail } from './email.ts';
 import { sendOptin, sendOptinQuietly } from './optin.ts';
@@ -224,7 +224,7 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     const rules = domainRules(ctx.settings);
     const email = mode === 'put' || b.email !== undefined ? validateEmail(b.email, rules, { checkLength: false }) : current.email;
     const name = optString(b, 'name', { maxBytes: MAX_NAME_BYTES });
-    const requested = optIntArray(b, 'lists');
+    const requested = optIdList(b, 'lists');
     const lists = mode === 'put' ? filterManageable(user, requested ?? []) : requested === undefined ? null : filterManageable(user, requested);
     const attribs = optObject(b, 'attribs');
     const preconfirm = optBool(b, 'preconfirm_subscriptions') ?? false;

@@ -379,6 +379,16 @@ describe('updates', () => {
     assert.deepEqual(res.body.data.lists, []);
   });
 
+  it('PUT accepts the whole object read back from a GET, list summaries included (clients.md)', async () => {
+    await t.request('PATCH', `/api/subscribers/${id}`, { lists: [L.single, L.other] });
+    const read = (await t.request('GET', `/api/subscribers/${id}`)).body.data;
+    const res = await t.request('PUT', `/api/subscribers/${id}`, { ...read, name: 'Read Back' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.name, 'Read Back');
+    assert.deepEqual(res.body.data.lists.map((l: any) => l.id).sort(), [L.single, L.other].sort());
+    assert.equal((await t.request('PATCH', `/api/subscribers/${id}`, { lists: [{ id: L.single }, { name: 'no id' }] })).status, 400);
+  });
+
   it('bad updates change nothing', async () => {
     const cases: [string, string, unknown, number][] = [
       ['PUT', `/api/subscribers/${id}`, { name: 'no email' }, 400],
