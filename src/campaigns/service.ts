@@ -10,6 +10,7 @@ import { escapeHtml } from '../http/page.ts';
 import { normaliseTags, optBool, optEnum, optIdList, optInt, optObject, optString, optStringArray } from '../http/validate.ts';
 import type { DeliveryEngine } from '../delivery/engine.ts';
 import { composer, layoutFor, loadAttachments, renderEnv } from '../delivery/compose.ts';
+import { isValidFrom } from '../mail/message.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
@@ -26,14 +27,6 @@ export function normaliseSlug(s: string): string | null {
   return slug === '' ? null : slug;
 }
 
-const ADDRESS = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/;
-
-function validFrom(from: string): boolean {
-  const m = /^(.*?)\s*<([^<>]+)>$/.exec(from);
-  return m ? ADDRESS.test(m[2].trim()) : ADDRESS.test(from);
-}
-
-/** Ids from `[1, 2]` or from the `[{id, name}]` objects a GET returns. */
 function headerList(b: Body, key: string): HeaderList | undefined {
   const v = b[key];
   if (v === undefined || v === null) return undefined;
@@ -137,7 +130,7 @@ export class CampaignService {
 
     let from = optString(b, 'from_email') ?? existing?.from_email ?? '';
     if (!from) from = s.str('app.from_email');
-    else if (!validFrom(from)) throw badRequest(`invalid "from_email": "${from}" is not an e-mail address or "Name <address>"`);
+    else if (!isValidFrom(from)) throw badRequest(`invalid "from_email": "${from}" is not an e-mail address or "Name <address>"`);
 
     const rawType = optString(b, 'content_type');
     let contentType: ContentType = rawType !== undefined ? (CONTENT_TYPES.includes(rawType as ContentType) ? (rawType as ContentType) : 'richtext') : existing?.content_type ?? 'richtext';

@@ -17,6 +17,14 @@ export interface MessageMeta {
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+const ADDRESS = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/;
+
+/** Whether a From value is an e-mail address or "Name <address>". */
+export function isValidFrom(from: string): boolean {
+  const m = /^(.*?)\s*<([^<>]+)>$/.exec(from);
+  return m ? ADDRESS.test(m[2].trim()) : ADDRESS.test(from);
+}
+
 /** `<24 random alphanumerics@domain of the From address>`, as listmonk. */
 export function messageId(from: string): string {
   let id = '';

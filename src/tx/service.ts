@@ -9,7 +9,7 @@ import type { TrackingStore } from '../tracking/store.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
 import type { Body } from '../http/body.ts';
 import { optEnum, optInt, optObject, optString, optStringArray, optIntArray } from '../http/validate.ts';
-import { buildTxMessage, type HeaderList } from '../mail/message.ts';
+import { buildTxMessage, isValidFrom, type HeaderList } from '../mail/message.ts';
 import { domainRules, emailProblem } from '../subscribers/email.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import { TxStore } from './store.ts';
@@ -65,6 +65,7 @@ export class TxService {
     if (!this.ctx.mailer.has(messenger)) throw badRequest(`invalid "messenger": "${messenger}" is not configured`);
     const contentType = optString(b, 'content_type') || 'html';
     const from = optString(b, 'from_email') || this.ctx.settings.str('app.from_email');
+    if (!isValidFrom(from)) throw badRequest(`invalid "from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
     const data = optObject(b, 'data') ?? {};
     const hdrs = headers(b);
     const subject = optString(b, 'subject', { trim: false });

@@ -110,6 +110,19 @@ describe('POST /api/tx', () => {
     }
   });
 
+  it('refuses a from_email that is not an address, sending nothing', async () => {
+    const n = sink.messages.length;
+    for (const from of ['bad', 'Name <bad>', 'a@b@c.d']) {
+      const r = await t.request('POST', '/api/tx', { subscriber_email: 'ann@example.com', template_id: tpl, from_email: from });
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.body.message, /invalid "from_email"/);
+    }
+    const ok = await t.request('POST', '/api/tx', { subscriber_email: 'ann@example.com', template_id: tpl, from_email: 'Shop <shop@example.com>', data: { order: 'F' } });
+    assert.equal(ok.status, 200, ok.text);
+    const [mail] = await newMail(n);
+    assert.match(mail.raw, /^From: Shop <shop@example\.com>/m);
+  });
+
   it('refuses a multipart request without a data part', async () => {
     const form = new FormData();
     form.append('file', new Blob(['x']), 'x.txt');
