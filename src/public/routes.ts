@@ -130,8 +130,7 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
 </form>${s.bool('app.enable_public_archive') ? `<footer><a href="/archive">${escapeHtml(t('public.archiveTitle'))}</a></footer>` : ''}`);
   }));
 
-  app.post('/subscription/form', pageRoute(async (c) => {
-    if (!s.bool('app.enable_public_subscription_page')) throw notFound('public subscriptions are disabled');
+  const subscribeByForm = pageRoute(async (c) => {
     const b = await readBody(c);
     // A filled honeypot is a bot: refuse without subscribing anyone.
     if (optString(b, 'nonce')) return message(c, t('public.errorTitle'), t('public.errorProcessingRequest'), 400);
@@ -140,7 +139,12 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
     const trusted = (s.get<unknown>('security.trusted_urls') as string[] | undefined) ?? [];
     if (next && next !== '*' && trusted.includes(next)) return c.redirect(next, 303);
     return message(c, t('public.subTitle'), hasOptin ? t('public.subOptinPending') : t('public.subConfirmed'));
-  }));
+  });
+  // With the feature off the form POST answers JSON, as listmonk (public-pages.md).
+  app.post('/subscription/form', async (c) => {
+    if (!s.bool('app.enable_public_subscription_page')) return c.json({ message: 'public subscriptions are disabled' }, 404);
+    return subscribeByForm(c);
+  });
 
   // Double opt-in confirmation: GET shows the page, POST with confirm=true confirms.
   const optin = pageRoute(async (c) => {

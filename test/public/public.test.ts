@@ -141,6 +141,20 @@ describe('subscription form page', () => {
     assert.equal(bad.status, 400);
     assert.match(bad.headers.get('content-type') ?? '', /text\/html/);
   });
+
+  it('with the feature off: the page is a 404 page, the form POST a 404 JSON message', async () => {
+    assert.equal((await t.request('PUT', '/api/settings', { 'app.enable_public_subscription_page': false })).status, 200);
+    try {
+      assert.equal((await page('GET', '/subscription/form')).status, 404);
+      const posted = await page('POST', '/subscription/form', { email: 'off@example.com', l: [lists.pub.uuid] });
+      assert.equal(posted.status, 404);
+      assert.match(posted.headers.get('content-type') ?? '', /application\/json/);
+      assert.equal(JSON.parse(posted.text).message, 'public subscriptions are disabled');
+      assert.equal(subscriberByEmail('off@example.com'), undefined);
+    } finally {
+      await t.request('PUT', '/api/settings', { 'app.enable_public_subscription_page': true });
+    }
+  });
 });
 
 describe('unsubscribe, preferences, export and wipe pages', () => {
