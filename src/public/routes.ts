@@ -5,7 +5,7 @@ import type { Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import { readBody, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest, HttpError, notFound } from '../http/errors.ts';
+import { badRequest, HttpError } from '../http/errors.ts';
 import { escapeHtml, sendPage } from '../http/page.ts';
 import { clientAddress, RateLimiter, rateLimit } from '../http/rate-limit.ts';
 import type { AppEnv } from '../http/types.ts';
