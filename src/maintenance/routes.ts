@@ -1,5 +1,6 @@
-// /api/maintenance/*: listmonk's garbage collection (settings:maintain), and the scheduled
-// VACUUM (setting maintenance.db).
+// /api/maintenance/*: listmonk's garbage collection and analytics export (settings:maintain), and
+// the scheduled VACUUM (setting maintenance.db).
+import { stringify } from 'csv-stringify/sync';
 import type { Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import { readBody } from '../http/body.ts';
@@ -7,20 +8,24 @@ import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
 import type { AppEnv } from '../http/types.ts';
 import { startVacuumSchedule } from './schedule.ts';
-import { ANALYTICS_GC_TYPES, MaintenanceStore, SUBSCRIBER_GC_TYPES } from './store.ts';
+import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_GC_TYPES, MaintenanceStore, SUBSCRIBER_GC_TYPES } from './store.ts';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** `before_date` from the query or the (form or JSON) body, as RFC 3339; returned as our ISO timestamp. */
-async function beforeDate(c: Context): Promise<string> {
-  const raw = c.req.query('before_date') ?? (await readBody(c)).before_date;
-  if (raw === undefined || raw === null || raw === '') throw badRequest('"before_date" is required (RFC 3339, e.g. 2025-01-01T00:00:00Z)');
+/** A required RFC 3339 date-time parameter, as our ISO timestamp. */
+function dateTime(raw: unknown, name: string): string {
+  if (raw === undefined || raw === null || raw === '') throw badRequest(`"${name}" is required (RFC 3339, e.g. 2025-01-01T00:00:00Z)`);
   const text = String(raw).trim();
   const d = new Date(text);
   if (typeof raw !== 'string' || !RFC3339.test(text) || Number.isNaN(d.getTime())) {
-    throw badRequest(`invalid "before_date" "${String(raw).slice(0, 40)}": expected an RFC 3339 date-time, e.g. 2025-01-01T00:00:00Z`);
+    throw badRequest(`invalid "${name}" "${String(raw).slice(0, 40)}": expected an RFC 3339 date-time, e.g. 2025-01-01T00:00:00Z`);
   }
   return d.toISOString();
+}
+
+/** `before_date` from the query or the (form or JSON) body. */
+async function beforeDate(c: Context): Promise<string> {
+  return dateTime(c.req.query('before_date') ?? (await readBody(c)).before_date, 'before_date');
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
@@ -43,6 +48,30 @@ export function registerMaintenanceRoutes(api: Hono<AppEnv>, ctx: AppContext): v
     const type = oneOf(c.req.param('type'), ANALYTICS_GC_TYPES, 'analytics type');
     store.deleteAnalytics(type, await beforeDate(c));
     return ok(c, true);
+  });
+
+  // Views or clicks since a date as CSV, streamed in batches of app.batch_size.
+  api.get('/maintenance/analytics/:type/export', guard, (c) => {
+    const type = oneOf(c.req.param('type'), ['views', 'clicks'] as const, 'analytics type');
+    const since = dateTime(c.req.query('since'), 'since');
+    const columns = ANALYTICS_EXPORT_COLUMNS[type];
+    const batch = Math.max(1, ctx.settings.num('app.batch_size'));
+    c.header('Content-Type', 'text/csv; charset=utf-8');
+    c.header('Content-Disposition', `attachment; filename=campaign_${type}.csv`);
+    c.header('Cache-Control', 'no-cache');
+    const enc = new TextEncoder();
+    let afterId = 0;
+    return c.body(new ReadableStream<Uint8Array>({
+      start(ctl) {
+        ctl.enqueue(enc.encode(stringify([[...columns]])));
+      },
+      pull(ctl) {
+        const rows = store.analyticsBatch(type, since, afterId, batch);
+        if (!rows.length) return ctl.close();
+        afterId = rows[rows.length - 1].id;
+        ctl.enqueue(enc.encode(stringify(rows.map((r) => columns.map((k) => r[k])))));
+      },
+    }));
   });
 
   const schedule = startVacuumSchedule(ctx, store);

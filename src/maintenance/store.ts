@@ -9,7 +9,26 @@ const SQL = {
     AND list_id IN (SELECT id FROM lists WHERE optin = 'double')`,
   deleteViews: 'DELETE FROM campaign_views WHERE created_at < ?',
   deleteClicks: 'DELETE FROM link_clicks WHERE created_at < ?',
+  // The export's next batch after id ?, recorded since ?; deleted campaigns and subscribers (and
+  // anonymous tracking) come out as 0 and ''.
+  exportViews: `SELECT v.id, coalesce(c.id, 0) AS campaign_id, coalesce(c.uuid, '') AS campaign_uuid, coalesce(c.name, '') AS campaign_name,
+      coalesce(s.id, 0) AS subscriber_id, coalesce(s.uuid, '') AS subscriber_uuid, coalesce(s.email, '') AS email, coalesce(s.name, '') AS subscriber_name,
+      v.created_at
+    FROM campaign_views v LEFT JOIN campaigns c ON c.id = v.campaign_id LEFT JOIN subscribers s ON s.id = v.subscriber_id
+    WHERE v.id > ? AND v.created_at >= ? ORDER BY v.id LIMIT ?`,
+  exportClicks: `SELECT k.id, coalesce(c.id, 0) AS campaign_id, coalesce(c.uuid, '') AS campaign_uuid, coalesce(c.name, '') AS campaign_name,
+      coalesce(s.id, 0) AS subscriber_id, coalesce(s.uuid, '') AS subscriber_uuid, coalesce(s.email, '') AS email, coalesce(s.name, '') AS subscriber_name,
+      l.url, k.created_at
+    FROM link_clicks k JOIN links l ON l.id = k.link_id LEFT JOIN campaigns c ON c.id = k.campaign_id LEFT JOIN subscribers s ON s.id = k.subscriber_id
+    WHERE k.id > ? AND k.created_at >= ? ORDER BY k.id LIMIT ?`,
 };
+
+/** Columns of the analytics export, as listmonk names them (clicks add `url`). */
+export const ANALYTICS_EXPORT_COLUMNS = {
+  views: ['campaign_id', 'campaign_uuid', 'campaign_name', 'subscriber_id', 'subscriber_uuid', 'email', 'subscriber_name', 'created_at'],
+  clicks: ['campaign_id', 'campaign_uuid', 'campaign_name', 'subscriber_id', 'subscriber_uuid', 'email', 'subscriber_name', 'url', 'created_at'],
+} as const;
+export type AnalyticsExportType = keyof typeof ANALYTICS_EXPORT_COLUMNS;
 
 export const SUBSCRIBER_GC_TYPES = ['orphan', 'blocklisted'] as const;
 export const ANALYTICS_GC_TYPES = ['views', 'clicks', 'all'] as const;
@@ -38,6 +57,11 @@ export class MaintenanceStore {
       if (type !== 'clicks') this.sql(SQL.deleteViews).run(before);
       if (type !== 'views') this.sql(SQL.deleteClicks).run(before);
     }).immediate();
+  }
+
+  /** Up to `limit` views or clicks recorded since `since` (ISO) with ids after `afterId`, in id order. */
+  analyticsBatch(type: AnalyticsExportType, since: string, afterId: number, limit: number): ({ id: number } & Record<string, string | number>)[] {
+    return this.sql<[number, string, number], { id: number } & Record<string, string | number>>(type === 'views' ? SQL.exportViews : SQL.exportClicks).all(afterId, since, limit);
   }
 
   /** Rewrites the file compactly and refreshes the planner's statistics. */

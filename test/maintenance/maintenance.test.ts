@@ -1,4 +1,4 @@
-// DELETE /api/maintenance/*: each garbage-collection type, its count, and bad input.
+// /api/maintenance/*: each garbage-collection type, its count, and bad input; the analytics export.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { parseCron } from '../../src/maintenance/cron.ts';
@@ -87,6 +87,53 @@ describe('DELETE /api/maintenance/analytics/{type}', () => {
       assert.equal(count('SELECT COUNT(*) FROM link_clicks'), c.clicks);
     });
   }
+});
+
+describe('GET /api/maintenance/analytics/{type}/export', () => {
+  const exported = async (path: string) => {
+    const res = await fetch(`${t.url}${path}`, { headers: { authorization: `Basic ${Buffer.from(t.token).toString('base64')}` } });
+    return { status: res.status, type: res.headers.get('content-type'), disposition: res.headers.get('content-disposition'), text: await res.text() };
+  };
+
+  it('streams the views since the date as CSV, deleted subscribers as 0 and empty', async () => {
+    t.server.ctx.db.exec('DELETE FROM subscribers WHERE id = 3');
+    const res = await exported('/api/maintenance/analytics/views/export?since=2025-01-01T00:00:00Z');
+    assert.equal(res.status, 200);
+    assert.match(res.type ?? '', /text\/csv/);
+    assert.equal(res.disposition, 'attachment; filename=campaign_views.csv');
+    assert.equal(res.text, [
+      'campaign_id,campaign_uuid,campaign_name,subscriber_id,subscriber_uuid,email,subscriber_name,created_at',
+      '1,c1,C,1,u1,a@x.io,A,2025-01-01T00:00:00.000Z',
+      '1,c1,C,0,,,,2025-02-01T00:00:00.000Z',
+      '',
+    ].join('\n'));
+  });
+
+  it('streams the clicks with their URL, in batches of app.batch_size', async () => {
+    const db = t.server.ctx.db;
+    db.exec("INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) SELECT 1, 1, 1, '2025-04-01T00:00:00.000Z' FROM json_each('[1,2,3,4,5]')");
+    assert.equal((await t.request('PUT', '/api/settings', { 'app.batch_size': 2 })).status, 200);
+    try {
+      const res = await exported('/api/maintenance/analytics/clicks/export?since=2025-01-01T00:00:00%2B01:00');
+      const lines = res.text.trim().split('\n');
+      assert.equal(lines[0], 'campaign_id,campaign_uuid,campaign_name,subscriber_id,subscriber_uuid,email,subscriber_name,url,created_at');
+      assert.deepEqual(lines.slice(1), ['1,c1,C,3,u3,c@x.io,C,https://x.io,2025-03-01T00:00:00.000Z', ...Array(5).fill('1,c1,C,1,u1,a@x.io,A,https://x.io,2025-04-01T00:00:00.000Z')]);
+    } finally {
+      await t.request('PUT', '/api/settings', { 'app.batch_size': 1000 });
+    }
+  });
+
+  it('refuses a bad type or date with 400', async () => {
+    for (const [path, message] of [
+      ['/api/maintenance/analytics/all/export?since=2025-01-01T00:00:00Z', /analytics type "all"/],
+      ['/api/maintenance/analytics/views/export', /"since" is required/],
+      ['/api/maintenance/analytics/views/export?since=2025-01-01', /RFC 3339/],
+    ] as const) {
+      const res = await t.request('GET', path);
+      assert.equal(res.status, 400, path);
+      assert.match(res.body.message, message);
+    }
+  });
 });
 
 describe('bad input changes nothing', () => {
