@@ -64,8 +64,12 @@ export async function readBody(c: Context): Promise<Body> {
   return readJson(c);
 }
 
-/** JSON, form, or a text/plain body taken as the value of `plainKey` (by-query routes). */
+/**
+ * JSON, form, or a text/plain body taken as the value of `plainKey` (by-query routes); with a
+ * plain body the other fields come from the URL's query string (`?action=add&target_list_ids=2`).
+ */
 export async function readBodyOrText(c: Context, plainKey: string): Promise<Body> {
-  if (mediaType(c) === 'text/plain') return { [plainKey]: await readText(c) };
-  return readBody(c);
+  if (mediaType(c) !== 'text/plain') return readBody(c);
+  const fields = Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]);
+  return { ...Object.fromEntries(fields), [plainKey]: await readText(c) };
 }

@@ -439,7 +439,15 @@ describe('list changes, blocklist and deletes', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal((await t.request('GET', `/api/subscribers/${a}`)).body.data.lists[0].subscription_status, 'confirmed');
     assert.equal((await t.request('GET', `/api/subscribers/${b}`)).body.data.lists[0].subscription_status, 'unsubscribed');
-    const bl = await t.request('PUT', '/api/subscribers/query/blocklist', undefined, { raw: "subscribers.email = 'qa@bulk.test'", headers: { 'content-type': 'text/plain' } });
+    // A plain-text expression, the other fields in the URL.
+    const plain = { headers: { 'content-type': 'text/plain' } };
+    const c = await mk('qc@bulk.test');
+    assert.equal((await t.request('PUT', `/api/subscribers/query/lists?action=add&target_list_ids=${L.other}&status=unconfirmed`, undefined, { ...plain, raw: "subscribers.email = 'qc@bulk.test'" })).status, 200);
+    assert.deepEqual((await t.request('GET', `/api/subscribers/${c}`)).body.data.lists.map((l: any) => [l.id, l.subscription_status]), [[L.other, 'unconfirmed']]);
+    const noAction = await t.request('PUT', '/api/subscribers/query/lists', undefined, { ...plain, raw: "subscribers.email = 'qc@bulk.test'" });
+    assert.equal(noAction.status, 400);
+    assert.match(noAction.body.message, /"action"/);
+    const bl = await t.request('PUT', '/api/subscribers/query/blocklist', undefined, { ...plain, raw: "subscribers.email = 'qa@bulk.test'" });
     assert.equal(bl.status, 200, bl.text);
     const sa = (await t.request('GET', `/api/subscribers/${a}`)).body.data;
     assert.equal(sa.status, 'blocklisted');
