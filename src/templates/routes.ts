@@ -22,9 +22,11 @@ export function registerTemplateRoutes(api: Hono<AppEnv>, ctx: AppContext): void
   api.get('/templates/:id', get, (c) => ok(c, templateJson(store.get(pathId(c)), noBody(c))));
 
   api.post('/templates/preview', get, async (c) => sendPreview(c, service.preview(service.sourceOf(await readBody(c)))));
+  // A GET carries its form fields in the query string (a body on a GET is not read, as in listmonk).
   const previewStored = async (c: Context<AppEnv>) => {
     const id = pathId(c);
-    return sendPreview(c, service.preview(service.storedSourceOf(id, await readBody(c))));
+    const fields = c.req.method === 'GET' ? c.req.query() : await readBody(c);
+    return sendPreview(c, service.preview(service.storedSourceOf(id, fields)));
   };
   api.get('/templates/:id/preview', get, previewStored);
   api.post('/templates/:id/preview', get, previewStored);

@@ -391,6 +391,11 @@ describe('previews', () => {
       method: 'POST', path: `/api/templates/${SAMPLE_TX}/preview`, form: { body: '<p>{{ .Subscriber.Email }}</p>' }, status: 200,
       contains: ['<p>demo@listmonk.app</p>'], check: sandboxed,
     },
+    {
+      name: 'a GET carries the body to preview in its query string, as listmonk reads form values',
+      method: 'GET', path: `/api/templates/${SAMPLE_TX}/preview?template_type=tx&body=${encodeURIComponent('<p>Q {{ .Subscriber.Email }}</p>')}`, status: 200,
+      contains: ['<p>Q demo@listmonk.app</p>'], check: sandboxed,
+    },
     { name: 'unknown template id is 404', method: 'GET', path: '/api/templates/999/preview', status: 404, check: jsonError },
     {
       name: 'an unsaved campaign template (form)',
