@@ -276,7 +276,8 @@ export class UserStore {
       this.assertUnique(username, email, 0);
       return Number(this.sql(SQL.insertUser).run({
         username, password, password_login: type === 'user' && f.passwordLogin ? 1 : 0, email, name, type,
-        user_role_id: userRoleId, list_role_id: listRoleId, status: f.status ?? 'enabled',
+        // listmonk's column default: an account created without a status cannot sign in until enabled.
+        user_role_id: userRoleId, list_role_id: listRoleId, status: f.status ?? 'disabled',
       }).lastInsertRowid);
     }).immediate();
     return { user: this.getUser(id), token };

@@ -211,7 +211,7 @@ describe('list roles: which lists a user may see and change', () => {
     const plain = users.createUserRole('plain', ['subscribers:get']);
     const getAll = users.createUserRole('get all', ['lists:get_all']);
     const make = (name: string, roleId: number, withLists: boolean) =>
-      users.createUser({ username: name, type: 'api', userRoleId: roleId, listRoleId: withLists ? listRole.id : null }).user.id;
+      users.createUser({ username: name, type: 'api', status: 'enabled', userRoleId: roleId, listRoleId: withLists ? listRole.id : null }).user.id;
 
     const restricted = users.loadAuthUser(make('restricted', plain.id, true), 'token')!;
     assert.deepEqual(permittedLists(restricted, 'get'), [a, b]);

@@ -105,6 +105,12 @@ describe('users and roles API', () => {
         assert.equal(b.data.twofa_type, 'none');
         assert.match(q('SELECT password FROM users WHERE id = ?', ids.sofia)[0].password, /^scrypt\$/);
       } },
+    { name: 'a user created without a status is disabled (listmonk\'s column default)', method: 'POST', path: '/api/users', status: 200,
+      body: () => ({ username: 'nostatus', email: 'nostatus@acme.example', type: 'user', user_role_id: ids.editors }),
+      then: (b) => {
+        assert.equal(b.data.status, 'disabled');
+        t.server.ctx.db.prepare('DELETE FROM users WHERE id = ?').run(b.data.id);
+      } },
     { name: 'duplicate username → 409', method: 'POST', path: '/api/users', status: 409,
       body: () => ({ username: 'sofia', email: 'other@acme.example', type: 'user', password_login: true, password: 'password-1', user_role_id: ids.editors }) },
     { name: 'duplicate e-mail → 409', method: 'POST', path: '/api/users', status: 409,
