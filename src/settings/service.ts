@@ -9,6 +9,7 @@ import { badRequest } from '../http/errors.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
 import { parseDuration } from './duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
+import { isValidFrom } from '../mail/message.ts';
 
 const SQL = {
   upsert: `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
@@ -245,7 +246,9 @@ const CRON_RE = /^(\S+\s+){4}\S+$/;
 function validate(s: Settings): void {
   const root = s['app.root_url'] as string;
   if (!/^https?:\/\/[^\s/]+/i.test(root)) throw badRequest('invalid setting "app.root_url": expected an http(s) URL');
-  if (!String(s['app.from_email']).trim()) throw badRequest('invalid setting "app.from_email": required');
+  const from = String(s['app.from_email']).trim();
+  if (!from) throw badRequest('invalid setting "app.from_email": required');
+  if (!isValidFrom(from)) throw badRequest(`invalid setting "app.from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
   positive('app.batch_size', s['app.batch_size']);
   positive('app.concurrency', s['app.concurrency']);
   positive('app.message_rate', s['app.message_rate']);

@@ -74,6 +74,7 @@ describe('PUT /api/settings', () => {
     ['a bad TLS type', { smtp: [{ enabled: true, host: 'x', port: 25, tls_type: 'SSL' }] }, /tls_type/],
     ['a bad duration', { 'app.message_sliding_window_duration': 'soon' }, /duration/],
     ['a bad root URL', { 'app.root_url': 'ftp://x' }, /root_url/],
+    ['a From address that is not one', { 'app.from_email': 'not an email' }, /app\.from_email/],
     ['a bad trusted URL', { 'security.trusted_urls': ['example.com'] }, /trusted_urls/],
     ['a short mailbox interval', { 'bounce.mailboxes': [{ scan_interval: '10s' }] }, /scan_interval/],
     ['a bad bounce action', { 'bounce.actions': { soft: { count: 1, action: 'explode' } } }, /bounce\.actions\.soft\.action/],
