@@ -1,6 +1,6 @@
 // page / per_page from the URL query, as listmonk's paginator reads them. With "all" allowed
 // (as listmonk configures it) the paginator does not clamp large values: clients that send
-// per_page=1000000 get that many.
+// per_page=1000000 get that many (values are bounded only at a billion).
 const DEFAULT_PER_PAGE = 20;
 /** Bound on page and per_page, so that LIMIT and OFFSET stay 64-bit integers for SQLite. */
 const MAX_PAGING_VALUE = 1_000_000_000;
