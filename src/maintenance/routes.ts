@@ -1,14 +1,14 @@
 // /api/maintenance/*: listmonk's garbage collection and analytics export (settings:maintain), and
 // the scheduled VACUUM (setting maintenance.db).
-import { stringify } from 'csv-stringify/sync';
 import type { Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import { readBody } from '../http/body.ts';
+import { sendCsv } from '../http/csv.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
 import type { AppEnv } from '../http/types.ts';
 import { startVacuumSchedule } from './schedule.ts';
-import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_GC_TYPES, MaintenanceStore, SUBSCRIBER_GC_TYPES } from './store.ts';
+import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, MaintenanceStore, SUBSCRIBER_GC_TYPES } from './store.ts';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -52,26 +52,17 @@ export function registerMaintenanceRoutes(api: Hono<AppEnv>, ctx: AppContext): v
 
   // Views or clicks since a date as CSV, streamed in batches of app.batch_size.
   api.get('/maintenance/analytics/:type/export', guard, (c) => {
-    const type = oneOf(c.req.param('type'), ['views', 'clicks'] as const, 'analytics type');
+    const type = oneOf(c.req.param('type'), ANALYTICS_EXPORT_TYPES, 'analytics type');
     const since = dateTime(c.req.query('since'), 'since');
     const columns = ANALYTICS_EXPORT_COLUMNS[type];
     const batch = Math.max(1, ctx.settings.num('app.batch_size'));
-    c.header('Content-Type', 'text/csv; charset=utf-8');
-    c.header('Content-Disposition', `attachment; filename=campaign_${type}.csv`);
-    c.header('Cache-Control', 'no-cache');
-    const enc = new TextEncoder();
     let afterId = 0;
-    return c.body(new ReadableStream<Uint8Array>({
-      start(ctl) {
-        ctl.enqueue(enc.encode(stringify([[...columns]])));
-      },
-      pull(ctl) {
-        const rows = store.analyticsBatch(type, since, afterId, batch);
-        if (!rows.length) return ctl.close();
-        afterId = rows[rows.length - 1].id;
-        ctl.enqueue(enc.encode(stringify(rows.map((r) => columns.map((k) => r[k])))));
-      },
-    }));
+    return sendCsv(c, `campaign_${type}.csv`, columns, () => {
+      const rows = store.analyticsBatch(type, since, afterId, batch);
+      if (!rows.length) return null;
+      afterId = rows[rows.length - 1].id;
+      return rows.map((r) => columns.map((k) => r[k]));
+    });
   });
 
   const schedule = startVacuumSchedule(ctx, store);

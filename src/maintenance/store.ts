@@ -29,6 +29,7 @@ export const ANALYTICS_EXPORT_COLUMNS = {
   clicks: ['campaign_id', 'campaign_uuid', 'campaign_name', 'subscriber_id', 'subscriber_uuid', 'email', 'subscriber_name', 'url', 'created_at'],
 } as const;
 export type AnalyticsExportType = keyof typeof ANALYTICS_EXPORT_COLUMNS;
+export const ANALYTICS_EXPORT_TYPES = Object.keys(ANALYTICS_EXPORT_COLUMNS) as AnalyticsExportType[];
 
 export const SUBSCRIBER_GC_TYPES = ['orphan', 'blocklisted'] as const;
 export const ANALYTICS_GC_TYPES = ['views', 'clicks', 'all'] as const;

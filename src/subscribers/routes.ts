@@ -1,8 +1,8 @@
 // /api/subscribers: parse, check access, call the store, answer.
-import { stringify } from 'csv-stringify/sync';
 import type { Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import { readBodyOrText, readJson, type Body } from '../http/body.ts';
+import { sendCsv } from '../http/csv.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { parseOrder, parseOrderBy, parsePaging, type Paging } from '../http/paging.ts';
@@ -47,21 +47,10 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
       search: c.req.query('search'), query: c.req.query('query'),
     });
     const ids = store.matchingIds(filter);
-    c.header('Content-Type', 'text/csv; charset=utf-8');
-    c.header('Content-Disposition', 'attachment; filename=subscribers.csv');
-    c.header('Cache-Control', 'no-cache');
     let i = 0;
-    const enc = new TextEncoder();
-    return c.body(new ReadableStream<Uint8Array>({
-      start(ctl) {
-        ctl.enqueue(enc.encode(stringify([CSV_HEADER])));
-      },
-      pull(ctl) {
-        if (i >= ids.length) return ctl.close();
-        const rows = store.rawRowsInOrder(ids.slice(i, (i += STREAM_BATCH)));
-        ctl.enqueue(enc.encode(stringify(rows.map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at]))));
-      },
-    }));
+    // Rows deleted meanwhile drop out of their batch; the export ends after the last id.
+    return sendCsv(c, 'subscribers.csv', CSV_HEADER, () => (i >= ids.length ? null : store.rawRowsInOrder(ids.slice(i, (i += STREAM_BATCH)))
+      .map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at])));
   });
 
   api.get('/subscribers', ctx.auth(...READ), (c) => {
