@@ -7,7 +7,7 @@ import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/er
 import type { Body } from '../http/body.ts';
 import { filterLists, hasPerm, permittedLists, type AuthUser } from '../http/permissions.ts';
 import { escapeHtml } from '../http/page.ts';
-import { normaliseTags, optBool, optEnum, optIdList, optInt, optObject, optString, optStringArray } from '../http/validate.ts';
+import { normaliseTags, optBool, optEnum, optHeaderList, optIdList, optInt, optObject, optString, optStringArray } from '../http/validate.ts';
 import type { DeliveryEngine } from '../delivery/engine.ts';
 import { composer, layoutFor, loadAttachments, renderEnv } from '../delivery/compose.ts';
 import { isValidFrom } from '../mail/message.ts';
@@ -25,22 +25,6 @@ const MAX_SUBJECT_BYTES = 5000;
 export function normaliseSlug(s: string): string | null {
   const slug = s.toLowerCase().replace(/[^\p{L}\p{M}\p{N}]/gu, ' ').trim().replace(/\s+/g, '-');
   return slug === '' ? null : slug;
-}
-
-function headerList(b: Body, key: string): HeaderList | undefined {
-  const v = b[key];
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) throw badRequest(`invalid "${key}": expected an array of {"Header-Name": "value"} objects`);
-  return v.map((h) => {
-    if (h === null || typeof h !== 'object' || Array.isArray(h)) throw badRequest(`invalid "${key}": expected an array of {"Header-Name": "value"} objects`);
-    const out: Record<string, string> = {};
-    for (const [k, val] of Object.entries(h)) {
-      if (!/^[!-9;-~]+$/.test(k)) throw badRequest(`invalid "${key}": "${k}" is not a valid header name`);
-      if (typeof val !== 'string' || /[\r\n]/.test(val)) throw badRequest(`invalid "${key}": the value of "${k}" must be a one-line string`);
-      out[k] = val;
-    }
-    return out;
-  });
 }
 
 /** A timestamp from the client; returned in our ISO shape. */
@@ -198,7 +182,7 @@ export class CampaignService {
 
     const fields: CampaignFields = {
       name, subject, from_email: from, body, body_source: bodySource, altbody, content_type: contentType, send_at: sendAt,
-      headers: headerList(b, 'headers') ?? existing?.headers ?? [],
+      headers: optHeaderList(b, 'headers') ?? existing?.headers ?? [],
       // listmonk clears attribs on update when they are absent.
       attribs: optObject(b, 'attribs') ?? {},
       tags: optStringArray(b, 'tags') !== undefined ? normaliseTags(optStringArray(b, 'tags')) : existing?.tags ?? [],

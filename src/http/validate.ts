@@ -111,6 +111,27 @@ export function optObject(b: Body, key: string): Record<string, unknown> | undef
   return v as Record<string, unknown>;
 }
 
+/**
+ * A list of {"Header-Name": "value"} objects (campaign, tx and SMTP headers). Names must be
+ * header tokens and values one line, so no input can add a header of its own.
+ */
+export function optHeaderList(b: Body, key: string): Record<string, string>[] | undefined {
+  const v = b[key];
+  if (!present(v)) return undefined;
+  const shape = () => badRequest(`invalid "${key}": expected an array of {"Header-Name": "value"} objects`);
+  if (!Array.isArray(v)) throw shape();
+  return v.map((h) => {
+    if (h === null || typeof h !== 'object' || Array.isArray(h)) throw shape();
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(h)) {
+      if (!/^[!-9;-~]+$/.test(name)) throw badRequest(`invalid "${key}": "${name}" is not a valid header name`);
+      if (typeof value !== 'string' || /[\r\n]/.test(value)) throw badRequest(`invalid "${key}": the value of "${name}" must be a one-line string`);
+      out[name] = value;
+    }
+    return out;
+  });
+}
+
 /** Path parameter that must be an integer >= 1. */
 export function pathId(c: Context, name = 'id'): number {
   const raw = c.req.param(name) ?? '';

@@ -1,5 +1,5 @@
 // Turning a rendered campaign or transactional message into an OutgoingMessage: the text
-// alternative, Message-Id, listmonk's X-Listmonk-* and List-Unsubscribe headers, custom
+// alternative, listmonk's X-Listmonk-* and List-Unsubscribe headers, custom
 // headers (first value of a name wins; Cc/Bcc move to the envelope) and attachments.
 import { randomInt } from 'node:crypto';
 import MimeNode from 'nodemailer/lib/mime-node/index.js';
@@ -25,12 +25,16 @@ export function isValidFrom(from: string): boolean {
   return m ? ADDRESS.test(m[2].trim()) : ADDRESS.test(from);
 }
 
+/** The address of "Name <address>" or of a bare address, as written. */
+export function bareAddress(value: string): string {
+  return (/<([^>]+)>/.exec(value)?.[1] ?? value).trim();
+}
+
 /** `<24 random alphanumerics@domain of the From address>`, as listmonk. */
 export function messageId(from: string): string {
   let id = '';
   for (let i = 0; i < 24; i++) id += ALNUM[randomInt(ALNUM.length)];
-  const addr = /<([^>]+)>/.exec(from)?.[1] ?? from;
-  const domain = /@([^\s@>]+)$/.exec(addr.trim())?.[1] ?? 'localhost';
+  const domain = /@([^\s@>]+)$/.exec(bareAddress(from))?.[1] ?? 'localhost';
   return `<${id}@${domain.toLowerCase()}>`;
 }
 
@@ -124,7 +128,6 @@ function assemble(fixed: Record<string, string>, m: TxMessageInput): OutgoingMes
     cc: env.cc.length ? env.cc : undefined,
     bcc: env.bcc.length ? env.bcc : undefined,
     attachments: m.attachments.length ? m.attachments : undefined,
-    messageId: messageId(m.from),
     meta: m.meta as unknown as Record<string, unknown>,
   };
 }

@@ -3,6 +3,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Messenger, OutgoingMessage } from './types.ts';
+import { bareAddress, messageId } from './message.ts';
 import { parseDuration } from '../settings/duration.ts';
 
 export interface SmtpServerSettings {
@@ -53,13 +54,27 @@ function headerMap(list: Record<string, string>[]): Record<string, string> {
   return Object.assign({}, ...list);
 }
 
+/**
+ * The server's email_headers under the message's own (a message header replaces a server one
+ * of the same name, in any case); a Return-Path header leaves the message to become the
+ * envelope sender (delivery.md §8).
+ */
+function envelopeHeaders(server: Record<string, string>, own: Record<string, string>): { headers: Record<string, string>; returnPath: string | undefined } {
+  const ownNames = new Set(Object.keys(own).map((k) => k.toLowerCase()));
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(server)) if (!ownNames.has(name.toLowerCase())) headers[name] = value;
+  Object.assign(headers, own);
+  let returnPath: string | undefined;
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() !== 'return-path') continue;
+    returnPath = bareAddress(headers[name]) || undefined;
+    delete headers[name];
+  }
+  return { headers, returnPath };
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Bare address of a From value ("Name <a@b>" → "a@b"). */
-function fromAddress(from: string): string {
-  const m = /<([^>]+)>/.exec(from);
-  return (m ? m[1] : from).trim().toLowerCase();
-}
 
 class SmtpServer {
   readonly transport: Transporter;
@@ -86,6 +101,7 @@ class SmtpServer {
     for (let attempt = 0; ; attempt++) {
       await this.acquire();
       try {
+        const { headers, returnPath } = envelopeHeaders(this.headers, msg.headers ?? {});
         await this.transport.sendMail({
           from: msg.from,
           to: msg.to,
@@ -95,9 +111,11 @@ class SmtpServer {
           html: msg.html,
           text: msg.text,
           textEncoding: msg.textEncoding,
-          headers: { ...this.headers, ...msg.headers },
+          headers,
+          // Return-Path names the bounce mailbox: nodemailer then takes the recipients from the envelope.
+          envelope: returnPath ? { from: returnPath, to: [...msg.to, ...(msg.cc ?? []), ...(msg.bcc ?? [])] } : undefined,
           attachments: msg.attachments?.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
-          messageId: msg.messageId,
+          messageId: messageId(msg.from), // nodemailer's own shape is not listmonk's
         });
         return;
       } catch (e) {
@@ -133,7 +151,7 @@ export class SmtpMessenger implements Messenger {
   }
 
   private pick(from: string): SmtpServer {
-    const addr = fromAddress(from);
+    const addr = bareAddress(from).toLowerCase();
     const domain = addr.split('@')[1] ?? '';
     const routed = this.servers.find((s) => s.settings.from_addresses?.some((f) => f === addr || f === domain));
     if (routed) return routed;
@@ -154,13 +172,16 @@ export class SmtpMessenger implements Messenger {
 /** POST /settings/smtp/test: one real connection, one real message; throws the server's error. */
 export async function sendSmtpTest(s: SmtpServerSettings, from: string, to: string, siteName: string): Promise<void> {
   const transport = nodemailer.createTransport(transportOptions({ ...s, max_conns: 1 }, false));
+  const { headers, returnPath } = envelopeHeaders(headerMap(s.email_headers ?? []), {});
   try {
     await transport.sendMail({
       from,
       to,
       subject: `${siteName}: SMTP test`,
       text: `This is a test message from ${siteName}. Your SMTP settings for ${s.host}:${s.port} work.`,
-      headers: headerMap(s.email_headers ?? []),
+      headers,
+      envelope: returnPath ? { from: returnPath, to } : undefined,
+      messageId: messageId(from),
     });
   } finally {
     transport.close();

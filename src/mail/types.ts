@@ -14,7 +14,6 @@ export interface OutgoingMessage {
   /** Extra headers (custom, List-Unsubscribe, ...). */
   headers?: Record<string, string>;
   attachments?: Attachment[];
-  messageId?: string;
   /** Envelope-only recipients (Cc/Bcc moved out of the headers). */
   cc?: string[];
   bcc?: string[];

@@ -6,6 +6,7 @@ import type { DB } from '../db/connection.ts';
 import { ormFor, schema, type Orm } from '../db/index.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { badRequest } from '../http/errors.ts';
+import { optHeaderList } from '../http/validate.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
 import { parseDuration } from './duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
@@ -177,7 +178,9 @@ function checkShape(field: string, value: unknown, def: unknown): void {
       }
     });
   }
-  if (want === 'array' && Array.isArray(def) && (def.length === 0 || kind(def[0]) === 'string') && field !== 'messengers') {
+  if (want === 'array' && field.endsWith('.email_headers')) {
+    optHeaderList({ [field]: value }, field);
+  } else if (want === 'array' && Array.isArray(def) && (def.length === 0 || kind(def[0]) === 'string') && field !== 'messengers') {
     (value as unknown[]).forEach((item, i) => {
       if (typeof item !== 'string') throw badRequest(`invalid setting "${field}[${i}]": expected a string`);
     });

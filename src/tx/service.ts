@@ -8,22 +8,13 @@ import { renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
 import type { Body } from '../http/body.ts';
-import { optEnum, optInt, optObject, optString, optStringArray, optIntArray } from '../http/validate.ts';
-import { buildTxMessage, isValidFrom, type HeaderList } from '../mail/message.ts';
+import { optEnum, optHeaderList, optInt, optObject, optString, optStringArray, optIntArray } from '../http/validate.ts';
+import { buildTxMessage, isValidFrom } from '../mail/message.ts';
 import { domainRules, emailProblem } from '../subscribers/email.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import { TxStore } from './store.ts';
 
 const MODES = ['default', 'fallback', 'external'] as const;
-
-function headers(b: Body): HeaderList {
-  const v = b.headers;
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.some((h) => h === null || typeof h !== 'object' || Array.isArray(h) || Object.values(h).some((x) => typeof x !== 'string' || /[\r\n]/.test(x)))) {
-    throw badRequest('invalid "headers": expected an array of {"Header-Name": "value"} objects');
-  }
-  return v as HeaderList;
-}
 
 export class TxService {
   private readonly store: TxStore;
@@ -67,7 +58,7 @@ export class TxService {
     const from = optString(b, 'from_email') || this.ctx.settings.str('app.from_email');
     if (!isValidFrom(from)) throw badRequest(`invalid "from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
     const data = optObject(b, 'data') ?? {};
-    const hdrs = headers(b);
+    const hdrs = optHeaderList(b, 'headers') ?? [];
     const subject = optString(b, 'subject', { trim: false });
     const altbody = optString(b, 'altbody', { trim: false });
 
