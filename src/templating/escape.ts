@@ -5,7 +5,8 @@
 
 import { TemplateError } from './errors.ts';
 import type { Escaper, EscapedNode } from './exec.ts';
-import type { Node, Tree } from './parse.ts';
+import type { Arg, Cmd, Node, Pipe, Tree } from './parse.ts';
+import { evalArgs, htmlEscapeString, queryEscape } from './funcs/builtins.ts';
 import { formatV, SafeHTML } from './value.ts';
 
 const enum S {
@@ -667,8 +668,9 @@ class Escaper_ {
       }
       case 'action': {
         if (n.pipe.decl.length) return [n, c];
-        const [esc, c1] = this.escapers(c, tree, n.pos);
-        return [{ ...n, esc }, c1];
+        const [chain, c1] = this.escapers(c, tree, n.pos);
+        const [pipe, merged] = mergePredefined(n.pipe, chain, c1, tree);
+        return [{ ...n, pipe, esc: compose(merged) }, c1];
       }
       case 'if':
       case 'with':
@@ -696,7 +698,7 @@ class Escaper_ {
     }
   }
 
-  private escapers(c0: Ctx, tree: Tree, pos: number): [Escaper, Ctx] {
+  private escapers(c0: Ctx, tree: Tree, pos: number): [Escaper[], Ctx] {
     let c = nudge(c0);
     const s: Escaper[] = [];
     switch (c.s) {
@@ -736,8 +738,41 @@ class Escaper_ {
     }
     if (c.d === D.Space) s.push(nospaceEscaper);
     else if (c.d !== D.None && !s.includes(commentEscaper)) s.push(attrEscaper);
-    return [compose(s), c];
+    return [s, c];
   }
+}
+
+/** Go's predefined escapers, as they run in an escaper chain (one argument: the pipeline's value). */
+const PREDEFINED: Record<string, { fn: Escaper; equivalent: Escaper[] }> = {
+  html: { fn: (v) => htmlEscapeString(evalArgs([v])), equivalent: [htmlEscaper, attrEscaper, rcdataEscaper] },
+  urlquery: { fn: (v) => queryEscape(evalArgs([v])), equivalent: [urlEscaper, urlNormalizer] },
+};
+
+/**
+ * A pipeline ending in `html` or `urlquery` (Go's ensurePipelineContains): that escaper
+ * takes the place of the contextual escapers it is equivalent to, so `{{ html "<a>" }}` is
+ * escaped once. `{{ html x y }}` becomes `{{ print x y }}` feeding it (Go's _eval_args_ is
+ * fmt.Sprint too). Anywhere but last in a pipeline they are refused, as in Go.
+ */
+function mergePredefined(pipe: Pipe, chain: Escaper[], c: Ctx, tree: Tree): [Pipe, Escaper[]] {
+  const identOf = (cmd: Cmd) => (cmd.args[0]?.t === 'ident' ? cmd.args[0].name : '');
+  pipe.cmds.forEach((cmd, i) => {
+    const name = identOf(cmd);
+    if (!(name in PREDEFINED)) return;
+    if (i < pipe.cmds.length - 1 || (name === 'html' && c.s === S.Attr && c.d === D.Space)) {
+      throw new TemplateError(`html/template:${tree.name}: predefined escaper ${JSON.stringify(name)} disallowed in template`);
+    }
+  });
+  const last = pipe.cmds[pipe.cmds.length - 1];
+  const predefined = last && PREDEFINED[identOf(last)];
+  if (!predefined || (pipe.cmds.length === 1 && last.args.length === 1) || !chain.some((e) => predefined.equivalent.includes(e))) return [pipe, chain];
+  const merged = chain.map((e) => (predefined.equivalent.includes(e) ? predefined.fn : e));
+  if (pipe.cmds.length === 1 && last.args.length > 1) {
+    const print: Arg = { t: 'ident', pos: last.args[0].pos, end: last.args[0].end, name: 'print' };
+    return [{ ...pipe, cmds: [{ ...last, args: [print, ...last.args.slice(1)] }] }, merged];
+  }
+  // A piped value reaches the escaper; arguments of a trailing `html` are dropped, as in Go.
+  return [{ ...pipe, cmds: pipe.cmds.slice(0, -1) }, merged];
 }
 
 /** One function applying the chain in order (built once, not looped over per render). */

@@ -3,7 +3,7 @@
 
 import { errorPrefix, TemplateError } from './errors.ts';
 import type { Arg, Cmd, Node, Pipe, Tree } from './parse.ts';
-import { formatV, GoTime, hasMapPrototype, isMap, isStruct, SafeHTML, sortedKeys, structType, truth } from './value.ts';
+import { formatV, GoTime, hasMapPrototype, isMap, isStruct, isVariadic, SafeHTML, sortedKeys, structType, truth } from './value.ts';
 import type { RenderContext } from './context.ts';
 
 /** Parameter kinds of a function: s string, i int, f float64, m map, a any. */
@@ -167,6 +167,11 @@ function evalField(st: ExecState, recv: unknown, name: string, args: unknown[] |
     const exported = name.charCodeAt(0) >= 65 && name.charCodeAt(0) <= 90;
     if (typeof member === 'function' && exported) {
       st.charge();
+      const n = args?.length ?? 0;
+      const variadic = isVariadic(member);
+      if (variadic ? n < member.length : n !== member.length) {
+        throw new ExecError(`wrong number of args for ${name}: want ${variadic ? 'at least ' : ''}${member.length} got ${n}`);
+      }
       return args ? member.apply(recv, args) : member.call(recv);
     }
     if (member !== undefined && exported && (!isStructRecv || Object.hasOwn(recv, name))) {
@@ -425,6 +430,11 @@ export class Compiler {
         const base = this.arg(tree, first.node);
         return this.chain(tree, (st, dot, vars) => base(st, dot, vars), first.names, rest);
       }
+      case 'nil':
+        // Go refuses it when run, not when parsed: {{ if false }}{{ nil }}{{ end }} is fine.
+        return () => {
+          throw new ExecError('nil is not a command');
+        };
       default: {
         const v = this.arg(tree, first);
         return this.noArgs(tree, v, rest);

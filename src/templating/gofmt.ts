@@ -168,7 +168,7 @@ function fmtOne(v: unknown, verb: string, spec: Spec): string {
     case 'boolean':
       return verb === 'v' || verb === 't' ? padTo(String(v), spec, false) : badVerb(verb, v);
   }
-  if (v === null || v === undefined) return verb === 'v' || verb === 's' ? padTo('<nil>', spec, false) : badVerb(verb, v);
+  if (v === null || v === undefined) return verb === 'v' ? padTo('<nil>', spec, false) : badVerb(verb, v);
   if (Array.isArray(v)) {
     if ((verb === 'x' || verb === 'X') && v.every((e) => typeof e === 'string')) return fmtString(v.join(''), verb, spec);
     return '[' + v.map((e) => fmtOne(e, verb, spec)).join(' ') + ']';

@@ -39,6 +39,18 @@ export function struct<T extends object>(typeName: string, fields: T): T {
   return fields;
 }
 
+const VARIADIC = new WeakSet<object>();
+
+/** Marks a struct method as variadic (Go `...`): it takes at least `fn.length` arguments, not exactly. */
+export function variadic<F extends (...args: never[]) => unknown>(fn: F): F {
+  VARIADIC.add(fn);
+  return fn;
+}
+
+export function isVariadic(fn: object): boolean {
+  return VARIADIC.has(fn);
+}
+
 export function structType(v: object): string | undefined {
   return (v as { [STRUCT_TYPE]?: string })[STRUCT_TYPE];
 }

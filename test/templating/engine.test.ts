@@ -102,6 +102,9 @@ const cases: [name: string, src: string, want: string][] = [
   ['printf widths', '{{ printf "[%5d][%-5s][%05d][%+d][%8.3f][%-8v]" 42 "ab" 42 5 3.14159 "x" }}', '[   42][ab   ][00042][+5][   3.142][x       ]'],
   ['printf e and g', '{{ printf "%e %g %g %.3g" 1234.5678 0.00001 1e21 1234.5678 }}', '1.234568e+03 1e-05 1e+21 1.23e+03'],
   ['printf bad verb', '{{ printf "%d" "x" }} {{ printf "%d" .Subscriber.Attribs.projects }}', '%!d(string=x) %!d(float64=3)'],
+  ['printf nil: only %v prints it', '{{ printf "%s|%d|%v" nil nil nil }}', '%!s(<nil>)|%!d(<nil>)|<nil>'],
+  ['printf missing key is nil', '{{ printf "%s" .Subscriber.Attribs.nope }}', '%!s(<nil>)'],
+  ['nil in a branch not taken', '{{ if false }}{{ nil }}{{ end }}ok', 'ok'],
   ['printf missing and extra', '{{ printf "%d %d" 1 }} {{ printf "%d" 1 2 }}', '1 %!d(MISSING) 1%!(EXTRA int=2)'],
   ['printf float of attrib', '{{ printf "%.0f" .Subscriber.Attribs.big }}', '1000000'],
   ['printf %c %U %o %b', '{{ printf "%c %U %o %b" 65 65 8 5 }}', 'A U+0041 10 101'],
@@ -152,6 +155,12 @@ const renderErrors: [name: string, src: string, message: string][] = [
   ['wrong arg count', '{{ upper "a" "b" }}', 'wrong number of args for upper: want 1 got 2'],
   ['undefined template', '{{ template "nope" }}', 'template "nope" not defined'],
   ['fail', '{{ fail "boom" }}', 'error calling fail: boom'],
+  ['nil as a command', '{{ nil }}', 'template: body:1:3: executing "body" at <nil>: nil is not a command'],
+  ['nil as a condition', '{{ if nil }}x{{ end }}', 'nil is not a command'],
+  ['nil piped', '{{ nil | print }}', 'nil is not a command'],
+  ['method without its argument', '{{ L.T }}', 'executing "body" at <L.T>: wrong number of args for T: want 1 got 0'],
+  ['method with too many arguments', '{{ L.T "a" "b" }}', 'wrong number of args for T: want 1 got 2'],
+  ['variadic method without its argument', '{{ L.Ts }}', 'wrong number of args for Ts: want at least 1 got 0'],
   ['range over float', '{{ range .Subscriber.Attribs.projects }}{{ end }}', "range can't iterate over 3"],
 ];
 

@@ -66,6 +66,32 @@ test('html: Safe in a URL is still filtered', () => {
   assert.equal(html('<a href="{{ Safe "javascript:x()" }}">', {}), '<a href="#ZgotmplZ">');
 });
 
+// Go's ensurePipelineContains: a trailing html/urlquery replaces the contextual escaper it
+// is equivalent to instead of being escaped again; elsewhere in a pipeline it is refused.
+const predefined: [name: string, src: string, want: string][] = [
+  ['html in text escapes once', '{{ html "<a>" }} {{ "<b>" | html }}', '&lt;a&gt; &lt;b&gt;'],
+  ['html in text keeps +, as Go\'s html does', '{{ html "a+b" }} {{ "a+b" }}', 'a+b a&#43;b'],
+  ['html with several arguments joins them', '{{ html "<a>" "<b>" }}', '&lt;a&gt;&lt;b&gt;'],
+  ['html of trusted HTML escapes its markup', '{{ html (Safe "<i>") }}', '&lt;i&gt;'],
+  ['html in a quoted attribute', `<p title="{{ html "x'y" }}">`, '<p title="x&#39;y">'],
+  ['html in RCDATA', '<title>{{ html "<b>" }}</title>', '<title>&lt;b&gt;</title>'],
+  ['html in script is then JS-escaped', '<script>var x = {{ html "<b>" }};</script>', '<script>var x = "\\u0026lt;b\\u0026gt;";</script>'],
+  ['urlquery in a query string', '<a href="/x?q={{ urlquery "a b&c" }}">', '<a href="/x?q=a&#43;b%26c">'],
+  ['urlquery after the scheme filter', '<a href="{{ urlquery "javascript:x" }}">', '<a href="%23ZgotmplZ">'],
+];
+
+for (const [name, src, want] of predefined) {
+  test(`html: predefined escaper: ${name}`, () => {
+    assert.equal(html(src), want);
+  });
+}
+
+for (const src of ['{{ html "<a>" | print }}', '{{ urlquery "a" | print }}', '<p title={{ html "x" }}>']) {
+  test(`html: predefined escaper refused: ${src}`, () => {
+    assert.throws(() => compileTemplate(src, { mode: 'html', name: 'body' }), /html\/template:body: predefined escaper "(html|urlquery)" disallowed in template/);
+  });
+}
+
 test('html: text mode does not escape', () => {
   const t = compileTemplate('Hi {{ .Name }} <!-- c --> {{ .Nope }}', { mode: 'text' });
   assert.equal(t.render({ Name: 'Tom & Jerry' }), 'Hi Tom & Jerry <!-- c --> <no value>');

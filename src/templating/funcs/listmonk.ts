@@ -4,7 +4,7 @@
 import type { RenderContext, I18nCatalog } from '../context.ts';
 import { ExecError, type FuncDef } from '../exec.ts';
 import { formatGoTime, localTime } from '../gotime.ts';
-import { formatV, goTypeName, SafeHTML, struct } from '../value.ts';
+import { formatV, goTypeName, SafeHTML, struct, variadic } from '../value.ts';
 
 export const DUMMY_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -71,7 +71,7 @@ function i18nStruct(cat: I18nCatalog): object {
     Code: cat.code,
     Name: cat.name,
     T,
-    Ts(key: unknown, ...params: unknown[]): string {
+    Ts: variadic((key: unknown, ...params: unknown[]): string => {
       const k = String(key);
       if (params.length % 2 !== 0) return `${k}: Invalid arguments`;
       const v = lookup(k);
@@ -83,7 +83,7 @@ function i18nStruct(cat: I18nCatalog): object {
         out = out.split(`{${formatV(params[i])}}`).join(val);
       }
       return out;
-    },
+    }),
     Tc(key: unknown, n: unknown): string {
       const k = String(key);
       const v = lookup(k);
