@@ -322,8 +322,15 @@ export class CampaignService {
       throw e;
     }
     for (const s of subs) {
+      let message;
       try {
-        await this.ctx.mailer.send(camp.messenger, compose.message(s));
+        message = compose.message(s);
+      } catch (e) {
+        if (e instanceof RenderError) throw badRequest(`the campaign does not render for ${s.email}: ${e.message}`);
+        throw e;
+      }
+      try {
+        await this.ctx.mailer.send(camp.messenger, message);
       } catch (e) {
         throw new HttpError(502, `test message to ${s.email} failed: ${(e as Error).message}`);
       }

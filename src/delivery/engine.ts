@@ -7,6 +7,7 @@
 // marked sent. Outcomes are written in small batches (every FLUSH_MS or FLUSH_EVERY results),
 // so the one window for a repeat is a crash between acceptance and that write.
 import type { AppContext } from '../context.ts';
+import type { Logger } from '../log.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 import { RenderError } from '../campaigns/render.ts';
@@ -23,10 +24,15 @@ const YIELD_EVERY = 32;
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
+/** Failed messages logged in full per run; the rest are counted (each is stored with its recipient). */
+const LOGGED_FAILURES = 20;
+
 /** One campaign being sent by this process. */
 class Run {
   stopped = false;
   errors = 0;
+  /** Messages that failed to render or to send. */
+  failures = 0;
   private pending: SendResult[] = [];
   /** Fetched ids in order, and which of them are done: the low-water mark is the done prefix. */
   private order: number[] = [];
@@ -41,6 +47,13 @@ class Run {
 
   constructor(readonly campaign: CampaignRow, private readonly store: DeliveryStore, start: number) {
     this.lowWater = start;
+  }
+
+  logFailure(log: Logger, what: string): void {
+    this.failures++;
+    if (this.failures > LOGGED_FAILURES) return;
+    const more = this.failures === LOGGED_FAILURES ? ' (further failures of this run are counted, not logged)' : '';
+    log.error(`campaign ${this.campaign.id}: ${what}${more}`);
   }
 
   fetched(ids: number[]): void {
@@ -200,6 +213,7 @@ export class DeliveryEngine {
             this.throttle.release();
             run.started();
             run.finished({ subscriberId: sub.id, ok: false, error: `render: ${(e as Error).message}` });
+            run.logFailure(log, `message to subscriber ${sub.id} does not render: ${(e as Error).message}`);
             continue;
           }
           run.started();
@@ -207,6 +221,7 @@ export class DeliveryEngine {
             () => run.finished({ subscriberId: sub.id, ok: true, error: '' }),
             (e: Error) => {
               run.finished({ subscriberId: sub.id, ok: false, error: String(e.message).slice(0, 500) });
+              run.logFailure(log, `message to subscriber ${sub.id} failed: ${e.message}`);
               run.errors++;
               if (maxErrors > 0 && run.errors >= maxErrors && !run.stopped) {
                 pauseReason = `Too many errors (${run.errors}); last: ${e.message}`;
@@ -222,6 +237,7 @@ export class DeliveryEngine {
     } finally {
       this.runs.delete(c.id);
     }
+    if (run.failures > LOGGED_FAILURES) log.error(`campaign ${c.id}: ${run.failures} messages failed in this run`);
     if (pauseReason) {
       if (this.store.pause(c.id, pauseReason)) {
         log.error(`campaign ${c.id}: ${pauseReason}; paused`);

@@ -268,6 +268,17 @@ describe('preview, test send, archive', () => {
     assert.equal(empty.status, 400);
   });
 
+  it('answers 400 when the campaign does not render for a test recipient, sending nothing', async () => {
+    const c = (await t.request('POST', '/api/campaigns', base())).body.data;
+    const before = sink.messages.length;
+    // A function's error shows only when run with the subscriber's data.
+    const r = await t.request('POST', `/api/campaigns/${c.id}/test`, { ...base(), body: '<p>{{ if .Subscriber.Name }}{{ fail "no" }}{{ end }}</p>', subscribers: ['tester@example.com'] });
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.body.message, /^the campaign does not render for tester@example\.com: .*error calling fail: no/);
+    await new Promise((done) => setTimeout(done, 100));
+    assert.equal(sink.messages.length, before);
+  });
+
   it('converts content between every pair the README lists', async () => {
     const convert = async (from: string, to: string, body: string) => (await t.request('POST', '/api/campaigns/1/content', { from, to, body })).body.data;
     assert.equal(await convert('markdown', 'html', '# Launch day\n\nLine'), '<h1 id="launch-day">Launch day</h1>\n<p>Line</p>\n');

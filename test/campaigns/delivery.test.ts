@@ -251,6 +251,23 @@ describe('send errors', () => {
     }
   });
 
+  it('logs messages that do not render: the first 20 in full, then a count; the others are sent', async () => {
+    const db = t.server.ctx.db;
+    const list = addList(db, 'Render list', 'single');
+    const emails = addMany(db, list, 'render', 30);
+    // Attribs numbers are float64: comparing one with an int literal fails, as in Go.
+    db.prepare(`UPDATE subscribers SET attribs = '{"n": 1}' WHERE email IN (${emails.slice(0, 25).map(() => '?').join(',')})`).run(...emails.slice(0, 25));
+    const c = (await t.request('POST', '/api/campaigns', { name: 'Renders', subject: 'R', lists: [list], body: '<p>{{ if eq .Subscriber.Attribs.n 1 }}one{{ end }}</p>', content_type: 'html' })).body.data;
+    await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
+    await until('campaign to finish', async () => (await campaignStatus(c.id)).status === 'finished');
+    assert.equal(received(c.uuid).length, 5);
+    const lines = ((await t.request('GET', '/api/logs')).body.data as string[]).filter((l) => l.includes(`campaign ${c.id}: `) && / ERROR /.test(l));
+    const renderLines = lines.filter((l) => /message to subscriber \d+ does not render: .*incompatible types for comparison/.test(l));
+    assert.equal(renderLines.length, 20);
+    assert.match(renderLines[19], /further failures of this run are counted, not logged/);
+    assert.ok(lines.some((l) => l.endsWith(`campaign ${c.id}: 25 messages failed in this run`)), lines.join('\n'));
+  });
+
   it('pauses the campaign when app.max_send_errors is reached', async () => {
     const failing = await startSmtpSink({ rejectWith: { code: 550, message: 'No such user' } });
     try {
@@ -265,6 +282,8 @@ describe('send errors', () => {
       assert.match(reason, /Too many errors/);
       const failed = db.prepare(`SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = 'failed'`).pluck().get(c.id) as number;
       assert.ok(failed >= 3);
+      const logs = ((await t.request('GET', '/api/logs')).body.data as string[]).join('\n');
+      assert.match(logs, new RegExp(`ERROR campaign ${c.id}: message to subscriber \\d+ failed: .*No such user`));
       assert.equal((await campaignStatus(c.id)).sent, 0);
     } finally {
       await settings({ smtp: [sink.settingsBlock({ max_conns: 2 })], 'app.max_send_errors': 1000 });
