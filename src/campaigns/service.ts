@@ -167,7 +167,7 @@ export class CampaignService {
 
     let archiveTemplateId = Object.hasOwn(b, 'archive_template_id') ? optInt(b, 'archive_template_id') ?? null : existing?.archive_template_id ?? null;
     if (archiveTemplateId === 0) archiveTemplateId = null;
-    if (archiveTemplateId !== null && archiveTemplateId !== existing?.archive_template_id) this.checkArchiveTemplate(archiveTemplateId);
+    if (archiveTemplateId !== null && archiveTemplateId !== existing?.archive_template_id) this.checkCampaignTemplate('archive_template_id', archiveTemplateId);
     if (archiveTemplateId === null && !existing) archiveTemplateId = templateId;
     if (contentType === 'visual') archiveTemplateId = null;
 
@@ -259,15 +259,15 @@ export class CampaignService {
   }
 
   /** The archive is rendered in a campaign template (listmonk's rule); other ids are refused. */
-  private checkArchiveTemplate(id: number): void {
-    if (this.store.template(id)?.type !== 'campaign') throw badRequest(`invalid "archive_template_id": template ${id} not found or not a campaign template`);
+  private checkCampaignTemplate(field: string, id: number): void {
+    if (this.store.template(id)?.type !== 'campaign') throw badRequest(`invalid "${field}": template ${id} not found or not a campaign template`);
   }
 
   setArchive(user: AuthUser, id: number, b: Body): void {
     const c = this.access(user, id, 'manage');
     const archive = optBool(b, 'archive') ?? c.archive;
     const tpl = optInt(b, 'archive_template_id');
-    if (tpl) this.checkArchiveTemplate(tpl);
+    if (tpl) this.checkCampaignTemplate('archive_template_id', tpl);
     const slug = Object.hasOwn(b, 'archive_slug') ? this.checkSlug(optString(b, 'archive_slug') ?? '', id) : c.archive_slug;
     this.store.setArchive(id, archive, slug, tpl ? tpl : c.archive_template_id, optObject(b, 'archive_meta') ?? c.archive_meta);
   }
@@ -276,6 +276,7 @@ export class CampaignService {
   preview(c: CampaignRow, over: { body?: string; contentType?: string; templateId?: number }): Preview {
     const contentType = over.contentType && CONTENT_TYPES.includes(over.contentType as ContentType) ? over.contentType : c.content_type;
     const templateId = over.templateId && over.templateId > 0 && contentType !== 'visual' ? over.templateId : c.template_id;
+    if (templateId !== c.template_id && templateId !== null) this.checkCampaignTemplate('template_id', templateId);
     const camp = { ...c, uuid: ZERO_UUID, body: over.body ?? c.body, content_type: contentType as ContentType };
     try {
       const compiled = compileCampaign(camp, layoutFor(this.store, camp, templateId), renderEnv(this.ctx, this.tracking));
@@ -293,6 +294,7 @@ export class CampaignService {
    */
   previewArchive(c: CampaignRow, templateId: number | undefined, meta: Record<string, unknown> | undefined): string {
     const camp = { ...c, uuid: ZERO_UUID };
+    if (templateId && templateId > 0) this.checkCampaignTemplate('template_id', templateId);
     const layoutId = templateId && templateId > 0 ? templateId : c.archive_template_id ?? c.template_id;
     try {
       return compileCampaign(camp, layoutFor(this.store, camp, layoutId), renderEnv(this.ctx, this.tracking)).render(archiveSubscriber(meta ?? c.archive_meta)).html;

@@ -229,6 +229,20 @@ describe('preview, test send, archive', () => {
     assert.equal(bad.status, 400);
   });
 
+  it('refuses a preview template_id that is not a campaign template', async () => {
+    const c = (await t.request('POST', '/api/campaigns', base())).body.data;
+    const tx = Number(t.server.ctx.db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Tx', 'tx', 'S', '<p>tx</p>')`).run().lastInsertRowid);
+    for (const id of [99999, tx]) {
+      const get = await t.request('GET', `/api/campaigns/${c.id}/preview?template_id=${id}`);
+      assert.equal(get.status, 400, get.text);
+      assert.equal(get.body.message, `invalid "template_id": template ${id} not found or not a campaign template`);
+      const archive = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, { raw: new URLSearchParams({ template_id: String(id) }) });
+      assert.equal(archive.status, 400, archive.text);
+    }
+    // 0 (and a visual body) still mean the campaign's own template.
+    assert.equal((await t.request('GET', `/api/campaigns/${c.id}/preview?template_id=0`)).status, 200);
+  });
+
   it('previews the archive page with posted archive_meta and template, sandboxed', async () => {
     const c = (await t.request('POST', '/api/campaigns', { ...base(), archive_meta: { name: 'Stored Reader' } })).body.data;
     const stored = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, { raw: new URLSearchParams({}) });
