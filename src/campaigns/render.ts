@@ -2,7 +2,7 @@
 // compile once, render per subscriber. The implementation behind it lives in one file
 // (render-engine.ts) so the engine can be swapped without touching the callers.
 import type { I18nCatalog } from '../templating/index.ts';
-import type { HeaderList } from './store.ts';
+import type { HeaderList } from '../mail/message.ts';
 
 /** A subscriber as templates see it (`.Subscriber`). */
 export interface RenderSubscriber {

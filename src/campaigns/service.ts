@@ -15,7 +15,7 @@ import type { TrackingStore } from '../tracking/store.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignRow, type CampaignStatus,
-  type CampaignStore, type ContentType, type HeaderList,
+  type CampaignStore, type ContentType,
 } from './store.ts';
 
 const MAX_NAME_BYTES = 2000;

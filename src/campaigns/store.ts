@@ -4,13 +4,12 @@ import type { SubscriberRow } from '../subscribers/store.ts';
 import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
+import type { HeaderList } from '../mail/message.ts';
 
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'cancelled', 'finished'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 export const CONTENT_TYPES = ['richtext', 'html', 'markdown', 'plain', 'visual'] as const;
 export type ContentType = (typeof CONTENT_TYPES)[number];
-
-export type HeaderList = Record<string, string>[];
 
 /** A campaign row with its JSON columns decoded. */
 export interface CampaignRow extends CampaignFields {
