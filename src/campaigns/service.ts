@@ -258,7 +258,7 @@ export class CampaignService {
     return this.json(id);
   }
 
-  /** The archive is rendered in a campaign template (listmonk's rule); other ids are refused. */
+  /** Archive pages and previews are laid out in a campaign template (listmonk's rule for the archive); other ids are refused. */
   private checkCampaignTemplate(field: string, id: number): void {
     if (this.store.template(id)?.type !== 'campaign') throw badRequest(`invalid "${field}": template ${id} not found or not a campaign template`);
   }

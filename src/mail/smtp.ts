@@ -75,7 +75,6 @@ function envelopeHeaders(server: Record<string, string>, own: Record<string, str
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 class SmtpServer {
   readonly transport: Transporter;
   readonly headers: Record<string, string>;
@@ -98,10 +97,11 @@ class SmtpServer {
   async send(msg: OutgoingMessage): Promise<void> {
     const retries = Math.max(0, this.settings.max_msg_retries);
     const delay = parseDuration(this.settings.msg_retry_delay) ?? 10;
+    const { headers, returnPath } = envelopeHeaders(this.headers, msg.headers ?? {});
+    const id = messageId(msg.from); // nodemailer's own shape is not listmonk's; one id for every attempt
     for (let attempt = 0; ; attempt++) {
       await this.acquire();
       try {
-        const { headers, returnPath } = envelopeHeaders(this.headers, msg.headers ?? {});
         await this.transport.sendMail({
           from: msg.from,
           to: msg.to,
@@ -115,7 +115,7 @@ class SmtpServer {
           // Return-Path names the bounce mailbox: nodemailer then takes the recipients from the envelope.
           envelope: returnPath ? { from: returnPath, to: [...msg.to, ...(msg.cc ?? []), ...(msg.bcc ?? [])] } : undefined,
           attachments: msg.attachments?.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
-          messageId: messageId(msg.from), // nodemailer's own shape is not listmonk's
+          messageId: id,
         });
         return;
       } catch (e) {
