@@ -1,0 +1,120 @@
+// User input never causes a 500: every route, with malformed path parameters, query strings
+// and bodies of every kind, answers below 500, and API errors carry {"message": ...}.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+before(async () => {
+  t = await startTestServer();
+  // Something to act on, so routes get past their "not found" checks.
+  await t.request('POST', '/api/lists', { name: 'L', type: 'public', optin: 'double' });
+  await t.request('POST', '/api/subscribers', { email: 'a@example.com', name: 'A', lists: [1] });
+  await t.request('POST', '/api/campaigns', { name: 'C', subject: 'S', lists: [1], body: '<p>x</p>', content_type: 'html' });
+});
+after(() => t.stop());
+
+/** Every route: API routes under /api, the others at the root. */
+const ROUTES = `
+get /api/about; get /api/bounces; get /api/bounces/:id; get /api/campaigns; get /api/campaigns/:id; get /api/campaigns/:id/preview
+get /api/campaigns/analytics/:type; get /api/campaigns/running/stats; get /api/config; get /api/dashboard/charts; get /api/dashboard/counts
+get /api/health; get /api/import/subscribers; get /api/import/subscribers/logs; get /api/lang/:lang; get /api/lists; get /api/lists/:id
+get /api/logs; get /api/maintenance/analytics/:type/export; get /api/media; get /api/media/:id; get /api/profile; get /api/public/lists
+get /api/roles/lists; get /api/roles/users; get /api/settings; get /api/subscribers; get /api/subscribers/:id; get /api/subscribers/:id/activity
+get /api/subscribers/:id/bounces; get /api/subscribers/:id/export; get /api/subscribers/export; get /api/templates; get /api/templates/:id
+get /api/templates/:id/preview; get /api/users; get /api/users/:id; get /api/users/:id/twofa/totp; get /api/public/archive
+delete /api/bounces; delete /api/bounces/:id; delete /api/campaigns; delete /api/campaigns/:id; delete /api/import/subscribers; delete /api/lists
+delete /api/lists/:id; delete /api/maintenance/analytics/:type; delete /api/maintenance/subscribers/:type; delete /api/maintenance/subscriptions/unconfirmed
+delete /api/media/:id; delete /api/roles/:id; delete /api/subscribers; delete /api/subscribers/:id; delete /api/subscribers/:id/bounces
+delete /api/templates/:id; delete /api/users; delete /api/users/:id; delete /api/users/:id/twofa
+patch /api/subscribers/:id
+post /api/campaigns; post /api/campaigns/:id/content; post /api/campaigns/:id/preview; post /api/campaigns/:id/preview/archive; post /api/campaigns/:id/test
+post /api/campaigns/:id/text; post /api/import/subscribers; post /api/lists; post /api/logout; post /api/media; post /api/public/subscription
+post /api/roles/lists; post /api/roles/users; post /api/settings/smtp/test; post /api/subscribers; post /api/subscribers/:id/optin
+post /api/subscribers/query/delete; post /api/templates; post /api/templates/:id/preview; post /api/templates/preview; post /api/tx; post /api/users
+put /api/bounces/blocklist; put /api/campaigns/:id; put /api/campaigns/:id/archive; put /api/campaigns/:id/status; put /api/lists/:id; put /api/profile
+put /api/roles/lists/:id; put /api/roles/users/:id; put /api/settings; put /api/settings/:key; put /api/subscribers/:id; put /api/subscribers/:id/blocklist
+put /api/subscribers/blocklist; put /api/subscribers/lists; put /api/subscribers/lists/:id; put /api/subscribers/query/blocklist
+put /api/subscribers/query/lists; put /api/templates/:id; put /api/templates/:id/default; put /api/users/:id; put /api/users/:id/twofa
+get /; get /admin; get /admin/x; get /admin/forgot; get /admin/login; get /admin/login/twofa; get /admin/reset; get /archive; get /archive.xml
+get /archive/:id; get /archive/latest; get /campaign/:uuid/:uuid; get /campaign/:uuid/:uuid/px.png; get /health; get /link/:uuid/:uuid/:uuid
+get /public/custom.css; get /public/custom.js; get /robots.txt; get /subscription/:uuid/:uuid; get /subscription/form; get /subscription/optin/:uuid
+post /admin/forgot; post /admin/login; post /admin/login/twofa; post /admin/logout; post /admin/reset; post /subscription/:uuid/:uuid
+post /subscription/export/:uuid; post /subscription/form; post /subscription/optin/:uuid; post /subscription/wipe/:uuid; post /webhooks/bounce
+post /webhooks/service/:service`
+  .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);
+
+const PARAM_VALUES: Record<string, string[]> = {
+  ':id': ['1', '0', '-1', 'abc', '1.5', '99999999999999999999', '%00', '%27%20OR%201=1'],
+  ':type': ['views', 'orphan', 'x', '..%2F..', '%00'],
+  ':lang': ['en', 'xx', '..%2F..%2Fetc%2Fpasswd', '%00'],
+  ':key': ['app.site_name', 'x', '%00'],
+  ':service': ['ses', 'sendgrid', 'postmark', 'forwardemail', 'x'],
+  ':uuid': ['00000000-0000-0000-0000-000000000000', 'x', '6ba7b810-9dad-11d1-80b4-00c04fd430c8', '%00'],
+};
+
+const GARBAGE_QUERY = '?page=-1&per_page=abc&order_by=%3Bdrop&order=sideways&query=%27&id=abc&list_id=x&campaign_id=x'
+  + '&from=x&to=y&status=x&no_body=maybe&minimal=maybe&before_date=x&template_id=x&all=maybe&subscription_status=x&source=x&type=x';
+
+const WRONG_TYPES = JSON.stringify({
+  name: 1, email: [], lists: 'x', ids: 'x', status: 5, query: 1, type: [], optin: {}, tags: 'x', attribs: 'x', body: 1,
+  template_id: 'x', subscribers: 1, headers: 'x', action: 1, target_list_ids: 'x', before_date: 5, archive_meta: 1,
+  list_uuids: 1, subscriber_id: 'x', subject: [], content_type: 2, send_at: 'never', messenger: 3, from_email: 4,
+  username: 1, password: 2, user_role_id: 'x', permissions: 'x', archive: 'x', from: 1, to: 2, data: 'x', file: 1,
+});
+
+type Body = { type: string; body: string | FormData };
+const BODIES: Body[] = [
+  { type: 'application/json', body: '{' },
+  { type: 'application/json', body: '[]' },
+  { type: 'application/json', body: '"x"' },
+  { type: 'application/json', body: 'null' },
+  { type: 'application/json', body: '1e999' },
+  { type: 'application/json', body: WRONG_TYPES },
+  { type: 'application/x-www-form-urlencoded', body: 'a=%ZZ&name=1&email=&l=x&id=x&params=%7B' },
+  { type: 'text/plain', body: "subscribers.id = 'x' OR" },
+  { type: 'multipart/form-data', body: new FormData() },
+];
+
+function paths(route: string): string[] {
+  const param = /:[a-z]+/.exec(route)?.[0];
+  if (!param) return [route];
+  return PARAM_VALUES[param].map((v) => route.replaceAll(param, v));
+}
+
+async function send(method: string, path: string, b?: Body): Promise<{ status: number; text: string; type: string }> {
+  const headers: Record<string, string> = { authorization: `Basic ${Buffer.from(t.token).toString('base64')}`, origin: t.url };
+  if (b && b.type !== 'multipart/form-data') headers['content-type'] = b.type;
+  const res = await fetch(t.url + path, { method: method.toUpperCase(), headers, body: b?.body, redirect: 'manual' });
+  return { status: res.status, text: await res.text(), type: res.headers.get('content-type') ?? '' };
+}
+
+test('no route answers 500 to malformed input, and API errors say what was wrong', async () => {
+  const problems: string[] = [];
+  const check = (what: string, r: { status: number; text: string; type: string }, api: boolean) => {
+    if (r.status >= 500) problems.push(`${what} → ${r.status} ${r.text.slice(0, 200)}`);
+    else if (api && r.status >= 400) {
+      let message: unknown;
+      try {
+        message = JSON.parse(r.text).message;
+      } catch {
+        message = undefined;
+      }
+      if (typeof message !== 'string' || !message) problems.push(`${what} → ${r.status} without a JSON message: ${r.text.slice(0, 200)}`);
+    }
+  };
+  for (const [method, route] of ROUTES) {
+    const api = route.startsWith('/api/');
+    for (const path of paths(route)) {
+      check(`${method} ${path}`, await send(method, path + GARBAGE_QUERY), api);
+    }
+    if (method === 'get') continue;
+    const path = paths(route)[0];
+    for (const b of BODIES) {
+      check(`${method} ${path} (${b.type} ${typeof b.body === 'string' ? b.body.slice(0, 20) : 'form'})`, await send(method, path, b), api);
+    }
+  }
+  assert.deepEqual(problems, []);
+  // Still healthy afterwards.
+  assert.equal((await t.request('GET', '/api/health')).status, 200);
+});
