@@ -1,13 +1,15 @@
 // The search indexer thread: rebuilds the name index a large import dropped (name-index.ts),
 // then indexes the search backlog (search-backlog.ts) through its own connection in
-// transactions of about 100 ms. The server's writes go first (db/foreground-writes.ts), so one
-// waits at most for the transaction under way, and API reads not at all (WAL). It waits while an import writes, and ends when the backlog is empty.
+// transactions of about 100 ms. Before each it waits while the server writes
+// (db/foreground-writes.ts), so an API write waits at most for the transaction under way, and
+// API reads not at all (WAL). It waits while an import writes, and ends when the backlog is empty.
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointNow, openDatabase } from '../db/connection.ts';
-import { backgroundTransaction } from '../db/foreground-writes.ts';
+import { waitForForegroundWrites } from '../db/foreground-writes.ts';
 import { NameIndex } from './name-index.ts';
 import { SearchBacklog } from './search-backlog.ts';
 import { INDEXER_HOLD, INDEXER_STOP, lowerThreadPriority, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type IndexerJob, type IndexerMessage } from './threads.ts';
+
 
 lowerThreadPriority();
 const port = parentPort;
@@ -23,17 +25,16 @@ let indexed = 0;
 let stopped = false;
 for (;;) {
   while (Atomics.load(control, INDEXER_HOLD) && !Atomics.load(control, INDEXER_STOP)) Atomics.wait(control, INDEXER_HOLD, 1, 1000);
+  waitForForegroundWrites(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS);
   if (Atomics.load(control, INDEXER_STOP)) {
     stopped = true;
     break;
   }
   // Checked at every step: an import that held this thread may have dropped it again.
   const rebuildStarted = performance.now();
-  if (backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => nameIndex.rebuild())) {
-    port.postMessage({ type: 'name-index', seconds: (performance.now() - rebuildStarted) / 1000 } satisfies IndexerMessage);
-  }
+  if (nameIndex.rebuild()) port.postMessage({ type: 'name-index', seconds: (performance.now() - rebuildStarted) / 1000 } satisfies IndexerMessage);
   const started = performance.now();
-  const n = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => backlog.indexStep(pacer.rows));
+  const n = backlog.indexStep(pacer.rows);
   if (n === 0) break;
   indexed += n;
   pacer.record(n, performance.now() - started);

@@ -1,11 +1,11 @@
 // The import's writer thread: writes the parser thread's row batches through its own
 // connection, so the main thread (the API) never runs an import transaction. With WAL, API
-// reads never wait for the import. The server's writes go first (db/foreground-writes.ts):
-// one waits at most for the transaction under way, which is why transactions are sized to
-// about 100 ms.
+// reads never wait for the import. The server's writes go first: before each transaction this
+// thread waits while any is in progress (db/foreground-writes.ts), so one waits at most for the
+// transaction under way, which is why transactions are sized to about 100 ms.
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkpointNow, openDatabase } from '../db/connection.ts';
-import { backgroundTransaction } from '../db/foreground-writes.ts';
+import { waitForForegroundWrites } from '../db/foreground-writes.ts';
 import type { ParserMessage } from './parse-worker.ts';
 import { sliceBatch, type RowBatch } from './parse.ts';
 import { NameIndex } from './name-index.ts';
@@ -52,11 +52,11 @@ let large = false;
 
 function writeBatch(batch: RowBatch): void {
   for (let from = 0; from < batch.emails.length;) {
+    waitForForegroundWrites(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS);
     if (Atomics.load(control, CONTROL_STOP)) throw new StopSignal();
     const to = Math.min(batch.emails.length, from + pacer.rows);
     const started = performance.now();
-    const written = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => store.writeBatch(sliceBatch(batch, from, to), job.write, large));
-    Atomics.add(control, CONTROL_IMPORTED, written);
+    Atomics.add(control, CONTROL_IMPORTED, store.writeBatch(sliceBatch(batch, from, to), job.write, large));
     pacer.record(to - from, performance.now() - started);
     from = to;
   }

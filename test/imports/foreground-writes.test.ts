@@ -1,14 +1,13 @@
 // The server's writes go before its background threads' (src/db/foreground-writes.ts): requests
-// that may write are counted while they run, the import's threads begin no transaction while
-// any is, and a request waits for the transaction under way; a lock held past the busy timeout
-// answers 503, not 500.
+// that may write are counted while they run, and the import's threads wait between
+// transactions while any is; a lock held past the busy timeout answers 503, not 500.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Context } from 'hono';
-import { backgroundTransaction, ForegroundWrites } from '../../src/db/foreground-writes.ts';
+import { ForegroundWrites, waitForForegroundWrites } from '../../src/db/foreground-writes.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Counts one write in progress through the real middleware, until the returned function is called. */
@@ -21,88 +20,56 @@ function holdWrite(fw: ForegroundWrites): () => Promise<void> {
   };
 }
 
-/**
- * Runs backgroundTransaction(buffer, maxMs, ...) on a thread; its transaction lasts until
- * `commit()` is called. `began` resolves when the transaction starts, `returned` when it is over.
- */
-function transactionOnThread(buffer: SharedArrayBuffer, maxMs: number): { started: Promise<void>; began: Promise<void>; returned: Promise<void>; commit(): void } {
+/** Runs waitForForegroundWrites(buffer, maxMs) on a thread; resolves when it returns. */
+function waitOnThread(buffer: SharedArrayBuffer, maxMs: number): { started: Promise<void>; returned: Promise<void> } {
   const tsx = import.meta.resolve('tsx/esm/api');
   const module = new URL('../../src/db/foreground-writes.ts', import.meta.url).href;
-  const gate = new Int32Array(new SharedArrayBuffer(4));
   const worker = new Worker(`
     const { parentPort, workerData } = require('node:worker_threads');
     import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(module)}); }).then((m) => {
       parentPort.postMessage('started');
-      const gate = new Int32Array(workerData.gate);
-      m.backgroundTransaction(workerData.buffer, workerData.maxMs, () => {
-        parentPort.postMessage('began');
-        while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
-      });
+      m.waitForForegroundWrites(workerData.buffer, workerData.maxMs);
       parentPort.postMessage('returned');
-    });`, { eval: true, workerData: { buffer, maxMs, gate: gate.buffer } });
+    });`, { eval: true, workerData: { buffer, maxMs } });
   const message = (m: string) => new Promise<void>((resolve, reject) => {
     worker.on('message', (got) => got === m && resolve());
     worker.on('error', reject);
   });
   const returned = message('returned');
   void returned.then(() => worker.terminate());
-  const commit = () => {
-    Atomics.store(gate, 0, 1);
-    Atomics.notify(gate, 0);
-  };
-  return { started: message('started'), began: message('began'), returned, commit };
+  return { started: message('started'), returned };
 }
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('background transactions and the server\'s writes', () => {
-  it('a background transaction runs at once when no write is in progress', () => {
+describe('background threads and the server\'s writes', () => {
+  it('do not wait when no write is in progress', () => {
     const fw = new ForegroundWrites();
     assert.equal(fw.inProgress(), 0);
-    assert.equal(backgroundTransaction(fw.buffer, 60_000, () => 42), 42); // would hang the test otherwise
+    waitForForegroundWrites(fw.buffer, 60_000); // would hang the test otherwise
   });
 
-  it('a background transaction waits while a write is in progress, and begins when it ends', async () => {
+  it('wait while a write is in progress, and go on when it ends', async () => {
     const fw = new ForegroundWrites();
     const release = holdWrite(fw);
     assert.equal(fw.inProgress(), 1);
-    const thread = transactionOnThread(fw.buffer, 60_000);
-    thread.commit();
+    const thread = waitOnThread(fw.buffer, 60_000);
     await thread.started;
-    let began = false;
-    void thread.began.then(() => (began = true));
+    let returned = false;
+    void thread.returned.then(() => (returned = true));
     await tick(100);
-    assert.equal(began, false, 'the thread began while a write was in progress');
+    assert.equal(returned, false, 'the thread went on while a write was in progress');
     await release();
     assert.equal(fw.inProgress(), 0);
     await thread.returned;
   });
 
-  it('a background transaction waits no longer than its limit for a write that does not end', async () => {
+  it('wait no longer than their limit for a write that does not end', async () => {
     const fw = new ForegroundWrites();
     const release = holdWrite(fw);
-    const thread = transactionOnThread(fw.buffer, 50);
-    thread.commit();
-    await thread.returned;
+    await waitOnThread(fw.buffer, 50).returned;
     assert.equal(fw.inProgress(), 1);
     await release();
-  });
-
-  it('a write waits for the background transaction under way, and goes on when it commits', async () => {
-    const fw = new ForegroundWrites();
-    const thread = transactionOnThread(fw.buffer, 60_000);
-    await thread.began;
-    let ran = false;
-    const request = fw.track({} as Context, async () => {
-      ran = true;
-    });
-    await tick(100);
-    assert.equal(ran, false, 'the write went on during the background transaction');
-    thread.commit();
-    await request;
-    assert.equal(ran, true);
-    await thread.returned;
-    assert.equal(fw.inProgress(), 0);
   });
 });
 
