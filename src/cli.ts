@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { loadConfig, VERSION } from './config.ts';
 import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
-import { LockHeldError } from './db/lock.ts';
+import { acquireServeLock, LockError } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { HttpError } from './http/errors.ts';
 import { AlreadyInstalledError, announceAdmin, install } from './install.ts';
@@ -82,6 +82,7 @@ export function buildCli(): Command {
     .option('--yes', 'wipe an existing installation and install afresh (destroys all data)')
     .action((opts: { db?: string; yes?: boolean }) => {
       const { dbPath } = loadConfig({ db: opts.db });
+      const release = acquireServeLock(dbPath, 'installing would replace the database it is using');
       try {
         const r = install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD });
         if (r.wiped) console.log(`Wiped the existing installation at ${dbPath}.`);
@@ -90,19 +91,27 @@ export function buildCli(): Command {
       } catch (e) {
         if (e instanceof AlreadyInstalledError) throw new CliError(e.message);
         throw e;
+      } finally {
+        release();
       }
     });
 
   dbOption(program.command('upgrade'))
     .description('apply pending database migrations (safe to run repeatedly)')
     .action((opts: { db?: string }) => {
-      const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
+      const { dbPath } = loadConfig({ db: opts.db });
+      const release = acquireServeLock(dbPath, 'the server would run its old code on the new schema (serve applies pending migrations itself at start)');
       try {
-        const pending = pendingMigrations(db);
-        if (!pending.length) console.log('The database is up to date; nothing to do.');
-        migrate(db, (m) => console.log(`applied migration ${String(m.version).padStart(4, '0')}_${m.name}`));
+        const db = openInstalled(dbPath);
+        try {
+          const pending = pendingMigrations(db);
+          if (!pending.length) console.log('The database is up to date; nothing to do.');
+          migrate(db, (m) => console.log(`applied migration ${String(m.version).padStart(4, '0')}_${m.name}`));
+        } finally {
+          closeDatabase(db);
+        }
       } finally {
-        closeDatabase(db);
+        release();
       }
     });
 
@@ -248,7 +257,7 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) process.exit(e.exitCode);
-    if (e instanceof CliError || e instanceof LockHeldError || e instanceof HttpError) {
+    if (e instanceof CliError || e instanceof LockError || e instanceof HttpError) {
       console.error(`listmgr: ${e.message}`);
       process.exit(1);
     }

@@ -63,11 +63,14 @@ function originOf(url: string | undefined): string | null {
 /**
  * CSRF defence for cookie-authenticated requests: the browser's Origin (else Referer) must be
  * this server (the Host the request was sent to) or the configured root URL. Browsers always
- * send Origin on cross-site writes, so a missing or foreign one is refused.
+ * send Origin on cross-site writes, so a missing or foreign one is refused. Where a page's
+ * referrer policy makes the browser send `Origin: null`, its Sec-Fetch-Site (which no script
+ * can set) still says whether the request came from this site.
  */
 export function assertSameOrigin(c: Context, trustedOrigin: string | null): void {
   const source = originOf(c.req.header('origin')) ?? originOf(c.req.header('referer'));
   if (source !== null && (source === trustedOrigin || new URL(source).host === c.req.header('host'))) return;
+  if (source === null && c.req.header('sec-fetch-site') === 'same-origin') return;
   throw forbidden('cross-site request refused: a cookie-authenticated change must come from this site (Origin/Referer)');
 }
 

@@ -62,9 +62,13 @@ ${o.body}
 </html>`;
 }
 
-/** Answers a rendered page; pages carry no cookies of ours and may not be framed. */
+/**
+ * Answers a rendered page; pages may not be framed, and their URLs (which hold subscriber
+ * UUIDs) never leave in a Referer to another site. Same-origin requests keep theirs, so the
+ * browser's forms send a real Origin for the CSRF check (auth.ts).
+ */
 export function sendPage(c: Context, o: PageOptions, status: 200 | 400 | 403 | 404 | 429 | 500 = 200): Response {
   c.header('X-Frame-Options', 'DENY');
-  c.header('Referrer-Policy', 'no-referrer');
+  c.header('Referrer-Policy', 'same-origin');
   return c.html(renderPage(o), status);
 }

@@ -101,7 +101,7 @@ describe('listmgr upgrade, version, help, bad arguments', () => {
   });
 
   it('answers bad arguments with a message and a non-zero exit, never a stack trace', () => {
-    for (const args of [['frobnicate'], ['serve', '--address'], ['serve', '--db', 'a.db', '--address', 'nonsense'], ['api-user', 'create']]) {
+    for (const args of [['frobnicate'], ['serve', '--address'], ['serve', '--db', 'a.db', '--address', 'nonsense'], ['api-user', 'create'], ['serve', '--db', 'no/such/folder/x.db'], ['install', '--db', 'no/such/folder/x.db']]) {
       const r = run(args);
       assert.notEqual(r.code, 0, args.join(' '));
       assert.ok(r.err.trim().length > 0, args.join(' '));
@@ -125,7 +125,13 @@ describe('listmgr serve, api-user, backup', () => {
 
       const second = run(['serve', '--db', 'a.db', '--address', '127.0.0.1:0']);
       assert.equal(second.code, 1);
-      assert.match(second.err, /already serving/);
+      assert.match(second.err, /is serving/);
+      // Nor may a command replace or migrate the database under it.
+      const reinstall = run(['install', '--yes', '--db', 'a.db']);
+      assert.equal(reinstall.code, 1);
+      assert.match(reinstall.err, /is serving .*a\.db; installing would replace the database it is using\. Stop it first\./);
+      assert.match(run(['upgrade', '--db', 'a.db']).err, /is serving/);
+      assert.equal((await fetch(`${s.url}/api/health`, { headers: basic(lastLine) })).status, 200, 'the data is still there');
 
       const b = run(['backup', join(dir, 'copy.db'), '--db', 'a.db']);
       assert.equal(b.code, 0, b.err);

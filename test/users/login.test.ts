@@ -160,6 +160,10 @@ describe('admin sign-in', () => {
       { name: 'a foreign Referer', headers: { referer: 'https://evil.example/page' }, status: 403 },
       { name: 'the same Origin', headers: { origin: 'SAME' }, status: 200 },
       { name: 'a same-site Referer', headers: { referer: 'SAME/admin' }, status: 200 },
+      // A page under a no-referrer policy makes the browser send Origin "null"; Sec-Fetch-Site still tells.
+      { name: 'Origin "null" and Sec-Fetch-Site same-origin', headers: { origin: 'null', 'sec-fetch-site': 'same-origin' }, status: 200 },
+      { name: 'Origin "null" and Sec-Fetch-Site cross-site', headers: { origin: 'null', 'sec-fetch-site': 'cross-site' }, status: 403 },
+      { name: 'Sec-Fetch-Site same-origin with a foreign Origin', headers: { origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' }, status: 403 },
     ];
     for (const c of cases) {
       it(`PUT /api/profile with ${c.name} → ${c.status}`, async () => {
@@ -174,6 +178,11 @@ describe('admin sign-in', () => {
     it('reads are not affected; token-authenticated writes need no Origin', async () => {
       assert.equal((await withCookie(r, t, session, 'GET', '/api/profile', undefined, 'https://evil.example')).status, 200);
       assert.equal((await r.request('PUT', '/api/profile', { name: 'Test Robot' }, { headers: { origin: 'https://evil.example' } })).status, 200);
+    });
+
+    it('pages send a Referer only to this site, so their forms carry a real Origin', async () => {
+      const page = await r.request('GET', '/admin/login', undefined, { auth: null });
+      assert.equal(page.headers.get('referrer-policy'), 'same-origin');
     });
 
     it('the logout form is protected too', async () => {
