@@ -1,6 +1,8 @@
 // The shell of every server-rendered page (public subscription pages, archive, login): light,
-// accessible, dark-mode aware, no scripts, no external assets.
+// accessible, dark-mode aware, no scripts or external assets but those the settings ask for
+// (custom JS, a captcha widget).
 import type { Context } from 'hono';
+import type { SettingsService } from '../settings/service.ts';
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -19,6 +21,21 @@ export interface PageOptions {
   lang?: string;
   /** Extra CSS (the appearance.public.custom_css setting). */
   customCss?: string;
+  /** Script URLs the page loads (deferred): the public custom JS, a captcha widget. */
+  scripts?: string[];
+  /** Whether search engines may index the page (the subscription form, the archive); others say noindex. */
+  indexable?: boolean;
+}
+
+/** The look of the public pages, from the appearance settings. */
+export function publicLook(settings: SettingsService): Pick<PageOptions, 'siteName' | 'logoUrl' | 'faviconUrl' | 'customCss' | 'scripts'> {
+  return {
+    siteName: settings.str('app.site_name'),
+    logoUrl: settings.str('app.logo_url') || undefined,
+    faviconUrl: settings.str('app.favicon_url') || undefined,
+    customCss: settings.str('appearance.public.custom_css') || undefined,
+    scripts: settings.str('appearance.public.custom_js') ? ['/public/custom.js'] : [],
+  };
 }
 
 const STYLE = `
@@ -46,10 +63,10 @@ export function renderPage(o: PageOptions): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(o.title)}${site ? ` · ${site}` : ''}</title>
+${o.indexable ? '' : '<meta name="robots" content="noindex">\n'}<title>${escapeHtml(o.title)}${site ? ` · ${site}` : ''}</title>
 ${o.faviconUrl ? `<link rel="icon" href="${escapeHtml(o.faviconUrl)}">` : ''}
 <style>${STYLE}${o.customCss ?? ''}</style>
+${(o.scripts ?? []).map((src) => `<script src="${escapeHtml(src)}" defer></script>`).join('\n')}
 </head>
 <body>
 <div class="wrap">
@@ -70,5 +87,6 @@ ${o.body}
 export function sendPage(c: Context, o: PageOptions, status: 200 | 400 | 403 | 404 | 429 | 500 = 200): Response {
   c.header('X-Frame-Options', 'DENY');
   c.header('Referrer-Policy', 'same-origin');
+  if (!o.indexable) c.header('X-Robots-Tag', 'noindex');
   return c.html(renderPage(o), status);
 }

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { readBody, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
-import { escapeHtml, sendPage } from '../http/page.ts';
+import { escapeHtml, publicLook, sendPage, type PageOptions } from '../http/page.ts';
 import { clientAddress, RateLimiter, rateLimit } from '../http/rate-limit.ts';
 import type { AppEnv } from '../http/types.ts';
 import { isUuid, optString, optStringArray, parseBool } from '../http/validate.ts';
@@ -81,13 +81,8 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
   const s = ctx.settings;
   const t = subscriberTranslator(ctx);
 
-  const page = (c: Context, title: string, body: string, status: 200 | 400 | 404 | 429 | 500 = 200) => {
-    c.header('X-Robots-Tag', 'noindex');
-    return sendPage(c, {
-      title, body, lang: subscriberLanguage(ctx)['_.code'], siteName: s.str('app.site_name'), logoUrl: s.str('app.logo_url') || undefined,
-      faviconUrl: s.str('app.favicon_url') || undefined, customCss: s.str('appearance.public.custom_css') || undefined,
-    }, status);
-  };
+  const page = (c: Context, title: string, body: string, status: 200 | 400 | 404 | 429 | 500 = 200, extra: Partial<PageOptions> = {}) =>
+    sendPage(c, { ...publicLook(s), title, body, lang: subscriberLanguage(ctx)['_.code'], ...extra }, status);
   const message = (c: Context, title: string, text: string, status: 200 | 400 | 404 | 429 | 500 = 200) =>
     page(c, title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`, status);
 
@@ -127,7 +122,7 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
 <div style="position:absolute;left:-9999px" aria-hidden="true"><input type="text" name="nonce" tabindex="-1" autocomplete="off"></div>
 <fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('globals.terms.lists'))}</legend>${boxes}</fieldset>
 <button type="submit">${escapeHtml(t('public.sub'))}</button>
-</form>${s.bool('app.enable_public_archive') ? `<footer><a href="/archive">${escapeHtml(t('public.archiveTitle'))}</a></footer>` : ''}`);
+</form>${s.bool('app.enable_public_archive') ? `<footer><a href="/archive">${escapeHtml(t('public.archiveTitle'))}</a></footer>` : ''}`, 200, { indexable: true });
   }));
 
   const subscribeByForm = pageRoute(async (c) => {

@@ -6,7 +6,7 @@ import { VERSION } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
-import { escapeHtml, sendPage } from '../http/page.ts';
+import { escapeHtml, publicLook, sendPage } from '../http/page.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
 import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -23,7 +23,7 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
     if (settings.bool('app.enable_public_subscription_page')) links.push('<li><a href="/subscription/form">Subscribe</a></li>');
     if (settings.bool('app.enable_public_archive')) links.push('<li><a href="/archive">Archive</a></li>');
     const site = settings.str('app.site_name');
-    return sendPage(c, { title: site, siteName: site, logoUrl: settings.str('app.logo_url'), body: `<h1>${escapeHtml(site)}</h1><ul class="plain">${links.join('')}</ul>` });
+    return sendPage(c, { ...publicLook(settings), title: site, body: `<h1>${escapeHtml(site)}</h1><ul class="plain">${links.join('')}</ul>` });
   });
 
   // Crawlers may index the subscription form, never per-subscriber links.

@@ -8,7 +8,7 @@ import { layoutFor, renderEnv, toRenderSubscriber } from '../delivery/compose.ts
 import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
-import { escapeHtml, sendPage } from '../http/page.ts';
+import { escapeHtml, publicLook, sendPage } from '../http/page.ts';
 import { sendPreview } from '../http/preview.ts';
 import { parsePaging } from '../http/paging.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -19,9 +19,8 @@ const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQ
 
 export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void {
   const { campaigns, tracking } = deliveryFor(ctx);
-  const site = () => ({ siteName: ctx.settings.str('app.site_name'), logoUrl: ctx.settings.str('app.logo_url') || undefined, customCss: ctx.settings.str('appearance.public.custom_css') });
   const errorPage = (c: Context, status: 400 | 404 | 500, title: string, text: string) =>
-    sendPage(c, { ...site(), title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>` }, status);
+    sendPage(c, { ...publicLook(ctx.settings), title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>` }, status);
   const badLink = (c: Context) => errorPage(c, 400, 'Invalid link', 'This link is not valid.');
 
   // These two GETs record a click or a view.
@@ -50,10 +49,11 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void 
     return c.body(new Uint8Array(PIXEL), 200, { 'Content-Type': 'image/png', 'Cache-Control': 'no-cache', 'X-Robots-Tag': 'noindex' });
   });
 
-  const render = (c: Context, campaign: CampaignRow, sub: RenderSubscriber, templateId: number | null) => {
+  /** A campaign as a page: a subscriber's web view (noindex), or an archive entry (indexable). */
+  const render = (c: Context, campaign: CampaignRow, sub: RenderSubscriber, templateId: number | null, indexable = false) => {
     try {
       const compiled = compileCampaign(campaign, layoutFor(campaigns, campaign, templateId), renderEnv(ctx, tracking));
-      c.header('X-Robots-Tag', 'noindex');
+      if (!indexable) c.header('X-Robots-Tag', 'noindex');
       return sendPreview(c, compiled.render(sub).html);
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
@@ -94,8 +94,11 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void 
     const { rows, total } = campaigns.archived(paging.limit, paging.offset);
     const items = rows.map((r) => `<li><a href="${escapeHtml(entryUrl(r))}">${escapeHtml(archiveSubject(r))}</a> <span class="muted">${escapeHtml(published(r).slice(0, 10))}</span></li>`);
     const pages = paging.all ? 1 : Math.ceil(total / paging.perPage);
-    const nav = [paging.page > 1 ? `<a href="?page=${paging.page - 1}">Newer</a>` : '', paging.page < pages ? `<a href="?page=${paging.page + 1}">Older</a>` : ''].filter(Boolean).join(' · ');
-    return sendPage(c, { ...site(), title: 'Archive', body: `<h1>Archive</h1>${items.length ? `<ul class="plain">${items.join('')}</ul>` : '<p>Nothing here yet.</p>'}${nav ? `<p>${nav}</p>` : ''}` });
+    // The page size the reader chose stays in the links.
+    const perPage = c.req.query('per_page') ? `&amp;per_page=${escapeHtml(String(paging.all ? 'all' : paging.perPage))}` : '';
+    const link = (page: number, label: string) => `<a href="?page=${page}${perPage}">${label}</a>`;
+    const nav = [paging.page > 1 ? link(paging.page - 1, 'Newer') : '', paging.page < pages ? link(paging.page + 1, 'Older') : ''].filter(Boolean).join(' · ');
+    return sendPage(c, { ...publicLook(ctx.settings), indexable: true, title: 'Archive', body: `<h1>Archive</h1>${items.length ? `<ul class="plain">${items.join('')}</ul>` : '<p>Nothing here yet.</p>'}${nav ? `<p>${nav}</p>` : ''}` });
   });
 
   app.get('/archive.xml', (c) => {
@@ -121,7 +124,7 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void 
 
   const showArchived = (c: Context, campaign: CampaignRow | undefined) => {
     if (!archiveEnabled() || !campaign) return errorPage(c, 404, 'Not found', 'This message is not in the archive.');
-    return render(c, campaign, metaSubscriber(campaign), campaign.archive_template_id ?? campaign.template_id);
+    return render(c, campaign, metaSubscriber(campaign), campaign.archive_template_id ?? campaign.template_id, true);
   };
   app.get('/archive/latest', (c) => showArchived(c, campaigns.archived(1, 0).rows[0]));
   app.get('/archive/:id', (c) => showArchived(c, campaigns.archivedOne(c.req.param('id'))));

@@ -334,6 +334,26 @@ describe('preview, test send, archive', () => {
     const rss = await (await fetch(`${t.url}/archive.xml`)).text();
     assert.match(rss, /<title>Issue for Reader<\/title>/);
     assert.equal((await fetch(`${t.url}/archive/latest`)).status, 200);
+    // The archive is for the public: search engines may index it (a web view is not).
+    assert.equal(page.headers.get('x-robots-tag'), null);
+    const listing = await fetch(`${t.url}/archive`);
+    assert.equal(listing.headers.get('x-robots-tag'), null);
+    assert.doesNotMatch(await listing.text(), /name="robots"/);
+  });
+
+  it('pages the archive listing, keeping the chosen page size in its links', async () => {
+    for (const subject of ['Paged one', 'Paged two']) {
+      const c = (await t.request('POST', '/api/campaigns', { ...base(), subject })).body.data;
+      await t.request('PUT', `/api/campaigns/${c.id}/archive`, { archive: true });
+      t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c.id);
+    }
+    const first = await (await fetch(`${t.url}/archive?per_page=1`)).text();
+    assert.match(first, /<a href="\?page=2&amp;per_page=1">Older<\/a>/);
+    assert.doesNotMatch(first, /Newer/);
+    const second = await (await fetch(`${t.url}/archive?page=2&per_page=1`)).text();
+    assert.match(second, /<a href="\?page=1&amp;per_page=1">Newer<\/a>/);
+    assert.match(second, /<a href="\?page=3&amp;per_page=1">Older<\/a>/);
+    assert.match(await (await fetch(`${t.url}/archive`)).text(), /Paged two/);
   });
 });
 

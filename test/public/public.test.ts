@@ -128,6 +128,21 @@ describe('subscription form page', () => {
     assert.doesNotMatch(res.text, /Secret list|Archived list/);
     assert.match(res.text, /Weekly &lt;b&gt;news&lt;\/b&gt;/);
     assert.match(res.text, /name="nonce"/);
+    // Crawlers may index the form (robots.txt allows it).
+    assert.equal(res.headers.get('x-robots-tag'), null);
+    assert.doesNotMatch(res.text, /name="robots"/);
+  });
+
+  it('loads the public custom JS when one is set', async () => {
+    assert.doesNotMatch((await page('GET', '/subscription/form')).text, /custom\.js/);
+    assert.equal((await t.request('PUT', '/api/settings', { 'appearance.public.custom_js': 'console.log(1)' })).status, 200);
+    try {
+      for (const path of ['/subscription/form', `/subscription/optin/${'0'.repeat(8)}-0000-0000-0000-000000000000`, '/archive']) {
+        assert.match((await page('GET', path)).text, /<script src="\/public\/custom\.js" defer><\/script>/, path);
+      }
+    } finally {
+      await t.request('PUT', '/api/settings', { 'appearance.public.custom_js': '' });
+    }
   });
 
   it('subscribes through the form; a filled honeypot subscribes nobody', async () => {
