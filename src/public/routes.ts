@@ -15,6 +15,7 @@ import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.
 import { sendOptinQuietly } from '../subscribers/optin.ts';
 import { audienceFor, type Audience } from '../subscribers/service.ts';
 import type { SubscriberRow } from '../subscribers/store.ts';
+import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, Captcha, captchaProvider } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
 
 const MAX_PUBLIC_NAME_BYTES = 2000;
@@ -59,6 +60,13 @@ export function registerPublicRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
 
   api.get('/public/lists', (c) => c.json(a.lists.publicLists().map((l) => ({ uuid: l.uuid, name: l.name }))));
 
+  // The Altcha widget fetches its challenge here (bare JSON, as the widget expects).
+  api.get('/public/captcha/altcha', async (c) => {
+    if (captchaProvider(ctx.settings) !== 'altcha') return c.json({ message: 'the Altcha captcha is not enabled' }, 404);
+    c.header('Cache-Control', 'no-store');
+    return c.json(await captchaFor(ctx).altchaChallenge());
+  });
+
   api.post('/public/subscription', async (c) => {
     if (!ctx.settings.bool('app.enable_public_subscription_page')) throw badRequest('public subscriptions are disabled');
     const b = await readBody(c);
@@ -76,8 +84,17 @@ function apiLimiter(ctx: AppContext): RateLimiter {
   return l;
 }
 
+/** One captcha per app: its Altcha key signs the challenges the form's POST is checked against. */
+const captchas = new WeakMap<AppContext, Captcha>();
+export function captchaFor(ctx: AppContext): Captcha {
+  let c = captchas.get(ctx);
+  if (!c) captchas.set(ctx, (c = new Captcha(ctx.settings)));
+  return c;
+}
+
 export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
   const a = audienceFor(ctx);
+  app.get(ALTCHA_SCRIPT_PATH, (c) => c.body(altchaWidgetScript(), 200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }));
   const s = ctx.settings;
   const t = subscriberTranslator(ctx);
 
@@ -113,6 +130,7 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
     if (!s.bool('app.enable_public_subscription_page')) return message(c, t('public.subTitle'), t('public.invalidFeature'), 404);
     const lists = a.lists.publicLists();
     if (!lists.length) return message(c, t('public.subTitle'), t('public.noListsAvailable'));
+    const captcha = captchaFor(ctx).widget();
     const boxes = lists.map((l) => `<label class="check"><input type="checkbox" name="l" value="${escapeHtml(l.uuid)}" checked>
 <span>${escapeHtml(l.name)}${l.description ? `<br><span class="muted">${escapeHtml(l.description)}</span>` : ''}</span></label>`).join('\n');
     return page(c, t('public.subTitle'), `<h1>${escapeHtml(t('public.subTitle'))}</h1><p>${escapeHtml(t('public.subIntro'))}</p>
@@ -121,14 +139,16 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
 <label for="name">${escapeHtml(t('public.subName'))}</label><input type="text" id="name" name="name" autocomplete="name">
 <div style="position:absolute;left:-9999px" aria-hidden="true"><input type="text" name="nonce" tabindex="-1" autocomplete="off"></div>
 <fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('globals.terms.lists'))}</legend>${boxes}</fieldset>
+${captcha.html}
 <button type="submit">${escapeHtml(t('public.sub'))}</button>
-</form>${s.bool('app.enable_public_archive') ? `<footer><a href="/archive">${escapeHtml(t('public.archiveTitle'))}</a></footer>` : ''}`, 200, { indexable: true });
+</form>${s.bool('app.enable_public_archive') ? `<footer><a href="/archive">${escapeHtml(t('public.archiveTitle'))}</a></footer>` : ''}`, 200, { indexable: true, scripts: [...publicLook(s).scripts ?? [], ...captcha.scripts] });
   }));
 
   const subscribeByForm = pageRoute(async (c) => {
     const b = await readBody(c);
     // A filled honeypot is a bot: refuse without subscribing anyone.
     if (optString(b, 'nonce')) return message(c, t('public.errorTitle'), t('public.errorProcessingRequest'), 400);
+    if (!(await captchaFor(ctx).passes(b))) return message(c, t('public.errorTitle'), t('public.invalidCaptcha'), 400);
     const { hasOptin } = await subscribePublic(ctx, a, b.email, optString(b, 'name'), optStringArray(b, 'l') ?? []);
     const next = optString(b, 'next');
     const trusted = (s.get<unknown>('security.trusted_urls') as string[] | undefined) ?? [];

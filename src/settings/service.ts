@@ -11,6 +11,7 @@ import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type S
 import { parseDuration } from './duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
 import { isValidFrom } from '../mail/message.ts';
+import type { CaptchaSettings } from '../public/captcha.ts';
 
 const SQL = {
   upsert: `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
@@ -260,6 +261,11 @@ function validate(s: Settings): void {
   positive('security.public_rate_limit', s['security.public_rate_limit'], 0);
   positive('upload.max_file_size', s['upload.max_file_size']);
   duration('app.message_sliding_window_duration', s['app.message_sliding_window_duration']);
+  const captcha = s['security.captcha'] as CaptchaSettings;
+  positive('security.captcha.altcha.complexity', captcha.altcha.complexity);
+  if (captcha.hcaptcha.enabled && !(captcha.hcaptcha.key.trim() && captcha.hcaptcha.secret)) {
+    throw badRequest('invalid setting "security.captcha.hcaptcha": enabling hCaptcha needs its site key and secret');
+  }
   if (s['app.cache_slow_queries'] && !CRON_RE.test(String(s['app.cache_slow_queries_interval']).trim())) {
     throw badRequest('invalid setting "app.cache_slow_queries_interval": expected a 5-field cron expression');
   }

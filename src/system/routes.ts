@@ -7,6 +7,7 @@ import type { AppContext } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { escapeHtml, publicLook, sendPage } from '../http/page.ts';
+import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
 import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -35,8 +36,8 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
   api.get('/health', auth(), (c) => ok(c, true));
 
   api.get('/config', auth(), (c) => {
-    const captcha = settings.get<{ altcha: { enabled: boolean; complexity: number }; hcaptcha: { enabled: boolean; key: string } }>('security.captcha');
-    const provider = captcha.altcha.enabled ? 'altcha' : captcha.hcaptcha.enabled ? 'hcaptcha' : null;
+    const captcha = settings.get<CaptchaSettings>('security.captcha');
+    const provider = captchaProvider(settings);
     const redirects = settings.get<string[]>('security.trusted_urls').filter((u) => u !== '*');
     return ok(c, {
       root_url: settings.rootUrl(),

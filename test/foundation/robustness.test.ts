@@ -38,7 +38,7 @@ put /api/subscribers/blocklist; put /api/subscribers/lists; put /api/subscribers
 put /api/subscribers/query/lists; put /api/templates/:id; put /api/templates/:id/default; put /api/users/:id; put /api/users/:id/twofa
 get /; get /admin; get /admin/x; get /admin/forgot; get /admin/login; get /admin/login/twofa; get /admin/reset; get /archive; get /archive.xml
 get /archive/:id; get /archive/latest; get /campaign/:uuid/:uuid; get /campaign/:uuid/:uuid/px.png; get /health; get /link/:uuid/:uuid/:uuid
-get /public/custom.css; get /public/custom.js; get /robots.txt; get /subscription/:uuid/:uuid; get /subscription/form; get /subscription/optin/:uuid
+get /public/custom.css; get /public/custom.js; get /public/static/altcha.umd.js; get /api/public/captcha/altcha; get /robots.txt; get /subscription/:uuid/:uuid; get /subscription/form; get /subscription/optin/:uuid
 post /admin/forgot; post /admin/login; post /admin/login/twofa; post /admin/logout; post /admin/reset; post /subscription/:uuid/:uuid
 post /subscription/export/:uuid; post /subscription/form; post /subscription/optin/:uuid; post /subscription/wipe/:uuid; post /webhooks/bounce
 post /webhooks/service/:service`

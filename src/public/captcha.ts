@@ -1,0 +1,114 @@
+// The captcha of the public subscription form (public-pages.md §10): Altcha, a self-hosted
+// proof of work, or hCaptcha; Altcha when both are on. Altcha challenges are signed with a key
+// made at start (a restart voids those outstanding) and expire after 5 minutes; a solved one is
+// accepted once. An hCaptcha token is checked with hCaptcha's siteverify, and anything but a
+// clear success (an error, a timeout, a reply that is not JSON) refuses the form.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createChallenge, verifySolution } from 'altcha-lib/v1';
+import type { Challenge } from 'altcha-lib/v1/types';
+import type { SettingsService } from '../settings/service.ts';
+import { escapeHtml } from '../http/page.ts';
+import type { Body } from '../http/body.ts';
+
+export interface CaptchaSettings {
+  altcha: { enabled: boolean; complexity: number };
+  hcaptcha: { enabled: boolean; key: string; secret: string };
+}
+
+export type CaptchaProvider = 'altcha' | 'hcaptcha';
+
+export function captchaProvider(settings: SettingsService): CaptchaProvider | null {
+  const c = settings.get<CaptchaSettings>('security.captcha');
+  return c.altcha.enabled ? 'altcha' : c.hcaptcha.enabled ? 'hcaptcha' : null;
+}
+
+/** Where the form page loads the Altcha widget from (served from the altcha package). */
+export const ALTCHA_SCRIPT_PATH = '/public/static/altcha.umd.js';
+export const ALTCHA_CHALLENGE_PATH = '/api/public/captcha/altcha';
+const HCAPTCHA_SCRIPT = 'https://js.hcaptcha.com/1/api.js';
+
+const CHALLENGE_TTL_MS = 5 * 60_000;
+const HCAPTCHA_TIMEOUT_MS = 5000;
+
+let altchaScript: string | null = null;
+
+/** The Altcha widget script, read once from the altcha package. */
+export function altchaWidgetScript(): string {
+  altchaScript ??= readFileSync(createRequire(import.meta.url).resolve('altcha'), 'utf8');
+  return altchaScript;
+}
+
+export class Captcha {
+  private readonly hmacKey = randomBytes(32).toString('hex');
+  /** Solved Altcha payloads not to accept again, with when they may be forgotten. */
+  private readonly spent = new Map<string, number>();
+  /** hCaptcha's verification endpoint; tests point it at a local server. */
+  hcaptchaVerifyUrl = 'https://api.hcaptcha.com/siteverify';
+
+  constructor(private readonly settings: SettingsService) {}
+
+  private config(): CaptchaSettings {
+    return this.settings.get<CaptchaSettings>('security.captcha');
+  }
+
+  altchaChallenge(): Promise<Challenge> {
+    return createChallenge({ hmacKey: this.hmacKey, maxnumber: this.config().altcha.complexity, expires: new Date(Date.now() + CHALLENGE_TTL_MS) });
+  }
+
+  /** The form's widget and the script it needs, or nothing when no captcha is on. */
+  widget(): { html: string; scripts: string[] } {
+    switch (captchaProvider(this.settings)) {
+      case 'altcha':
+        return { html: `<altcha-widget challengeurl="${ALTCHA_CHALLENGE_PATH}" name="altcha"></altcha-widget>`, scripts: [ALTCHA_SCRIPT_PATH] };
+      case 'hcaptcha':
+        return { html: `<div class="h-captcha" data-sitekey="${escapeHtml(this.config().hcaptcha.key)}"></div>`, scripts: [HCAPTCHA_SCRIPT] };
+      default:
+        return { html: '', scripts: [] };
+    }
+  }
+
+  /** Whether the form carries a valid proof (true when no captcha is on). */
+  async passes(form: Body): Promise<boolean> {
+    switch (captchaProvider(this.settings)) {
+      case 'altcha':
+        return this.altchaPasses(typeof form.altcha === 'string' ? form.altcha : '');
+      case 'hcaptcha':
+        return this.hcaptchaPasses(typeof form['h-captcha-response'] === 'string' ? form['h-captcha-response'] : '');
+      default:
+        return true;
+    }
+  }
+
+  private async altchaPasses(payload: string): Promise<boolean> {
+    if (!payload) return false;
+    const now = Date.now();
+    for (const [p, until] of this.spent) if (until < now) this.spent.delete(p);
+    if (this.spent.has(payload)) return false;
+    let ok: boolean;
+    try {
+      ok = await verifySolution(payload, this.hmacKey, true);
+    } catch {
+      ok = false; // not base64 JSON of a solution
+    }
+    if (ok) this.spent.set(payload, now + CHALLENGE_TTL_MS);
+    return ok;
+  }
+
+  private async hcaptchaPasses(token: string): Promise<boolean> {
+    if (!token) return false;
+    const { secret, key } = this.config().hcaptcha;
+    try {
+      const res = await fetch(this.hcaptchaVerifyUrl, {
+        method: 'POST',
+        body: new URLSearchParams({ secret, response: token, sitekey: key }),
+        signal: AbortSignal.timeout(HCAPTCHA_TIMEOUT_MS),
+      });
+      const reply = (await res.json()) as { success?: unknown };
+      return res.ok && reply.success === true;
+    } catch {
+      return false;
+    }
+  }
+}
