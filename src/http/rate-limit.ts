@@ -66,13 +66,15 @@ export interface RateLimitOptions {
   trustedProxies: () => readonly string[];
   /** Keys are prefixed so several limits can share one limiter. */
   scope: string;
+  /** What is limited; default the client address. */
+  key?: (c: Context) => string;
   /** The answer when over the limit; default a JSON 429. */
   onLimited?: (c: Context, retryAfter: number) => Response;
 }
 
 export function rateLimit(o: RateLimitOptions): MiddlewareHandler {
   return createMiddleware(async (c, next) => {
-    const key = `${o.scope}:${clientAddress(c, o.trustedProxies())}`;
+    const key = `${o.scope}:${o.key ? o.key(c) : clientAddress(c, o.trustedProxies())}`;
     if (!o.limiter.hit(key, o.perMinute())) {
       const retry = o.limiter.retryAfter(key);
       c.header('Retry-After', String(retry));

@@ -17,6 +17,7 @@ import { audienceFor, type Audience } from '../subscribers/service.ts';
 import type { SubscriberRow } from '../subscribers/store.ts';
 import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, Captcha, captchaProvider } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
+import { AttemptLimiter } from '../users/attempts.ts';
 
 const MAX_PUBLIC_NAME_BYTES = 2000;
 const MAX_PREFS_NAME_CHARS = 256;
@@ -28,15 +29,25 @@ class PageError extends Error {
   }
 }
 
-function publicLimiter(ctx: AppContext, limiter: RateLimiter, onLimited?: (c: Context, retry: number) => Response) {
+function publicLimiter(ctx: AppContext, limiter: RateLimiter, onLimited?: (c: Context, retry: number) => Response, key?: (c: Context) => string) {
   return rateLimit({
     limiter,
     scope: 'public',
+    key,
     perMinute: () => ctx.settings.num('security.public_rate_limit'),
     trustedProxies: () => (ctx.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [],
     onLimited,
   });
 }
+
+/** `/subscription/{campaign uuid}/{subscriber uuid}`: the unsubscribe page and one-click target. */
+function isUnsubscribePath(path: string): boolean {
+  const parts = path.split('/');
+  return parts.length === 4 && !['optin', 'export', 'wipe'].includes(parts[2]);
+}
+
+/** Self-service exports mailed per subscriber: each mail carries the whole profile. */
+const EXPORTS_PER_HOUR = 3;
 
 /** The one subscription path of the public API and the form. */
 async function subscribePublic(ctx: AppContext, a: Audience, email: unknown, rawName: string | undefined, listUuids: string[]): Promise<{ hasOptin: boolean }> {
@@ -94,6 +105,7 @@ export function captchaFor(ctx: AppContext): Captcha {
 
 export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
   const a = audienceFor(ctx);
+  const exportsSent = new AttemptLimiter(EXPORTS_PER_HOUR, 3_600_000);
   app.get(ALTCHA_SCRIPT_PATH, (c) => c.body(altchaWidgetScript(), 200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }));
   const s = ctx.settings;
   const t = subscriberTranslator(ctx);
@@ -123,7 +135,12 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
     return sub;
   };
 
-  app.use('/subscription/*', publicLimiter(ctx, apiLimiter(ctx), (c) => message(c, t('public.errorTitle'), t('public.tooManyRequests'), 429)));
+  // Per client address; but RFC 8058 one-click unsubscribes come from a few mail providers'
+  // addresses in bursts after each campaign, so those are limited per subscriber instead.
+  const limited = (c: Context) => message(c, t('public.errorTitle'), t('public.tooManyRequests'), 429);
+  const perAddress = publicLimiter(ctx, apiLimiter(ctx), limited);
+  const perSubscriber = publicLimiter(ctx, apiLimiter(ctx), limited, (c) => `unsubscribe:${c.req.path.split('/')[3]}`);
+  app.use('/subscription/*', (c, next) => (c.req.method === 'POST' && isUnsubscribePath(c.req.path) ? perSubscriber(c, next) : perAddress(c, next)));
 
   // Subscription form ---------------------------------------------------------------------
   app.get('/subscription/form', pageRoute((c) => {
@@ -189,12 +206,23 @@ ${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}
   app.post('/subscription/export/:subUUID', pageRoute(async (c) => {
     const sub = subscriberOf(c);
     if (!s.bool('privacy.allow_export')) throw new PageError(400, t('public.invalidFeature'));
+    // Anyone with a link from a mail can ask, so each subscriber gets a few exports an hour.
+    if (exportsSent.blocked(sub.uuid)) return message(c, t('public.errorTitle'), t('public.tooManyRequests'), 429);
+    exportsSent.record(sub.uuid);
     const data = a.subscribers.exportData(sub.id, exportableSections(ctx));
     await ctx.mailer.send('email', {
       from: s.str('app.from_email'), to: [sub.email], subject: t('email.data.title'), text: t('email.data.info'),
       attachments: [{ filename: 'data.json', content: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json' }],
     });
     return message(c, t('public.dataSentTitle'), t('public.dataSent'));
+  }));
+
+  // The page's "delete my data" asks first (the pages run no scripts, so the question is a page).
+  app.get('/subscription/wipe/:subUUID', pageRoute((c) => {
+    const sub = subscriberOf(c);
+    if (!s.bool('privacy.allow_wipe')) throw new PageError(400, t('public.invalidFeature'));
+    return page(c, t('public.privacyWipe'), `<h1>${escapeHtml(t('public.privacyWipe'))}</h1><p>${escapeHtml(t('public.privacyConfirmWipe'))}</p>
+<form method="post" action="/subscription/wipe/${escapeHtml(sub.uuid)}"><button class="danger" type="submit">${escapeHtml(t('public.privacyWipe'))}</button></form>`);
   }));
 
   app.post('/subscription/wipe/:subUUID', pageRoute((c) => {
@@ -215,7 +243,7 @@ ${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}
       ? `<label class="check"><input type="checkbox" name="blocklist" value="true"><span>${escapeHtml(t('public.unsubFull'))}</span></label>` : '';
     const dataForms = [
       s.bool('privacy.allow_export') ? `<form method="post" action="/subscription/export/${escapeHtml(sub.uuid)}"><button class="secondary" type="submit">${escapeHtml(t('public.privacyExport'))}</button></form>` : '',
-      s.bool('privacy.allow_wipe') ? `<form method="post" action="/subscription/wipe/${escapeHtml(sub.uuid)}"><button class="danger" type="submit">${escapeHtml(t('public.privacyWipe'))}</button></form>` : '',
+      s.bool('privacy.allow_wipe') ? `<form method="get" action="/subscription/wipe/${escapeHtml(sub.uuid)}"><button class="danger" type="submit">${escapeHtml(t('public.privacyWipe'))}</button></form>` : '',
     ].join('');
     const dataSection = dataForms ? `<h2>${escapeHtml(t('public.privacyTitle'))}</h2>${dataForms}` : '';
     if (parseBool(c.req.query('manage')) === true && s.bool('privacy.allow_preferences')) {

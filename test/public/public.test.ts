@@ -255,8 +255,27 @@ describe('unsubscribe, preferences, export and wipe pages', () => {
     assert.equal((await page('POST', `/subscription/wipe/${uuid}`)).status, 400);
     assert.ok(subscriberByEmail('mine@example.com'));
     await t.request('PUT', '/api/settings', { 'privacy.allow_wipe': true });
+    // The page's button asks first: a GET shows the question and deletes nothing.
+    assert.match((await page('GET', `/subscription/${zero}/${uuid}`)).text, new RegExp(`<form method="get" action="/subscription/wipe/${uuid}">`));
+    const ask = await page('GET', `/subscription/wipe/${uuid}`);
+    assert.equal(ask.status, 200);
+    assert.match(ask.text, /This deletes all your subscriptions and data for good/);
+    assert.match(ask.text, new RegExp(`<form method="post" action="/subscription/wipe/${uuid}">`));
+    assert.ok(subscriberByEmail('mine@example.com'));
     assert.equal((await page('POST', `/subscription/wipe/${uuid}`)).status, 200);
     assert.equal(subscriberByEmail('mine@example.com'), undefined);
+  });
+
+  it('mails a subscriber\'s export at most three times an hour', async () => {
+    await t.request('POST', '/api/subscribers', { email: 'often@example.com', name: 'Often', lists: [lists.priv.id] });
+    const uuid = subscriberByEmail('often@example.com')!.uuid;
+    const start = sink.messages.length;
+    for (let i = 0; i < 3; i++) assert.equal((await page('POST', `/subscription/export/${uuid}`)).status, 200);
+    const fourth = await page('POST', `/subscription/export/${uuid}`);
+    assert.equal(fourth.status, 429);
+    await sink.waitFor(start + 3);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(sink.messages.slice(start).filter((m) => m.to[0] === 'often@example.com').length, 3);
   });
 
   it('every message key the pages use is in the English pack', () => {

@@ -36,6 +36,33 @@ describe('public rate limit', () => {
     for (let i = 0; i < 5; i++) assert.equal((await t.request('GET', '/api/public/lists', undefined, { auth: null })).status, 200, '0 turns the limit off');
   });
 
+  it('one-click unsubscribes are limited per subscriber, not per client address', async () => {
+    const list = (await t.request('POST', '/api/lists', { name: 'Limits', type: 'public', optin: 'single' })).body.data.id;
+    const uuids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = (await t.request('POST', '/api/subscribers', { email: `oneclick${i}@example.com`, name: 'O', lists: [list] })).body.data.id;
+      uuids.push((await t.request('GET', `/api/subscribers/${id}`)).body.data.uuid);
+    }
+    // A fresh client address (127.0.0.1 is a trusted proxy since the test above).
+    assert.equal((await t.request('PUT', '/api/settings', { 'security.public_rate_limit': 2, 'security.trusted_proxies': ['127.0.0.1'] })).status, 200);
+    const headers = { 'x-forwarded-for': '198.51.100.9' };
+    try {
+      const zero = '00000000-0000-0000-0000-000000000000';
+      const oneClick = (uuid: string) => fetch(`${t.url}/subscription/${zero}/${uuid}`, { method: 'POST', headers, body: new URLSearchParams({ 'List-Unsubscribe': 'One-Click' }) });
+      // More one-clicks from this one address than its budget, each for another subscriber: all pass.
+      for (const uuid of uuids) assert.equal((await oneClick(uuid)).status, 200);
+      // One subscriber's link hammered is still limited.
+      assert.equal((await oneClick(uuids[0])).status, 200);
+      assert.equal((await oneClick(uuids[0])).status, 429);
+      // Other pages from this address keep the per-address budget.
+      assert.equal((await fetch(`${t.url}/subscription/form`, { headers })).status, 200);
+      assert.equal((await fetch(`${t.url}/subscription/form`, { headers })).status, 200);
+      assert.equal((await fetch(`${t.url}/subscription/form`, { headers })).status, 429);
+    } finally {
+      await t.request('PUT', '/api/settings', { 'security.public_rate_limit': 0 });
+    }
+  });
+
   it('limiter windows are per key and reset after a minute', () => {
     const l = new RateLimiter();
     assert.equal(l.hit('a', 1, 0), true);
