@@ -80,6 +80,7 @@ describe('a campaign to a mixed audience', () => {
     const m = received(camp.uuid).find((x) => x.to[0] === 'both@example.com')!;
     assert.equal(m.parsed.subject, 'Hello Gus Both');
     assert.match(String(m.parsed.html), /Dear Gus Both/);
+    assert.match(String(m.parsed.html), /<title>Hello Gus Both<\/title>/, 'the default template titles the page with the rendered subject');
     const text = String(m.parsed.text);
     assert.match(text, /Dear Gus Both/);
     assert.match(text, new RegExp(`Read \\(${t.url}/link/[0-9a-f-]{36}/${camp.uuid}/`));
