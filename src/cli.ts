@@ -8,7 +8,7 @@ import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
 import { acquireServeLock, LockError } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { HttpError } from './http/errors.ts';
-import { AlreadyInstalledError, announceAdmin, install } from './install.ts';
+import { announceAdmin, install, InstallError } from './install.ts';
 import { startServer } from './server.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
@@ -89,7 +89,7 @@ export function buildCli(): Command {
         console.log(`Installed listmgr at ${dbPath}.`);
         announceAdmin(r.adminUser, r.generatedPassword);
       } catch (e) {
-        if (e instanceof AlreadyInstalledError) throw new CliError(e.message);
+        if (e instanceof InstallError) throw new CliError(e.message);
         throw e;
       } finally {
         release();

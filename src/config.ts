@@ -23,6 +23,7 @@ export const DEFAULT_ADDRESS = 'localhost:9000';
 
 export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const rootUrl = flags.rootUrl ?? env.LISTMGR_ROOT_URL ?? '';
+  if (rootUrl.trim() && !/^https?:\/\/[^\s/]+/i.test(rootUrl.trim())) throw new Error(`invalid root URL "${rootUrl}": expected an http(s) URL such as https://lists.example.com`);
   return {
     dbPath: resolve(flags.db ?? env.LISTMGR_DB ?? './listmgr.db'),
     address: flags.address ?? env.LISTMGR_ADDRESS ?? DEFAULT_ADDRESS,

@@ -7,7 +7,8 @@ import { TemplateStore } from './templates/store.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
 
-export class AlreadyInstalledError extends Error {}
+/** An install refused: bad admin credentials, or the database is already installed. */
+export class InstallError extends Error {}
 
 export interface InstallOptions {
   /** Wipe an existing installation first. */
@@ -28,12 +29,17 @@ function removeDatabaseFiles(path: string): void {
 }
 
 export function install(dbPath: string, opts: InstallOptions = {}): InstallResult {
+  // Checked before the file is touched: a typo must not wipe an installation, nor leave an empty file.
+  const adminUser = opts.adminUser?.trim() || 'admin';
+  if (!/^[a-zA-Z0-9_\-.@]{3,2000}$/.test(adminUser)) throw new InstallError(`invalid admin username "${adminUser}": 3 or more of letters, digits, _ - . @`);
+  const password = opts.adminPassword ?? '';
+  if (password && password.length < 8) throw new InstallError('the admin password must be at least 8 characters long');
   let db: DB = openDatabase(dbPath);
   let wiped = false;
   if (isInstalled(db)) {
     if (!opts.yes) {
       closeDatabase(db);
-      throw new AlreadyInstalledError(`${dbPath} is already installed. Run "listmgr install --yes" to wipe it and install afresh (all data is lost), or "listmgr upgrade" to apply new migrations.`);
+      throw new InstallError(`${dbPath} is already installed. Run "listmgr install --yes" to wipe it and install afresh (all data is lost), or "listmgr upgrade" to apply new migrations.`);
     }
     closeDatabase(db);
     removeDatabaseFiles(dbPath);
@@ -41,10 +47,6 @@ export function install(dbPath: string, opts: InstallOptions = {}): InstallResul
     wiped = true;
   }
   try {
-    const adminUser = opts.adminUser?.trim() || 'admin';
-    if (!/^[a-zA-Z0-9_\-.@]{3,2000}$/.test(adminUser)) throw new Error(`invalid admin username "${adminUser}": 3 or more of letters, digits, _ - . @`);
-    const password = opts.adminPassword ?? '';
-    if (password && password.length < 8) throw new Error('the admin password must be at least 8 characters long');
     const generated = password ? null : randomString(20);
 
     migrate(db);

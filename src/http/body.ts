@@ -61,6 +61,9 @@ export async function readJsonValue(c: Context): Promise<unknown> {
 export async function readBody(c: Context): Promise<Body> {
   const type = mediaType(c);
   if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') return readForm(c);
+  if (type !== 'application/json' && type !== '' && (await readText(c)).trim() !== '') {
+    throw badRequest(`unsupported content type "${type}": send application/json or a form (application/x-www-form-urlencoded, multipart/form-data)`);
+  }
   return readJson(c);
 }
 

@@ -67,6 +67,17 @@ describe('listmgr install', () => {
     assert.match(r.err, /already installed.*--yes/);
   });
 
+  it('checks the admin credentials before touching the file: --yes with a bad password keeps the installation', () => {
+    const bad = run(['install', '--db', 'a.db', '--yes'], { LISTMGR_ADMIN_USER: 'boss', LISTMGR_ADMIN_PASSWORD: 'short' });
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /^listmgr: the admin password must be at least 8 characters long/);
+    const db = new Database(join(dir, 'a.db'), { readonly: true });
+    assert.equal(db.prepare(`SELECT username FROM users WHERE type = 'user'`).pluck().get(), 'boss');
+    db.close();
+    assert.equal(run(['install', '--db', 'fresh.db'], { LISTMGR_ADMIN_USER: 'x' }).code, 1);
+    assert.equal(existsSync(join(dir, 'fresh.db')), false, 'no empty file left behind');
+  });
+
   it('wipes and reinstalls with --yes, and says so', () => {
     const r = run(['install', '--db', 'a.db', '--yes'], { LISTMGR_ADMIN_PASSWORD: 'another-pass' });
     assert.equal(r.code, 0, r.err);
@@ -101,7 +112,7 @@ describe('listmgr upgrade, version, help, bad arguments', () => {
   });
 
   it('answers bad arguments with a message and a non-zero exit, never a stack trace', () => {
-    for (const args of [['frobnicate'], ['serve', '--address'], ['serve', '--db', 'a.db', '--address', 'nonsense'], ['api-user', 'create'], ['serve', '--db', 'no/such/folder/x.db'], ['install', '--db', 'no/such/folder/x.db']]) {
+    for (const args of [['frobnicate'], ['serve', '--address'], ['serve', '--db', 'a.db', '--address', 'nonsense'], ['api-user', 'create'], ['serve', '--db', 'no/such/folder/x.db'], ['install', '--db', 'no/such/folder/x.db'], ['serve', '--db', 'a.db', '--root-url', 'notaurl']]) {
       const r = run(args);
       assert.notEqual(r.code, 0, args.join(' '));
       assert.ok(r.err.trim().length > 0, args.join(' '));

@@ -93,6 +93,10 @@ describe('errors', () => {
     const res = await t.request('PUT', '/api/settings', undefined, { raw: 'site=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     assert.equal(res.status, 400);
     assert.match(res.body.message, /content type/);
+    // A route that takes forms too says so.
+    const both = await t.request('POST', '/api/public/subscription', undefined, { raw: 'email=x', headers: { 'content-type': 'text/plain' }, auth: null });
+    assert.equal(both.status, 400);
+    assert.equal(both.body.message, 'unsupported content type "text/plain": send application/json or a form (application/x-www-form-urlencoded, multipart/form-data)');
   });
 
   it('answers an oversized body with 413', async () => {
