@@ -252,9 +252,9 @@ ${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}
 <form method="post" action="${action}">
 <input type="hidden" name="manage" value="true">
 <label for="name">${escapeHtml(t('globals.fields.name'))}</label><input type="text" id="name" name="name" value="${escapeHtml(sub.name)}" maxlength="${MAX_PREFS_NAME_CHARS}" required>
-<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('public.managePrefsUnsub'))}</legend>
+${subs.length ? `<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('public.managePrefsUnsub'))}</legend>
 ${subs.map((l) => `<label class="check"><input type="checkbox" name="l" value="${escapeHtml(l.uuid)}" checked><span>${escapeHtml(l.name)}</span></label>`).join('\n')}
-</fieldset>${blocklistBox}
+</fieldset>` : `<p class="muted">${escapeHtml(t('public.noListsToManage'))}</p>`}${blocklistBox}
 <button type="submit">${escapeHtml(t('globals.buttons.save'))}</button>
 </form>${dataSection}`);
     }

@@ -208,6 +208,15 @@ describe('unsubscribe, preferences, export and wipe pages', () => {
     assert.equal(subscriberByEmail('unsub@example.com')!.name, 'New Name');
   });
 
+  it('manage preferences on private lists only says there is nothing to untick', async () => {
+    await t.request('POST', '/api/subscribers', { email: 'private-only@example.com', name: 'Frank', lists: [lists.priv.id] });
+    const uuid = subscriberByEmail('private-only@example.com')!.uuid;
+    const res = await page('GET', `/subscription/${zero}/${uuid}?manage=true`);
+    assert.equal(res.status, 200);
+    assert.match(res.text, /You are not on any list you can change here\./);
+    assert.doesNotMatch(res.text, /Untick a list/);
+  });
+
   it('unsubscribe POST from an opt-in mail (zero campaign) unsubscribes every list', async () => {
     const res = await page('POST', `/subscription/${zero}/${sub.uuid}`, {});
     assert.equal(res.status, 200);
