@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createChallenge, verifySolution } from 'altcha-lib/v1';
-import type { Challenge } from 'altcha-lib/v1/types';
+import type { Challenge, Payload } from 'altcha-lib/v1/types';
 import type { SettingsService } from '../settings/service.ts';
 import { escapeHtml } from '../http/page.ts';
 import type { Body } from '../http/body.ts';
@@ -42,7 +42,7 @@ export function altchaWidgetScript(): string {
 
 export class Captcha {
   private readonly hmacKey = randomBytes(32).toString('hex');
-  /** Solved Altcha payloads not to accept again, with when they may be forgotten. */
+  /** Solved Altcha challenges not to accept again, with when they may be forgotten. */
   private readonly spent = new Map<string, number>();
   /** hCaptcha's verification endpoint; tests point it at a local server. */
   hcaptchaVerifyUrl = 'https://api.hcaptcha.com/siteverify';
@@ -82,17 +82,24 @@ export class Captcha {
   }
 
   private async altchaPasses(payload: string): Promise<boolean> {
-    if (!payload) return false;
+    let solution: Payload;
+    try {
+      solution = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as Payload;
+    } catch {
+      return false; // not base64 JSON of a solution
+    }
+    // Spent by challenge, not by payload text: the same solution with another `took` is a replay.
+    const challenge = typeof solution?.challenge === 'string' ? solution.challenge : '';
     const now = Date.now();
-    for (const [p, until] of this.spent) if (until < now) this.spent.delete(p);
-    if (this.spent.has(payload)) return false;
+    for (const [c, until] of this.spent) if (until < now) this.spent.delete(c);
+    if (!challenge || this.spent.has(challenge)) return false;
     let ok: boolean;
     try {
-      ok = await verifySolution(payload, this.hmacKey, true);
+      ok = await verifySolution(solution, this.hmacKey, true);
     } catch {
-      ok = false; // not base64 JSON of a solution
+      ok = false;
     }
-    if (ok) this.spent.set(payload, now + CHALLENGE_TTL_MS);
+    if (ok) this.spent.set(challenge, now + CHALLENGE_TTL_MS);
     return ok;
   }
 

@@ -77,6 +77,10 @@ describe('Altcha', () => {
     assert.equal(again.status, 400);
     assert.match(again.text, /The CAPTCHA check failed/);
     assert.ok(!subscribed('replayed@example.com'));
+    // The same solution dressed differently (the widget adds how long it took) is the same proof.
+    const dressed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64').toString()), took: 42 })).toString('base64');
+    assert.equal((await subscribe('dressed@example.com', { altcha: dressed })).status, 400);
+    assert.ok(!subscribed('dressed@example.com'));
   });
 
   it('refuses the form without a proof, or with a forged one, subscribing nobody', async () => {
