@@ -19,7 +19,10 @@ export interface PageResults<T> {
 export interface PageOptions {
   query?: string;
   search?: string;
-  /** campaigns, bounces and the archive answer page/per_page 0 when empty (listmonk quirk). */
+  /**
+   * campaigns, bounces and the archive answer total, page and per_page 0 for an empty page,
+   * also one past the end (listmonk quirk: its total comes from the page's rows).
+   */
   zeroWhenEmpty?: boolean;
 }
 
@@ -29,7 +32,7 @@ export function pageResults<T>(results: T[], total: number, paging: Paging, opts
     results,
     search: opts.search ?? '',
     query: opts.query ?? '',
-    total,
+    total: empty ? 0 : total,
     per_page: empty ? 0 : paging.all ? 0 : paging.perPage,
     page: empty ? 0 : paging.page,
   };

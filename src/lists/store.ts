@@ -36,7 +36,8 @@ export interface List {
   tags: string[];
   description: string;
   subscriber_count?: number;
-  subscriber_statuses?: Record<string, number>;
+  /** null in minimal listings, as listmonk. */
+  subscriber_statuses: Record<string, number> | null;
   subscription_created_at: null;
   subscription_updated_at: null;
 }
@@ -188,6 +189,7 @@ function toList(r: ListRow & CountColumns, withCounts: boolean): List {
     description: r.description,
     subscription_created_at: null,
     subscription_updated_at: null,
+    subscriber_statuses: null,
   };
   if (withCounts) {
     list.subscriber_count = r.subscriber_count ?? 0;

@@ -57,6 +57,8 @@ describe('GET /api/bounces', () => {
     { name: 'source filter', query: '?source=ses', emails: ['b@x.org'], total: 1 },
     { name: 'no match: page/per_page 0', query: '?source=none', emails: [], total: 0, perPage: 0, page: 0 },
     { name: 'paging', query: '?per_page=1&page=2', emails: ['b@x.org'], total: 3, perPage: 1, page: 2 },
+    // Past the end, listmonk's total (counted over the page's rows) is 0 too.
+    { name: 'a page past the end is all zeros', query: '?per_page=1&page=9', emails: [], total: 0, perPage: 0, page: 0 },
     { name: 'per_page=all', query: '?per_page=all', emails: ['c@x.org', 'b@x.org', 'a@x.org'], total: 3, perPage: 0, page: 1 },
   ];
   for (const s of cases) {
