@@ -151,7 +151,9 @@ export class CampaignService {
     const altRaw = Object.hasOwn(b, 'altbody') ? optString(b, 'altbody', { trim: false }) ?? null : existing?.altbody ?? null;
     const altbody = altRaw === '' ? null : altRaw;
 
-    let templateId = Object.hasOwn(b, 'template_id') ? optInt(b, 'template_id') ?? null : existing ? existing.template_id : null;
+    // null or 0 means "not given" (clients.md): an update keeps the template, a create takes the default.
+    const givenTemplate = optInt(b, 'template_id');
+    let templateId = givenTemplate ? givenTemplate : existing ? existing.template_id : null;
     if (templateId === null && !existing && contentType !== 'visual') templateId = this.store.defaultTemplate()?.id ?? null;
     if (templateId !== null) {
       const t = this.store.template(templateId);

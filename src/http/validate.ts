@@ -86,7 +86,9 @@ export function optIdList(b: Body, key: string): number[] | undefined {
   const v = b[key];
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) throw badRequest(`invalid "${key}": expected an array of IDs`);
-  return v.map((x) => {
+  // A GET echoes deleted lists and media as {id: null, name}; sent back, they name nothing.
+  const entries = v.filter((x) => !(x !== null && typeof x === 'object' && (x as { id?: unknown }).id === null));
+  return entries.map((x) => {
     const id = x !== null && typeof x === 'object' ? (x as { id?: unknown }).id : x;
     const n = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw badRequest(`invalid "${key}": expected an array of positive integer IDs`);

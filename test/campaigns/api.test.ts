@@ -97,6 +97,23 @@ describe('create and update', () => {
     assert.equal(nulls.body.data.lists.length, 2);
   });
 
+  it('takes back a GET that shows deleted lists and media as {id: null}, and keeps the template for a null or 0 template_id', async () => {
+    const gone = (await t.request('POST', '/api/lists', { name: 'Soon gone', type: 'private', optin: 'single' })).body.data.id;
+    const created = (await t.request('POST', '/api/campaigns', { ...base(), lists: [listA, gone] })).body.data;
+    assert.equal((await t.request('DELETE', `/api/lists/${gone}`)).status, 200);
+    const got = (await t.request('GET', `/api/campaigns/${created.id}`)).body.data;
+    assert.deepEqual(got.lists.map((l: { id: number | null }) => l.id), [listA, null]);
+    const r = await t.request('PUT', `/api/campaigns/${created.id}`, { ...got, media: [{ id: null, filename: 'deleted.pdf' }], name: 'Echoed' });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.data.lists.map((l: { id: number | null }) => l.id), [listA]);
+    assert.deepEqual(r.body.data.media, []);
+    for (const template_id of [null, 0]) {
+      const kept = await t.request('PUT', `/api/campaigns/${created.id}`, { ...got, lists: [listA], template_id });
+      assert.equal(kept.status, 200, kept.text);
+      assert.equal(kept.body.data.template_id, created.template_id, `template_id ${template_id} keeps the template`);
+    }
+  });
+
   it('lists with filters, paging and no_body', async () => {
     const r = await t.request('GET', '/api/campaigns?status=draft&no_body=true&per_page=2&order_by=name&order=asc');
     assert.equal(r.status, 200);
