@@ -153,6 +153,12 @@ function convertLiteral(v: unknown, kind: ParamKind): unknown {
   return v;
 }
 
+/** Go's complaint when `n` arguments do not fit a function or method taking `fixed` (at least, if variadic); null when they do. */
+function argCountError(name: string, fixed: number, variadic: boolean, n: number): string | null {
+  if (variadic ? n >= fixed : n === fixed) return null;
+  return `wrong number of args for ${name}: want ${variadic ? 'at least ' : ''}${fixed} got ${n}`;
+}
+
 /** Field or method `name` of `recv` (Go evalField); `args` only for a final method call. */
 function evalField(st: ExecState, recv: unknown, name: string, args: unknown[] | null): unknown {
   if (recv === undefined || recv === null) return undefined;
@@ -167,11 +173,8 @@ function evalField(st: ExecState, recv: unknown, name: string, args: unknown[] |
     const exported = name.charCodeAt(0) >= 65 && name.charCodeAt(0) <= 90;
     if (typeof member === 'function' && exported) {
       st.charge();
-      const n = args?.length ?? 0;
-      const variadic = isVariadic(member);
-      if (variadic ? n < member.length : n !== member.length) {
-        throw new ExecError(`wrong number of args for ${name}: want ${variadic ? 'at least ' : ''}${member.length} got ${n}`);
-      }
+      const bad = argCountError(name, member.length, isVariadic(member), args?.length ?? 0);
+      if (bad) throw new ExecError(bad);
       return args ? member.apply(recv, args) : member.call(recv);
     }
     if (member !== undefined && exported && (!isStructRecv || Object.hasOwn(recv, name))) {
@@ -518,13 +521,8 @@ export class Compiler {
     const kinds = rest.map((_a, i) => paramKind(def, i));
     const pipedKind = paramKind(def, rest.length);
     // The argument count of a call site is fixed: whether it fits is known now, failing stays at run time.
-    const countError = (n: number) => {
-      const fixed = def.params.length;
-      if (def.variadic ? n >= fixed : n === fixed) return null;
-      return `wrong number of args for ${name}: want ${def.variadic ? 'at least ' : ''}${fixed} got ${n}`;
-    };
-    const plainError = countError(argFns.length);
-    const pipedError = countError(argFns.length + 1);
+    const plainError = argCountError(name, def.params.length, !!def.variadic, argFns.length);
+    const pipedError = argCountError(name, def.params.length, !!def.variadic, argFns.length + 1);
     const fn = def.fn;
     return (st, dot, vars, final) => {
       st.charge();
@@ -550,7 +548,8 @@ export class Compiler {
     return (st, dot, vars, final) => {
       st.charge();
       const n = argFns.length + (final !== NO_FINAL ? 1 : 0);
-      if (n < 1) throw new ExecError(`wrong number of args for ${name}: want at least 1 got 0`);
+      const bad = argCountError(name, 1, true, n);
+      if (bad) throw new ExecError(bad);
       let v: unknown;
       for (let i = 0; i < argFns.length; i++) {
         v = argFns[i](st, dot, vars);
