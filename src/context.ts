@@ -28,3 +28,13 @@ export interface AppContext {
   /** Work to stop before the database closes (schedulers, importers), in registration order. */
   onShutdown(fn: () => Promise<void> | void): void;
 }
+
+/** A per-app singleton: `make` runs on the first call for an app, later calls answer the same object. */
+export function perContext<T>(make: (ctx: AppContext) => T): (ctx: AppContext) => T {
+  const made = new WeakMap<AppContext, T>();
+  return (ctx) => {
+    let v = made.get(ctx);
+    if (v === undefined) made.set(ctx, (v = make(ctx)));
+    return v;
+  };
+}

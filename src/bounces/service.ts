@@ -1,6 +1,6 @@
 // The bounce domain of one running app: the store, the SNS verifier (certificate fetcher
 // injectable), the mailbox scheduler, and recording with the actions currently configured.
-import type { AppContext } from '../context.ts';
+import { perContext, type AppContext } from '../context.ts';
 import { badRequest } from '../http/errors.ts';
 import { parseBounceMail } from './dsn.ts';
 import { activeMailbox, MailboxScheduler } from './mailbox.ts';
@@ -58,14 +58,5 @@ export class BounceService {
   }
 }
 
-const services = new WeakMap<AppContext, BounceService>();
-
 /** The app's bounce service (created on first use). */
-export function bounceService(ctx: AppContext): BounceService {
-  let s = services.get(ctx);
-  if (!s) {
-    s = new BounceService(ctx);
-    services.set(ctx, s);
-  }
-  return s;
-}
+export const bounceService = perContext((ctx) => new BounceService(ctx));

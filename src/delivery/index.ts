@@ -1,6 +1,6 @@
 // The campaign stores and the sending engine of one app context, shared by the campaign API,
 // the tracking/archive pages and the tx API (created on first use, stopped on shutdown).
-import type { AppContext } from '../context.ts';
+import { perContext } from '../context.ts';
 import { CampaignStore } from '../campaigns/store.ts';
 import { CampaignService } from '../campaigns/service.ts';
 import { postbackMessengers } from '../mail/postback.ts';
@@ -14,18 +14,13 @@ export interface Delivery {
   service: CampaignService;
 }
 
-const byContext = new WeakMap<AppContext, Delivery>();
-
-export function deliveryFor(ctx: AppContext): Delivery {
-  let d = byContext.get(ctx);
-  if (d) return d;
+export const deliveryFor = perContext((ctx): Delivery => {
   const campaigns = new CampaignStore(ctx.db);
   const tracking = new TrackingStore(ctx.db);
   const engine = new DeliveryEngine(ctx, campaigns, tracking);
-  d = { campaigns, tracking, engine, service: new CampaignService(ctx, campaigns, tracking, engine) };
-  byContext.set(ctx, d);
+  const service = new CampaignService(ctx, campaigns, tracking, engine);
   ctx.mailer.addFactory(postbackMessengers);
   engine.start();
   ctx.onShutdown(() => engine.stop());
-  return d;
-}
+  return { campaigns, tracking, engine, service };
+});

@@ -2,7 +2,7 @@
 // Nothing here changes state on a GET (mail scanners follow links); one click (a POST) does.
 // Answers never reveal whether an address was already subscribed. Rate-limited per client.
 import type { Context, Hono } from 'hono';
-import type { AppContext } from '../context.ts';
+import { perContext, type AppContext } from '../context.ts';
 import { readBody, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
@@ -88,20 +88,10 @@ export function registerPublicRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
 }
 
 /** One limiter per app, shared by the public API and the pages. */
-const limiters = new WeakMap<AppContext, RateLimiter>();
-function apiLimiter(ctx: AppContext): RateLimiter {
-  let l = limiters.get(ctx);
-  if (!l) limiters.set(ctx, (l = new RateLimiter()));
-  return l;
-}
+const apiLimiter = perContext(() => new RateLimiter());
 
 /** One captcha per app: its Altcha key signs the challenges the form's POST is checked against. */
-const captchas = new WeakMap<AppContext, Captcha>();
-export function captchaFor(ctx: AppContext): Captcha {
-  let c = captchas.get(ctx);
-  if (!c) captchas.set(ctx, (c = new Captcha(ctx.settings)));
-  return c;
-}
+export const captchaFor = perContext((ctx) => new Captcha(ctx.settings));
 
 export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
   const a = audienceFor(ctx);

@@ -1,6 +1,6 @@
 // The audience stores of an app: one writer-backed store per context plus the read-only
 // connection user-written segment expressions run on (a second wall behind the translator).
-import type { AppContext } from '../context.ts';
+import { perContext } from '../context.ts';
 import { openDatabase } from '../db/connection.ts';
 import { forbidden, badRequest } from '../http/errors.ts';
 import { hasPerm, type AuthUser } from '../http/permissions.ts';
@@ -14,21 +14,14 @@ export interface Audience {
   lists: ListStore;
 }
 
-const byContext = new WeakMap<AppContext, Audience>();
-
-export function audienceFor(ctx: AppContext): Audience {
-  let a = byContext.get(ctx);
-  if (!a) {
-    const reader = openDatabase(ctx.config.dbPath, { readonly: true });
-    registerSegmentFunctions(reader);
-    ctx.onShutdown(() => {
-      reader.close();
-    });
-    a = { subscribers: new SubscriberStore(ctx.db, reader), lists: new ListStore(ctx.db) };
-    byContext.set(ctx, a);
-  }
-  return a;
-}
+export const audienceFor = perContext((ctx): Audience => {
+  const reader = openDatabase(ctx.config.dbPath, { readonly: true });
+  registerSegmentFunctions(reader);
+  ctx.onShutdown(() => {
+    reader.close();
+  });
+  return { subscribers: new SubscriberStore(ctx.db, reader), lists: new ListStore(ctx.db) };
+});
 
 export interface FilterInput {
   listIds: number[];
