@@ -4,7 +4,6 @@ import type { Readable } from 'node:stream';
 import { Parser } from 'csv-parse';
 import { emailProblem, nameFromEmail, type DomainRules } from '../subscribers/email.ts';
 import { openSource, type ImportSource } from './source.ts';
-import { Uuid7Generator } from './uuid7.ts';
 
 export interface ParseOptions {
   delim: string;
@@ -17,7 +16,6 @@ export interface RowBatch {
   emails: string[];
   names: string[];
   attribs: string[];
-  uuids: string[];
 }
 
 export interface ParseSink {
@@ -30,11 +28,27 @@ export interface ParseSink {
 /** A problem with a whole file (no header, no email column): the import fails. */
 export class ImportFileError extends Error {}
 
-const emptyBatch = (): RowBatch => ({ emails: [], names: [], attribs: [], uuids: [] });
+export const emptyBatch = (): RowBatch => ({ emails: [], names: [], attribs: [] });
+
+/** Adds the rows of `b` to the end of `to`. */
+export function appendBatch(to: RowBatch, b: RowBatch): void {
+  for (let i = 0; i < b.emails.length; i++) {
+    to.emails.push(b.emails[i]);
+    to.names.push(b.names[i]);
+    to.attribs.push(b.attribs[i]);
+  }
+}
+
+/** The rows of a batch in e-mail order; rows of the same address keep their order. */
+export function sortByEmail(b: RowBatch): RowBatch {
+  const e = b.emails;
+  const order = e.map((_, i) => i).sort((x, y) => (e[x] < e[y] ? -1 : e[x] > e[y] ? 1 : x - y));
+  return { emails: order.map((i) => e[i]), names: order.map((i) => b.names[i]), attribs: order.map((i) => b.attribs[i]) };
+}
 
 /** Rows [from, to) of a batch. */
 export const sliceBatch = (b: RowBatch, from: number, to: number): RowBatch => ({
-  emails: b.emails.slice(from, to), names: b.names.slice(from, to), attribs: b.attribs.slice(from, to), uuids: b.uuids.slice(from, to),
+  emails: b.emails.slice(from, to), names: b.names.slice(from, to), attribs: b.attribs.slice(from, to),
 });
 
 async function countLines(stream: Readable): Promise<number> {
@@ -84,7 +98,6 @@ export async function parseSource(src: ImportSource, opts: ParseOptions, sink: P
     for (const file of src.files) total += Math.max(0, (await countLines(await source.open(file))) - 1);
     sink.total(total);
 
-    const uuids = new Uuid7Generator();
     let batch = emptyBatch();
     for (const file of src.files) {
       const input = await source.open(file);
@@ -136,7 +149,6 @@ export async function parseSource(src: ImportSource, opts: ParseOptions, sink: P
         batch.emails.push(email);
         batch.names.push(name || nameFromEmail(email, 'title'));
         batch.attribs.push(attribs);
-        batch.uuids.push(uuids.next());
         if (batch.emails.length >= opts.batchSize) {
           await sink.batch(batch);
           batch = emptyBatch();

@@ -5,6 +5,7 @@ import { DashboardStore } from '../dashboard/store.ts';
 import { AudienceFiller, bulkInsertSubscribers, type BulkFiller } from './bulk.ts';
 import type { RowBatch } from './parse.ts';
 import { SearchBacklog } from './search-backlog.ts';
+import { Uuid7Generator } from './uuid7.ts';
 
 export type ImportMode = 'subscribe' | 'blocklist';
 export type SubscriptionStatus = 'unconfirmed' | 'confirmed' | 'unsubscribed';
@@ -18,9 +19,10 @@ export interface WriteOptions {
 }
 
 /**
- * Large imports: from this many rows, and at least a quarter of the subscribers already there
- * (rebuilding the name index sorts them all). They write without the name index (name-index.ts;
- * 1M rows: 16.7k rows/s with it, 25.3k without) and number new rows in e-mail order (writeBatch).
+ * Large imports, from this many rows, are written in runs sorted by e-mail address
+ * (write-worker.ts); smaller ones in file order. A large one that brings at least a quarter of
+ * the subscribers already there (rebuilding the name index sorts them all) writes without the
+ * name index too (name-index.ts; 1M rows: 16.7k rows/s with it, 25.3k without) ...
  */
 const LARGE_IMPORT_FROM_ROWS = 100_000;
 /**
@@ -33,6 +35,9 @@ const NAME_INDEX_REBUILD_MAX_ROWS = 2_000_000;
 /** Rows per multi-row INSERT (well under SQLite's 32766 bound parameters). */
 const ROWS_PER_INSERT = 100;
 const EMAILS_PER_LOOKUP = 500;
+
+/** Whether an import of about `rows` rows is a large one (LARGE_IMPORT_FROM_ROWS). */
+export const isLargeImport = (rows: number) => rows >= LARGE_IMPORT_FROM_ROWS;
 
 const placeholders = (rows: number, perRow: string) => Array(rows).fill(perRow).join(',');
 
@@ -63,12 +68,13 @@ interface Row {
   email: string;
   name: string;
   attribs: string;
-  uuid: string;
 }
 
 export class ImportStore {
   private readonly sql: Prepare;
   private readonly fillers: BulkFiller[];
+  /** Made in insertion order, so the uuid index only appends (uuid7.ts). */
+  private readonly uuids = new Uuid7Generator();
 
   constructor(private readonly db: DB) {
     this.sql = statementCache(db);
@@ -80,10 +86,10 @@ export class ImportStore {
     return this.sql<[string], number>(SQL.existingLists).pluck().all(JSON.stringify(ids));
   }
 
-  /** Whether an import of about `rows` rows is a large one (see LARGE_IMPORT_FROM_ROWS and NAME_INDEX_REBUILD_MAX_ROWS). */
-  isLargeImport(rows: number): boolean {
+  /** Whether an import of about `rows` rows is written without the name index (see LARGE_IMPORT_FROM_ROWS and NAME_INDEX_REBUILD_MAX_ROWS). */
+  writesWithoutNameIndex(rows: number): boolean {
     const existing = this.sql<[], number>(SQL.subscriberTotal).pluck().get() ?? 0;
-    return rows >= LARGE_IMPORT_FROM_ROWS && rows * 4 >= existing && existing + rows <= NAME_INDEX_REBUILD_MAX_ROWS;
+    return isLargeImport(rows) && rows * 4 >= existing && existing + rows <= NAME_INDEX_REBUILD_MAX_ROWS;
   }
 
   touchLists(ids: number[]): void {
@@ -92,18 +98,17 @@ export class ImportStore {
 
   /**
    * Writes one batch in one transaction; every row counts as imported (duplicates included).
-   * With `emailOrder` (large imports) the new subscribers are inserted, and numbered, in e-mail
-   * order instead of file order: the inserts then walk the e-mail index front to back instead
-   * of jumping around it (1M rows: +12% rows/s).
+   * New subscribers are numbered in the batch's order (a large import's runs are in e-mail
+   * order, see write-worker.ts).
    */
-  writeBatch(batch: RowBatch, o: WriteOptions, emailOrder = false): number {
+  writeBatch(batch: RowBatch, o: WriteOptions): number {
     const now = new Date().toISOString();
     // Later duplicates of an address in the batch win only with overwrite_userinfo, as they would one by one.
     const rows = new Map<string, Row>();
     for (let i = 0; i < batch.emails.length; i++) {
       const email = batch.emails[i];
       const seen = rows.get(email);
-      if (!seen) rows.set(email, { email, name: batch.names[i], attribs: batch.attribs[i], uuid: batch.uuids[i] });
+      if (!seen) rows.set(email, { email, name: batch.names[i], attribs: batch.attribs[i] });
       else if (o.overwriteUserinfo && o.mode === 'subscribe') {
         seen.name = batch.names[i];
         seen.attribs = batch.attribs[i];
@@ -114,7 +119,6 @@ export class ImportStore {
       // All rows are inserted, new addresses with ids firstId + their index; the few that are
       // already there are skipped and found after (cheaper than looking every address up first).
       const candidates = [...rows.values()];
-      if (emailOrder) candidates.sort((a, b) => (a.email < b.email ? -1 : 1));
       let skipped: Row[] = [];
       bulkInsertSubscribers(this.db, this.sql, this.fillers, (firstId) => {
         const lastId = firstId + candidates.length - 1;
@@ -166,7 +170,7 @@ export class ImportStore {
       for (let k = 0, p = 0; k < n; k++) {
         const r = rows[i + k];
         params[p++] = firstId + i + k;
-        params[p++] = r.uuid;
+        params[p++] = this.uuids.next();
         params[p++] = r.email;
         params[p++] = r.name;
         params[p++] = r.attribs;

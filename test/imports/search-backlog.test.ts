@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DB } from '../../src/db/connection.ts';
 import { ImportStore, type WriteOptions } from '../../src/imports/store.ts';
-import { Uuid7Generator } from '../../src/imports/uuid7.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ROWS = 300;
@@ -13,13 +12,11 @@ const write: WriteOptions = { mode: 'subscribe', lists: [], subscriptionStatus: 
 
 /** Writes ROWS subscribers the way the import's writer does, leaving them on the backlog. */
 function bulkWrite(db: DB, prefix: string): void {
-  const uuids = new Uuid7Generator();
   const n = Array.from({ length: ROWS }, (_, i) => i);
   new ImportStore(db).writeBatch({
     emails: n.map((i) => `${prefix}${i}@backlog.example`),
     names: n.map((i) => `Backlog Person ${i}`),
     attribs: n.map((i) => JSON.stringify({ city: `Tromsø${i % 5}`, n: i })),
-    uuids: n.map(() => uuids.next()),
   }, write);
 }
 
