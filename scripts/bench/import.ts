@@ -5,6 +5,9 @@
 //   BENCH import_rows_per_s        rows imported per second (POST to status "finished")
 //   BENCH import_peak_rss_mb       the server process's peak resident memory
 //   BENCH api_ms_while_importing   slowest answer of GET /api/dashboard/counts during the import
+//   BENCH api_write_p95_ms_while_importing, BENCH api_write_max_ms_while_importing
+//                                  POST /api/subscribers every 100 ms during the import: the
+//                                  server's writes wait for the import's transaction under way
 //   BENCH baseline_rows_per_s      the same rows inserted by a bare better-sqlite3 batched loop
 //                                  into the same schema in this process: the ceiling
 // BENCH_IMPORT_BASELINE=0 skips the baseline (it keeps the per-row triggers, so it is slow).
@@ -107,7 +110,34 @@ function baseline(): number {
   return ROWS / s;
 }
 
-async function viaApi(zipPath: string): Promise<{ rowsPerS: number; peakRssMb: number; apiMs: number }> {
+/** Adds a subscriber every 100 ms until `until` settles; answers each request's milliseconds, sorted. */
+async function writeProbe(base: string, headers: Record<string, string>, until: Promise<unknown>): Promise<number[]> {
+  let running = true;
+  void until.finally(() => (running = false));
+  const ms: number[] = [];
+  for (let i = 0; running; i++) {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/subscribers`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `probe${i}@probe.example`, name: `Probe ${i}` }),
+    });
+    if (res.status !== 200) throw new Error(`probe write refused: ${res.status} ${await res.text()}`);
+    ms.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return ms.sort((a, b) => a - b);
+}
+
+interface ApiRun {
+  rowsPerS: number;
+  peakRssMb: number;
+  apiMs: number;
+  writeP95Ms: number;
+  writeMaxMs: number;
+}
+
+async function viaApi(zipPath: string): Promise<ApiRun> {
   const dbPath = join(dir, 'api.db');
   installDb(dbPath);
   const token = cli(['api-user', 'create', 'bench', '--db', dbPath]).trim().split('\n').pop()!;
@@ -128,21 +158,23 @@ async function viaApi(zipPath: string): Promise<{ rowsPerS: number; peakRssMb: n
     const t0 = performance.now();
     const res = await fetch(`${base}/import/subscribers`, { method: 'POST', headers, body: form });
     if (res.status !== 200) throw new Error(`import refused: ${res.status} ${await res.text()}`);
-    let apiMs = 0;
-    let status: { status: string; imported: number };
-    for (;;) {
-      const q0 = performance.now();
-      await (await fetch(`${base}/dashboard/counts`, { headers })).text();
-      apiMs = Math.max(apiMs, performance.now() - q0);
-      status = ((await (await fetch(`${base}/import/subscribers`, { headers })).json()) as { data: typeof status }).data;
-      if (status.status !== 'importing' && status.status !== 'stopping') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const s = (performance.now() - t0) / 1000;
+    const watched = (async () => {
+      let apiMs = 0;
+      for (;;) {
+        const q0 = performance.now();
+        await (await fetch(`${base}/dashboard/counts`, { headers })).text();
+        apiMs = Math.max(apiMs, performance.now() - q0);
+        const status = ((await (await fetch(`${base}/import/subscribers`, { headers })).json()) as { data: { status: string; imported: number } }).data;
+        if (status.status !== 'importing' && status.status !== 'stopping') return { apiMs, status, s: (performance.now() - t0) / 1000 };
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const [{ apiMs, status, s }, writes] = await Promise.all([watched, writeProbe(base, headers, watched)]);
     if (status.status !== 'finished' || status.imported !== ROWS) throw new Error(`import ended ${JSON.stringify(status)}`);
     if (/parser thread script not found/.test(serverLog)) throw new Error('the server parsed on its main thread (dist/import-parser.js missing)');
     const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'));
-    return { rowsPerS: ROWS / s, peakRssMb: hwm ? Number(hwm[1]) / 1024 : NaN, apiMs };
+    const writeP95Ms = writes[Math.min(writes.length - 1, Math.floor(0.95 * writes.length))];
+    return { rowsPerS: ROWS / s, peakRssMb: hwm ? Number(hwm[1]) / 1024 : NaN, apiMs, writeP95Ms, writeMaxMs: writes[writes.length - 1] };
   } finally {
     server.kill('SIGTERM');
     await once(server, 'exit');
@@ -159,6 +191,8 @@ try {
   console.log(`BENCH import_rows_per_s ${Math.round(api.rowsPerS)}`);
   console.log(`BENCH import_peak_rss_mb ${api.peakRssMb.toFixed(0)}`);
   console.log(`BENCH api_ms_while_importing ${api.apiMs.toFixed(1)}`);
+  console.log(`BENCH api_write_p95_ms_while_importing ${api.writeP95Ms.toFixed(1)}`);
+  console.log(`BENCH api_write_max_ms_while_importing ${api.writeMaxMs.toFixed(1)}`);
   console.log(`BENCH baseline_rows_per_s ${Math.round(base)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

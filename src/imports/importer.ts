@@ -34,9 +34,9 @@ export interface ImportJob {
 
 /**
  * Rows per parsed batch; at most MAX_BATCHES_IN_FLIGHT wait for the writer (bounded memory).
- * The writer takes waiting batches between its transactions (about 100 ms each, 5,000-9,000
- * rows in a large import): 2 in flight held the parser to 5,000 rows per transaction, 4 do not,
- * and 12 were no faster.
+ * The writer takes waiting batches between its transactions (write-worker.ts): with 2 in
+ * flight the parser fell behind 100 ms transactions of 7,000-9,000 rows; 4 kept up, 12 were
+ * no faster.
  */
 const BATCH_ROWS = 2500;
 const MAX_BATCHES_IN_FLIGHT = 4;
