@@ -59,9 +59,10 @@ const pacer = new TransactionPacer(1000, TRANSACTION_TARGET_MS, 100, 10_000);
  * Rows per run of a large import. A run is written in e-mail order (sortByEmail), so each of
  * its transactions touches only its stretch of the e-mail index, the one index that file order
  * inserts into at random (each commit wrote most of its pages to the WAL again; the others
- * append, uuids included, as ImportStore makes them in insertion order). 1M rows, the bench:
- * 50-66k rows/s (mean 58k over 9 runs) against 43-44k with each 2,500-row batch sorted on its
- * own; runs of 100k were no faster and passed 250 MB RSS. The next run fills meanwhile: +25 MB.
+ * append, uuids included, as ImportStore makes them in insertion order). 1M rows, the bench,
+ * CHECK constraints still on: 50-66k rows/s (mean 58k over 9 runs) against 43-44k with each
+ * 2,500-row batch sorted on its own; runs of 100k were no faster and passed 250 MB RSS. The
+ * next run fills meanwhile: +25 MB.
  */
 const LARGE_IMPORT_RUN_ROWS = 50_000;
 
