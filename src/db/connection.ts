@@ -66,6 +66,25 @@ export function checkpointNow(db: DB): void {
   }
 }
 
+/**
+ * Checkpoints a background thread's connection between its transactions instead of in its
+ * commits (SQLite's auto-checkpoint): a server write that waits for the thread's transaction
+ * under way (db/foreground-writes.ts) then does not wait for the copy too, which took up to
+ * 0.9 s for a 256 MB WAL. As the auto-checkpoint, it copies once `frames` WAL frames wait.
+ */
+export class WalCheckpointer {
+  constructor(private readonly db: DB, private readonly frames: number) {
+    db.pragma('wal_autocheckpoint = 0');
+  }
+
+  /** Called after each transaction, outside the thread's counted section. */
+  afterTransaction(): void {
+    // NOOP reads the WAL's size without copying anything.
+    const [{ log, checkpointed }] = this.db.pragma('wal_checkpoint(NOOP)') as { log: number; checkpointed: number }[];
+    if (log - checkpointed >= this.frames) checkpointNow(this.db);
+  }
+}
+
 /** Whether `e` is SQLite giving up on a lock another connection held past busy_timeout. */
 export function isDatabaseBusy(e: unknown): boolean {
   return e instanceof Database.SqliteError && (e.code.startsWith('SQLITE_BUSY') || e.code.startsWith('SQLITE_LOCKED'));

@@ -3,40 +3,90 @@
 // a request that writes meanwhile waits in SQLite's busy handler, which polls with sleeps
 // growing to 100 ms, on the main thread, so the whole server waits with it. It rarely polls in
 // the microseconds between two background transactions: during a 1M-row import, API writes
-// took 336 ms at p95 and 3.4 s at worst. So the server counts the requests that may write, and
-// the background threads hold off between transactions while any is in progress.
+// took 336 ms at p95 and 3.4 s at worst. So the two sides share two counters:
+// - the requests in progress that may write: a background thread does not start a
+//   transaction while there is one;
+// - the background transactions under way: a request that may write first waits, without
+//   blocking the event loop, for the one under way to end, so that it does not meet the lock
+//   in SQLite's busy handler (which would stall every other request, reads included, and
+//   oversleep by up to a poll).
+// Each side counts itself before it looks at the other, so at least one of two that start
+// together sees the other.
 import type { MiddlewareHandler } from 'hono';
 
+const WRITES = 0;
+const BACKGROUND = 1;
+
+/**
+ * The longest a request waits for a background transaction (SQLite's busy timeout, see
+ * connection.ts): a transaction that runs longer, such as a name index rebuild on a huge
+ * table, is then waited for in SQLite's busy handler as before.
+ */
+const MAX_REQUEST_WAIT_MS = 5000;
+
+/** Waits until slots[slot] is 0 or maxMs have passed; `wait` does one wait on a non-zero value. */
+async function untilZero(slots: Int32Array, slot: number, maxMs: number, wait: (n: number, ms: number) => Promise<unknown> | void): Promise<void> {
+  const until = performance.now() + maxMs;
+  for (let n = Atomics.load(slots, slot); n > 0; n = Atomics.load(slots, slot)) {
+    const left = until - performance.now();
+    if (left <= 0) return;
+    await wait(n, left);
+  }
+}
+
+/** Decrements a counter, waking those who wait for it when it reaches 0. */
+function release(slots: Int32Array, slot: number): void {
+  if (Atomics.sub(slots, slot, 1) === 1) Atomics.notify(slots, slot);
+}
+
 export class ForegroundWrites {
-  /** One Int32: the number of requests in progress that may write. Shared with the threads. */
-  readonly buffer = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
-  private readonly count = new Int32Array(this.buffer);
+  /** Two Int32 counters shared with the background threads: WRITES and BACKGROUND. */
+  readonly buffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+  private readonly slots = new Int32Array(this.buffer);
 
   /** Middleware for the routes that may write. */
   readonly track: MiddlewareHandler = async (_c, next) => {
-    Atomics.add(this.count, 0, 1);
+    Atomics.add(this.slots, WRITES, 1);
     try {
+      await untilZero(this.slots, BACKGROUND, MAX_REQUEST_WAIT_MS, (n, ms) => {
+        const w = Atomics.waitAsync(this.slots, BACKGROUND, n, ms);
+        return w.async ? w.value : undefined;
+      });
       await next();
     } finally {
-      if (Atomics.sub(this.count, 0, 1) === 1) Atomics.notify(this.count, 0);
+      release(this.slots, WRITES);
     }
   };
 
   inProgress(): number {
-    return Atomics.load(this.count, 0);
+    return Atomics.load(this.slots, WRITES);
+  }
+
+  backgroundTransactions(): number {
+    return Atomics.load(this.slots, BACKGROUND);
   }
 }
 
 /**
- * On a background thread, before each write transaction: waits while the server has writes in
- * progress, for at most `maxMs` (a slow request, such as a large upload, delays it no longer).
+ * On a background thread: runs `transaction` once no request that may write is in progress
+ * (waiting at most `maxMs`, so a slow request, such as a large upload, holds it up no longer),
+ * counted as a background transaction under way while it runs.
  */
-export function waitForForegroundWrites(buffer: SharedArrayBuffer, maxMs: number): void {
-  const count = new Int32Array(buffer);
+export function backgroundTransaction<T>(buffer: SharedArrayBuffer, maxMs: number, transaction: () => T): T {
+  const slots = new Int32Array(buffer);
   const until = performance.now() + maxMs;
-  for (let n = Atomics.load(count, 0); n > 0; n = Atomics.load(count, 0)) {
+  for (;;) {
+    Atomics.add(slots, BACKGROUND, 1);
+    const writes = Atomics.load(slots, WRITES);
     const left = until - performance.now();
-    if (left <= 0) return;
-    Atomics.wait(count, 0, n, left);
+    if (writes === 0 || left <= 0) break;
+    // A request got in first: step back until it is done.
+    release(slots, BACKGROUND);
+    Atomics.wait(slots, WRITES, writes, left);
+  }
+  try {
+    return transaction();
+  } finally {
+    release(slots, BACKGROUND);
   }
 }

@@ -1,13 +1,14 @@
 // The import's writer thread: writes the parser thread's row batches through its own
 // connection, so the main thread (the API) never runs an import transaction. With WAL, API
-// reads never wait for the import. The server's writes go first: before each transaction this
-// thread waits while any is in progress (db/foreground-writes.ts), so one waits at most for the
-// transaction under way, which is why transactions are sized to about 50 ms. A large import
-// is written in runs of rows sorted by e-mail address (LARGE_IMPORT_RUN_ROWS); while it writes
-// one, it takes the parser's next batches between its transactions, so both threads keep busy.
+// reads never wait for the import. The server's writes go first (db/foreground-writes.ts):
+// before each transaction this thread waits while any is in progress, and one that comes
+// waits at most for the transaction under way, which is why they are sized to about 50 ms.
+// A large import is written in runs of rows sorted by e-mail address (LARGE_IMPORT_RUN_ROWS);
+// while it writes one, it takes the parser's next batches between its transactions, so both
+// threads keep busy.
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { checkpointNow, openDatabase } from '../db/connection.ts';
-import { waitForForegroundWrites } from '../db/foreground-writes.ts';
+import { checkpointNow, openDatabase, WalCheckpointer } from '../db/connection.ts';
+import { backgroundTransaction } from '../db/foreground-writes.ts';
 import type { ParserMessage } from './parse-worker.ts';
 import { appendBatch, emptyBatch, sliceBatch, sortByEmail, type RowBatch } from './parse.ts';
 import { NameIndex } from './name-index.ts';
@@ -24,17 +25,19 @@ import { CONTROL_IMPORTED, CONTROL_STOP, lowerThreadPriority, MAX_FOREGROUND_WAI
 const TRANSACTION_TARGET_MS = 50;
 /**
  * Page cache of the import connection (KiB). Without the search index to fill, 16 MB wrote as
- * fast as 48 MB (600k rows, 2,000 per transaction) and keeps 32 MB off the server's peak RSS.
+ * fast as 48 MB (600k rows, 2,000 per transaction). Written in sorted runs, 8 MB was within
+ * the noise of 16 MB (1M rows: 46-61k against 54-66k rows/s, the machine's speed varying by a
+ * fifth between runs) and kept peak RSS at 225-228 MB against 230-248 MB.
  */
-const IMPORT_CACHE_KIB = 16 * 1024;
+const IMPORT_CACHE_KIB = 8 * 1024;
 /**
- * WAL pages after which the import's commits checkpoint (256 MB). Random inserts into the
- * e-mail index dirty the same pages transaction after transaction; checkpointing less often
- * copies each of them into the database file fewer times, with fewer fsyncs (1M rows, four
- * runs each: 27.2k rows/s against 23.6k at 8192 pages, which was +20% over SQLite's 1000).
- * The WAL file is trimmed back when it restarts (journal_size_limit, db/connection.ts).
+ * WAL pages per checkpoint of the import (256 MB). Inserts dirty the same index pages
+ * transaction after transaction; checkpointing less often copies each of them into the
+ * database file fewer times, with fewer fsyncs (1M rows, four runs each: 27.2k rows/s against
+ * 23.6k at 8192 pages, which was +20% over SQLite's 1000). The WAL file is trimmed back when it
+ * restarts (journal_size_limit, db/connection.ts).
  */
-const IMPORT_WAL_AUTOCHECKPOINT = 65536;
+const IMPORT_WAL_CHECKPOINT_PAGES = 65536;
 
 class StopSignal extends Error {}
 
@@ -47,12 +50,12 @@ const control = new Int32Array(job.control);
 
 const db = openDatabase(job.dbPath);
 db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
-db.pragma(`wal_autocheckpoint = ${IMPORT_WAL_AUTOCHECKPOINT}`);
 // Every value this connection stores is made by the importer: attributes are JSON.stringify of
 // a parsed object, statuses come from the checked import options. Checking them again per row
 // (json_valid on each attributes object) took a sixth of the writer's time (1M rows: 2.7 s).
 db.pragma('ignore_check_constraints = ON');
 const store = new ImportStore(db);
+const checkpointer = new WalCheckpointer(db, IMPORT_WAL_CHECKPOINT_PAGES);
 const pacer = new TransactionPacer(1000, TRANSACTION_TARGET_MS, 100, 10_000);
 
 /**
@@ -107,12 +110,19 @@ function takeWaiting(): void {
 /** Writes one run, in transactions of the pacer's size. */
 function writeRun(run: RowBatch): void {
   for (let from = 0; from < run.emails.length;) {
-    waitForForegroundWrites(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS);
     if (Atomics.load(control, CONTROL_STOP)) throw new StopSignal();
     const to = Math.min(run.emails.length, from + pacer.rows);
-    const started = performance.now();
-    Atomics.add(control, CONTROL_IMPORTED, store.writeBatch(sliceBatch(run, from, to), job.write));
-    pacer.record(to - from, performance.now() - started);
+    const rows = sliceBatch(run, from, to);
+    let ms = 0;
+    const written = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => {
+      const started = performance.now();
+      const n = store.writeBatch(rows, job.write);
+      ms = performance.now() - started;
+      return n;
+    });
+    Atomics.add(control, CONTROL_IMPORTED, written);
+    pacer.record(to - from, ms);
+    checkpointer.afterTransaction();
     from = to;
     takeWaiting();
   }

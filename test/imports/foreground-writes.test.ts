@@ -1,13 +1,18 @@
 // The server's writes go before its background threads' (src/db/foreground-writes.ts): requests
 // that may write are counted while they run, and the import's threads wait between
-// transactions while any is; a lock held past the busy timeout answers 503, not 500.
+// transactions while any is; such a request waits, without blocking the server, for the
+// background transaction under way; a lock held past the busy timeout answers 503, not 500.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Context } from 'hono';
-import { ForegroundWrites, waitForForegroundWrites } from '../../src/db/foreground-writes.ts';
+import { openDatabase, WalCheckpointer } from '../../src/db/connection.ts';
+import { backgroundTransaction, ForegroundWrites } from '../../src/db/foreground-writes.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Counts one write in progress through the real middleware, until the returned function is called. */
@@ -20,45 +25,54 @@ function holdWrite(fw: ForegroundWrites): () => Promise<void> {
   };
 }
 
-/** Runs waitForForegroundWrites(buffer, maxMs) on a thread; resolves when it returns. */
-function waitOnThread(buffer: SharedArrayBuffer, maxMs: number): { started: Promise<void>; returned: Promise<void> } {
+/**
+ * Runs backgroundTransaction(buffer, maxMs, ...) on a thread, with a transaction that takes
+ * `holdMs`; resolves `inside` when the transaction starts and `returned` when it has ended.
+ */
+function transactionOnThread(buffer: SharedArrayBuffer, maxMs: number, holdMs = 0): { inside: Promise<void>; returned: Promise<void> } {
   const tsx = import.meta.resolve('tsx/esm/api');
   const module = new URL('../../src/db/foreground-writes.ts', import.meta.url).href;
   const worker = new Worker(`
     const { parentPort, workerData } = require('node:worker_threads');
     import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(module)}); }).then((m) => {
-      parentPort.postMessage('started');
-      m.waitForForegroundWrites(workerData.buffer, workerData.maxMs);
+      m.backgroundTransaction(workerData.buffer, workerData.maxMs, () => {
+        parentPort.postMessage('inside');
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.holdMs);
+      });
       parentPort.postMessage('returned');
-    });`, { eval: true, workerData: { buffer, maxMs } });
+    });`, { eval: true, workerData: { buffer, maxMs, holdMs } });
   const message = (m: string) => new Promise<void>((resolve, reject) => {
     worker.on('message', (got) => got === m && resolve());
     worker.on('error', reject);
   });
   const returned = message('returned');
   void returned.then(() => worker.terminate());
-  return { started: message('started'), returned };
+  return { inside: message('inside'), returned };
 }
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('background threads and the server\'s writes', () => {
-  it('do not wait when no write is in progress', () => {
+describe('background transactions and the server\'s writes', () => {
+  it('do not wait when no write is in progress, and are counted while they run', () => {
     const fw = new ForegroundWrites();
-    assert.equal(fw.inProgress(), 0);
-    waitForForegroundWrites(fw.buffer, 60_000); // would hang the test otherwise
+    let during = -1;
+    const answer = backgroundTransaction(fw.buffer, 60_000, () => { // would hang the test otherwise
+      during = fw.backgroundTransactions();
+      return 42;
+    });
+    assert.deepEqual([answer, during, fw.backgroundTransactions()], [42, 1, 0]);
   });
 
   it('wait while a write is in progress, and go on when it ends', async () => {
     const fw = new ForegroundWrites();
     const release = holdWrite(fw);
     assert.equal(fw.inProgress(), 1);
-    const thread = waitOnThread(fw.buffer, 60_000);
-    await thread.started;
-    let returned = false;
-    void thread.returned.then(() => (returned = true));
+    const thread = transactionOnThread(fw.buffer, 60_000);
+    let inside = false;
+    void thread.inside.then(() => (inside = true));
     await tick(100);
-    assert.equal(returned, false, 'the thread went on while a write was in progress');
+    assert.equal(inside, false, 'the thread went on while a write was in progress');
+    assert.equal(fw.backgroundTransactions(), 0, 'a transaction that steps back is not counted');
     await release();
     assert.equal(fw.inProgress(), 0);
     await thread.returned;
@@ -67,9 +81,30 @@ describe('background threads and the server\'s writes', () => {
   it('wait no longer than their limit for a write that does not end', async () => {
     const fw = new ForegroundWrites();
     const release = holdWrite(fw);
-    await waitOnThread(fw.buffer, 50).returned;
+    await transactionOnThread(fw.buffer, 50).returned;
     assert.equal(fw.inProgress(), 1);
     await release();
+  });
+
+  it('are waited for by a request that may write, while the server goes on answering', async () => {
+    const fw = new ForegroundWrites();
+    const thread = transactionOnThread(fw.buffer, 60_000, 300);
+    await thread.inside;
+    let handled = false;
+    const request = fw.track({} as Context, async () => {
+      handled = true;
+      assert.equal(fw.backgroundTransactions(), 0, 'the request ran while the transaction was under way');
+    });
+    // The event loop is free meanwhile: timers fire, other requests are answered.
+    let ticks = 0;
+    while (!handled) {
+      await tick(10);
+      ticks++;
+    }
+    await request;
+    assert.ok(ticks >= 5, `only ${ticks} timer ticks while the request waited`);
+    assert.equal(fw.inProgress(), 0);
+    await thread.returned;
   });
 });
 
@@ -145,6 +180,44 @@ describe('requests that may write', () => {
       if (locker.inTransaction) locker.exec('ROLLBACK');
       locker.close();
       db.pragma('busy_timeout = 5000');
+    }
+  });
+});
+
+describe('a background thread\'s WAL checkpoints', () => {
+  it('are taken between its transactions once so many frames wait, not in its commits', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'listmgr-wal-'));
+    const db = openDatabase(join(dir, 'wal.db'));
+    try {
+      db.exec('CREATE TABLE t (v TEXT)');
+      const checkpointer = new WalCheckpointer(db, 40);
+      assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 0, 'commits do not checkpoint');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      // Frames still to copy into the database file.
+      const toCopy = () => {
+        const [r] = db.pragma('wal_checkpoint(NOOP)') as { log: number; checkpointed: number }[];
+        return r.log - r.checkpointed;
+      };
+      const write = () => {
+        db.transaction(() => insert.run('x'.repeat(40_000)))();
+        checkpointer.afterTransaction();
+      };
+      write();
+      const perTransaction = toCopy();
+      assert.ok(perTransaction >= 10, `${perTransaction} frames per transaction`);
+      let most = 0;
+      let checkpoints = 0;
+      for (let i = 0; i < 100; i++) {
+        const before = toCopy();
+        write();
+        if (toCopy() < before) checkpoints++;
+        most = Math.max(most, toCopy());
+      }
+      assert.ok(most <= 40 + perTransaction, `up to ${most} frames waited for a checkpoint (${perTransaction} per transaction)`);
+      assert.ok(checkpoints >= Math.floor((100 * perTransaction) / (40 + perTransaction)), `${checkpoints} checkpoints in 100 transactions`);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
