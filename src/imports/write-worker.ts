@@ -133,7 +133,7 @@ function prepare(total: number): void {
   large = isLargeImport(total);
   if (!store.writesWithoutNameIndex(total)) return;
   try {
-    new NameIndex(db).drop();
+    backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => new NameIndex(db).drop());
     post({ type: 'log', line: 'writing without the name index, rebuilt in the background after the import (faster for large imports)' });
   } catch (e) {
     post({ type: 'log', line: `keeping the name index: ${(e as Error).message}` });
