@@ -24,16 +24,6 @@ const BACKGROUND = 1;
  */
 const MAX_REQUEST_WAIT_MS = 5000;
 
-/** Waits until slots[slot] is 0 or maxMs have passed; `wait` does one wait on a non-zero value. */
-async function untilZero(slots: Int32Array, slot: number, maxMs: number, wait: (n: number, ms: number) => Promise<unknown> | void): Promise<void> {
-  const until = performance.now() + maxMs;
-  for (let n = Atomics.load(slots, slot); n > 0; n = Atomics.load(slots, slot)) {
-    const left = until - performance.now();
-    if (left <= 0) return;
-    await wait(n, left);
-  }
-}
-
 /** Decrements a counter, waking those who wait for it when it reaches 0. */
 function release(slots: Int32Array, slot: number): void {
   if (Atomics.sub(slots, slot, 1) === 1) Atomics.notify(slots, slot);
@@ -48,10 +38,13 @@ export class ForegroundWrites {
   readonly track: MiddlewareHandler = async (_c, next) => {
     Atomics.add(this.slots, WRITES, 1);
     try {
-      await untilZero(this.slots, BACKGROUND, MAX_REQUEST_WAIT_MS, (n, ms) => {
-        const w = Atomics.waitAsync(this.slots, BACKGROUND, n, ms);
-        return w.async ? w.value : undefined;
-      });
+      const until = performance.now() + MAX_REQUEST_WAIT_MS;
+      for (let n = Atomics.load(this.slots, BACKGROUND); n > 0; n = Atomics.load(this.slots, BACKGROUND)) {
+        const left = until - performance.now();
+        if (left <= 0) break;
+        const wait = Atomics.waitAsync(this.slots, BACKGROUND, n, left);
+        if (wait.async) await wait.value;
+      }
       await next();
     } finally {
       release(this.slots, WRITES);

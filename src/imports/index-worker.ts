@@ -41,16 +41,9 @@ for (;;) {
   if (backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => nameIndex.rebuild())) {
     port.postMessage({ type: 'name-index', seconds: (performance.now() - rebuildStarted) / 1000 } satisfies IndexerMessage);
   }
-  let ms = 0;
-  const n = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => {
-    const started = performance.now();
-    const indexedNow = backlog.indexStep(pacer.rows);
-    ms = performance.now() - started;
-    return indexedNow;
-  });
+  const n = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => pacer.timed(() => backlog.indexStep(pacer.rows)));
   if (n === 0) break;
   indexed += n;
-  pacer.record(n, ms);
   checkpointer.afterTransaction();
 }
 checkpointNow(db);

@@ -100,10 +100,17 @@ export function startThread(thread: keyof typeof THREADS, workerData: ParserJob 
 export class TransactionPacer {
   constructor(public rows: number, private readonly targetMs: number, private readonly minRows: number, private readonly maxRows: number) {}
 
-  /** After a transaction that wrote `rows` of the `this.rows` asked in `ms`. */
-  record(rows: number, ms: number): void {
-    if (rows !== this.rows) return;
-    const paced = (this.rows * this.targetMs) / Math.max(1, ms);
-    this.rows = Math.round(Math.min(this.maxRows, this.rows * 2, Math.max(this.minRows, this.rows / 2, paced)));
+  /**
+   * Runs a transaction that writes at most `this.rows` rows and answers how many it wrote; if
+   * that is all of them, sizes the next one from how long it took.
+   */
+  timed(transaction: () => number): number {
+    const started = performance.now();
+    const rows = transaction();
+    if (rows === this.rows) {
+      const paced = (this.rows * this.targetMs) / Math.max(1, performance.now() - started);
+      this.rows = Math.round(Math.min(this.maxRows, this.rows * 2, Math.max(this.minRows, this.rows / 2, paced)));
+    }
+    return rows;
   }
 }
