@@ -355,6 +355,9 @@ describe('a long import', () => {
       const [a, b] = [written[k - 1], written[k]];
       assert.ok(runOf(a) < runOf(b) || (runOf(a) === runOf(b) && a < b), `${a} numbered before ${b}`);
     }
+    // Their uuids are made as they are inserted, so they increase with the ids (the uuid index appends).
+    const uuids = t.server.ctx.db.prepare("SELECT uuid FROM subscribers WHERE email LIKE 'bulk%' ORDER BY id").pluck().all() as string[];
+    assert.ok(uuids.every((u, k) => k === 0 || uuids[k - 1] < u), 'uuids in id order');
 
     // ... and neither while the search indexer indexes the imported rows; afterwards it does again.
     for (let i = 0; i < 1500 && autocheckpoint() !== 1000; i++) await new Promise((r) => setTimeout(r, 20));
