@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from './context.ts';
+import type { Services } from './services.ts';
 import { isDatabaseBusy } from './db/connection.ts';
 import { HttpError } from './http/errors.ts';
 import type { AppEnv } from './http/types.ts';
@@ -12,7 +12,8 @@ import { registerBounceRoutes } from './bounces/routes.ts';
 import { registerCampaignsRoutes } from './campaigns/routes.ts';
 import { registerDashboardRoutes } from './dashboard/routes.ts';
 import { registerImportRoutes } from './imports/routes.ts';
-import { registerListRoutes } from './lists/routes.ts';
+import { LIST_ROUTES } from './lists/routes.ts';
+import { mount, type MountOptions } from './http/routes.ts';
 import { registerMaintenanceRoutes } from './maintenance/routes.ts';
 import { registerMediaRoutes } from './media/routes.ts';
 import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
@@ -30,7 +31,7 @@ const MAX_API_BODY = 10 * 1024 * 1024;
 const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
-export function createApp(ctx: AppContext): Hono<AppEnv> {
+export function createApp(ctx: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use('*', async (c, next) => {
@@ -62,9 +63,10 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   app.use('*', async (c, next) => (READ_METHODS.includes(c.req.method) ? next() : track(c, next)));
 
   const api = new Hono<AppEnv>();
+  const tables: MountOptions = { guard: ctx.guard, trackWrites: track };
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
-  registerListRoutes(api, ctx);
+  mount(api, LIST_ROUTES, ctx, tables);
   registerSubscriberRoutes(api, ctx);
   registerPublicRoutes(api, ctx);
   registerPublicPages(app, ctx);

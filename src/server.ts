@@ -6,23 +6,18 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { parseAddress, type Config } from './config.ts';
-import type { AppContext } from './context.ts';
 import { closeDatabase, openDatabase } from './db/connection.ts';
-import { ForegroundWrites } from './db/foreground-writes.ts';
-import { ormFor } from './db/index.ts';
 import { acquireServeLock } from './db/lock.ts';
-import { isInstalled, migrate } from './db/migrate.ts';
-import { makeAuth } from './http/auth.ts';
+import { isInstalled } from './db/migrate.ts';
 import { announceAdmin, install } from './install.ts';
 import { Logger } from './log.ts';
-import { Mailer } from './mail/mailer.ts';
-import { SettingsService } from './settings/service.ts';
-import { UserStore } from './users/store.ts';
+import { buildServices, type Services } from './services.ts';
 
 export interface RunningServer {
   url: string;
   port: number;
-  ctx: AppContext;
+  /** Everything the server is made of (services.ts). */
+  ctx: Services;
   stop(): Promise<void>;
 }
 
@@ -50,33 +45,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       announceAdmin(r.adminUser, r.generatedPassword);
     }
 
-    const db = openDatabase(config.dbPath);
-    for (const m of migrate(db)) log.info(`applied migration ${String(m.version).padStart(4, '0')}_${m.name}`);
-
-    const settings = new SettingsService(db, config.rootUrl);
-    const users = new UserStore(db);
-    const mailer = new Mailer(log);
-    const shutdownHooks: (() => Promise<void> | void)[] = [];
-    const ctx: AppContext = {
-      config, db, foregroundWrites: new ForegroundWrites(), orm: ormFor(db), log, settings, mailer, users,
-      auth: makeAuth(users.authenticator()),
-      startedAt: new Date(),
-      reload() {
-        settings.reload();
-        mailer.rebuild(settings.all());
-      },
-      onShutdown(fn) {
-        shutdownHooks.push(fn);
-      },
-    };
-    // Modules register their messenger kinds while the app is built; the first build follows.
-    const app = createApp(ctx);
-    mailer.rebuild(settings.all());
-
-    const server = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server));
-      (s as Server).once('error', reject);
-    });
+    const services = buildServices(config, log);
+    let server: Server;
+    try {
+      const app = createApp(services);
+      server = await new Promise<Server>((resolve, reject) => {
+        const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server));
+        (s as Server).once('error', reject);
+      });
+    } catch (e) {
+      await services.stop();
+      throw e;
+    }
     // Keep idle connections longer than clients and proxies usually do, so a client never
     // reuses a socket the server is closing at that moment.
     server.keepAliveTimeout = 65_000;
@@ -84,6 +64,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const actualPort = (server.address() as AddressInfo).port;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
     log.info(`listmgr listening on ${url} (database ${config.dbPath})`);
+    services.start();
 
     let stopping: Promise<void> | null = null;
     const stop = () => (stopping ??= (async () => {
@@ -96,13 +77,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         });
         server.closeIdleConnections();
       });
-      for (const fn of shutdownHooks) await fn();
-      await mailer.close();
-      closeDatabase(db);
+      await services.stop();
       releaseLock();
       log.info('stopped');
     })());
-    return { url, port: actualPort, ctx, stop };
+    return { url, port: actualPort, ctx: services, stop };
   } catch (e) {
     releaseLock();
     throw e;

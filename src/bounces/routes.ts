@@ -3,7 +3,7 @@
 // The switches (bounce.enabled, bounce.webhooks_enabled, each provider's) are read on every request.
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { readJson } from '../http/body.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { HttpError, badRequest, notFound } from '../http/errors.ts';
@@ -11,7 +11,6 @@ import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
 import type { AppEnv } from '../http/types.ts';
 import { isUuid, optObject, optString, parseBool, pathId, queryIds, reqEnum } from '../http/validate.ts';
 import { validateEmail, type DomainRules } from '../subscribers/email.ts';
-import { bounceService } from './service.ts';
 import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type BounceInput } from './store.ts';
 
 /** Largest webhook body (SendGrid and Event Grid post batches of events). */
@@ -22,14 +21,12 @@ const MAX_WEBHOOK_BODY = 10 * 1024 * 1024;
  */
 const ANY_DOMAIN: DomainRules = { allow: [], block: [] };
 
-export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: AppContext): void {
-  const { auth, settings } = ctx;
-  const bounces = bounceService(ctx);
+export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: Services): void {
+  const { guard, settings } = ctx;
+  const bounces = ctx.bounces;
   const store = bounces.store;
-  bounces.scheduler.start();
-  ctx.onShutdown(() => bounces.scheduler.stop());
 
-  api.get('/bounces', auth('bounces:get'), (c) => {
+  api.get('/bounces', guard('bounces:get'), (c) => {
     const q = c.req.query();
     const paging = parsePaging(q);
     const campaignId = /^\d{1,15}$/.test(q.campaign_id ?? '') ? Number(q.campaign_id) : undefined; // invalid: ignored, as listmonk
@@ -38,13 +35,13 @@ export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
     return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
   });
 
-  api.get('/bounces/:id', auth('bounces:get'), (c) => {
+  api.get('/bounces/:id', guard('bounces:get'), (c) => {
     const b = store.get(pathId(c));
     if (!b) throw notFound('bounce not found');
     return ok(c, b);
   });
 
-  api.delete('/bounces', auth('bounces:manage'), (c) => {
+  api.delete('/bounces', guard('bounces:manage'), (c) => {
     const all = parseBool(c.req.query('all')) === true;
     const ids = queryIds(c, 'id');
     if (!all && !ids.length) throw badRequest('give bounce ids (?id=1&id=2) or all=true');
@@ -53,12 +50,12 @@ export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
     return ok(c, true);
   });
 
-  api.delete('/bounces/:id', auth('bounces:manage'), (c) => {
+  api.delete('/bounces/:id', guard('bounces:manage'), (c) => {
     if (!store.delete(pathId(c))) throw notFound('bounce not found');
     return ok(c, true);
   });
 
-  api.put('/bounces/blocklist', auth('bounces:manage'), (c) => {
+  api.put('/bounces/blocklist', guard('bounces:manage'), (c) => {
     const n = store.blocklistBounced();
     ctx.log.info(`${n} bounced subscriber(s) blocklisted by ${c.get('user').username}`);
     return ok(c, true);
@@ -79,7 +76,7 @@ export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
     onError: (c) => c.json({ message: `request body too large (limit ${MAX_WEBHOOK_BODY / 1024 / 1024} MB)` }, 413),
   });
 
-  app.post('/webhooks/bounce', webhooksOn, auth('webhooks:post_bounce'), bouncesOn, limit, async (c) => {
+  app.post('/webhooks/bounce', webhooksOn, guard('webhooks:post_bounce'), bouncesOn, limit, async (c) => {
     bounces.record(await webhookBounce(c));
     return ok(c, true);
   });

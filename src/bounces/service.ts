@@ -1,22 +1,20 @@
 // The bounce domain of one running app: the store, the SNS verifier (certificate fetcher
 // injectable), the mailbox scheduler, and recording with the actions currently configured.
-import { perContext, type AppContext } from '../context.ts';
+import type { AppContext } from '../context.ts';
 import { badRequest } from '../http/errors.ts';
 import { parseBounceMail } from './dsn.ts';
 import { activeMailbox, MailboxScheduler } from './mailbox.ts';
 import { PROVIDERS, type ProviderRequest } from './providers.ts';
 import { SnsVerifier } from './sns.ts';
-import { BounceStore, type BounceActions, type BounceInput, type RecordOutcome } from './store.ts';
+import type { BounceActions, BounceInput, BounceStore, RecordOutcome } from './store.ts';
 
 const DONE = { blocklist: 'blocklisted', unsubscribe: 'unsubscribed from all lists', delete: 'deleted' } as const;
 
 export class BounceService {
-  readonly store: BounceStore;
   readonly sns = new SnsVerifier();
   readonly scheduler: MailboxScheduler;
 
-  constructor(private readonly ctx: AppContext) {
-    this.store = new BounceStore(ctx.db);
+  constructor(private readonly ctx: AppContext, readonly store: BounceStore) {
     this.scheduler = new MailboxScheduler(ctx.settings, ctx.log, (raw) => this.recordMail(raw));
   }
 
@@ -57,6 +55,3 @@ export class BounceService {
     return true;
   }
 }
-
-/** The app's bounce service (created on first use). */
-export const bounceService = perContext((ctx) => new BounceService(ctx));

@@ -1,8 +1,7 @@
 // /api/campaigns: handlers parse, call the service, answer.
 import type { Context, Hono } from 'hono';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { ContentConversionError, convertContent } from '../content/convert.ts';
-import { deliveryFor } from '../delivery/index.ts';
 import { readBody, readJson } from '../http/body.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
@@ -12,13 +11,13 @@ import type { AppEnv } from '../http/types.ts';
 import { optInt, optObject, optString, parseBool, pathId, queryIds } from '../http/validate.ts';
 import { CAMPAIGN_ORDER_BY, toJson } from './store.ts';
 
-const GET = ['campaigns:get_all', 'campaigns:get'];
-const MANAGE = ['campaigns:manage_all', 'campaigns:manage'];
+const GET = ['campaigns:get_all', 'campaigns:get'] as const;
+const MANAGE = ['campaigns:manage_all', 'campaigns:manage'] as const;
 
-export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
-  const { service, campaigns } = deliveryFor(ctx);
+export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: Services): void {
+  const { campaigns: service, campaignStore: campaigns } = ctx;
 
-  api.get('/campaigns', ctx.auth(...GET), (c) => {
+  api.get('/campaigns', ctx.guard(GET), (c) => {
     const q = c.req.query();
     const paging = parsePaging(q);
     const statuses = c.req.queries('status') ?? [];
@@ -34,16 +33,16 @@ export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): voi
     return ok(c, pageResults(rows.map((r) => toJson(r, noBody)), total, paging, { query: search, zeroWhenEmpty: true }));
   });
 
-  api.get('/campaigns/running/stats', ctx.auth(...GET), (c) => {
+  api.get('/campaigns/running/stats', ctx.guard(GET), (c) => {
     const raw = c.req.query('campaign_id');
     if (raw !== undefined && raw !== '' && !/^\d+$/.test(raw)) throw badRequest('invalid "campaign_id": expected an integer');
     return ok(c, service.runningStats(raw ? Number(raw) : null));
   });
 
-  api.get('/campaigns/analytics/:type', ctx.auth('campaigns:get_analytics'), (c) =>
+  api.get('/campaigns/analytics/:type', ctx.guard('campaigns:get_analytics'), (c) =>
     ok(c, service.analytics(c.get('user'), c.req.param('type'), queryIds(c, 'id'), c.req.query('from'), c.req.query('to'))));
 
-  api.get('/campaigns/:id', ctx.auth(...GET), (c) => {
+  api.get('/campaigns/:id', ctx.guard(GET), (c) => {
     const id = pathId(c);
     service.access(c.get('user'), id, 'get');
     return ok(c, service.json(id, parseBool(c.req.query('no_body')) === true));
@@ -57,11 +56,11 @@ export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): voi
     });
     return sendPreview(c, p.body, p.contentType === 'plain' ? 'plain' : 'html');
   };
-  api.get('/campaigns/:id/preview', ctx.auth(...GET), preview);
-  api.post('/campaigns/:id/preview', ctx.auth(...GET), preview);
-  api.post('/campaigns/:id/text', ctx.auth(...GET), preview);
+  api.get('/campaigns/:id/preview', ctx.guard(GET), preview);
+  api.post('/campaigns/:id/preview', ctx.guard(GET), preview);
+  api.post('/campaigns/:id/text', ctx.guard(GET), preview);
 
-  api.post('/campaigns/:id/preview/archive', ctx.auth(...GET), async (c) => {
+  api.post('/campaigns/:id/preview/archive', ctx.guard(GET), async (c) => {
     const campaign = service.access(c.get('user'), pathId(c), 'get');
     const b = await readBody(c);
     // A form sends archive_meta as JSON text; a JSON body may send the object itself.
@@ -76,7 +75,7 @@ export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): voi
     return sendPreview(c, service.previewArchive(campaign, optInt(b, 'template_id'), optObject({ archive_meta: meta }, 'archive_meta')));
   });
 
-  api.post('/campaigns/:id/content', ctx.auth(...MANAGE), async (c) => {
+  api.post('/campaigns/:id/content', ctx.guard(MANAGE), async (c) => {
     const b = await readJson(c);
     try {
       return ok(c, convertContent(b.from, b.to, b.body ?? ''));
@@ -86,19 +85,19 @@ export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): voi
     }
   });
 
-  api.post('/campaigns', ctx.auth(...MANAGE), async (c) => ok(c, service.create(c.get('user'), await readJson(c))));
-  api.put('/campaigns/:id', ctx.auth(...MANAGE), async (c) => ok(c, service.update(c.get('user'), pathId(c), await readJson(c))));
-  api.put('/campaigns/:id/status', ctx.auth('campaigns:send'), async (c) => ok(c, service.setStatus(c.get('user'), pathId(c), await readJson(c))));
-  api.put('/campaigns/:id/archive', ctx.auth(...MANAGE), async (c) => {
+  api.post('/campaigns', ctx.guard(MANAGE), async (c) => ok(c, service.create(c.get('user'), await readJson(c))));
+  api.put('/campaigns/:id', ctx.guard(MANAGE), async (c) => ok(c, service.update(c.get('user'), pathId(c), await readJson(c))));
+  api.put('/campaigns/:id/status', ctx.guard('campaigns:send'), async (c) => ok(c, service.setStatus(c.get('user'), pathId(c), await readJson(c))));
+  api.put('/campaigns/:id/archive', ctx.guard(MANAGE), async (c) => {
     service.setArchive(c.get('user'), pathId(c), await readJson(c));
     return ok(c, true);
   });
-  api.post('/campaigns/:id/test', ctx.auth(...MANAGE), async (c) => {
+  api.post('/campaigns/:id/test', ctx.guard(MANAGE), async (c) => {
     await service.testSend(c.get('user'), pathId(c), await readBody(c));
     return ok(c, true);
   });
   // listmonk's bulk delete: ?id=1&id=2, or ?query=text, or ?all=true (query narrows all).
-  api.delete('/campaigns', ctx.auth(...MANAGE), (c) => {
+  api.delete('/campaigns', ctx.guard(MANAGE), (c) => {
     const ids = queryIds(c, 'id');
     const search = (c.req.query('query') ?? '').trim();
     if (ids.length) service.deleteMany(c.get('user'), { ids });
@@ -107,7 +106,7 @@ export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: AppContext): voi
     return ok(c, true);
   });
 
-  api.delete('/campaigns/:id', ctx.auth(...MANAGE), (c) => {
+  api.delete('/campaigns/:id', ctx.guard(MANAGE), (c) => {
     service.delete(c.get('user'), pathId(c));
     return ok(c, true);
   });

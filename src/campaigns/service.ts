@@ -8,7 +8,6 @@ import type { Body } from '../http/body.ts';
 import { filterLists, hasPerm, permittedLists, type AuthUser } from '../http/permissions.ts';
 import { escapeHtml } from '../http/page.ts';
 import { normaliseTags, optBool, optEnum, optHeaderList, optIdList, optInt, optObject, optString, optStringArray } from '../http/validate.ts';
-import type { DeliveryEngine } from '../delivery/engine.ts';
 import { composer, layoutFor, loadAttachments, renderEnv } from '../delivery/compose.ts';
 import { isValidFrom } from '../mail/message.ts';
 import type { TrackingStore } from '../tracking/store.ts';
@@ -71,12 +70,24 @@ export interface Preview {
   body: string;
 }
 
+/** What the campaign rules need of the sending engine (delivery/ depends on campaigns/, not back). */
+export interface CampaignSender {
+  /** Look for campaigns to send now (one was set running). */
+  wake(): void;
+  /** Stop sending a campaign (pause, cancel, delete). */
+  halt(id: number): void;
+  /** Whether a run of the campaign is still sending. */
+  isSending(id: number): boolean;
+  /** Messages per minute sent for the campaign lately. */
+  rate(id: number): number;
+}
+
 export class CampaignService {
   constructor(
     private readonly ctx: AppContext,
     readonly store: CampaignStore,
     private readonly tracking: TrackingStore,
-    private readonly engine: DeliveryEngine,
+    private readonly engine: CampaignSender,
   ) {}
 
   /** null when the user sees every campaign, else the lists that make a campaign visible. */

@@ -111,15 +111,13 @@ class Run {
 }
 
 export class DeliveryEngine {
-  private readonly store: DeliveryStore;
   private readonly throttle: Throttle;
   private readonly runs = new Map<number, Run>();
   private readonly tasks = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
 
-  constructor(private readonly ctx: AppContext, private readonly campaigns: CampaignStore, private readonly tracking: TrackingStore) {
-    this.store = new DeliveryStore(ctx.db);
+  constructor(private readonly ctx: AppContext, private readonly store: DeliveryStore, private readonly campaigns: CampaignStore, private readonly tracking: TrackingStore) {
     this.throttle = new Throttle(ctx.settings);
   }
 

@@ -5,6 +5,7 @@ import { getCookie } from 'hono/cookie';
 import type { Context, MiddlewareHandler } from 'hono';
 import { forbidden } from './errors.ts';
 import { hasPerm, type AuthUser } from './permissions.ts';
+import type { Access } from './routes.ts';
 import type { AppEnv } from './types.ts';
 
 export interface Authenticator {
@@ -74,17 +75,22 @@ export function assertSameOrigin(c: Context, trustedOrigin: string | null): void
   throw forbidden('cross-site request refused: a cookie-authenticated change must come from this site (Origin/Referer)');
 }
 
+/** A route's guard for an access rule (routes.ts); 'public' routes have none. */
+export type Guard = (access: Exclude<Access, 'public'>) => MiddlewareHandler<AppEnv>;
+
 /**
  * Route guard: authenticates the caller and, when permissions are named, requires any one of
  * them. A denial names the last one, as listmonk does.
  */
-export function makeAuth(authn: Authenticator) {
-  return (...anyOf: string[]): MiddlewareHandler<AppEnv> =>
-    createMiddleware<AppEnv>(async (c, next) => {
+export function makeAuth(authn: Authenticator): Guard {
+  return (access) => {
+    const anyOf: readonly string[] = access === 'signed-in' ? [] : typeof access === 'string' ? [access] : access;
+    return createMiddleware<AppEnv>(async (c, next) => {
       const user = authenticate(authn, c.req.header('authorization'), getCookie(c, SESSION_COOKIE));
       if (user.via === 'session' && !SAFE_METHODS.has(c.req.method)) assertSameOrigin(c, authn.trustedOrigin?.() ?? null);
       if (anyOf.length && !anyOf.some((p) => hasPerm(user, p))) throw forbidden(`permission denied: ${anyOf[anyOf.length - 1]}`);
       c.set('user', user);
       await next();
     });
+  };
 }

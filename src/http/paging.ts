@@ -1,6 +1,8 @@
 // page / per_page from the URL query, as listmonk's paginator reads them. With "all" allowed
 // (as listmonk configures it) the paginator does not clamp large values: clients that send
 // per_page=1000000 get that many (values are bounded only at a billion).
+import { q } from './schema.ts';
+
 const DEFAULT_PER_PAGE = 20;
 /** Bound on page and per_page, so that LIMIT and OFFSET stay 64-bit integers for SQLite. */
 const MAX_PAGING_VALUE = 1_000_000_000;
@@ -37,3 +39,17 @@ export function parseOrder(v: string | undefined): 'ASC' | 'DESC' {
 export function parseOrderBy<K extends string>(v: string | undefined, allowed: Record<K, string>, fallback: string): string {
   return v !== undefined && Object.hasOwn(allowed, v) ? allowed[v as K] : fallback;
 }
+
+/** The paging and ordering parameters of a listing's query schema (listmonk's names). */
+export const pagingQuery = {
+  page: q.str(),
+  per_page: q.str(),
+};
+
+/** `order_by` from an allow-list, as its SQL column (fallback when absent or unknown). */
+export function orderByQuery<K extends string>(allowed: Record<K, string>, fallback: string) {
+  return q.first({ type: 'string', enum: Object.keys(allowed) }, (v) => parseOrderBy(v, allowed, fallback));
+}
+
+/** `order`: asc or desc in any case; anything else is desc. */
+export const orderQuery = () => q.first({ type: 'string', enum: ['asc', 'desc'] }, parseOrder);

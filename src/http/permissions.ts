@@ -1,6 +1,6 @@
 // listmonk's permission model: user-role permissions (route level) and per-list grants.
 
-export const PERMISSION_GROUPS: { group: string; permissions: string[] }[] = [
+export const PERMISSION_GROUPS = [
   { group: 'lists', permissions: ['lists:get_all', 'lists:manage_all'] },
   { group: 'subscribers', permissions: ['subscribers:get', 'subscribers:get_all', 'subscribers:manage', 'subscribers:import', 'subscribers:sql_query', 'tx:send'] },
   { group: 'campaigns', permissions: ['campaigns:get', 'campaigns:get_all', 'campaigns:get_analytics', 'campaigns:manage', 'campaigns:manage_all', 'campaigns:send'] },
@@ -9,10 +9,12 @@ export const PERMISSION_GROUPS: { group: string; permissions: string[] }[] = [
   { group: 'templates', permissions: ['templates:get', 'templates:manage'] },
   { group: 'users', permissions: ['users:get', 'users:manage', 'roles:get', 'roles:manage'] },
   { group: 'settings', permissions: ['settings:get', 'settings:manage', 'settings:maintain'] },
-];
+] as const;
 
-export const ALL_PERMISSIONS: string[] = PERMISSION_GROUPS.flatMap((g) => g.permissions);
+export type Permission = (typeof PERMISSION_GROUPS)[number]['permissions'][number];
+export const ALL_PERMISSIONS: readonly Permission[] = PERMISSION_GROUPS.flatMap((g) => g.permissions);
 export const LIST_PERMISSIONS = ['list:get', 'list:manage'] as const;
+export type ListPermission = (typeof LIST_PERMISSIONS)[number];
 
 /** The built-in Super Admin role: passes every check. */
 export const SUPER_ADMIN_ROLE_ID = 1;
@@ -65,4 +67,30 @@ export function canAccessList(u: AuthUser, kind: 'get' | 'manage', listId: numbe
 export function filterLists(u: AuthUser, kind: 'get' | 'manage', ids: number[]): number[] {
   const p = permittedLists(u, kind);
   return p === 'all' ? ids : ids.filter((id) => p.includes(id));
+}
+
+/** The caller a service acts for (the authenticated user of a request, or the CLI's). */
+export type Actor = AuthUser;
+
+/**
+ * The one permission check: a user-role permission, or with a list id, the list role's grant
+ * on that list (`list:get` / `list:manage`; `lists:get_all` / `lists:manage_all` cover every list).
+ */
+export function can(actor: Actor, permission: Permission | ListPermission, listId?: number): boolean {
+  if (permission === 'list:get' || permission === 'list:manage') {
+    return listId !== undefined && canAccessList(actor, permission === 'list:get' ? 'get' : 'manage', listId);
+  }
+  return hasPerm(actor, permission);
+}
+
+declare const authorizedBrand: unique symbol;
+/**
+ * A value a permission check produced. Mutating store calls take ids of this type only, so the
+ * compiler refuses a change on an id no check has seen.
+ */
+export type Authorized<T> = T & { readonly [authorizedBrand]: true };
+
+/** Marks values as checked; only services call it, right after the check. */
+export function authorized<T>(value: T): Authorized<T> {
+  return value as Authorized<T>;
 }

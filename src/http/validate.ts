@@ -4,6 +4,9 @@
 import type { Context } from 'hono';
 import { badRequest } from './errors.ts';
 import type { Body } from './body.ts';
+import { parseBool } from './schema.ts';
+
+export { normaliseTags, parseBool } from './schema.ts';
 
 const present = (v: unknown) => v !== undefined && v !== null;
 
@@ -59,15 +62,6 @@ export function optBool(b: Body, key: string): boolean | undefined {
     if (parsed !== undefined) return parsed;
   }
   throw badRequest(`invalid "${key}": expected true or false`);
-}
-
-/** Go's strconv.ParseBool spellings, which listmonk accepts in query strings and forms. */
-export function parseBool(v: string | undefined): boolean | undefined {
-  if (v === undefined) return undefined;
-  const s = v.trim();
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(s)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(s)) return false;
-  return undefined;
 }
 
 export function optIntArray(b: Body, key: string): number[] | undefined {
@@ -147,14 +141,6 @@ export function queryIds(c: Context, name: string): number[] {
     const n = toInt(s);
     if (n === null || n < 1) throw badRequest(`invalid "${name}": expected positive integers`);
     return n;
-  });
-}
-
-/** Tags as listmonk normalises them: trimmed, inner whitespace runs to "-", empties dropped. */
-export function normaliseTags(tags: string[] | undefined): string[] {
-  return (tags ?? []).map((t) => t.trim().replace(/\s+/g, '-')).filter((t) => t !== '').map((t) => {
-    if (t.length > 100) throw badRequest(`invalid tag "${t.slice(0, 20)}…": longer than 100 characters`);
-    return t;
   });
 }
 

@@ -10,7 +10,7 @@ import { conflict } from '../http/errors.ts';
 import { domainRules } from '../subscribers/email.ts';
 import type { ImportSource } from './source.ts';
 import type { SearchIndexer } from './search-indexer.ts';
-import { ImportStore, type WriteOptions } from './store.ts';
+import type { ImportStore, WriteOptions } from './store.ts';
 import { CONTROL_IMPORTED, CONTROL_STOP, startThread, type WriterMessage } from './threads.ts';
 import { systemMessage } from '../mail/system.ts';
 
@@ -51,11 +51,7 @@ export class Importer {
   private running: Promise<void> | null = null;
   /** Shared with the writer thread while an import runs (stop flag, rows imported). */
   private control: Int32Array | null = null;
-  private readonly store: ImportStore;
-
-  constructor(private readonly ctx: AppContext, private readonly indexer: SearchIndexer) {
-    this.store = new ImportStore(ctx.db);
-  }
+  constructor(private readonly ctx: AppContext, private readonly store: ImportStore, private readonly indexer: SearchIndexer) {}
 
   status(): ImportStatus {
     if (this.control) this.state.imported = Atomics.load(this.control, CONTROL_IMPORTED);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import type { Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, forbidden } from '../http/errors.ts';
@@ -11,25 +11,16 @@ import { receiveMultipart } from '../http/multipart.ts';
 import { filterLists, type AuthUser } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { optBool, optEnum, optIntArray, optString, reqEnum } from '../http/validate.ts';
-import { Importer } from './importer.ts';
-import { SearchIndexer } from './search-indexer.ts';
 import { inspectUpload } from './source.ts';
+import type { Importer } from './importer.ts';
 import type { WriteOptions } from './store.ts';
 
 /** Largest accepted upload (ZIP or CSV). */
 const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
 
-export function registerImportRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
-  const indexer = new SearchIndexer(ctx);
-  const importer = new Importer(ctx, indexer);
-  indexer.drain();
-  ctx.onShutdown(async () => {
-    // The indexer first, so the import's end does not start it again.
-    await indexer.stop();
-    importer.stop();
-    await importer.whenIdle();
-  });
-  const guard = ctx.auth('subscribers:import');
+export function registerImportRoutes(api: Hono<AppEnv>, ctx: Services): void {
+  const { importer } = ctx;
+  const guard = ctx.guard('subscribers:import');
 
   api.get('/import/subscribers', guard, (c) => ok(c, importer.status()));
   api.get('/import/subscribers/logs', guard, (c) => ok(c, importer.logs()));

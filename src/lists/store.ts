@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
+import type { Authorized } from '../http/permissions.ts';
 
 export const LIST_TYPES = ['private', 'public'] as const;
 export const LIST_OPTINS = ['single', 'double'] as const;
@@ -139,7 +140,7 @@ export class ListStore {
   }
 
   /** Saves the fields; a rename is carried into campaigns' recorded list names. */
-  update(id: number, f: ListFields): List {
+  update(id: Authorized<number>, f: ListFields): List {
     this.db.transaction(() => {
       this.sql(SQL.update).run({ id, ...f, tags: JSON.stringify(f.tags), now: new Date().toISOString() });
       this.sql(SQL.renameInCampaigns).run(f.name, id);
@@ -148,7 +149,7 @@ export class ListStore {
   }
 
   /** Deletes the lists in one transaction; returns how many existed. */
-  delete(ids: number[]): number {
+  delete(ids: Authorized<number>[]): number {
     return this.db.transaction(() => ids.reduce((n, id) => n + this.sql(SQL.delete).run(id).changes, 0)).immediate();
   }
 

@@ -1,14 +1,13 @@
 // /api/maintenance/*: listmonk's garbage collection and analytics export (settings:maintain), and
 // the scheduled VACUUM (setting maintenance.db).
 import type { Context, Hono } from 'hono';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { readBody } from '../http/body.ts';
 import { sendCsv } from '../http/csv.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
 import type { AppEnv } from '../http/types.ts';
-import { startVacuumSchedule } from './schedule.ts';
-import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, MaintenanceStore, SUBSCRIBER_GC_TYPES } from './store.ts';
+import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, SUBSCRIBER_GC_TYPES } from './store.ts';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -33,9 +32,9 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], what: str
   return value as T;
 }
 
-export function registerMaintenanceRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
-  const store = new MaintenanceStore(ctx.db);
-  const guard = ctx.auth('settings:maintain');
+export function registerMaintenanceRoutes(api: Hono<AppEnv>, ctx: Services): void {
+  const store = ctx.maintenance;
+  const guard = ctx.guard('settings:maintain');
 
   api.delete('/maintenance/subscribers/:type', guard, (c) => {
     const type = oneOf(c.req.param('type'), SUBSCRIBER_GC_TYPES, 'subscriber type');
@@ -64,7 +63,4 @@ export function registerMaintenanceRoutes(api: Hono<AppEnv>, ctx: AppContext): v
       return rows.map((r) => columns.map((k) => r[k]));
     });
   });
-
-  const schedule = startVacuumSchedule(ctx, store);
-  ctx.onShutdown(() => schedule.stop());
 }

@@ -9,11 +9,14 @@ interface VacuumSetting {
   vacuum_cron_interval?: string;
 }
 
-export function startVacuumSchedule(ctx: AppContext, store: MaintenanceStore): { stop(): void } {
-  let timer: NodeJS.Timeout | null = null;
-  let warned = '';
+export class VacuumSchedule {
+  private timer: NodeJS.Timeout | null = null;
+  private warned = '';
 
-  const check = (now: Date) => {
+  constructor(private readonly ctx: AppContext, private readonly store: MaintenanceStore) {}
+
+  private check(now: Date): void {
+    const { ctx, store } = this;
     const s = ctx.settings.get<VacuumSetting>('maintenance.db') ?? {};
     if (!s.vacuum) return;
     const expr = String(s.vacuum_cron_interval ?? '');
@@ -21,8 +24,8 @@ export function startVacuumSchedule(ctx: AppContext, store: MaintenanceStore): {
     try {
       due = parseCron(expr).matches(now);
     } catch (e) {
-      if (warned !== expr) ctx.log.error(`maintenance: not vacuuming, bad maintenance.db.vacuum_cron_interval: ${(e as Error).message}`);
-      warned = expr;
+      if (this.warned !== expr) ctx.log.error(`maintenance: not vacuuming, bad maintenance.db.vacuum_cron_interval: ${(e as Error).message}`);
+      this.warned = expr;
       return;
     }
     if (!due) return;
@@ -33,21 +36,20 @@ export function startVacuumSchedule(ctx: AppContext, store: MaintenanceStore): {
     } catch (e) {
       ctx.log.error(`maintenance: VACUUM failed: ${(e as Error).message}`);
     }
-  };
+  }
 
-  const arm = () => {
+  /** Checks at the start of every minute. */
+  start(): void {
     const now = Date.now();
-    timer = setTimeout(() => {
-      check(new Date());
-      arm();
+    this.timer = setTimeout(() => {
+      this.check(new Date());
+      this.start();
     }, 60_000 - (now % 60_000) + 50);
-    timer.unref();
-  };
-  arm();
-  return {
-    stop() {
-      if (timer) clearTimeout(timer);
-      timer = null;
-    },
-  };
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
 }

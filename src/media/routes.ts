@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { receiveMultipart } from '../http/multipart.ts';
@@ -21,8 +21,8 @@ import { MediaStore, type MediaRow } from './store.ts';
 const PROVIDER = 'filesystem';
 const CONTENT_TYPE_RE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
 
-export function registerMediaRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: AppContext): void {
-  const { auth, settings } = ctx;
+export function registerMediaRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: Services): void {
+  const { guard, settings } = ctx;
   const store = new MediaStore(ctx.db);
   const dir = ctx.config.uploadsPath;
   const uploadUri = () => '/' + settings.str('upload.filesystem.upload_uri').replace(/^\/+|\/+$/g, '');
@@ -39,18 +39,18 @@ export function registerMediaRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     url: fileUrl(r.filename),
   });
 
-  api.get('/media', auth('media:get'), (c) => {
+  api.get('/media', guard('media:get'), (c) => {
     const query = (c.req.query('query') ?? '').trim();
     return ok(c, store.list(settings.str('upload.provider'), query).map(toMedia));
   });
 
-  api.get('/media/:id', auth('media:get'), (c) => {
+  api.get('/media/:id', guard('media:get'), (c) => {
     const row = store.get(pathId(c));
     if (!row) throw notFound('media not found');
     return ok(c, toMedia(row));
   });
 
-  api.post('/media', auth('media:manage'), async (c) => {
+  api.post('/media', guard('media:manage'), async (c) => {
     if (settings.str('upload.provider') !== PROVIDER) throw badRequest('listmgr stores media on the file system only: set upload.provider to "filesystem"');
     const bodyType = c.req.header('content-type') ?? '';
     if (!/^multipart\/form-data\b/i.test(bodyType)) throw badRequest('send the file as multipart/form-data in a field named "file"');
@@ -89,7 +89,7 @@ export function registerMediaRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     }
   });
 
-  api.delete('/media/:id', auth('media:manage'), async (c) => {
+  api.delete('/media/:id', guard('media:manage'), async (c) => {
     const row = store.get(pathId(c));
     if (!row) throw notFound('media not found');
     store.delete(row.id);

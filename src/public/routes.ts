@@ -2,7 +2,8 @@
 // Nothing here changes state on a GET (mail scanners follow links); one click (a POST) does.
 // Answers never reveal whether an address was already subscribed. Rate-limited per client.
 import type { Context, Hono } from 'hono';
-import { perContext, type AppContext } from '../context.ts';
+import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { readBody, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
@@ -13,7 +14,7 @@ import { isUuid, optString, optStringArray, parseBool } from '../http/validate.t
 import { exportableSections } from '../subscribers/routes.ts';
 import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.ts';
 import { sendOptinQuietly } from '../subscribers/optin.ts';
-import { audienceFor, type Audience } from '../subscribers/service.ts';
+import type { Audience } from '../subscribers/service.ts';
 import type { SubscriberRow } from '../subscribers/store.ts';
 import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, Captcha, captchaProvider } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
@@ -65,9 +66,9 @@ async function subscribePublic(ctx: AppContext, a: Audience, email: unknown, raw
   return { hasOptin: ctx.settings.bool('app.send_optin_confirmation') && lists.some((l) => l.optin === 'double') };
 }
 
-export function registerPublicRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
-  const a = audienceFor(ctx);
-  api.use('/public/*', publicLimiter(ctx, apiLimiter(ctx)));
+export function registerPublicRoutes(api: Hono<AppEnv>, ctx: Services): void {
+  const a = { subscribers: ctx.subscribers, lists: ctx.listStore };
+  api.use('/public/*', publicLimiter(ctx, ctx.publicLimiter));
 
   api.get('/public/lists', (c) => c.json(a.lists.publicLists().map((l) => ({ uuid: l.uuid, name: l.name }))));
 
@@ -75,7 +76,7 @@ export function registerPublicRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
   api.get('/public/captcha/altcha', async (c) => {
     if (captchaProvider(ctx.settings) !== 'altcha') return c.json({ message: 'the Altcha captcha is not enabled' }, 404);
     c.header('Cache-Control', 'no-store');
-    return c.json(await captchaFor(ctx).altchaChallenge());
+    return c.json(await ctx.captcha.altchaChallenge());
   });
 
   api.post('/public/subscription', async (c) => {
@@ -87,14 +88,8 @@ export function registerPublicRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
   });
 }
 
-/** One limiter per app, shared by the public API and the pages. */
-const apiLimiter = perContext(() => new RateLimiter());
-
-/** One captcha per app: its Altcha key signs the challenges the form's POST is checked against. */
-export const captchaFor = perContext((ctx) => new Captcha(ctx.settings));
-
-export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
-  const a = audienceFor(ctx);
+export function registerPublicPages(app: Hono<AppEnv>, ctx: Services): void {
+  const a = { subscribers: ctx.subscribers, lists: ctx.listStore };
   const exportsSent = new AttemptLimiter(EXPORTS_PER_HOUR, 3_600_000);
   app.get(ALTCHA_SCRIPT_PATH, (c) => c.body(altchaWidgetScript(), 200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }));
   const s = ctx.settings;
@@ -128,8 +123,8 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
   // Per client address; but RFC 8058 one-click unsubscribes come from a few mail providers'
   // addresses in bursts after each campaign, so those are limited per subscriber instead.
   const limited = (c: Context) => message(c, t('public.errorTitle'), t('public.tooManyRequests'), 429);
-  const perAddress = publicLimiter(ctx, apiLimiter(ctx), limited);
-  const perSubscriber = publicLimiter(ctx, apiLimiter(ctx), limited, (c) => `unsubscribe:${c.req.path.split('/')[3]}`);
+  const perAddress = publicLimiter(ctx, ctx.publicLimiter, limited);
+  const perSubscriber = publicLimiter(ctx, ctx.publicLimiter, limited, (c) => `unsubscribe:${c.req.path.split('/')[3]}`);
   app.use('/subscription/*', (c, next) => (c.req.method === 'POST' && isUnsubscribePath(c.req.path) ? perSubscriber(c, next) : perAddress(c, next)));
 
   // Subscription form ---------------------------------------------------------------------
@@ -137,7 +132,7 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: AppContext): void {
     if (!s.bool('app.enable_public_subscription_page')) return message(c, t('public.subTitle'), t('public.invalidFeature'), 404);
     const lists = a.lists.publicLists();
     if (!lists.length) return message(c, t('public.subTitle'), t('public.noListsAvailable'));
-    const captcha = captchaFor(ctx).widget();
+    const captcha = ctx.captcha.widget();
     const boxes = lists.map((l) => `<label class="check"><input type="checkbox" name="l" value="${escapeHtml(l.uuid)}" checked>
 <span>${escapeHtml(l.name)}${l.description ? `<br><span class="muted">${escapeHtml(l.description)}</span>` : ''}</span></label>`).join('\n');
     return page(c, t('public.subTitle'), `<h1>${escapeHtml(t('public.subTitle'))}</h1><p>${escapeHtml(t('public.subIntro'))}</p>
@@ -155,7 +150,7 @@ ${captcha.html}
     const b = await readBody(c);
     // A filled honeypot is a bot: refuse without subscribing anyone.
     if (optString(b, 'nonce')) return message(c, t('public.errorTitle'), t('public.errorProcessingRequest'), 400);
-    if (!(await captchaFor(ctx).passes(b))) return message(c, t('public.errorTitle'), t('public.invalidCaptcha'), 400);
+    if (!(await ctx.captcha.passes(b))) return message(c, t('public.errorTitle'), t('public.invalidCaptcha'), 400);
     const { hasOptin } = await subscribePublic(ctx, a, b.email, optString(b, 'name'), optStringArray(b, 'l') ?? []);
     const next = optString(b, 'next');
     const trusted = (s.get<unknown>('security.trusted_urls') as string[] | undefined) ?? [];
@@ -290,7 +285,7 @@ function flag(v: unknown): boolean {
 }
 
 /** What an opt-in confirmation records: when, and (if the privacy setting allows) from where. */
-function optinEvidence(c: Context, ctx: AppContext): Record<string, string> {
+function optinEvidence(c: Context, ctx: Services): Record<string, string> {
   const evidence: Record<string, string> = { confirmed_at: new Date().toISOString() };
   if (ctx.settings.bool('privacy.record_optin_ip')) {
     evidence.optin_ip = clientAddress(c, (ctx.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? []);

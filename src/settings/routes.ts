@@ -1,6 +1,6 @@
 // GET/PUT /api/settings, PUT /api/settings/{key}, POST /api/settings/smtp/test.
 import type { Hono } from 'hono';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { readJson, readJsonValue } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
@@ -9,26 +9,26 @@ import { reqString } from '../http/validate.ts';
 import { sendSmtpTest, type SmtpServerSettings } from '../mail/smtp.ts';
 import { smtpDefaults } from './defaults.ts';
 
-export function registerSettingsRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
-  const { auth, settings } = ctx;
+export function registerSettingsRoutes(api: Hono<AppEnv>, ctx: Services): void {
+  const { guard, settings } = ctx;
 
-  api.get('/settings', auth('settings:get'), (c) => ok(c, settings.masked()));
+  api.get('/settings', guard('settings:get'), (c) => ok(c, settings.masked()));
 
-  api.put('/settings', auth('settings:manage'), async (c) => {
+  api.put('/settings', guard('settings:manage'), async (c) => {
     settings.update(await readJson(c));
     ctx.reload();
     ctx.log.info(`settings updated by ${c.get('user').username}`);
     return ok(c, true);
   });
 
-  api.put('/settings/:key', auth('settings:manage'), async (c) => {
+  api.put('/settings/:key', guard('settings:manage'), async (c) => {
     settings.updateKey(c.req.param('key'), await readJsonValue(c));
     ctx.reload();
     ctx.log.info(`setting ${c.req.param('key')} updated by ${c.get('user').username}`);
     return ok(c, true);
   });
 
-  api.post('/settings/smtp/test', auth('settings:manage'), async (c) => {
+  api.post('/settings/smtp/test', guard('settings:manage'), async (c) => {
     const body = await readJson(c);
     const to = reqString(body, 'email');
     const server = { ...smtpDefaults({}), ...body } as unknown as SmtpServerSettings;

@@ -1,6 +1,6 @@
 // /api/subscribers: parse, check access, call the store, answer.
 import type { Context, Hono } from 'hono';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { readBodyOrText, readJson, type Body } from '../http/body.ts';
 import { sendCsv } from '../http/csv.ts';
 import { ok, pageResults } from '../http/envelope.ts';
@@ -12,7 +12,7 @@ import { optBool, optEnum, optIdList, optIntArray, optObject, optString, pathId,
 import { filterManageable, manageableLists, maskSubscriber } from './access.ts';
 import { domainRules, nameFromEmail, validateEmail } from './email.ts';
 import { sendOptin, sendOptinQuietly } from './optin.ts';
-import { assertSubscriberAccess, audienceFor, buildFilter, cleanQuery } from './service.ts';
+import { assertSubscriberAccess, buildFilter, cleanQuery } from './service.ts';
 import {
   LIST_ACTIONS, SUBSCRIBER_ORDER_COLUMNS, SUBSCRIBER_STATUSES, SUBSCRIPTION_STATUSES,
   type Subscriber, type SubscriberFields, type SubscriberStore, type SubscriptionSource,
@@ -22,7 +22,7 @@ const MAX_NAME_BYTES = 2000;
 /** Rows per chunk when streaming per_page=all and CSV exports. */
 const STREAM_BATCH = 500;
 
-const READ = ['subscribers:get_all', 'subscribers:get'];
+const READ = ['subscribers:get_all', 'subscribers:get'] as const;
 /** The columns of the CSV export (listmonk's names and order). */
 const CSV_HEADER = ['uuid', 'email', 'name', 'attributes', 'status', 'created_at', 'updated_at'];
 
@@ -30,8 +30,8 @@ function sourceOf(user: AuthUser): SubscriptionSource {
   return user.via === 'session' ? 'admin' : 'api';
 }
 
-export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
-  const { subscribers: store } = audienceFor(ctx);
+export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: Services): void {
+  const { subscribers: store } = ctx;
 
   const load = (c: Context<AppEnv>, id: number): Subscriber => {
     assertSubscriberAccess(store, c.get('user'), [id]);
@@ -41,7 +41,7 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
   };
 
   // Static paths first: /subscribers/export and /subscribers/lists are not ids.
-  api.get('/subscribers/export', ctx.auth(...READ), (c) => {
+  api.get('/subscribers/export', ctx.guard(READ), (c) => {
     const filter = buildFilter(c.get('user'), {
       listIds: queryIds(c, 'list_id'), ids: queryIds(c, 'id'), subscriptionStatus: c.req.query('subscription_status'),
       search: c.req.query('search'), query: c.req.query('query'),
@@ -53,7 +53,7 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
       .map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at])));
   });
 
-  api.get('/subscribers', ctx.auth(...READ), (c) => {
+  api.get('/subscribers', ctx.guard(READ), (c) => {
     const user = c.get('user');
     const q = c.req.query();
     const filter = buildFilter(user, { listIds: queryIds(c, 'list_id'), subscriptionStatus: q.subscription_status, search: q.search, query: q.query });
@@ -70,7 +70,7 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     return ok(c, pageResults(results.map((s) => maskSubscriber(s, user)), total, paging, echo));
   });
 
-  api.post('/subscribers', ctx.auth('subscribers:manage'), async (c) => {
+  api.post('/subscribers', ctx.guard('subscribers:manage'), async (c) => {
     const user = c.get('user');
     const b = await readJson(c);
     const email = validateEmail(b.email, domainRules(ctx.settings));
@@ -88,7 +88,7 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     return ok(c, { ...created, lists: created.lists.map((l) => l.id) });
   });
 
-  api.delete('/subscribers', ctx.auth('subscribers:manage'), (c) => {
+  api.delete('/subscribers', ctx.guard('subscribers:manage'), (c) => {
     const ids = queryIds(c, 'id');
     if (!ids.length) throw badRequest('"id" is required (one or more subscriber IDs)');
     assertSubscriberAccess(store, c.get('user'), ids);
@@ -96,7 +96,7 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     return ok(c, true);
   });
 
-  api.put('/subscribers/blocklist', ctx.auth('subscribers:manage'), async (c) => {
+  api.put('/subscribers/blocklist', ctx.guard('subscribers:manage'), async (c) => {
     const ids = optIntArray(await readJson(c), 'ids') ?? [];
     if (!ids.length) throw badRequest('"ids" is required (one or more subscriber IDs)');
     assertSubscriberAccess(store, c.get('user'), ids);
@@ -117,8 +117,8 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     store.changeLists(existing, change.action, change.targets, { status: change.status, overwrite: true, source: sourceOf(user) });
     return ok(c, true);
   };
-  api.put('/subscribers/lists', ctx.auth('subscribers:manage'), (c) => listsByIds(c, null));
-  api.put('/subscribers/lists/:id', ctx.auth('subscribers:manage'), (c) => listsByIds(c, pathId(c)));
+  api.put('/subscribers/lists', ctx.guard('subscribers:manage'), (c) => listsByIds(c, null));
+  api.put('/subscribers/lists/:id', ctx.guard('subscribers:manage'), (c) => listsByIds(c, pathId(c)));
 
   // By query: the matching ids are selected on the read-only connection, then changed by id
   // in one transaction.
@@ -135,35 +135,35 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     return { b, user, filter };
   };
 
-  api.post('/subscribers/query/delete', ctx.auth('subscribers:manage'), async (c) => {
+  api.post('/subscribers/query/delete', ctx.guard('subscribers:manage'), async (c) => {
     const { filter } = await byQuery(c, true);
     if (filter.lists === null && !filter.search && !filter.segment) store.deleteAll();
     else store.delete(store.matchingIds(filter));
     return ok(c, true);
   });
 
-  api.put('/subscribers/query/blocklist', ctx.auth('subscribers:manage'), async (c) => {
+  api.put('/subscribers/query/blocklist', ctx.guard('subscribers:manage'), async (c) => {
     const { filter } = await byQuery(c, true);
     store.blocklist(store.matchingIds(filter));
     return ok(c, true);
   });
 
-  api.put('/subscribers/query/lists', ctx.auth('subscribers:manage'), async (c) => {
+  api.put('/subscribers/query/lists', ctx.guard('subscribers:manage'), async (c) => {
     const { b, user, filter } = await byQuery(c, false);
     const change = listChange(user, b);
     store.changeLists(store.matchingIds(filter), change.action, change.targets, { status: change.status, overwrite: false, source: sourceOf(user) });
     return ok(c, true);
   });
 
-  api.get('/subscribers/:id', ctx.auth(...READ), (c) => ok(c, maskSubscriber(load(c, pathId(c)), c.get('user'))));
+  api.get('/subscribers/:id', ctx.guard(READ), (c) => ok(c, maskSubscriber(load(c, pathId(c)), c.get('user'))));
 
-  api.get('/subscribers/:id/activity', ctx.auth(...READ), (c) => {
+  api.get('/subscribers/:id/activity', ctx.guard(READ), (c) => {
     const id = pathId(c);
     load(c, id);
     return ok(c, store.activity(id));
   });
 
-  api.get('/subscribers/:id/export', ctx.auth(...READ), (c) => {
+  api.get('/subscribers/:id/export', ctx.guard(READ), (c) => {
     const id = pathId(c);
     load(c, id);
     const data = store.exportData(id, exportableSections(ctx));
@@ -173,20 +173,20 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     return c.body(JSON.stringify(data, null, 2));
   });
 
-  api.get('/subscribers/:id/bounces', ctx.auth('bounces:get'), (c) => {
+  api.get('/subscribers/:id/bounces', ctx.guard('bounces:get'), (c) => {
     const id = pathId(c);
     load(c, id);
     return ok(c, store.bounces(id));
   });
 
-  api.delete('/subscribers/:id/bounces', ctx.auth('bounces:manage'), (c) => {
+  api.delete('/subscribers/:id/bounces', ctx.guard('bounces:manage'), (c) => {
     const id = pathId(c);
     load(c, id);
     store.deleteBounces(id);
     return ok(c, true);
   });
 
-  api.post('/subscribers/:id/optin', ctx.auth('subscribers:manage'), async (c) => {
+  api.post('/subscribers/:id/optin', ctx.guard('subscribers:manage'), async (c) => {
     const id = pathId(c);
     load(c, id);
     try {
@@ -197,7 +197,7 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     return ok(c, true);
   });
 
-  api.put('/subscribers/:id/blocklist', ctx.auth('subscribers:manage'), (c) => {
+  api.put('/subscribers/:id/blocklist', ctx.guard('subscribers:manage'), (c) => {
     const id = pathId(c);
     load(c, id);
     store.blocklist([id]);
@@ -227,10 +227,10 @@ export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: AppContext): vo
     if (!preconfirm && lists?.length) await sendOptinQuietly(ctx, store, id, lists);
     return ok(c, maskSubscriber(store.get(id)!, user));
   };
-  api.put('/subscribers/:id', ctx.auth('subscribers:manage'), (c) => save(c, 'put'));
-  api.patch('/subscribers/:id', ctx.auth('subscribers:manage'), (c) => save(c, 'patch'));
+  api.put('/subscribers/:id', ctx.guard('subscribers:manage'), (c) => save(c, 'put'));
+  api.patch('/subscribers/:id', ctx.guard('subscribers:manage'), (c) => save(c, 'patch'));
 
-  api.delete('/subscribers/:id', ctx.auth('subscribers:manage'), (c) => {
+  api.delete('/subscribers/:id', ctx.guard('subscribers:manage'), (c) => {
     const id = pathId(c);
     load(c, id);
     store.delete([id]);
@@ -248,7 +248,7 @@ function listChange(user: AuthUser, b: Body) {
   return { action, targets, status };
 }
 
-export function exportableSections(ctx: AppContext): string[] {
+export function exportableSections(ctx: Services): string[] {
   const v = ctx.settings.get<unknown>('privacy.exportable');
   return Array.isArray(v) ? v.map(String) : [];
 }

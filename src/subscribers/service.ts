@@ -1,27 +1,16 @@
-// The audience stores of an app: one writer-backed store per context plus the read-only
-// connection user-written segment expressions run on (a second wall behind the translator).
-import { perContext } from '../context.ts';
-import { openDatabase } from '../db/connection.ts';
+// Subscriber filters as a caller may use them, and the access check on subscriber ids.
 import { forbidden, badRequest } from '../http/errors.ts';
 import { hasPerm, type AuthUser } from '../http/permissions.ts';
-import { ListStore } from '../lists/store.ts';
-import { registerSegmentFunctions, SegmentError, translateSegment } from '../segments/index.ts';
+import type { ListStore } from '../lists/store.ts';
+import { SegmentError, translateSegment } from '../segments/index.ts';
 import { sourceLists, visibleLists } from './access.ts';
-import { SUBSCRIPTION_STATUSES, SubscriberStore, type SubscriberFilter, type SubscriptionStatus } from './store.ts';
+import { SUBSCRIPTION_STATUSES, type SubscriberFilter, type SubscriberStore, type SubscriptionStatus } from './store.ts';
 
+/** The audience stores the public pages and opt-in mails work with. */
 export interface Audience {
   subscribers: SubscriberStore;
   lists: ListStore;
 }
-
-export const audienceFor = perContext((ctx): Audience => {
-  const reader = openDatabase(ctx.config.dbPath, { readonly: true });
-  registerSegmentFunctions(reader);
-  ctx.onShutdown(() => {
-    reader.close();
-  });
-  return { subscribers: new SubscriberStore(ctx.db, reader), lists: new ListStore(ctx.db) };
-});
 
 export interface FilterInput {
   listIds: number[];

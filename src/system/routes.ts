@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import { statSync } from 'node:fs';
 import { hostname, arch, platform, cpus } from 'node:os';
 import { VERSION } from '../config.ts';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { escapeHtml, publicLook, sendPage } from '../http/page.ts';
@@ -12,8 +12,8 @@ import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.
 import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 
-export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: AppContext): void {
-  const { auth, settings } = ctx;
+export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: Services): void {
+  const { guard, settings } = ctx;
 
   // Public liveness probe (load balancers); the /api variant checks credentials, as listmonk.
   app.get('/health', (c) => ok(c, true));
@@ -33,9 +33,9 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
   // The appearance settings' custom CSS and JS for the public pages.
   app.get('/public/custom.css', (c) => c.body(settings.str('appearance.public.custom_css'), 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/public/custom.js', (c) => c.body(settings.str('appearance.public.custom_js'), 200, { 'Content-Type': 'application/javascript; charset=utf-8' }));
-  api.get('/health', auth(), (c) => ok(c, true));
+  api.get('/health', guard('signed-in'), (c) => ok(c, true));
 
-  api.get('/config', auth(), (c) => {
+  api.get('/config', guard('signed-in'), (c) => {
     const captcha = settings.get<CaptchaSettings>('security.captcha');
     const provider = captchaProvider(settings);
     const redirects = settings.get<string[]>('security.trusted_urls').filter((u) => u !== '*');
@@ -67,7 +67,7 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
   });
 
   // Not enveloped, as listmonk. Host details only for those who may read settings.
-  api.get('/about', auth('settings:get'), (c) => {
+  api.get('/about', guard('settings:get'), (c) => {
     const mem = process.memoryUsage();
     let sizeMb = 0;
     try {
@@ -86,7 +86,7 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
     });
   });
 
-  api.get('/lang/:lang', auth(), (c) => {
+  api.get('/lang/:lang', guard('signed-in'), (c) => {
     const code = c.req.param('lang');
     if (!isLanguageCode(code)) throw badRequest('invalid language code');
     const pack = loadLanguage(code);
@@ -94,9 +94,9 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
     return ok(c, pack);
   });
 
-  api.get('/logs', auth('settings:get'), (c) => ok(c, ctx.log.recent()));
+  api.get('/logs', guard('settings:get'), (c) => ok(c, ctx.log.recent()));
 
-  api.post('/admin/reload', auth('settings:manage'), (c) => {
+  api.post('/admin/reload', guard('settings:manage'), (c) => {
     ctx.reload();
     ctx.log.info(`settings reloaded by ${c.get('user').username}`);
     return ok(c, true);

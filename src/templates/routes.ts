@@ -1,20 +1,18 @@
 // /api/templates: handlers parse, call the service or store, answer.
 import type { Context, Hono } from 'hono';
-import type { AppContext } from '../context.ts';
-import { deliveryFor } from '../delivery/index.ts';
+import type { Services } from '../services.ts';
 import { readBody } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { sendPreview } from '../http/preview.ts';
 import type { AppEnv } from '../http/types.ts';
 import { parseBool, pathId } from '../http/validate.ts';
-import { TemplateService } from './service.ts';
-import { templateJson, TemplateStore } from './store.ts';
+import { templateJson } from './store.ts';
 
-export function registerTemplateRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
-  const service = new TemplateService(ctx, new TemplateStore(ctx.db), deliveryFor(ctx).tracking);
+export function registerTemplateRoutes(api: Hono<AppEnv>, ctx: Services): void {
+  const service = ctx.templates;
   const { store } = service;
-  const get = ctx.auth('templates:get');
-  const manage = ctx.auth('templates:manage');
+  const get = ctx.guard('templates:get');
+  const manage = ctx.guard('templates:manage');
   // A missing no_body means false (clients.md).
   const noBody = (c: Context<AppEnv>) => parseBool(c.req.query('no_body')) === true;
 

@@ -2,8 +2,7 @@
 // public archive (HTML, RSS, JSON). Tracking honours privacy.disable_tracking and
 // privacy.individual_tracking; preview renders (zero campaign UUID) are never counted.
 import type { Context, Hono } from 'hono';
-import type { AppContext } from '../context.ts';
-import { deliveryFor } from '../delivery/index.ts';
+import type { Services } from '../services.ts';
 import { layoutFor, renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
 import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow } from '../campaigns/store.ts';
@@ -17,8 +16,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A 1×1 transparent PNG. */
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
-export function registerTrackingPages(app: Hono<AppEnv>, ctx: AppContext): void {
-  const { campaigns, tracking } = deliveryFor(ctx);
+export function registerTrackingPages(app: Hono<AppEnv>, ctx: Services): void {
+  const { campaignStore: campaigns, tracking } = ctx;
   const errorPage = (c: Context, status: 400 | 404 | 500, title: string, text: string) =>
     sendPage(c, { ...publicLook(ctx.settings), title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>` }, status);
   const badLink = (c: Context) => errorPage(c, 400, 'Invalid link', 'This link is not valid.');

@@ -3,15 +3,13 @@ import type { Hono } from 'hono';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppContext } from '../context.ts';
-import { deliveryFor } from '../delivery/index.ts';
+import type { Services } from '../services.ts';
 import { readJson, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
 import { receiveMultipart, type MultipartForm } from '../http/multipart.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Attachment } from '../mail/types.ts';
-import { TxService } from './service.ts';
 
 /** Largest JSON tx request. */
 const MAX_TX_BYTES = 25 * 1024 * 1024;
@@ -24,10 +22,10 @@ const MAX_ATTACHMENTS = 10;
 const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
 const MAX_ATTACHMENTS_TOTAL_BYTES = 25 * 1024 * 1024;
 
-export function registerTxRoutes(api: Hono<AppEnv>, ctx: AppContext): void {
-  const tx = new TxService(ctx, deliveryFor(ctx).tracking);
+export function registerTxRoutes(api: Hono<AppEnv>, ctx: Services): void {
+  const { tx } = ctx;
 
-  api.post('/tx', ctx.auth('tx:send'), async (c) => {
+  api.post('/tx', ctx.guard('tx:send'), async (c) => {
     const type = c.req.header('content-type') ?? '';
     if (!/^multipart\/form-data\b/i.test(type)) {
       if (Number(c.req.header('content-length') ?? 0) > MAX_TX_BYTES) throw new HttpError(413, `request body too large (limit ${MAX_TX_BYTES / 1024 / 1024} MB)`);

@@ -12,15 +12,12 @@ import { optEnum, optHeaderList, optInt, optObject, optString, optStringArray, o
 import { buildTxMessage, isValidFrom } from '../mail/message.ts';
 import { domainRules, emailProblem } from '../subscribers/email.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
-import { TxStore } from './store.ts';
+import type { TxStore } from './store.ts';
 
 const MODES = ['default', 'fallback', 'external'] as const;
 
 export class TxService {
-  private readonly store: TxStore;
-  constructor(private readonly ctx: AppContext, private readonly tracking: TrackingStore) {
-    this.store = new TxStore(ctx.db);
-  }
+  constructor(private readonly ctx: AppContext, private readonly store: TxStore, private readonly tracking: TrackingStore) {}
 
   async send(b: Body, attachments: Attachment[]): Promise<void> {
     const mode = optEnum(b, 'subscriber_mode', MODES) ?? 'default';

@@ -2,7 +2,7 @@
 // landing page and logout. Server-rendered through the shared page shell; no scripts.
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { assertSameOrigin, SESSION_COOKIE } from '../http/auth.ts';
 import { readBody, type Body } from '../http/body.ts';
 import { escapeHtml, sendPage } from '../http/page.ts';
@@ -41,7 +41,7 @@ export function localPath(next: string | undefined): string {
 /** A form field as text ('' when absent or not text). */
 const field = (b: Body, key: string) => (typeof b[key] === 'string' ? (b[key] as string) : '');
 
-export function registerUsersPages(app: Hono<AppEnv>, ctx: AppContext): void {
+export function registerUsersPages(app: Hono<AppEnv>, ctx: Services): void {
   const { users, settings, log } = ctx;
   const authn = users.authenticator();
   const loginAttempts = new AttemptLimiter(LOGIN_LIMIT.max, LOGIN_LIMIT.windowMs);

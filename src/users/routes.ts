@@ -1,7 +1,7 @@
 // /api/users, /api/profile, 2FA, /api/logout and /api/roles; plus the admin login pages.
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
-import type { AppContext } from '../context.ts';
+import type { Services } from '../services.ts';
 import { SESSION_COOKIE } from '../http/auth.ts';
 import { readBody, readJson, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
@@ -46,16 +46,16 @@ function listGrants(b: Body): ListRoleGrant[] {
 /** The caller's session cookie value when the request came with one (kept on password changes). */
 const ownSession = (c: Context<AppEnv>) => (c.get('user').via === 'session' ? getCookie(c, SESSION_COOKIE) ?? null : null);
 
-export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: AppContext): void {
-  const { auth, users, log } = ctx;
+export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: Services): void {
+  const { guard, users, log } = ctx;
   users.useRootUrl(() => ctx.settings.rootUrl());
 
   // ---- users ----
-  api.get('/users', auth('users:get'), (c) => ok(c, users.listUsers()));
+  api.get('/users', guard('users:get'), (c) => ok(c, users.listUsers()));
 
-  api.get('/users/:id', auth('users:get'), (c) => ok(c, users.getUser(pathId(c))));
+  api.get('/users/:id', guard('users:get'), (c) => ok(c, users.getUser(pathId(c))));
 
-  api.post('/users', auth('users:manage'), async (c) => {
+  api.post('/users', guard('users:manage'), async (c) => {
     const b = await readJson(c);
     const { user, token } = users.createUser({ ...userInput(b), type: reqEnum(b, 'type', USER_TYPES) });
     log.info(`user "${user.username}" (${user.type}) created by ${c.get('user').username}`);
@@ -63,21 +63,21 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     return ok(c, token === null ? user : { ...user, password: token });
   });
 
-  api.put('/users/:id', auth('users:manage'), async (c) => {
+  api.put('/users/:id', guard('users:manage'), async (c) => {
     const id = pathId(c);
     const user = users.updateUser(id, userInput(await readJson(c)), id === c.get('user').id ? ownSession(c) : null);
     log.info(`user "${user.username}" updated by ${c.get('user').username}`);
     return ok(c, user);
   });
 
-  api.delete('/users/:id', auth('users:manage'), (c) => {
+  api.delete('/users/:id', guard('users:manage'), (c) => {
     const id = pathId(c);
     users.deleteUsers([id]);
     log.info(`user ${id} deleted by ${c.get('user').username}`);
     return ok(c, true);
   });
 
-  api.delete('/users', auth('users:manage'), (c) => {
+  api.delete('/users', guard('users:manage'), (c) => {
     const ids = queryIds(c, 'id');
     users.deleteUsers(ids);
     log.info(`users ${ids.join(', ')} deleted by ${c.get('user').username}`);
@@ -85,9 +85,9 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
   });
 
   // ---- the caller's own account ----
-  api.get('/profile', auth(), (c) => ok(c, users.getUser(c.get('user').id)));
+  api.get('/profile', guard('signed-in'), (c) => ok(c, users.getUser(c.get('user').id)));
 
-  api.put('/profile', auth(), async (c) => {
+  api.put('/profile', guard('signed-in'), async (c) => {
     const b = await readJson(c);
     const user = users.updateProfile(c.get('user').id, {
       name: optString(b, 'name'),
@@ -97,7 +97,7 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     return ok(c, user);
   });
 
-  api.post('/logout', auth(), (c) => {
+  api.post('/logout', guard('signed-in'), (c) => {
     const session = ownSession(c);
     if (session) users.endSession(session);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
@@ -113,14 +113,14 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     return id;
   };
 
-  api.get('/users/:id/twofa/totp', auth(), async (c) => {
+  api.get('/users/:id/twofa/totp', guard('signed-in'), async (c) => {
     const id = twofaTarget(c);
     if (users.totpSecret(id)) throw badRequest('two-factor authentication is already enabled; disable it first');
     const user = users.getUser(id);
     return ok(c, await newTotpEnrolment(ctx.settings.str('app.site_name'), user.email ?? user.username));
   });
 
-  api.put('/users/:id/twofa', auth(), async (c) => {
+  api.put('/users/:id/twofa', guard('signed-in'), async (c) => {
     const id = twofaTarget(c);
     const b = await readBody(c);
     const secret = reqString(b, 'secret');
@@ -135,7 +135,7 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     return ok(c, true);
   });
 
-  api.delete('/users/:id/twofa', auth(), async (c) => {
+  api.delete('/users/:id/twofa', guard('signed-in'), async (c) => {
     const id = twofaTarget(c);
     const password = reqString(await readBody(c), 'password', { trim: false });
     if (!users.totpSecret(id)) throw badRequest('two-factor authentication is not enabled');
@@ -150,24 +150,24 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
   });
 
   // ---- roles ----
-  api.get('/roles/users', auth('roles:get'), (c) => ok(c, users.listUserRoles()));
-  api.get('/roles/lists', auth('roles:get'), (c) => ok(c, users.listListRoles()));
+  api.get('/roles/users', guard('roles:get'), (c) => ok(c, users.listUserRoles()));
+  api.get('/roles/lists', guard('roles:get'), (c) => ok(c, users.listListRoles()));
 
-  api.post('/roles/users', auth('roles:manage'), async (c) => {
+  api.post('/roles/users', guard('roles:manage'), async (c) => {
     const b = await readJson(c);
     const role = users.createUserRole(reqString(b, 'name'), optStringArray(b, 'permissions') ?? []);
     log.info(`user role "${role.name}" created by ${c.get('user').username}`);
     return ok(c, role);
   });
 
-  api.post('/roles/lists', auth('roles:manage'), async (c) => {
+  api.post('/roles/lists', guard('roles:manage'), async (c) => {
     const b = await readJson(c);
     const role = users.createListRole(reqString(b, 'name'), listGrants(b));
     log.info(`list role "${role.name}" created by ${c.get('user').username}`);
     return ok(c, role);
   });
 
-  api.put('/roles/users/:id', auth('roles:manage'), async (c) => {
+  api.put('/roles/users/:id', guard('roles:manage'), async (c) => {
     const id = pathId(c);
     const b = await readJson(c);
     const role = users.updateUserRole(id, reqString(b, 'name'), optStringArray(b, 'permissions') ?? []);
@@ -175,7 +175,7 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     return ok(c, role);
   });
 
-  api.put('/roles/lists/:id', auth('roles:manage'), async (c) => {
+  api.put('/roles/lists/:id', guard('roles:manage'), async (c) => {
     const id = pathId(c);
     const b = await readJson(c);
     const role = users.updateListRole(id, reqString(b, 'name'), listGrants(b));
@@ -183,7 +183,7 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: A
     return ok(c, role);
   });
 
-  api.delete('/roles/:id', auth('roles:manage'), (c) => {
+  api.delete('/roles/:id', guard('roles:manage'), (c) => {
     const id = pathId(c);
     users.deleteRole(id);
     log.info(`role ${id} deleted by ${c.get('user').username}`);

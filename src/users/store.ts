@@ -522,7 +522,7 @@ export class UserStore {
 
   private checkUserRole(name: string, permissions: string[], exceptId: number): string[] {
     assertRoleName(name);
-    for (const p of permissions) if (!ALL_PERMISSIONS.includes(p)) throw badRequest(`invalid permission "${p}"`);
+    for (const p of permissions) if (!(ALL_PERMISSIONS as readonly string[]).includes(p)) throw badRequest(`invalid permission "${p}"`);
     if (this.sql(SQL.roleByName).get('user', name, exceptId)) throw conflict(`a user role named "${name}" already exists`);
     return [...new Set(permissions)];
   }

@@ -7,7 +7,6 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { parseBounceMail } from '../../src/bounces/dsn.ts';
 import { MailboxScheduler, type SchedulerClock } from '../../src/bounces/mailbox.ts';
 import { Pop3Client } from '../../src/bounces/pop3.ts';
-import { bounceService } from '../../src/bounces/service.ts';
 import { Logger } from '../../src/log.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startFakeImap, startFakePop3, type FakeMailbox } from './fake-servers.ts';
@@ -151,7 +150,7 @@ describe('scanning bounce mailboxes', () => {
   const messages = () => [fixture('postfix-hard'), fixture('not-a-bounce'), fixture('exchange-headers-only'), fixture('delayed-soft', OTHER_SUBSCRIBER_UUID), fixture('arf-complaint')];
 
   async function expectScanned(box: FakeMailbox): Promise<void> {
-    const result = await bounceService(t.server.ctx).scheduler.scanNow();
+    const result = await t.server.ctx.bounces.scheduler.scanNow();
     assert.deepEqual(result, { seen: 5, bounces: 4, deleted: 4 }, box.log.join('\n'));
     const rows = t.server.ctx.db.prepare('SELECT s.email, b.type, b.campaign_id, b.source FROM bounces b JOIN subscribers s ON s.id = b.subscriber_id ORDER BY b.id').all();
     assert.deepEqual(rows, [
@@ -189,7 +188,7 @@ describe('scanning bounce mailboxes', () => {
       const box = type === 'pop' ? await startFakePop3(messages()) : await startFakeImap(messages());
       try {
         await useMailbox(mailbox(type, box.port, 'wrong'));
-        await assert.rejects(bounceService(t.server.ctx).scheduler.scanNow());
+        await assert.rejects(t.server.ctx.bounces.scheduler.scanNow());
         assert.equal(bounceCount(t), 0);
         assert.equal(box.messages.length, 5);
       } finally {
@@ -202,10 +201,10 @@ describe('scanning bounce mailboxes', () => {
     const box = await startFakePop3(messages());
     try {
       await useMailbox({ ...mailbox('pop', box.port), enabled: false });
-      assert.equal(await bounceService(t.server.ctx).scheduler.scanNow(), null);
+      assert.equal(await t.server.ctx.bounces.scheduler.scanNow(), null);
       await useMailbox(mailbox('pop', box.port));
       await t.request('PUT', '/api/settings', { 'bounce.enabled': false });
-      assert.equal(await bounceService(t.server.ctx).scheduler.scanNow(), null);
+      assert.equal(await t.server.ctx.bounces.scheduler.scanNow(), null);
       assert.equal(box.log.length, 0);
       assert.equal(box.messages.length, 5);
     } finally {

@@ -4,7 +4,6 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, createSign, generateKeyPairSync, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { bounceService } from '../../src/bounces/service.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCampaign, addSubscriber, bounceCount, type Seeded } from './seed.ts';
 
@@ -37,7 +36,7 @@ before(async () => {
   assert.equal(res.status, 200, res.text);
   sub = addSubscriber(t, 'bounced@example.net');
   camp = addCampaign(t, 'March digest');
-  const sns = bounceService(t.server.ctx).sns;
+  const sns = t.server.ctx.bounces.sns;
   sns.fetchCert = async (url) => {
     fetchedCerts.push(url);
     return CERT;

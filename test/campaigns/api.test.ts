@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { addList, addSubscriber } from './fixtures.ts';
-import { deliveryFor } from '../../src/delivery/index.ts';
 
 let t: TestServer;
 let sink: SmtpSink;
@@ -34,7 +33,7 @@ before(async () => {
   const r = await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock()], 'app.root_url': t.url });
   assert.equal(r.status, 200);
   // Status rows are set directly in the DB here; the sender must not act on them.
-  await deliveryFor(t.server.ctx).engine.stop();
+  await t.server.ctx.delivery.stop();
   listA = addList(t.server.ctx.db, 'A', 'single');
   listB = addList(t.server.ctx.db, 'B', 'double');
   addSubscriber(t.server.ctx.db, 'tester@example.com', 'Tess Tester', [[listA, 'confirmed']]);

@@ -8,14 +8,13 @@ import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { addList, addMany, addSubscriber, until } from './fixtures.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { deliveryFor } from '../../src/delivery/index.ts';
 
 let t: TestServer;
 let sink: SmtpSink;
 
 const campaignStatus = async (id: number) => (await t.request('GET', `/api/campaigns/${id}`)).body.data;
 const received = (campaignUuid: string) => sink.messages.filter((m) => m.parsed.headers.get('x-listmonk-campaign') === campaignUuid);
-const idle = (id: number) => until(`campaign ${id} to stop sending`, () => !deliveryFor(t.server.ctx).engine.isSending(id));
+const idle = (id: number) => until(`campaign ${id} to stop sending`, () => !t.server.ctx.delivery.isSending(id));
 
 async function settings(over: Record<string, unknown>) {
   const r = await t.request('PUT', '/api/settings', over);

@@ -7,7 +7,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { solveChallenge } from 'altcha-lib/v1';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { captchaFor } from '../../src/public/routes.ts';
 
 let t: TestServer;
 let listUuid: string;
@@ -111,7 +110,7 @@ describe('hCaptcha', () => {
       });
     });
     await new Promise<void>((r) => verifier.listen(0, '127.0.0.1', r));
-    captchaFor(t.server.ctx).hcaptchaVerifyUrl = `http://127.0.0.1:${(verifier.address() as AddressInfo).port}/siteverify`;
+    t.server.ctx.captcha.hcaptchaVerifyUrl = `http://127.0.0.1:${(verifier.address() as AddressInfo).port}/siteverify`;
     await setCaptcha({ hcaptcha: { enabled: true, key: 'site-key-1', secret: 'secret-1' } });
   });
   after(() => new Promise<void>((r) => verifier.close(() => r())));

@@ -1,0 +1,34 @@
+// The limits on what callers send, in one place. Schemas and services read them from here.
+
+export const LIMITS = {
+  /** Names (lists, subscribers, campaigns, templates, users, roles) and passwords, in UTF-8 bytes: listmonk's 2,000. */
+  name: 2000,
+  /** A campaign subject, in UTF-8 bytes. */
+  subject: 5000,
+  /** An e-mail address, in UTF-8 bytes. */
+  email: 1000,
+  /** A tag, in characters after normalising. */
+  tagChars: 100,
+  /** The name typed into the public subscription form, in UTF-8 bytes. */
+  publicName: 2000,
+  /** The name a subscriber sets on the preferences page, in characters. */
+  preferencesNameChars: 256,
+  /** A media file name, in UTF-8 bytes. */
+  mediaName: 200,
+  /** Largest JSON/form body on ordinary API routes; uploads set their own. */
+  apiBodyBytes: 10 * 1024 * 1024,
+  /** Largest bounce webhook body (SendGrid and Event Grid post batches of events). */
+  webhookBodyBytes: 10 * 1024 * 1024,
+  /** Largest import upload (ZIP or CSV). */
+  importUploadBytes: 2 * 1024 ** 3,
+  /** Largest transactional message request, attachments included. */
+  txBodyBytes: 25 * 1024 * 1024,
+  /**
+   * Attachments of a multipart tx request. They are held in memory while the mail is built, so
+   * they are bounded in number, per file and in total (25 MB is also about the largest message
+   * common mail servers accept).
+   */
+  txAttachments: 10,
+  txAttachmentBytes: 25 * 1024 * 1024,
+  txAttachmentsTotalBytes: 25 * 1024 * 1024,
+} as const;

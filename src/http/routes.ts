@@ -1,0 +1,91 @@
+// Route tables. Each domain's routes.ts starts with one: method, path, who may call it, the
+// named handler, and the typed inputs. `mount` registers a table on a Hono app: it checks the
+// access, reads and validates the inputs, and calls the handler with the services it needs.
+// The same tables describe the API (openapi.ts) and drive the route tests.
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { readBody, readBodyOrText, readJson } from './body.ts';
+import type { Permission } from './permissions.ts';
+import { parseInput, queryValues, type z } from './schema.ts';
+import type { AppEnv } from './types.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route: anyone ('public'), any signed-in user or API user ('signed-in'), or a
+ * caller holding any one of the named permissions.
+ */
+export type Access = 'public' | 'signed-in' | Permission | readonly Permission[];
+
+/**
+ * How the body is read before validation: a JSON object; JSON or a form; JSON, a form, or a
+ * text/plain body taken as one field (`text:query`); or not at all (the handler streams it).
+ */
+export type BodyKind = 'json' | 'json-or-form' | `text:${string}` | 'stream';
+
+type Schema = z.ZodType;
+type Out<S> = S extends Schema ? z.output<S> : undefined;
+
+export interface Input<B, Q> {
+  body: Out<B>;
+  query: Out<Q>;
+}
+
+export type Handler<S, B = undefined, Q = undefined> = (c: Context<AppEnv>, services: S, input: Input<B, Q>) => Response | Promise<Response>;
+
+export interface Route<S, B = undefined, Q = undefined> {
+  method: Method;
+  /** Hono path (`:id` parameters), relative to where the table is mounted. */
+  path: string;
+  access: Access;
+  handler: Handler<S, B, Q>;
+  /** One line for the API reference. */
+  summary: string;
+  body?: B;
+  /** Default 'json' when a body schema is given. */
+  bodyKind?: BodyKind;
+  query?: Q;
+  /** The body a route takes that it validates itself (uploads): described, not parsed here. */
+  describedBody?: { contentType: string; schema?: Schema };
+  /** A GET that writes (the tracking pixel and link) and so is counted like a write request. */
+  writes?: boolean;
+  /** The response is not listmonk's {"data": …} envelope (CSV, HTML, an image, a redirect). */
+  raw?: string;
+}
+
+// Routes of one table share S but each has its own B and Q; the table erases them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute<S> = Route<S, any, any>;
+
+/** A table's route builder: `const route = routesFor<Deps>()`, then `route({...})` per row. */
+export function routesFor<S>() {
+  return <B extends Schema | undefined = undefined, Q extends Schema | undefined = undefined>(r: Route<S, B, Q>): AnyRoute<S> => r;
+}
+
+export interface MountOptions {
+  /** Authenticates the caller and checks the access (auth.ts). */
+  guard: (access: Exclude<Access, 'public'>) => MiddlewareHandler<AppEnv>;
+  /** Counts a request that may write, so background writers give way (foreground-writes.ts). */
+  trackWrites: MiddlewareHandler<AppEnv>;
+}
+
+async function readInputBody(c: Context<AppEnv>, kind: BodyKind): Promise<unknown> {
+  if (kind === 'json') return readJson(c);
+  if (kind === 'json-or-form') return readBody(c);
+  if (kind.startsWith('text:')) return readBodyOrText(c, kind.slice(5));
+  return undefined;
+}
+
+/** Registers every route of a table, in table order (a static path before a `:param` one). */
+export function mount<S>(app: Hono<AppEnv>, table: readonly AnyRoute<S>[], services: S, o: MountOptions): void {
+  for (const r of table) {
+    const before: MiddlewareHandler<AppEnv>[] = [];
+    if (r.writes) before.push(o.trackWrites);
+    if (r.access !== 'public') before.push(o.guard(r.access));
+    const handle: MiddlewareHandler<AppEnv> = async (c) => {
+      const body = r.body ? parseInput(r.body, await readInputBody(c, r.bodyKind ?? 'json')) : undefined;
+      const query = r.query ? parseInput(r.query, queryValues(c.req.url)) : undefined;
+      return r.handler(c, services, { body, query });
+    };
+    app.on(r.method, [r.path], ...before, handle);
+  }
+}

@@ -1,0 +1,232 @@
+// Typed request inputs: zod schemas built from these field readers validate a body or query,
+// give the TypeScript type of what a service receives, and describe the API (OpenAPI).
+//
+// The readers keep listmonk's leniencies and our messages: absent and JSON null mean "not
+// given"; strings are trimmed; integers may come as numeric strings; a single value is read as
+// a one-item array where an array is expected (form bodies carry repeated fields). Each error
+// message names the field through a `{key}` placeholder that `inputError` fills with its path.
+import { z } from 'zod';
+import { HttpError } from './errors.ts';
+import { LIMITS } from './limits.ts';
+
+export { z };
+
+const present = (v: unknown) => v !== undefined && v !== null;
+
+/** A field reader: `read` returns the value or throws a FieldError; `schema` describes the input. */
+function field<T>(json: Record<string, unknown>, read: (v: unknown) => T) {
+  return z.unknown().optional().transform((v, ctx): T => {
+    try {
+      return read(v);
+    } catch (e) {
+      if (!(e instanceof FieldError)) throw e;
+      ctx.addIssue({ code: 'custom', message: e.message });
+      return z.NEVER;
+    }
+  }).meta(json);
+}
+
+/** A field that is missing or wrong; its message holds `{key}` for the field's name. */
+class FieldError extends Error {}
+const invalid = (rule: string) => new FieldError(`invalid "{key}": ${rule}`);
+const required = (hint = '') => new FieldError(`"{key}" is required${hint}`);
+
+function toInt(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'string' && /^-?\d{1,15}$/.test(v.trim())) return Number(v.trim());
+  return null;
+}
+
+function readString(v: unknown, o: StringOptions): string | undefined {
+  if (!present(v)) return undefined;
+  if (typeof v !== 'string') throw invalid('expected a string');
+  const s = o.trim === false ? v : v.trim();
+  if (o.maxBytes !== undefined && Buffer.byteLength(s) > o.maxBytes) throw invalid(`longer than ${o.maxBytes} bytes`);
+  return s;
+}
+
+export interface StringOptions {
+  /** Longest value in UTF-8 bytes (none when not given). */
+  maxBytes?: number;
+  /** Trim surrounding white space (default true). */
+  trim?: boolean;
+}
+
+const stringJson = (o: StringOptions) => ({ type: 'string', ...(o.maxBytes !== undefined && Number.isFinite(o.maxBytes) ? { maxLength: o.maxBytes } : {}) });
+
+/** Go's strconv.ParseBool spellings, which listmonk accepts in query strings and forms. */
+export function parseBool(v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined;
+  const s = v.trim();
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(s)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(s)) return false;
+  return undefined;
+}
+
+function readBool(v: unknown): boolean | undefined {
+  if (!present(v) || v === '') return undefined;
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    const parsed = parseBool(v);
+    if (parsed !== undefined) return parsed;
+  }
+  throw invalid('expected true or false');
+}
+
+function readInt(v: unknown, min?: number): number | undefined {
+  if (!present(v) || v === '') return undefined;
+  const n = toInt(v);
+  if (n === null) throw invalid('expected an integer');
+  if (min !== undefined && n < min) throw invalid(`must be at least ${min}`);
+  return n;
+}
+
+function readEnum<T extends string>(v: unknown, allowed: readonly T[]): T | undefined {
+  const s = readString(v, {});
+  if (s === undefined || s === '') return undefined;
+  if (!allowed.includes(s as T)) throw invalid(`"${s}" is not one of ${allowed.join(', ')}`);
+  return s as T;
+}
+
+const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : [v]);
+
+/** Tags as listmonk normalises them: trimmed, inner whitespace runs to "-", empties dropped. */
+export function normaliseTags(tags: string[] | undefined): string[] {
+  return (tags ?? []).map((t) => t.trim().replace(/\s+/g, '-')).filter((t) => t !== '').map((t) => {
+    if (t.length > LIMITS.tagChars) throw new HttpError(400, `invalid tag "${t.slice(0, 20)}…": longer than ${LIMITS.tagChars} characters`);
+    return t;
+  });
+}
+
+function readStringArray(v: unknown): string[] | undefined {
+  if (!present(v)) return undefined;
+  return asArray(v).map((x) => {
+    if (typeof x !== 'string') throw invalid('expected an array of strings');
+    return x;
+  });
+}
+
+/** The field readers a schema is made of. `opt*` may be absent; `req*` must be given. */
+export const f = {
+  optString: (o: StringOptions = {}) => field(stringJson(o), (v) => readString(v, o)),
+  /** A string that must be given and not empty. */
+  reqString: (o: StringOptions = {}) => field(stringJson(o), (v) => {
+    const s = readString(v, o);
+    if (s === undefined || s === '') throw required();
+    return s;
+  }),
+  optEnum: <T extends string>(allowed: readonly T[]) => field({ type: 'string', enum: allowed }, (v) => readEnum(v, allowed)),
+  reqEnum: <T extends string>(allowed: readonly T[]) => field({ type: 'string', enum: allowed }, (v) => {
+    const e = readEnum(v, allowed);
+    if (e === undefined) throw required(` (one of ${allowed.join(', ')})`);
+    return e;
+  }),
+  optInt: (o: { min?: number } = {}) => field({ type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}) }, (v) => readInt(v, o.min)),
+  optBool: () => field({ type: 'boolean' }, readBool),
+  /** Positive integers; a single value is a one-item array. */
+  optIntArray: () => field({ type: 'array', items: { type: 'integer', minimum: 1 } }, (v) => {
+    if (!present(v)) return undefined;
+    return asArray(v).map((x) => {
+      const n = toInt(x);
+      if (n === null || n < 1) throw invalid('expected an array of positive integers');
+      return n;
+    });
+  }),
+  /** IDs, or objects with an `id` (a resource's `lists` or `media` read back from a GET and PUT back whole). */
+  optIdList: () => field({ type: 'array', items: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'object', properties: { id: { type: ['integer', 'null'] } } }] } }, (v) => {
+    if (!present(v)) return undefined;
+    if (!Array.isArray(v)) throw invalid('expected an array of IDs');
+    // A GET echoes deleted lists and media as {id: null, name}; sent back, they name nothing.
+    const entries = v.filter((x) => !(x !== null && typeof x === 'object' && (x as { id?: unknown }).id === null));
+    return entries.map((x) => {
+      const id = x !== null && typeof x === 'object' ? (x as { id?: unknown }).id : x;
+      const n = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
+      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw invalid('expected an array of positive integer IDs');
+      return n;
+    });
+  }),
+  optStringArray: () => field({ type: 'array', items: { type: 'string' } }, readStringArray),
+  /** Tags, normalised as listmonk does. */
+  optTags: () => field({ type: 'array', items: { type: 'string', maxLength: LIMITS.tagChars } }, (v) => {
+    const tags = readStringArray(v);
+    return tags === undefined ? undefined : normaliseTags(tags);
+  }),
+  optObject: () => field({ type: 'object' }, (v) => {
+    if (!present(v)) return undefined;
+    if (typeof v !== 'object' || Array.isArray(v)) throw invalid('expected a JSON object');
+    return v as Record<string, unknown>;
+  }),
+  /**
+   * A list of {"Header-Name": "value"} objects (campaign, tx and SMTP headers). Names must be
+   * header tokens and values one line, so no input can add a header of its own.
+   */
+  optHeaderList: () => field({ type: 'array', items: { type: 'object', additionalProperties: { type: 'string' } } }, (v) => {
+    if (!present(v)) return undefined;
+    const shape = () => invalid('expected an array of {"Header-Name": "value"} objects');
+    if (!Array.isArray(v)) throw shape();
+    return v.map((h) => {
+      if (h === null || typeof h !== 'object' || Array.isArray(h)) throw shape();
+      const out: Record<string, string> = {};
+      for (const [name, value] of Object.entries(h)) {
+        if (!/^[!-9;-~]+$/.test(name)) throw invalid(`"${name}" is not a valid header name`);
+        if (typeof value !== 'string' || /[\r\n]/.test(value)) throw invalid(`the value of "${name}" must be a one-line string`);
+        out[name] = value;
+      }
+      return out;
+    });
+  }),
+  /** Any JSON value, passed through (the service checks it). */
+  any: () => z.unknown().optional().meta({}),
+};
+
+/** A query-string parameter as the URL gives it: every value of a repeated key. */
+export type QueryValues = string[] | undefined;
+
+function queryField<T>(json: Record<string, unknown>, read: (values: string[]) => T) {
+  return field(json, (v) => read((v as QueryValues) ?? []));
+}
+
+/** Query-string readers: each gets every value of its key. */
+export const q = {
+  /** The first value, untrimmed (as Hono's `c.req.query(key)`), or undefined. */
+  str: () => queryField({ type: 'string' }, (vs) => vs[0]),
+  /** The first value read by `read` (which never refuses), described by `json`. */
+  first: <T>(json: Record<string, unknown>, read: (v: string | undefined) => T) => queryField(json, (vs) => read(vs[0])),
+  /** Every value, commas splitting too (`?id=1&id=2`, `?id=1,2`), as positive integers. */
+  ids: () => queryField({ type: 'array', items: { type: 'integer', minimum: 1 } }, (vs) => vs.flatMap((s) => s.split(',')).filter((s) => s.trim() !== '').map((s) => {
+    const n = toInt(s);
+    if (n === null || n < 1) throw new FieldError('invalid "{key}": expected positive integers');
+    return n;
+  })),
+  /** Every value, as given. */
+  all: () => queryField({ type: 'array', items: { type: 'string' } }, (vs) => vs),
+  /** The first value read as Go's ParseBool; undefined when absent or not a boolean spelling. */
+  bool: () => queryField({ type: 'boolean' }, (vs) => parseBool(vs[0])),
+  /** The first value if it is one of `allowed` (empty: undefined); otherwise a 400. */
+  enum: <T extends string>(allowed: readonly T[]) => queryField({ type: 'string', enum: allowed }, (vs) => readEnum(vs[0], allowed)),
+};
+
+/** A query object for zod: each key with every value it has in the URL. */
+export function queryValues(url: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [k, v] of new URL(url).searchParams) (out[k] ??= []).push(v);
+  return out;
+}
+
+/**
+ * Validates input against a schema; the first problem becomes a 400 naming the field. Schemas
+ * read fields in the order a person fills a form, so the first problem is the one to fix first.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  throw inputError(r.error);
+}
+
+export function inputError(e: z.ZodError): HttpError {
+  const issue = e.issues[0];
+  const key = issue.path.map(String).join('.');
+  if (issue.message.includes('{key}')) return new HttpError(400, issue.message.replaceAll('{key}', key));
+  // zod's own checks (an object where a body must be one, an unknown key in a strict object).
+  return new HttpError(400, key ? `invalid "${key}": ${issue.message}` : issue.message);
+}

@@ -1,0 +1,104 @@
+// List rules and who may see or change which list: reads are limited to the lists the actor's
+// role grants, changes to the ones it may manage. Routes pass the actor and typed input.
+import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
+import type { List, ListFields, ListOptin, ListStatus, ListStore, ListType } from './store.ts';
+
+export interface ListQueryInput {
+  /** Words that must all occur in the name. */
+  search: string;
+  status?: ListStatus;
+  type?: ListType;
+  optin?: ListOptin;
+  tags: string[];
+  orderBy: string;
+  order: 'ASC' | 'DESC';
+  limit: number;
+  offset: number;
+  /** Every visible list, without counts, in id order (listmonk's `minimal`). */
+  minimal: boolean;
+}
+
+/** What a PUT may change; absent or empty fields keep the stored value. */
+export type ListChanges = Partial<ListFields>;
+
+/** The words of a list search: every word must occur in the name. */
+function searchWords(q: string): string[] {
+  return q.trim().split(/\s+/).filter((w) => w !== '');
+}
+
+export class ListService {
+  constructor(private readonly store: ListStore) {}
+
+  /** A page of the lists the actor may see, with the total. */
+  query(actor: Actor, q: ListQueryInput): { results: List[]; total: number } {
+    return this.store.query({
+      visible: permittedLists(actor, 'get'),
+      words: q.minimal ? [] : searchWords(q.search),
+      status: q.status,
+      type: q.minimal ? undefined : q.type,
+      optin: q.minimal ? undefined : q.optin,
+      tags: q.minimal ? [] : q.tags,
+      orderBy: q.orderBy,
+      order: q.order,
+      limit: q.limit,
+      offset: q.offset,
+      minimal: q.minimal,
+    });
+  }
+
+  get(actor: Actor, id: number): List {
+    this.authorize(actor, id, 'list:get');
+    const list = this.store.get(id);
+    if (!list) throw notFound(`list ${id} not found`);
+    return list;
+  }
+
+  create(actor: Actor, fields: ListFields): List {
+    if (!can(actor, 'lists:manage_all')) throw forbidden('permission denied: lists:manage_all');
+    return this.store.create(fields);
+  }
+
+  /** Fields present replace the stored ones; absent or empty keep them. */
+  update(actor: Actor, id: number, changes: ListChanges): List {
+    const checked = this.authorize(actor, id, 'list:manage');
+    const cur = this.store.get(id);
+    if (!cur) throw notFound(`list ${id} not found`);
+    return this.store.update(checked, {
+      name: changes.name || cur.name,
+      type: changes.type ?? cur.type,
+      optin: changes.optin ?? cur.optin,
+      status: changes.status ?? cur.status,
+      tags: changes.tags ?? cur.tags,
+      description: changes.description ?? cur.description,
+    });
+  }
+
+  delete(actor: Actor, id: number): void {
+    if (!this.store.delete([this.authorize(actor, id, 'list:manage')])) throw notFound(`list ${id} not found`);
+  }
+
+  /**
+   * By ids: those the actor may not manage are ignored (listmonk refuses them all). By search
+   * (or every list): limited to the lists the actor may manage.
+   */
+  deleteMany(actor: Actor, by: { ids: number[]; search: string; all: boolean }): void {
+    if (by.ids.length) {
+      this.store.delete(by.ids.filter((id) => can(actor, 'list:manage', id)).map((id) => authorized(id)));
+      return;
+    }
+    if (!by.search.trim() && !by.all) throw badRequest('give "id" (repeatable), "query", or "all=true"');
+    const { results } = this.store.query({
+      visible: permittedLists(actor, 'manage'), words: by.all ? [] : searchWords(by.search), tags: [], orderBy: 'l.id', order: 'ASC',
+      limit: -1, offset: 0, minimal: true,
+    });
+    this.store.delete(results.map((l) => authorized(l.id)));
+  }
+
+  private authorize(actor: Actor, id: number, permission: 'list:get' | 'list:manage'): Authorized<number> {
+    if (!can(actor, permission, id)) {
+      throw forbidden(`permission denied: you do not have ${permission === 'list:get' ? 'access to' : 'manage rights on'} list ${id}`);
+    }
+    return authorized(id);
+  }
+}
