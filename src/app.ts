@@ -6,7 +6,12 @@ import { cors } from 'hono/cors';
 import { randomUUID } from 'node:crypto';
 import type { Services } from './services.ts';
 import { isDatabaseBusy } from './db/connection.ts';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { SnsError } from './bounces/sns.ts';
+import { RenderError } from './campaigns/render.ts';
+import { ContentConversionError } from './content/convert.ts';
 import { HttpError } from './http/errors.ts';
+import { SegmentError } from './segments/index.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerBounceRoutes } from './bounces/routes.ts';
 import { registerCampaignsRoutes } from './campaigns/routes.ts';
@@ -83,7 +88,8 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   app.route('/api', api);
 
   app.onError((err, c) => {
-    if (err instanceof HttpError) return c.json({ message: err.message }, err.status);
+    const known = knownError(err);
+    if (known) return c.json({ message: known.message }, known.status);
     const id = c.get('requestId');
     if (isDatabaseBusy(err)) {
       ctx.log.warn(`request ${id} ${c.req.method} ${c.req.path}: the database stayed locked past the busy timeout`);
@@ -101,6 +107,17 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/**
+ * The error kinds that are the caller's doing, with the status each is answered with: the one
+ * place where they become HTTP answers (services throw them without knowing about HTTP).
+ */
+function knownError(err: Error): { status: ContentfulStatusCode; message: string } | null {
+  if (err instanceof HttpError) return { status: err.status, message: err.message };
+  if (err instanceof SegmentError) return { status: 400, message: `invalid query expression: ${err.message}` };
+  if (err instanceof RenderError || err instanceof ContentConversionError || err instanceof SnsError) return { status: 400, message: err.message };
+  return null;
 }
 
 function originOf(url: string): string {

@@ -80,7 +80,18 @@ export interface CompiledTx {
 }
 
 /** A template that does not compile or render; the message says where. */
-export class RenderError extends Error {}
+/** A template that does not compile or render; the app answers it with 400 (app.ts). */
+export class RenderError extends Error {
+  /** Runs `fn`; a render error it throws is thrown again with `what` before its message. */
+  static describing<T>(what: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof RenderError) throw new RenderError(`${what}: ${e.message}`);
+      throw e;
+    }
+  }
+}
 
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
