@@ -18,7 +18,10 @@ import { registerCampaignsRoutes } from './campaigns/routes.ts';
 import { registerDashboardRoutes } from './dashboard/routes.ts';
 import { registerImportRoutes } from './imports/routes.ts';
 import { LIST_ROUTES } from './lists/routes.ts';
-import { mount, type MountOptions } from './http/routes.ts';
+import { mount, type AnyRoute, type MountOptions } from './http/routes.ts';
+import { openApiDocument } from './http/openapi.ts';
+import { REFERENCE_ROUTES } from './system/reference.ts';
+import { VERSION } from './config.ts';
 import { registerMaintenanceRoutes } from './maintenance/routes.ts';
 import { registerMediaRoutes } from './media/routes.ts';
 import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
@@ -29,6 +32,14 @@ import { registerTemplateRoutes } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
 import { registerUsersRoutes } from './users/routes.ts';
+
+/**
+ * The API's route tables by section, mounted under /api in this order (where a static path and
+ * a `:param` path overlap, the one mounted first wins). They also make the OpenAPI document.
+ */
+const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
+  lists: LIST_ROUTES,
+};
 
 /** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
 const MAX_API_BODY = 10 * 1024 * 1024;
@@ -69,9 +80,12 @@ export function createApp(ctx: Services): Hono<AppEnv> {
 
   const api = new Hono<AppEnv>();
   const tables: MountOptions = { guard: ctx.guard, trackWrites: track };
+  for (const table of Object.values(API_TABLES)) mount(api, table, ctx, tables);
+  let document: Record<string, unknown> | null = null;
+  const apiDocument = () => (document ??= openApiDocument({ ...API_TABLES, reference: REFERENCE_ROUTES }, { version: VERSION, basePath: '/api' }));
+  mount(api, REFERENCE_ROUTES, { apiDocument }, tables);
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
-  mount(api, LIST_ROUTES, ctx, tables);
   registerSubscriberRoutes(api, ctx);
   registerPublicRoutes(api, ctx);
   registerPublicPages(app, ctx);

@@ -2,6 +2,7 @@
 // and bodies of every kind, answers below 500, and API errors carry {"message": ...}.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ROBUSTNESS_ROUTES } from '../helpers/robustness-routes.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -13,36 +14,6 @@ before(async () => {
   await t.request('POST', '/api/campaigns', { name: 'C', subject: 'S', lists: [1], body: '<p>x</p>', content_type: 'html' });
 });
 after(() => t.stop());
-
-/** Every route: API routes under /api, the others at the root. */
-const ROUTES = `
-get /api/about; get /api/bounces; get /api/bounces/:id; get /api/campaigns; get /api/campaigns/:id; get /api/campaigns/:id/preview
-get /api/campaigns/analytics/:type; get /api/campaigns/running/stats; get /api/config; get /api/dashboard/charts; get /api/dashboard/counts
-get /api/health; get /api/import/subscribers; get /api/import/subscribers/logs; get /api/lang/:lang; get /api/lists; get /api/lists/:id
-get /api/logs; get /api/maintenance/analytics/:type/export; get /api/media; get /api/media/:id; get /api/profile; get /api/public/lists
-get /api/roles/lists; get /api/roles/users; get /api/settings; get /api/subscribers; get /api/subscribers/:id; get /api/subscribers/:id/activity
-get /api/subscribers/:id/bounces; get /api/subscribers/:id/export; get /api/subscribers/export; get /api/templates; get /api/templates/:id
-get /api/templates/:id/preview; get /api/users; get /api/users/:id; get /api/users/:id/twofa/totp; get /api/public/archive
-delete /api/bounces; delete /api/bounces/:id; delete /api/campaigns; delete /api/campaigns/:id; delete /api/import/subscribers; delete /api/lists
-delete /api/lists/:id; delete /api/maintenance/analytics/:type; delete /api/maintenance/subscribers/:type; delete /api/maintenance/subscriptions/unconfirmed
-delete /api/media/:id; delete /api/roles/:id; delete /api/subscribers; delete /api/subscribers/:id; delete /api/subscribers/:id/bounces
-delete /api/templates/:id; delete /api/users; delete /api/users/:id; delete /api/users/:id/twofa
-patch /api/subscribers/:id
-post /api/campaigns; post /api/campaigns/:id/content; post /api/campaigns/:id/preview; post /api/campaigns/:id/preview/archive; post /api/campaigns/:id/test
-post /api/campaigns/:id/text; post /api/import/subscribers; post /api/lists; post /api/logout; post /api/media; post /api/public/subscription
-post /api/roles/lists; post /api/roles/users; post /api/settings/smtp/test; post /api/subscribers; post /api/subscribers/:id/optin
-post /api/subscribers/query/delete; post /api/templates; post /api/templates/:id/preview; post /api/templates/preview; post /api/tx; post /api/users
-put /api/bounces/blocklist; put /api/campaigns/:id; put /api/campaigns/:id/archive; put /api/campaigns/:id/status; put /api/lists/:id; put /api/profile
-put /api/roles/lists/:id; put /api/roles/users/:id; put /api/settings; put /api/settings/:key; put /api/subscribers/:id; put /api/subscribers/:id/blocklist
-put /api/subscribers/blocklist; put /api/subscribers/lists; put /api/subscribers/lists/:id; put /api/subscribers/query/blocklist
-put /api/subscribers/query/lists; put /api/templates/:id; put /api/templates/:id/default; put /api/users/:id; put /api/users/:id/twofa
-get /; get /admin; get /admin/x; get /admin/forgot; get /admin/login; get /admin/login/twofa; get /admin/reset; get /archive; get /archive.xml
-get /archive/:id; get /archive/latest; get /campaign/:uuid/:uuid; get /campaign/:uuid/:uuid/px.png; get /health; get /link/:uuid/:uuid/:uuid
-get /public/custom.css; get /public/custom.js; get /public/static/altcha.umd.js; get /api/public/captcha/altcha; get /robots.txt; get /subscription/:uuid/:uuid; get /subscription/form; get /subscription/optin/:uuid
-post /admin/forgot; post /admin/login; post /admin/login/twofa; post /admin/logout; post /admin/reset; post /subscription/:uuid/:uuid
-post /subscription/export/:uuid; get /subscription/wipe/:uuid; post /subscription/form; post /subscription/optin/:uuid; post /subscription/wipe/:uuid; post /webhooks/bounce
-post /webhooks/service/:service`
-  .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);
 
 const PARAM_VALUES: Record<string, string[]> = {
   ':id': ['1', '0', '-1', 'abc', '1.5', '99999999999999999999', '%00', '%27%20OR%201=1'],
@@ -103,7 +74,7 @@ test('no route answers 500 to malformed input, and API errors say what was wrong
       if (typeof message !== 'string' || !message) problems.push(`${what} → ${r.status} without a JSON message: ${r.text.slice(0, 200)}`);
     }
   };
-  for (const [method, route] of ROUTES) {
+  for (const [method, route] of ROBUSTNESS_ROUTES) {
     const api = route.startsWith('/api/');
     for (const path of paths(route)) {
       check(`${method} ${path}`, await send(method, path + GARBAGE_QUERY), api);
