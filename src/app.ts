@@ -11,6 +11,7 @@ import { SnsError } from './bounces/sns.ts';
 import { RenderError } from './campaigns/render.ts';
 import { ContentConversionError } from './content/convert.ts';
 import { HttpError } from './http/errors.ts';
+import { LIMITS } from './http/limits.ts';
 import { SegmentError } from './segments/index.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerBounceRoutes } from './bounces/routes.ts';
@@ -41,8 +42,6 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   lists: LIST_ROUTES,
 };
 
-/** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
-const MAX_API_BODY = 10 * 1024 * 1024;
 /** Routes that stream large uploads and check sizes themselves. */
 const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
@@ -69,8 +68,8 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   app.use('*', async (c, next) => (ctx.settings.get<string[]>('security.trusted_urls').length ? corsFor(c, next) : next()));
 
   const limit = bodyLimit({
-    maxSize: MAX_API_BODY,
-    onError: (c) => c.json({ message: `request body too large (limit ${MAX_API_BODY / 1024 / 1024} MB)` }, 413),
+    maxSize: LIMITS.apiBodyBytes,
+    onError: (c) => c.json({ message: `request body too large (limit ${LIMITS.apiBodyBytes / 1024 / 1024} MB)` }, 413),
   });
   app.use('/api/*', async (c, next) => (UPLOAD_PATHS.includes(c.req.path) ? next() : limit(c, next)));
 
