@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.ts';
 import { isDatabaseBusy } from './db/connection.ts';
 import { HttpError } from './http/errors.ts';
+import { notFoundPage } from './http/layout.tsx';
 import type { AppEnv } from './http/types.ts';
 import { registerBounceRoutes } from './bounces/routes.ts';
 import { registerCampaignsRoutes } from './campaigns/routes.ts';
@@ -121,10 +122,4 @@ function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
     routeTables.set(app, table);
   }
   return table.filter((r) => r.re.test(path)).map((r) => r.method);
-}
-
-function notFoundPage(): string {
-  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>' +
-    '<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">' +
-    '<h1>Page not found</h1><p>The page you are looking for does not exist.</p></body></html>';
 }
