@@ -11,6 +11,7 @@ import { SnsError } from './bounces/sns.ts';
 import { RenderError } from './campaigns/render.ts';
 import { ContentConversionError } from './content/convert.ts';
 import { HttpError } from './http/errors.ts';
+import { notFoundPage } from './http/layout.tsx';
 import { LIMITS } from './http/limits.ts';
 import { SegmentError } from './segments/index.ts';
 import type { AppEnv } from './http/types.ts';
@@ -153,10 +154,4 @@ function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
     routeTables.set(app, table);
   }
   return table.filter((r) => r.re.test(path)).map((r) => r.method);
-}
-
-function notFoundPage(): string {
-  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>' +
-    '<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">' +
-    '<h1>Page not found</h1><p>The page you are looking for does not exist.</p></body></html>';
 }

@@ -2,11 +2,12 @@
 // visibility (api-behaviour §3.5), the status machine (delivery.md §2, DECISIONS 13),
 // previews, test sends and analytics.
 import { randomUUID } from 'node:crypto';
+import { html } from 'hono/html';
 import type { AppContext } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
 import type { Body } from '../http/body.ts';
 import { filterLists, hasPerm, permittedLists, type AuthUser } from '../http/permissions.ts';
-import { escapeHtml } from '../http/page.ts';
+import { renderHtml } from '../http/layout.tsx';
 import { normaliseTags, optBool, optEnum, optHeaderList, optIdList, optInt, optObject, optString, optStringArray } from '../http/validate.ts';
 import { composer, layoutFor, loadAttachments, renderEnv } from '../delivery/compose.ts';
 import { isValidFrom } from '../mail/message.ts';
@@ -384,12 +385,12 @@ export class CampaignService {
 
 /** The body of a new opt-in campaign: a confirm button for the double opt-in lists. */
 function optinBody(lists: { name: string; uuid: string }[]): string {
-  const params = lists.map((l) => `l=${encodeURIComponent(l.uuid)}`).join('&amp;');
-  return `<p>Hi {{ .Subscriber.FirstName }},</p>
+  const params = lists.map((l) => `l=${encodeURIComponent(l.uuid)}`).join('&');
+  const items = lists.map((l) => html`  <li>${l.name}</li>\n`);
+  return renderHtml(html`<p>Hi {{ .Subscriber.FirstName }},</p>
 <p>You have been added to the following mailing lists:</p>
 <ul>
-${lists.map((l) => `  <li>${escapeHtml(l.name)}</li>`).join('\n')}
-</ul>
+${items}</ul>
 <p>Confirm your subscription by clicking the button below.</p>
-<p><a class="button" href="{{ OptinURL . }}${params}">Confirm subscription</a></p>`;
+<p><a class="button" href="{{ OptinURL . }}${params}">Confirm subscription</a></p>`);
 }

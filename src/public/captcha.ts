@@ -9,7 +9,6 @@ import { createRequire } from 'node:module';
 import { createChallenge, verifySolution } from 'altcha-lib/v1';
 import type { Challenge, Payload } from 'altcha-lib/v1/types';
 import type { SettingsService } from '../settings/service.ts';
-import { escapeHtml } from '../http/page.ts';
 import type { Body } from '../http/body.ts';
 
 export interface CaptchaSettings {
@@ -18,6 +17,9 @@ export interface CaptchaSettings {
 }
 
 export type CaptchaProvider = 'altcha' | 'hcaptcha';
+
+/** The widget the form shows (pages.tsx renders it). */
+export type CaptchaWidget = { provider: 'altcha' } | { provider: 'hcaptcha'; siteKey: string };
 
 export function captchaProvider(settings: SettingsService): CaptchaProvider | null {
   const c = settings.get<CaptchaSettings>('security.captcha');
@@ -58,14 +60,14 @@ export class Captcha {
   }
 
   /** The form's widget and the script it needs, or nothing when no captcha is on. */
-  widget(): { html: string; scripts: string[] } {
+  widget(): { widget: CaptchaWidget | null; scripts: string[] } {
     switch (captchaProvider(this.settings)) {
       case 'altcha':
-        return { html: `<altcha-widget challengeurl="${ALTCHA_CHALLENGE_PATH}" name="altcha"></altcha-widget>`, scripts: [ALTCHA_SCRIPT_PATH] };
+        return { widget: { provider: 'altcha' }, scripts: [ALTCHA_SCRIPT_PATH] };
       case 'hcaptcha':
-        return { html: `<div class="h-captcha" data-sitekey="${escapeHtml(this.config().hcaptcha.key)}"></div>`, scripts: [HCAPTCHA_SCRIPT] };
+        return { widget: { provider: 'hcaptcha', siteKey: this.config().hcaptcha.key }, scripts: [HCAPTCHA_SCRIPT] };
       default:
-        return { html: '', scripts: [] };
+        return { widget: null, scripts: [] };
     }
   }
 

@@ -7,7 +7,7 @@ import type { Services } from '../services.ts';
 import { readBody, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
-import { escapeHtml, publicLook, sendPage, type PageOptions } from '../http/page.ts';
+import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
 import { clientAddress, RateLimiter, rateLimit } from '../http/rate-limit.ts';
 import type { AppEnv } from '../http/types.ts';
 import { isUuid, optString, optStringArray, parseBool } from '../http/validate.ts';
@@ -18,6 +18,8 @@ import type { Audience } from '../subscribers/service.ts';
 import type { SubscriberRow } from '../subscribers/store.ts';
 import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, Captcha, captchaProvider } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
+import { publicLook } from './look.ts';
+import { ManagePreferences, OptinConfirm, SubscriptionForm, Unsubscribe, WipeConfirm, type SelfService } from './pages.tsx';
 import { AttemptLimiter } from '../users/attempts.ts';
 
 const MAX_PUBLIC_NAME_BYTES = 2000;
@@ -95,10 +97,10 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: Services): void {
   const s = ctx.settings;
   const t = subscriberTranslator(ctx);
 
-  const page = (c: Context, title: string, body: string, status: 200 | 400 | 404 | 429 | 500 = 200, extra: Partial<PageOptions> = {}) =>
+  const page = (c: Context, title: string, body: PageOptions['body'], status: 200 | 400 | 404 | 429 | 500 = 200, extra: Partial<PageOptions> = {}) =>
     sendPage(c, { ...publicLook(s), title, body, lang: subscriberLanguage(ctx)['_.code'], ...extra }, status);
   const message = (c: Context, title: string, text: string, status: 200 | 400 | 404 | 429 | 500 = 200) =>
-    page(c, title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`, status);
+    page(c, title, Message({ title, text }), status);
 
   /** Wraps a page handler: errors become message pages with their status, never JSON. */
   const pageRoute = (fn: (c: Context<AppEnv>) => Response | Promise<Response>) => async (c: Context<AppEnv>) => {
@@ -133,17 +135,8 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: Services): void {
     const lists = a.lists.publicLists();
     if (!lists.length) return message(c, t('public.subTitle'), t('public.noListsAvailable'));
     const captcha = ctx.captcha.widget();
-    const boxes = lists.map((l) => `<label class="check"><input type="checkbox" name="l" value="${escapeHtml(l.uuid)}" checked>
-<span>${escapeHtml(l.name)}${l.description ? `<br><span class="muted">${escapeHtml(l.description)}</span>` : ''}</span></label>`).join('\n');
-    return page(c, t('public.subTitle'), `<h1>${escapeHtml(t('public.subTitle'))}</h1><p>${escapeHtml(t('public.subIntro'))}</p>
-<form method="post" action="/subscription/form">
-<label for="email">${escapeHtml(t('subscribers.email'))}</label><input type="email" id="email" name="email" required autocomplete="email">
-<label for="name">${escapeHtml(t('public.subName'))}</label><input type="text" id="name" name="name" autocomplete="name">
-<div style="position:absolute;left:-9999px" aria-hidden="true"><input type="text" name="nonce" tabindex="-1" autocomplete="off"></div>
-<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('globals.terms.lists'))}</legend>${boxes}</fieldset>
-${captcha.html}
-<button type="submit">${escapeHtml(t('public.sub'))}</button>
-</form>${s.bool('app.enable_public_archive') ? `<footer><a href="/archive">${escapeHtml(t('public.archiveTitle'))}</a></footer>` : ''}`, 200, { indexable: true, scripts: [...publicLook(s).scripts ?? [], ...captcha.scripts] });
+    const form = SubscriptionForm({ t, lists, captcha: captcha.widget, archiveLink: s.bool('app.enable_public_archive') });
+    return page(c, t('public.subTitle'), form, 200, { indexable: true, scripts: [...publicLook(s).scripts ?? [], ...captcha.scripts] });
   }));
 
   const subscribeByForm = pageRoute(async (c) => {
@@ -176,13 +169,7 @@ ${captcha.html}
       a.subscribers.confirm(sub.id, pending.map((l) => l.id), optinEvidence(c, ctx));
       return message(c, t('public.subConfirmedTitle'), t('public.subConfirmed'));
     }
-    return page(c, t('public.confirmOptinSubTitle'), `<h1>${escapeHtml(t('public.confirmOptinSubTitle'))}</h1><p>${escapeHtml(t('public.confirmSubInfo'))}</p>
-<ul>${pending.map((l) => `<li>${escapeHtml(l.type === 'private' ? t('public.subPrivateList') : l.name)}</li>`).join('')}</ul>
-<form method="post" action="/subscription/optin/${escapeHtml(sub.uuid)}">
-${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}">`).join('\n')}
-<input type="hidden" name="confirm" value="true">
-<button type="submit">${escapeHtml(t('public.confirmSub'))}</button>
-</form>`);
+    return page(c, t('public.confirmOptinSubTitle'), OptinConfirm({ t, subUuid: sub.uuid, lists: pending }));
   });
   app.get('/subscription/optin/:subUUID', optin);
   app.post('/subscription/optin/:subUUID', optin);
@@ -206,8 +193,7 @@ ${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}
   app.get('/subscription/wipe/:subUUID', pageRoute((c) => {
     const sub = subscriberOf(c);
     if (!s.bool('privacy.allow_wipe')) throw new PageError(400, t('public.invalidFeature'));
-    return page(c, t('public.privacyWipe'), `<h1>${escapeHtml(t('public.privacyWipe'))}</h1><p>${escapeHtml(t('public.privacyConfirmWipe'))}</p>
-<form method="post" action="/subscription/wipe/${escapeHtml(sub.uuid)}"><button class="danger" type="submit">${escapeHtml(t('public.privacyWipe'))}</button></form>`);
+    return page(c, t('public.privacyWipe'), WipeConfirm({ t, subUuid: sub.uuid }));
   }));
 
   app.post('/subscription/wipe/:subUUID', pageRoute((c) => {
@@ -223,30 +209,16 @@ ${pending.map((l) => `<input type="hidden" name="l" value="${escapeHtml(l.uuid)}
     if (!isUuid(campUuid)) throw new PageError(400, t('public.invalidLink'));
     const sub = subscriberOf(c);
     if (sub.status === 'blocklisted') return message(c, t('public.unsubTitle'), t('public.blocklisted'));
-    const action = `/subscription/${escapeHtml(campUuid)}/${escapeHtml(sub.uuid)}`;
-    const blocklistBox = s.bool('privacy.allow_blocklist')
-      ? `<label class="check"><input type="checkbox" name="blocklist" value="true"><span>${escapeHtml(t('public.unsubFull'))}</span></label>` : '';
-    const dataForms = [
-      s.bool('privacy.allow_export') ? `<form method="post" action="/subscription/export/${escapeHtml(sub.uuid)}"><button class="secondary" type="submit">${escapeHtml(t('public.privacyExport'))}</button></form>` : '',
-      s.bool('privacy.allow_wipe') ? `<form method="get" action="/subscription/wipe/${escapeHtml(sub.uuid)}"><button class="danger" type="submit">${escapeHtml(t('public.privacyWipe'))}</button></form>` : '',
-    ].join('');
-    const dataSection = dataForms ? `<h2>${escapeHtml(t('public.privacyTitle'))}</h2>${dataForms}` : '';
-    if (parseBool(c.req.query('manage')) === true && s.bool('privacy.allow_preferences')) {
+    const action = `/subscription/${campUuid}/${sub.uuid}`;
+    const allow: SelfService = {
+      blocklist: s.bool('privacy.allow_blocklist'), export: s.bool('privacy.allow_export'),
+      wipe: s.bool('privacy.allow_wipe'), preferences: s.bool('privacy.allow_preferences'),
+    };
+    if (parseBool(c.req.query('manage')) === true && allow.preferences) {
       const subs = a.subscribers.get(sub.id)?.lists.filter((l) => l.type !== 'private' && l.subscription_status !== 'unsubscribed') ?? [];
-      return page(c, t('public.managePrefs'), `<h1>${escapeHtml(t('public.managePrefs'))}</h1>
-<form method="post" action="${action}">
-<input type="hidden" name="manage" value="true">
-<label for="name">${escapeHtml(t('globals.fields.name'))}</label><input type="text" id="name" name="name" value="${escapeHtml(sub.name)}" maxlength="${MAX_PREFS_NAME_CHARS}" required>
-${subs.length ? `<fieldset style="border:0;padding:0;margin:1rem 0 0"><legend style="font-weight:600">${escapeHtml(t('public.managePrefsUnsub'))}</legend>
-${subs.map((l) => `<label class="check"><input type="checkbox" name="l" value="${escapeHtml(l.uuid)}" checked><span>${escapeHtml(l.name)}</span></label>`).join('\n')}
-</fieldset>` : `<p class="muted">${escapeHtml(t('public.noListsToManage'))}</p>`}${blocklistBox}
-<button type="submit">${escapeHtml(t('globals.buttons.save'))}</button>
-</form>${dataSection}`);
+      return page(c, t('public.managePrefs'), ManagePreferences({ t, action, subUuid: sub.uuid, name: sub.name, maxName: MAX_PREFS_NAME_CHARS, lists: subs, allow }));
     }
-    return page(c, t('public.unsubTitle'), `<h1>${escapeHtml(t('public.unsubTitle'))}</h1><p>${escapeHtml(t('public.unsubHelp'))}</p>
-<form method="post" action="${action}">${blocklistBox}
-<button type="submit">${escapeHtml(t('public.unsub'))}</button>
-</form>${s.bool('privacy.allow_preferences') ? `<p><a href="${action}?manage=true">${escapeHtml(t('public.managePrefs'))}</a></p>` : ''}${dataSection}`);
+    return page(c, t('public.unsubTitle'), Unsubscribe({ t, action, subUuid: sub.uuid, allow }));
   }));
 
   // Also the RFC 8058 one-click target (body List-Unsubscribe=One-Click: no `manage`).

@@ -6,11 +6,13 @@ import { VERSION } from '../config.ts';
 import type { Services } from '../services.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
-import { escapeHtml, publicLook, sendPage } from '../http/page.ts';
+import { sendPage } from '../http/layout.tsx';
 import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
+import { publicLook } from '../public/look.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
 import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
+import { Landing } from './pages.tsx';
 
 export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: Services): void {
   const { guard, settings } = ctx;
@@ -20,11 +22,9 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
 
   // The landing page: sign-in, and the public features that are switched on.
   app.get('/', (c) => {
-    const links = ['<li><a href="/admin">Sign in</a></li>'];
-    if (settings.bool('app.enable_public_subscription_page')) links.push('<li><a href="/subscription/form">Subscribe</a></li>');
-    if (settings.bool('app.enable_public_archive')) links.push('<li><a href="/archive">Archive</a></li>');
     const site = settings.str('app.site_name');
-    return sendPage(c, { ...publicLook(settings), title: site, body: `<h1>${escapeHtml(site)}</h1><ul class="plain">${links.join('')}</ul>` });
+    const body = Landing({ site, subscribe: settings.bool('app.enable_public_subscription_page'), archive: settings.bool('app.enable_public_archive') });
+    return sendPage(c, { ...publicLook(settings), title: site, body });
   });
 
   // Crawlers may index the subscription form, never per-subscriber links.

@@ -7,10 +7,12 @@ import { layoutFor, renderEnv, toRenderSubscriber } from '../delivery/compose.ts
 import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
-import { escapeHtml, publicLook, sendPage } from '../http/page.ts';
+import { Message, sendPage } from '../http/layout.tsx';
 import { sendPreview } from '../http/preview.ts';
 import { parsePaging } from '../http/paging.ts';
 import type { AppEnv } from '../http/types.ts';
+import { publicLook } from '../public/look.ts';
+import { archiveFeed, ArchiveList } from './pages.tsx';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A 1×1 transparent PNG. */
@@ -19,7 +21,7 @@ const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQ
 export function registerTrackingPages(app: Hono<AppEnv>, ctx: Services): void {
   const { campaignStore: campaigns, tracking } = ctx;
   const errorPage = (c: Context, status: 400 | 404 | 500, title: string, text: string) =>
-    sendPage(c, { ...publicLook(ctx.settings), title, body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>` }, status);
+    sendPage(c, { ...publicLook(ctx.settings), title, body: Message({ title, text }) }, status);
   const badLink = (c: Context) => errorPage(c, 400, 'Invalid link', 'This link is not valid.');
 
   // These two GETs record a click or a view.
@@ -91,13 +93,13 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: Services): void {
     if (!archiveEnabled()) return errorPage(c, 404, 'Not found', 'The archive is not available.');
     const paging = parsePaging(c.req.query());
     const { rows, total } = campaigns.archived(paging.limit, paging.offset);
-    const items = rows.map((r) => `<li><a href="${escapeHtml(entryUrl(r))}">${escapeHtml(archiveSubject(r))}</a> <span class="muted">${escapeHtml(published(r).slice(0, 10))}</span></li>`);
+    const entries = rows.map((r) => ({ url: entryUrl(r), subject: archiveSubject(r), date: published(r).slice(0, 10) }));
     const pages = paging.all ? 1 : Math.ceil(total / paging.perPage);
     // The page size the reader chose stays in the links.
-    const perPage = c.req.query('per_page') ? `&amp;per_page=${escapeHtml(String(paging.all ? 'all' : paging.perPage))}` : '';
-    const link = (page: number, label: string) => `<a href="?page=${page}${perPage}">${label}</a>`;
-    const nav = [paging.page > 1 ? link(paging.page - 1, 'Newer') : '', paging.page < pages ? link(paging.page + 1, 'Older') : ''].filter(Boolean).join(' · ');
-    return sendPage(c, { ...publicLook(ctx.settings), indexable: true, title: 'Archive', body: `<h1>Archive</h1>${items.length ? `<ul class="plain">${items.join('')}</ul>` : '<p>Nothing here yet.</p>'}${nav ? `<p>${nav}</p>` : ''}` });
+    const perPage = c.req.query('per_page') ? `&per_page=${paging.all ? 'all' : paging.perPage}` : '';
+    const link = (page: number) => `?page=${page}${perPage}`;
+    const body = ArchiveList({ entries, newer: paging.page > 1 ? link(paging.page - 1) : null, older: paging.page < pages ? link(paging.page + 1) : null });
+    return sendPage(c, { ...publicLook(ctx.settings), indexable: true, title: 'Archive', body });
   });
 
   app.get('/archive.xml', (c) => {
@@ -105,19 +107,18 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: Services): void {
     const paging = parsePaging(c.req.query());
     const { rows } = campaigns.archived(paging.limit, paging.offset);
     const withContent = ctx.settings.bool('app.enable_public_archive_rss_content');
-    const x = escapeHtml;
     const items = rows.map((r) => {
-      let content = '';
+      let content: string | null = null;
       if (withContent) {
         try {
-          content = `<description>${x(archiveHtml(r))}</description>`;
+          content = archiveHtml(r);
         } catch {
-          content = '';
+          content = null;
         }
       }
-      return `<item><title>${x(archiveSubject(r))}</title><link>${x(entryUrl(r))}</link><guid>${x(entryUrl(r))}</guid><pubDate>${new Date(published(r)).toUTCString()}</pubDate>${content}</item>`;
+      return { title: archiveSubject(r), link: entryUrl(r), pubDate: new Date(published(r)).toUTCString(), content };
     });
-    const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>${x(ctx.settings.str('app.site_name'))}</title><link>${x(ctx.settings.rootUrl())}</link><description>Archive</description>${items.join('')}</channel></rss>`;
+    const xml = archiveFeed({ title: ctx.settings.str('app.site_name'), link: ctx.settings.rootUrl() }, items);
     return c.body(xml, 200, { 'Content-Type': 'application/rss+xml; charset=utf-8' });
   });
 

@@ -9,7 +9,7 @@ import { badRequest, forbidden } from '../http/errors.ts';
 import { hasPerm } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { optBool, optEnum, optInt, optString, optStringArray, pathId, queryIds, reqEnum, reqString } from '../http/validate.ts';
-import { registerUsersPages } from './pages.ts';
+import { registerUsersPages } from './login-routes.ts';
 import { assertPassword, type ListRoleGrant, type UserInput } from './store.ts';
 import { isTotpSecret, newTotpEnrolment, totpCodeStep } from './totp.ts';
 

@@ -288,7 +288,7 @@ describe('unsubscribe, preferences, export and wipe pages', () => {
   });
 
   it('every message key the pages use is in the English pack', () => {
-    const source = readFileSync(new URL('../../src/public/routes.ts', import.meta.url), 'utf8');
+    const source = ['routes.ts', 'pages.tsx'].map((f) => readFileSync(new URL(`../../src/public/${f}`, import.meta.url), 'utf8')).join('\n');
     const keys = [...source.matchAll(/\bt\('([a-zA-Z]+\.[a-zA-Z.]+)'/g)].map((m) => m[1]);
     assert.ok(keys.length > 30, `found ${keys.length} keys`);
     const en = loadLanguage('en')!;

@@ -1,15 +1,16 @@
 // The admin sign-in pages: login (with the TOTP step), forgot / reset password, the /admin
-// landing page and logout. Server-rendered through the shared page shell; no scripts.
+// landing page and logout. Server-rendered through the shared page shell (markup: pages.tsx).
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Services } from '../services.ts';
 import { assertSameOrigin, SESSION_COOKIE } from '../http/auth.ts';
 import { readBody, type Body } from '../http/body.ts';
-import { escapeHtml, sendPage } from '../http/page.ts';
+import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
 import { clientAddress } from '../http/rate-limit.ts';
 import { systemMessage } from '../mail/system.ts';
 import type { AppEnv } from '../http/types.ts';
 import { AttemptLimiter } from './attempts.ts';
+import { ForgotForm, LoginForm, ResetForm, ResetMailSent, SignedIn, TwofaForm, UnusableLink } from './pages.tsx';
 import { PASSWORD_MIN, SESSION_TTL_MS } from './store.ts';
 import { randomString, sha256Hex } from './secrets.ts';
 import { totpCodeStep } from './totp.ts';
@@ -48,7 +49,7 @@ export function registerUsersPages(app: Hono<AppEnv>, ctx: Services): void {
   const forgotAttempts = new AttemptLimiter(FORGOT_LIMIT.max, FORGOT_LIMIT.windowMs);
   const challenges = new Map<string, TwofaChallenge>();
 
-  const page = (c: Context, title: string, body: string, status: 200 | 400 | 429 = 200) => sendPage(c, {
+  const page = (c: Context, title: string, body: PageOptions['body'], status: 200 | 400 | 429 = 200) => sendPage(c, {
     title, body,
     siteName: settings.str('app.site_name'),
     logoUrl: settings.str('app.logo_url') || undefined,
@@ -56,35 +57,13 @@ export function registerUsersPages(app: Hono<AppEnv>, ctx: Services): void {
     lang: settings.str('app.lang'),
     customCss: settings.str('appearance.admin.custom_css'),
   }, status);
-  const errorLine = (msg: string) => (msg ? `<p class="error" role="alert">${escapeHtml(msg)}</p>` : '');
   const address = (c: Context) => clientAddress(c, settings.get<string[]>('security.trusted_proxies'));
 
-  const loginForm = (next: string, error = '') => `<h1>Sign in</h1>${errorLine(error)}
-<form method="post" action="/admin/login">
-<input type="hidden" name="next" value="${escapeHtml(next)}">
-<label for="username">Username</label><input type="text" id="username" name="username" autocomplete="username" required autofocus>
-<label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>
-<p class="muted"><a href="/admin/forgot">Forgot your password?</a></p>`;
+  const loginForm = (next: string, error = '') => LoginForm({ next, error });
+  const twofaForm = (token: string, next: string, error = '') => TwofaForm({ token, next, error });
+  const resetForm = (token: string, error = '') => ResetForm({ token, error });
 
-  const twofaForm = (token: string, next: string, error = '') => `<h1>Two-factor authentication</h1>${errorLine(error)}
-<form method="post" action="/admin/login/twofa">
-<input type="hidden" name="token" value="${escapeHtml(token)}"><input type="hidden" name="next" value="${escapeHtml(next)}">
-<label for="totp_code">Code from your authenticator app</label>
-<input type="text" id="totp_code" name="totp_code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
-<button type="submit">Verify</button>
-</form>`;
-
-  const resetForm = (token: string, error = '') => `<h1>Choose a new password</h1>${errorLine(error)}
-<form method="post" action="/admin/reset">
-<input type="hidden" name="token" value="${escapeHtml(token)}">
-<label for="password">New password (at least ${PASSWORD_MIN} characters)</label><input type="password" id="password" name="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" required autofocus>
-<label for="password2">Repeat the new password</label><input type="password" id="password2" name="password2" autocomplete="new-password" required>
-<button type="submit">Set password</button>
-</form>`;
-
-  const tooMany = (c: Context) => page(c, 'Too many attempts', '<h1>Too many attempts</h1><p>Please wait a few minutes and try again.</p>', 429);
+  const tooMany = (c: Context) => page(c, 'Too many attempts', Message({ title: 'Too many attempts', text: 'Please wait a few minutes and try again.' }), 429);
 
   /** Signs the user in: a new session and its cookie (Secure when the site is served over https). */
   const startSession = (c: Context, userId: number) => {
@@ -159,11 +138,7 @@ export function registerUsersPages(app: Hono<AppEnv>, ctx: Services): void {
   });
 
   // ---- forgot / reset password ----
-  app.get('/admin/forgot', (c) => page(c, 'Forgot password', `<h1>Forgot your password?</h1>
-<form method="post" action="/admin/forgot">
-<label for="email">The e-mail address of your account</label><input type="email" id="email" name="email" autocomplete="email" required autofocus>
-<button type="submit">Send a reset link</button>
-</form>`));
+  app.get('/admin/forgot', (c) => page(c, 'Forgot password', ForgotForm()));
 
   app.post('/admin/forgot', async (c) => {
     const key = `addr:${address(c)}`;
@@ -180,10 +155,10 @@ export function registerUsersPages(app: Hono<AppEnv>, ctx: Services): void {
       );
     }
     // The same answer whether or not the address belongs to anyone.
-    return page(c, 'Check your mail', '<h1>Check your mail</h1><p>If the address belongs to an account, a link to reset its password is on its way. The link works once, for 30 minutes.</p><p><a href="/admin/login">Back to sign in</a></p>');
+    return page(c, 'Check your mail', ResetMailSent());
   });
 
-  const unusableLink = (c: Context) => page(c, 'Link not valid', '<h1>This link cannot be used</h1><p>It is wrong, was already used, or has expired. <a href="/admin/forgot">Ask for a new one</a>.</p>', 400);
+  const unusableLink = (c: Context) => page(c, 'Link not valid', UnusableLink(), 400);
 
   app.get('/admin/reset', (c) => {
     const token = c.req.query('token') ?? '';
@@ -217,10 +192,7 @@ export function registerUsersPages(app: Hono<AppEnv>, ctx: Services): void {
     const session = getCookie(c, SESSION_COOKIE);
     const user = session ? authn.bySession(session) : null;
     if (!user) return c.redirect(`/admin/login?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search))}`, 307);
-    return page(c, 'Signed in', `<h1>Signed in</h1>
-<p>You are signed in as <strong>${escapeHtml(user.name)}</strong> (${escapeHtml(user.username)}).</p>
-<p class="muted">listmgr has no admin web app; use the API (<code>/api/…</code>) with this session or an API token.</p>
-<form method="post" action="/admin/logout"><button type="submit" class="secondary">Sign out</button></form>`);
+    return page(c, 'Signed in', SignedIn({ name: user.name, username: user.username }));
   };
   app.get('/admin', landing);
   app.get('/admin/*', landing);

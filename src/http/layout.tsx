@@ -1,0 +1,121 @@
+// The shell of every server-rendered page (public subscription pages, archive, login): light,
+// accessible, dark-mode aware, no scripts or external assets but those the settings ask for
+// (custom JS, a captcha widget). Pages are hono/jsx components, so every value they show is
+// escaped by construction; `raw()` is only for markup and CSS we wrote (and the custom CSS below).
+import type { Context } from 'hono';
+import { html, raw } from 'hono/html';
+import type { Child } from 'hono/jsx';
+import type { JSX } from 'hono/jsx/jsx-runtime';
+
+/** The look of a page, from the appearance settings (the public pages' is `publicLook`). */
+export interface PageLook {
+  siteName?: string;
+  logoUrl?: string;
+  faviconUrl?: string;
+  /** Extra CSS (the appearance.*.custom_css setting). */
+  customCss?: string;
+  /** Script URLs the page loads (deferred): the public custom JS, a captcha widget. */
+  scripts?: string[];
+}
+
+export interface PageOptions extends PageLook {
+  title: string;
+  /** The content of <main>. */
+  body: Child;
+  lang?: string;
+  /** Whether search engines may index the page (the subscription form, the archive); others say noindex. */
+  indexable?: boolean;
+}
+
+const STYLE = `
+:root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1d2330;--muted:#5b6474;--accent:#2456d3;--border:#d9dde5;--danger:#b3261e}
+@media (prefers-color-scheme:dark){:root{--bg:#14171c;--card:#1d2129;--fg:#e7eaf0;--muted:#a3abb9;--accent:#7ea2ff;--border:#353b47;--danger:#ff8a80}}
+*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+.wrap{max-width:36rem;margin:0 auto;padding:2rem 1rem}header{margin-bottom:1.25rem}header img{max-height:3rem}
+header .site{font-weight:600;font-size:1.1rem;color:var(--fg);text-decoration:none}
+main{background:var(--card);border:1px solid var(--border);border-radius:.75rem;padding:1.5rem 1.5rem 1.75rem}
+h1{font-size:1.4rem;line-height:1.3;margin:0 0 .75rem}p{margin:.5rem 0 1rem}a{color:var(--accent)}
+label{display:block;font-weight:600;margin:.9rem 0 .3rem}
+input[type=text],input[type=email],input[type=password]{width:100%;padding:.6rem .7rem;border:1px solid var(--border);border-radius:.45rem;background:var(--bg);color:var(--fg);font:inherit}
+.check{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.5rem 0}.check input{margin-top:.35rem}
+button,.button{display:inline-block;margin-top:1.1rem;padding:.6rem 1.2rem;border:0;border-radius:.45rem;background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
+button.secondary{background:transparent;color:var(--accent);border:1px solid var(--border)}button.danger{background:var(--danger)}
+.muted{color:var(--muted);font-size:.9rem}.error{color:var(--danger);font-weight:600}
+ul.plain{list-style:none;padding:0}footer{margin-top:1.5rem;text-align:center}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}`;
+
+/** The whole document: head (title, look, scripts) and the page's content in <main>. */
+export function Layout(o: PageOptions): JSX.Element {
+  const site = o.siteName ?? '';
+  return (
+    <html lang={o.lang ?? 'en'}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {o.indexable ? null : <meta name="robots" content="noindex" />}
+        <title>{o.title}{site ? ` · ${site}` : ''}</title>
+        {o.faviconUrl ? <link rel="icon" href={o.faviconUrl} /> : null}
+        {/* Raw: our own CSS, then the custom CSS the appearance settings hold, as the admin wrote it
+            (escaping would break quotes and `>` selectors; keeping it inside <style> is a later change). */}
+        <style>{raw(STYLE + (o.customCss ?? ''))}</style>
+        {/* hono/html rather than JSX, which would write `defer=""`: the pages have always said `defer`. */}
+        {(o.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
+      </head>
+      <body>
+        <div class="wrap">
+          <header>{o.logoUrl ? <span class="site"><img src={o.logoUrl} alt={site} /></span> : site ? <span class="site">{site}</span> : null}</header>
+          <main>{o.body}</main>
+        </div>
+      </body>
+    </html>
+  );
+}
+
+/** A heading and one line of text: the message and error pages. */
+export function Message({ title, text }: { title: string; text: string }): JSX.Element {
+  return (
+    <>
+      <h1>{title}</h1>
+      <p>{text}</p>
+    </>
+  );
+}
+
+/** Markup (JSX or hono/html's `html`) as a string; everything here renders synchronously. */
+export function renderHtml(node: JSX.Element): string {
+  const out: unknown = node instanceof Promise ? node : node.toString();
+  if (typeof out !== 'string') throw new Error('markup rendered asynchronously');
+  return out;
+}
+
+export function renderPage(o: PageOptions): string {
+  return `<!doctype html>\n${renderHtml(<Layout {...o} />)}`;
+}
+
+/**
+ * Answers a rendered page; pages may not be framed, and their URLs (which hold subscriber
+ * UUIDs) never leave in a Referer to another site. Same-origin requests keep theirs, so the
+ * browser's forms send a real Origin for the CSRF check (auth.ts).
+ */
+export function sendPage(c: Context, o: PageOptions, status: 200 | 400 | 403 | 404 | 429 | 500 = 200): Response {
+  c.header('X-Frame-Options', 'DENY');
+  c.header('Referrer-Policy', 'same-origin');
+  if (!o.indexable) c.header('X-Robots-Tag', 'noindex');
+  return c.html(renderPage(o), status);
+}
+
+/** The answer to an unknown page: plain, without the site's look (no settings are read). */
+export function notFoundPage(): string {
+  return `<!doctype html>${renderHtml(
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <title>Not found</title>
+      </head>
+      <body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">
+        <h1>Page not found</h1>
+        <p>The page you are looking for does not exist.</p>
+      </body>
+    </html>,
+  )}`;
+}
