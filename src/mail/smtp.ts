@@ -4,7 +4,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Messenger, OutgoingMessage } from './types.ts';
 import { bareAddress, messageId } from './message.ts';
-import { parseDuration } from '../settings/duration.ts';
+import { parseDuration } from '../duration.ts';
 
 export interface SmtpServerSettings {
   name: string;
