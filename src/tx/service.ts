@@ -11,6 +11,8 @@ import type { Body } from '../http/body.ts';
 import { optEnum, optHeaderList, optInt, optObject, optString, optStringArray, optIntArray } from '../http/validate.ts';
 import { buildTxMessage, isValidFrom } from '../mail/message.ts';
 import { domainRules, emailProblem } from '../subscribers/email.ts';
+import { audienceFor } from '../subscribers/service.ts';
+import type { SubscriberStore } from '../subscribers/store.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import { TxStore } from './store.ts';
 
@@ -18,8 +20,10 @@ const MODES = ['default', 'fallback', 'external'] as const;
 
 export class TxService {
   private readonly store: TxStore;
+  private readonly subscribers: SubscriberStore;
   constructor(private readonly ctx: AppContext, private readonly tracking: TrackingStore) {
     this.store = new TxStore(ctx.db);
+    this.subscribers = audienceFor(ctx).subscribers;
   }
 
   async send(b: Body, attachments: Attachment[]): Promise<void> {
@@ -76,13 +80,13 @@ export class TxService {
     if (mode === 'external') recipients.push(...cleanEmails.map(bare));
     else {
       for (const email of cleanEmails) {
-        const s = this.store.subscriberByEmail(email);
+        const s = this.subscribers.rowByEmail(email);
         if (s) recipients.push(toRenderSubscriber(s));
         else if (mode === 'fallback') recipients.push(bare(email));
         else missing.push(`subscriber ${email} not found`);
       }
       for (const id of ids) {
-        const s = this.store.subscriberById(id);
+        const s = this.subscribers.rowById(id);
         if (s) recipients.push(toRenderSubscriber(s));
         else missing.push(`subscriber ${id} not found`);
       }
