@@ -18,7 +18,7 @@ export const DEMO_SUBSCRIBER: RenderSubscriber = {
   status: 'enabled', created_at: null, updated_at: null,
 };
 
-/** archive_meta as the stand-in subscriber of archive pages (templating.md §3.3); keys in any case. */
+/** archive_meta as the stand-in subscriber of archive pages, read as listmonk does: keys in any case. */
 export function archiveSubscriber(meta: Record<string, unknown>): RenderSubscriber {
   const m = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k.toLowerCase(), v]));
   const str = (v: unknown, d: string) => (typeof v === 'string' ? v : d);

@@ -1,7 +1,8 @@
-// POST /api/tx: listmonk's transactional message (api-resources §17). Every recipient is
-// resolved and rendered before anything is sent, so a bad recipient or template sends nothing;
-// the subject and altbody are rendered per recipient (DECISIONS 16); the call answers once the
-// messenger accepted every message.
+// POST /api/tx: listmonk's transactional message (a tx template, recipients by e-mail or id in
+// three subscriber modes, `data` as .Tx.Data). Every recipient is resolved and rendered before
+// anything is sent, so a bad recipient or template sends nothing; the subject and altbody are
+// rendered per recipient (docs/decisions.md §48); the call answers once the messenger accepted
+// every message.
 import type { AppContext } from '../context.ts';
 import { compileTx, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import { renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
@@ -43,7 +44,7 @@ export class TxService {
       if (ids.length) throw badRequest(`"subscriber_ids" cannot be used with subscriber_mode "${mode}": give "subscriber_emails"`);
       if (!emails.length) throw badRequest('"subscriber_emails" is required');
     }
-    // The address rules of subscribers, including the domain allow/blocklist (delivery.md §20).
+    // The address rules of subscribers: syntax, length and the privacy.domain_allowlist/blocklist.
     const rules = domainRules(this.ctx.settings);
     const cleanEmails = emails.map((e) => {
       const email = e.trim().toLowerCase();
