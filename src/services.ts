@@ -109,7 +109,7 @@ export function buildServices(config: Config, log: Logger): Services {
     delivery,
     templates: new TemplateService(core, templateStore, tracking),
     templateStore,
-    tx: new TxService(core, new TxStore(db), tracking),
+    tx: new TxService(core, new TxStore(db), subscribers, tracking),
     media: new MediaStore(db),
     bounces: new BounceService(core, new BounceStore(db)),
     importer: new Importer(core, new ImportStore(db), searchIndexer),

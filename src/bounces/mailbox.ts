@@ -5,7 +5,7 @@
 // logged and tried again at the next interval; every network step has a time limit.
 import type { Logger } from '../log.ts';
 import type { SettingsService } from '../settings/service.ts';
-import { parseDuration } from '../settings/duration.ts';
+import { parseDuration } from '../duration.ts';
 import { Pop3Client, Pop3ReplyError } from './pop3.ts';
 
 export interface MailboxSettings {

@@ -88,7 +88,7 @@ export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
   });
 }
 
-/** The body of POST /webhooks/bounce (resources §11, bounce input). */
+/** The body of POST /webhooks/bounce: email or subscriber_uuid, type, and optionally campaign_uuid, source, meta, created_at. */
 async function webhookBounce(c: Context<AppEnv>): Promise<BounceInput> {
   const body = await readJson(c);
   const rawEmail = optString(body, 'email') ?? '';

@@ -35,7 +35,7 @@ export interface RecordOutcome {
   action: BounceActionName;
 }
 
-/** A bounce as the API returns it (resources §11). */
+/** A bounce as the API returns it (listmonk's fields; campaign null when not linked to one). */
 export interface Bounce {
   id: number;
   type: BounceType;

@@ -1,4 +1,4 @@
-// Delivery SQL: which subscribers a campaign goes to (listmonk's rules, delivery.md §5), the
+// Delivery SQL: which subscribers a campaign goes to (listmonk's rules, docs/decisions.md §40), the
 // per-recipient send ledger (campaign_sends) and the campaign's progress columns.
 import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';

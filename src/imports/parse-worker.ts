@@ -1,25 +1,9 @@
 // The import's parser thread: reads the upload and posts validated row batches to the writer
 // thread (write-worker.ts) over a channel. At most `maxInFlight` batches wait unacknowledged,
 // so memory stays bounded however fast the parser is.
-import { workerData, type MessagePort } from 'node:worker_threads';
-import { parseSource, type ParseOptions, type RowBatch } from './parse.ts';
-import type { ImportSource } from './source.ts';
-import { lowerThreadPriority } from './threads.ts';
-
-export interface ParserJob {
-  source: ImportSource;
-  opts: ParseOptions;
-  maxInFlight: number;
-  /** The writer thread's end of the channel. */
-  writer: MessagePort;
-}
-
-export type ParserMessage =
-  | { type: 'total'; n: number }
-  | { type: 'log'; line: string }
-  | { type: 'batch'; batch: RowBatch }
-  | { type: 'done' }
-  | { type: 'failed'; message: string };
+import { workerData } from 'node:worker_threads';
+import { parseSource } from './parse.ts';
+import { lowerThreadPriority, type ParserJob, type ParserMessage } from './threads.ts';
 
 lowerThreadPriority();
 const job = workerData as ParserJob;

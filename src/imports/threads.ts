@@ -1,11 +1,28 @@
-// What the import's threads share with the main thread: how they are started, the writer's
-// and the search indexer's jobs and messages, and the slots of their control arrays.
+// What the import's threads share with the main thread: how they are started, the parser's,
+// the writer's and the search indexer's jobs and messages, and the slots of their control arrays.
 import { existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
-import type { ParserJob } from './parse-worker.ts';
+import type { ParseOptions, RowBatch } from './parse.ts';
+import type { ImportSource } from './source.ts';
 import type { WriteOptions } from './store.ts';
+
+/** The parser thread (parse-worker.ts) reads the upload and posts row batches to the writer. */
+export interface ParserJob {
+  source: ImportSource;
+  opts: ParseOptions;
+  maxInFlight: number;
+  /** The writer thread's end of the channel. */
+  writer: MessagePort;
+}
+
+export type ParserMessage =
+  | { type: 'total'; n: number }
+  | { type: 'log'; line: string }
+  | { type: 'batch'; batch: RowBatch }
+  | { type: 'done' }
+  | { type: 'failed'; message: string };
 
 export interface WriterJob {
   dbPath: string;

@@ -9,11 +9,12 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { checkpointNow, openDatabase, WalCheckpointer } from '../db/connection.ts';
 import { backgroundTransaction } from '../db/foreground-writes.ts';
-import type { ParserMessage } from './parse-worker.ts';
 import { appendBatch, emptyBatch, sliceBatch, sortByEmail, type RowBatch } from './parse.ts';
 import { NameIndex } from './name-index.ts';
 import { ImportStore, isLargeImport } from './store.ts';
-import { CONTROL_IMPORTED, CONTROL_STOP, lowerThreadPriority, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type WriterJob, type WriterMessage } from './threads.ts';
+import {
+  CONTROL_IMPORTED, CONTROL_STOP, lowerThreadPriority, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type ParserMessage, type WriterJob, type WriterMessage,
+} from './threads.ts';
 
 /**
  * How long one write transaction should take: about the most an API write waits for the import.

@@ -8,7 +8,7 @@ import type { Attachment, OutgoingMessage } from './types.ts';
 
 export type HeaderList = Record<string, string>[];
 
-/** What a postback messenger needs beyond the MIME message (delivery.md §7.2). */
+/** What a postback messenger needs beyond the MIME message: the recipient and campaign of listmonk's payload. */
 export interface MessageMeta {
   content_type: string;
   recipient: { uuid: string; email: string; name: string; attribs: Record<string, unknown>; status: string };
@@ -134,7 +134,7 @@ function assemble(fixed: Record<string, string>, m: TxMessageInput): OutgoingMes
 
 /**
  * plain: text only; anything else: HTML plus a text alternative: the altbody, else one
- * derived from the HTML (DECISIONS 15; campaigns usually pass one derived in advance).
+ * derived from the HTML (docs/decisions.md §44; campaigns usually pass one derived in advance).
  */
 function bodyParts(contentType: string, body: string, altbody: string | null): { html?: string; text: string } {
   if (contentType === 'plain') return { text: body };

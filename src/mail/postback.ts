@@ -1,7 +1,7 @@
 // HTTP "postback" messengers (settings `messengers`): each message is POSTed as JSON to the
-// messenger's root_url (delivery.md §7.2). Success is HTTP 200 exactly, as listmonk;
-// max_msg_retries is honoured (listmonk reads it but never retries).
-import { parseDuration } from '../settings/duration.ts';
+// messenger's root_url, in listmonk's payload. Success is HTTP 200 exactly, as listmonk;
+// max_msg_retries is honoured (listmonk reads it but never retries; docs/decisions.md §50).
+import { parseDuration } from '../duration.ts';
 import type { Settings } from '../settings/defaults.ts';
 import type { MessageMeta } from './message.ts';
 import type { Messenger, OutgoingMessage } from './types.ts';

@@ -4,7 +4,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Messenger, OutgoingMessage } from './types.ts';
 import { bareAddress, messageId } from './message.ts';
-import { parseDuration } from '../settings/duration.ts';
+import { parseDuration } from '../duration.ts';
 
 export interface SmtpServerSettings {
   name: string;
@@ -57,7 +57,7 @@ function headerMap(list: Record<string, string>[]): Record<string, string> {
 /**
  * The server's email_headers under the message's own (a message header replaces a server one
  * of the same name, in any case); a Return-Path header leaves the message to become the
- * envelope sender (delivery.md §8).
+ * envelope sender, as in listmonk (docs/decisions.md §51).
  */
 function envelopeHeaders(server: Record<string, string>, own: Record<string, string>): { headers: Record<string, string>; returnPath: string | undefined } {
   const ownNames = new Set(Object.keys(own).map((k) => k.toLowerCase()));

@@ -1,4 +1,4 @@
-// The captcha of the public subscription form (public-pages.md §10): Altcha, a self-hosted
+// The captcha of the public subscription form (docs/decisions.md §32): Altcha, a self-hosted
 // proof of work, or hCaptcha; Altcha when both are on. Altcha challenges are signed with a key
 // made at start (a restart voids those outstanding) and expire after 5 minutes; a solved one is
 // accepted once. An hCaptcha token is checked with hCaptcha's siteverify, and anything but a

@@ -150,7 +150,7 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: Services): void {
     if (next && next !== '*' && trusted.includes(next)) return c.redirect(next, 303);
     return message(c, t('public.subTitle'), hasOptin ? t('public.subOptinPending') : t('public.subConfirmed'));
   });
-  // With the feature off the form POST answers JSON, as listmonk (public-pages.md).
+  // With the feature off the form POST answers JSON, as listmonk (docs/decisions.md §33).
   app.post('/subscription/form', async (c) => {
     if (!s.bool('app.enable_public_subscription_page')) return c.json({ message: 'public subscriptions are disabled' }, 404);
     return subscribeByForm(c);

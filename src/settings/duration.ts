@@ -1,19 +1,3 @@
-// Go duration strings ("10ms", "15s", "1h30m"), which listmonk settings use.
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Milliseconds, or null when the text is not a Go duration. */
-export function parseDuration(text: string): number | null {
-  const s = text.trim();
-  if (s === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
-  let total = 0;
-  let pos = 0;
-  while (pos < s.length) {
-    re.lastIndex = pos;
-    const m = re.exec(s);
-    if (!m) return null;
-    total += Number(m[1]) * UNITS[m[2]];
-    pos = re.lastIndex;
-  }
-  return pos > 0 ? total : null;
-}
+// Moved to src/duration.ts. Kept only for src/delivery/throttle.ts, which is being reworked
+// elsewhere: once its import names '../duration.ts', delete this file.
+export { parseDuration } from '../duration.ts';

@@ -8,7 +8,7 @@ import { statementCache, type Prepare } from '../db/statements.ts';
 import { badRequest } from '../http/errors.ts';
 import { optHeaderList } from '../http/validate.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
-import { parseDuration } from './duration.ts';
+import { parseDuration } from '../duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
 import { isValidFrom } from '../mail/message.ts';
 import type { CaptchaSettings } from '../public/captcha.ts';

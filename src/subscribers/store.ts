@@ -221,8 +221,12 @@ export class SubscriberStore {
   // Reads ---------------------------------------------------------------------------------
 
   get(id: number): Subscriber | null {
-    const row = this.sql<[number], SubscriberRow>(SQL.byId).get(id);
+    const row = this.rowById(id);
     return row ? this.withLists([row])[0] : null;
+  }
+
+  rowById(id: number): SubscriberRow | null {
+    return this.sql<[number], SubscriberRow>(SQL.byId).get(id) ?? null;
   }
 
   rowByUuid(uuid: string): SubscriberRow | null {

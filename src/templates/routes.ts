@@ -13,7 +13,7 @@ export function registerTemplateRoutes(api: Hono<AppEnv>, ctx: Services): void {
   const { store } = service;
   const get = ctx.guard('templates:get');
   const manage = ctx.guard('templates:manage');
-  // A missing no_body means false (clients.md).
+  // A missing no_body means false, as clients expect (docs/decisions.md §2).
   const noBody = (c: Context<AppEnv>) => parseBool(c.req.query('no_body')) === true;
 
   api.get('/templates', get, (c) => ok(c, store.all().map((t) => templateJson(t, noBody(c)))));

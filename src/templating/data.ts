@@ -1,4 +1,4 @@
-// Builders for the data listmonk exposes to templates (§3 of the templating reference):
+// Builders for the data listmonk exposes to templates (.Subscriber, .Campaign, .Tx, the message):
 // Go structs with the same member names, integer IDs as Go ints, nullable times with
 // .Time/.Valid, and the FirstName/LastName methods.
 

@@ -63,7 +63,7 @@ export function registerTrackingPages(app: Hono<AppEnv>, ctx: Services): void {
     }
   };
 
-  // Web view: only for subscribers the campaign was sent to (DECISIONS 11).
+  // Web view: only for subscribers the campaign was sent to (docs/decisions.md §35).
   app.get('/campaign/:camp/:sub', (c) => {
     const { camp, sub } = c.req.param();
     if (!UUID.test(camp) || !UUID.test(sub)) return badLink(c);

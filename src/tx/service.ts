@@ -1,7 +1,8 @@
-// POST /api/tx: listmonk's transactional message (api-resources §17). Every recipient is
-// resolved and rendered before anything is sent, so a bad recipient or template sends nothing;
-// the subject and altbody are rendered per recipient (DECISIONS 16); the call answers once the
-// messenger accepted every message.
+// POST /api/tx: listmonk's transactional message (a tx template, recipients by e-mail or id in
+// three subscriber modes, `data` as .Tx.Data). Every recipient is resolved and rendered before
+// anything is sent, so a bad recipient or template sends nothing; the subject and altbody are
+// rendered per recipient (docs/decisions.md §48); the call answers once the messenger accepted
+// every message.
 import type { AppContext } from '../context.ts';
 import { compileTx, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import { renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
@@ -11,13 +12,19 @@ import type { Body } from '../http/body.ts';
 import { optEnum, optHeaderList, optInt, optObject, optString, optStringArray, optIntArray } from '../http/validate.ts';
 import { buildTxMessage, isValidFrom } from '../mail/message.ts';
 import { domainRules, emailProblem } from '../subscribers/email.ts';
+import type { SubscriberStore } from '../subscribers/store.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import type { TxStore } from './store.ts';
 
 const MODES = ['default', 'fallback', 'external'] as const;
 
 export class TxService {
-  constructor(private readonly ctx: AppContext, private readonly store: TxStore, private readonly tracking: TrackingStore) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly store: TxStore,
+    private readonly subscribers: SubscriberStore,
+    private readonly tracking: TrackingStore,
+  ) {}
 
   async send(b: Body, attachments: Attachment[]): Promise<void> {
     const mode = optEnum(b, 'subscriber_mode', MODES) ?? 'default';
@@ -36,7 +43,7 @@ export class TxService {
       if (ids.length) throw badRequest(`"subscriber_ids" cannot be used with subscriber_mode "${mode}": give "subscriber_emails"`);
       if (!emails.length) throw badRequest('"subscriber_emails" is required');
     }
-    // The address rules of subscribers, including the domain allow/blocklist (delivery.md §20).
+    // The address rules of subscribers: syntax, length and the privacy.domain_allowlist/blocklist.
     const rules = domainRules(this.ctx.settings);
     const cleanEmails = emails.map((e) => {
       const email = e.trim().toLowerCase();
@@ -73,13 +80,13 @@ export class TxService {
     if (mode === 'external') recipients.push(...cleanEmails.map(bare));
     else {
       for (const email of cleanEmails) {
-        const s = this.store.subscriberByEmail(email);
+        const s = this.subscribers.rowByEmail(email);
         if (s) recipients.push(toRenderSubscriber(s));
         else if (mode === 'fallback') recipients.push(bare(email));
         else missing.push(`subscriber ${email} not found`);
       }
       for (const id of ids) {
-        const s = this.store.subscriberById(id);
+        const s = this.subscribers.rowById(id);
         if (s) recipients.push(toRenderSubscriber(s));
         else missing.push(`subscriber ${id} not found`);
       }

@@ -121,7 +121,7 @@ export interface ListRoleGrant {
   permissions: string[];
 }
 
-/** A user as the API answers it (api-resources §16.1): no password, token or TOTP secret. */
+/** A user as the API answers it (listmonk's user object): no password hash, token or TOTP secret. */
 export interface UserJson {
   id: number;
   created_at: string;
