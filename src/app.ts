@@ -23,7 +23,7 @@ import { registerMaintenanceRoutes } from './maintenance/routes.ts';
 import { registerMediaRoutes } from './media/routes.ts';
 import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
-import { registerSubscriberRoutes } from './subscribers/routes.ts';
+import { SUBSCRIBER_ROUTES } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
 import { registerTemplateRoutes } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
@@ -72,7 +72,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
   mount(api, LIST_ROUTES, ctx, tables);
-  registerSubscriberRoutes(api, ctx);
+  mount(api, SUBSCRIBER_ROUTES, ctx, tables);
   registerPublicRoutes(api, ctx);
   registerPublicPages(app, ctx);
   registerCampaignsRoutes(api, ctx);
