@@ -16,7 +16,7 @@ import type { AppEnv } from './http/types.ts';
 import { registerBounceRoutes } from './bounces/routes.ts';
 import { registerCampaignsRoutes } from './campaigns/routes.ts';
 import { registerDashboardRoutes } from './dashboard/routes.ts';
-import { registerImportRoutes } from './imports/routes.ts';
+import { IMPORT_ROUTES } from './imports/routes.ts';
 import { LIST_ROUTES } from './lists/routes.ts';
 import { mount, type MountOptions } from './http/routes.ts';
 import { registerMaintenanceRoutes } from './maintenance/routes.ts';
@@ -78,7 +78,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   registerCampaignsRoutes(api, ctx);
   registerTrackingPages(app, ctx);
   registerTxRoutes(api, ctx);
-  registerImportRoutes(api, ctx);
+  mount(api, IMPORT_ROUTES, ctx, tables);
   registerDashboardRoutes(api, ctx);
   registerMaintenanceRoutes(api, ctx);
   registerBounceRoutes(app, api, ctx);
