@@ -17,18 +17,18 @@ import { SegmentError } from './segments/index.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerBounceRoutes } from './bounces/routes.ts';
 import { registerCampaignsRoutes } from './campaigns/routes.ts';
-import { registerDashboardRoutes } from './dashboard/routes.ts';
-import { registerImportRoutes } from './imports/routes.ts';
+import { DASHBOARD_ROUTES } from './dashboard/routes.ts';
+import { IMPORT_ROUTES } from './imports/routes.ts';
 import { LIST_ROUTES } from './lists/routes.ts';
 import { mount, type AnyRoute, type MountOptions } from './http/routes.ts';
 import { openApiDocument } from './http/openapi.ts';
 import { REFERENCE_ROUTES } from './system/reference.ts';
 import { VERSION } from './config.ts';
-import { registerMaintenanceRoutes } from './maintenance/routes.ts';
+import { MAINTENANCE_ROUTES } from './maintenance/routes.ts';
 import { registerMediaRoutes } from './media/routes.ts';
 import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
-import { registerSubscriberRoutes } from './subscribers/routes.ts';
+import { SUBSCRIBER_ROUTES } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
 import { registerTemplateRoutes } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
@@ -41,6 +41,10 @@ import { registerUsersRoutes } from './users/routes.ts';
  */
 const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   lists: LIST_ROUTES,
+  subscribers: SUBSCRIBER_ROUTES,
+  imports: IMPORT_ROUTES,
+  dashboard: DASHBOARD_ROUTES,
+  maintenance: MAINTENANCE_ROUTES,
 };
 
 /** Routes that stream large uploads and check sizes themselves. */
@@ -86,15 +90,11 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   mount(api, REFERENCE_ROUTES, { apiDocument }, tables);
   registerSystemRoutes(app, api, ctx);
   registerSettingsRoutes(api, ctx);
-  registerSubscriberRoutes(api, ctx);
   registerPublicRoutes(api, ctx);
   registerPublicPages(app, ctx);
   registerCampaignsRoutes(api, ctx);
   registerTrackingPages(app, ctx);
   registerTxRoutes(api, ctx);
-  registerImportRoutes(api, ctx);
-  registerDashboardRoutes(api, ctx);
-  registerMaintenanceRoutes(api, ctx);
   registerBounceRoutes(app, api, ctx);
   registerMediaRoutes(app, api, ctx);
   registerTemplateRoutes(api, ctx);

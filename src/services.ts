@@ -19,6 +19,7 @@ import { ListStore } from './lists/store.ts';
 import { ListService } from './lists/service.ts';
 import { registerSegmentFunctions } from './segments/index.ts';
 import { SubscriberStore } from './subscribers/store.ts';
+import { SubscriberService, type SubscriberPages } from './subscribers/service.ts';
 import { TrackingStore } from './tracking/store.ts';
 import { CampaignStore } from './campaigns/store.ts';
 import { CampaignService } from './campaigns/service.ts';
@@ -45,7 +46,9 @@ export interface Services extends AppContext {
   guard: Guard;
   lists: ListService;
   listStore: ListStore;
-  subscribers: SubscriberStore;
+  subscriberService: SubscriberService;
+  /** The subscriber store, as the public pages use it (see SubscriberPages). */
+  subscribers: SubscriberPages;
   tracking: TrackingStore;
   campaignStore: CampaignStore;
   campaigns: CampaignService;
@@ -102,6 +105,7 @@ export function buildServices(config: Config, log: Logger): Services {
     guard: makeAuth(users.authenticator()),
     lists: new ListService(listStore),
     listStore,
+    subscriberService: new SubscriberService(core, subscribers),
     subscribers,
     tracking,
     campaignStore,

@@ -1,12 +1,25 @@
-// GET /api/dashboard/counts and /charts (any authenticated user, as listmonk).
-import type { Hono } from 'hono';
-import type { Services } from '../services.ts';
+// /api/dashboard: the counts and charts of the dashboard (any signed-in user, as listmonk).
+import type { Context } from 'hono';
 import { ok } from '../http/envelope.ts';
+import { routesFor } from '../http/routes.ts';
 import type { AppEnv } from '../http/types.ts';
-import { DashboardStore } from './store.ts';
+import type { DashboardStore } from './store.ts';
 
-export function registerDashboardRoutes(api: Hono<AppEnv>, ctx: Services): void {
-  const store = new DashboardStore(ctx.db);
-  api.get('/dashboard/counts', ctx.guard('signed-in'), (c) => ok(c, store.counts()));
-  api.get('/dashboard/charts', ctx.guard('signed-in'), (c) => ok(c, store.charts()));
+interface Deps {
+  dashboard: DashboardStore;
+}
+type C = Context<AppEnv>;
+
+const route = routesFor<Deps>();
+export const DASHBOARD_ROUTES = [
+  route({ method: 'GET', path: '/dashboard/counts', access: 'signed-in', handler: counts, summary: 'Subscriber, list, campaign and message counts' }),
+  route({ method: 'GET', path: '/dashboard/charts', access: 'signed-in', handler: charts, summary: 'Campaign views and link clicks per day, over the 31 days up to the latest' }),
+];
+
+function counts(c: C, s: Deps) {
+  return ok(c, s.dashboard.counts());
+}
+
+function charts(c: C, s: Deps) {
+  return ok(c, s.dashboard.charts());
 }

@@ -27,13 +27,43 @@ export interface PageOptions {
 }
 
 export function pageResults<T>(results: T[], total: number, paging: Paging, opts: PageOptions = {}): PageResults<T> {
-  const empty = opts.zeroWhenEmpty && results.length === 0;
+  return { results, ...pageFields(results.length === 0, total, paging, opts) };
+}
+
+/** Everything of the paged container but its results. */
+function pageFields(empty: boolean, total: number, paging: Paging, opts: PageOptions): Omit<PageResults<never>, 'results'> {
+  const zero = opts.zeroWhenEmpty && empty;
   return {
-    results,
     search: opts.search ?? '',
     query: opts.query ?? '',
-    total: empty ? 0 : total,
-    per_page: empty ? 0 : paging.all ? 0 : paging.perPage,
-    page: empty ? 0 : paging.page,
+    total: zero ? 0 : total,
+    per_page: zero ? 0 : paging.all ? 0 : paging.perPage,
+    page: zero ? 0 : paging.page,
   };
+}
+
+/**
+ * The envelope of `pageResults` for a page too large to hold in memory: its results are
+ * written batch by batch as the client reads, until `nextBatch()` returns null.
+ */
+export function streamedPage(c: Context, nextBatch: () => unknown[] | null, total: number, paging: Paging, opts: PageOptions = {}): Response {
+  const enc = new TextEncoder();
+  let wrote = false;
+  c.header('Content-Type', 'application/json; charset=utf-8');
+  return c.body(new ReadableStream<Uint8Array>({
+    start(ctl) {
+      ctl.enqueue(enc.encode('{"data":{"results":['));
+    },
+    pull(ctl) {
+      // An empty batch (rows deleted meanwhile) writes nothing: read on until one does.
+      for (let batch = nextBatch(); batch !== null; batch = nextBatch()) {
+        if (!batch.length) continue;
+        ctl.enqueue(enc.encode((wrote ? ',' : '') + batch.map((r) => JSON.stringify(r)).join(',')));
+        wrote = true;
+        return;
+      }
+      ctl.enqueue(enc.encode(`],${JSON.stringify(pageFields(!wrote, total, paging, opts)).slice(1)}}`));
+      ctl.close();
+    },
+  }));
 }

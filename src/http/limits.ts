@@ -21,6 +21,11 @@ export const LIMITS = {
   webhookBodyBytes: 10 * 1024 * 1024,
   /** Largest import upload (ZIP or CSV). */
   importUploadBytes: 2 * 1024 ** 3,
+  /** The import's `params` form field (a small JSON object). */
+  importParamsBytes: 64 * 1024,
+  /** An uploaded ZIP may expand to this much in all, each entry at most this many times its compressed size (zip bombs). */
+  importUncompressedBytes: 4 * 1024 ** 3,
+  importCompressionRatio: 200,
   /** Largest transactional message request, attachments included. */
   txBodyBytes: 25 * 1024 * 1024,
   /**

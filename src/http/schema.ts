@@ -106,6 +106,15 @@ function readStringArray(v: unknown): string[] | undefined {
   });
 }
 
+function readIntArray(v: unknown): number[] | undefined {
+  if (!present(v)) return undefined;
+  return asArray(v).map((x) => {
+    const n = toInt(x);
+    if (n === null || n < 1) throw invalid('expected an array of positive integers');
+    return n;
+  });
+}
+
 /** The field readers a schema is made of. `opt*` may be absent; `req*` must be given. */
 export const f = {
   optString: (o: StringOptions = {}) => field(stringJson(o), (v) => readString(v, o)),
@@ -124,13 +133,12 @@ export const f = {
   optInt: (o: { min?: number } = {}) => field({ type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}) }, (v) => readInt(v, o.min)),
   optBool: () => field({ type: 'boolean' }, readBool),
   /** Positive integers; a single value is a one-item array. */
-  optIntArray: () => field({ type: 'array', items: { type: 'integer', minimum: 1 } }, (v) => {
-    if (!present(v)) return undefined;
-    return asArray(v).map((x) => {
-      const n = toInt(x);
-      if (n === null || n < 1) throw invalid('expected an array of positive integers');
-      return n;
-    });
+  optIntArray: () => field({ type: 'array', items: { type: 'integer', minimum: 1 } }, readIntArray),
+  /** Positive integers, at least one; `hint` follows "is required" (e.g. " (one or more list IDs)"). */
+  reqIntArray: (hint = '') => field({ type: 'array', items: { type: 'integer', minimum: 1 }, minItems: 1 }, (v) => {
+    const ids = readIntArray(v);
+    if (!ids?.length) throw required(hint);
+    return ids;
   }),
   /** IDs, or objects with an `id` (a resource's `lists` or `media` read back from a GET and PUT back whole). */
   optIdList: () => field({ type: 'array', items: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'object', properties: { id: { type: ['integer', 'null'] } } }] } }, (v) => {
@@ -186,6 +194,14 @@ function queryField<T>(json: Record<string, unknown>, read: (values: string[]) =
   return field(json, (v) => read((v as QueryValues) ?? []));
 }
 
+function readQueryIds(values: string[]): number[] {
+  return values.flatMap((s) => s.split(',')).filter((s) => s.trim() !== '').map((s) => {
+    const n = toInt(s);
+    if (n === null || n < 1) throw invalid('expected positive integers');
+    return n;
+  });
+}
+
 /** Query-string readers: each gets every value of its key. */
 export const q = {
   /** The first value, untrimmed (as Hono's `c.req.query(key)`), or undefined. */
@@ -193,11 +209,13 @@ export const q = {
   /** The first value read by `read` (which never refuses), described by `json`. */
   first: <T>(json: Record<string, unknown>, read: (v: string | undefined) => T) => queryField(json, (vs) => read(vs[0])),
   /** Every value, commas splitting too (`?id=1&id=2`, `?id=1,2`), as positive integers. */
-  ids: () => queryField({ type: 'array', items: { type: 'integer', minimum: 1 } }, (vs) => vs.flatMap((s) => s.split(',')).filter((s) => s.trim() !== '').map((s) => {
-    const n = toInt(s);
-    if (n === null || n < 1) throw new FieldError('invalid "{key}": expected positive integers');
-    return n;
-  })),
+  ids: () => queryField({ type: 'array', items: { type: 'integer', minimum: 1 } }, readQueryIds),
+  /** As `ids`, at least one; `hint` follows "is required". */
+  reqIds: (hint = '') => queryField({ type: 'array', items: { type: 'integer', minimum: 1 }, minItems: 1 }, (vs) => {
+    const ids = readQueryIds(vs);
+    if (!ids.length) throw required(hint);
+    return ids;
+  }),
   /** Every value, as given. */
   all: () => queryField({ type: 'array', items: { type: 'string' } }, (vs) => vs),
   /** The first value read as Go's ParseBool; undefined when absent or not a boolean spelling. */

@@ -6,11 +6,12 @@ import { rmSync } from 'node:fs';
 import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.ts';
 import { pauseCheckpoints, resumeCheckpoints } from '../db/connection.ts';
-import { conflict } from '../http/errors.ts';
+import { badRequest, conflict, forbidden } from '../http/errors.ts';
+import { authorized, can, type Actor } from '../http/permissions.ts';
 import { domainRules } from '../subscribers/email.ts';
 import type { ImportSource } from './source.ts';
 import type { SearchIndexer } from './search-indexer.ts';
-import type { ImportStore, WriteOptions } from './store.ts';
+import type { ImportMode, ImportStore, SubscriptionStatus, WriteOptions } from './store.ts';
 import { CONTROL_IMPORTED, CONTROL_STOP, startThread, type WriterMessage } from './threads.ts';
 import { systemMessage } from '../mail/system.ts';
 
@@ -21,6 +22,19 @@ export interface ImportStatus {
   total: number;
   imported: number;
   status: ImportState;
+}
+
+/** An import's parameters as the caller gives them (listmonk's `params`). */
+export interface ImportParams {
+  mode: ImportMode;
+  /** The lists `subscribe` mode adds the subscribers to. */
+  lists?: number[];
+  /** Of new subscriptions; default unconfirmed (subscribe) or unsubscribed (blocklist). */
+  subscriptionStatus?: SubscriptionStatus;
+  /** Both of the two below. */
+  overwrite?: boolean;
+  overwriteUserinfo?: boolean;
+  overwriteSubscriptionStatus?: boolean;
 }
 
 export interface ImportJob {
@@ -77,8 +91,28 @@ export class Importer {
     if (!this.running) this.busy = false;
   }
 
-  existingLists(ids: number[]): number[] {
-    return this.store.existingLists(ids);
+  /**
+   * What an import of these parameters writes. In `subscribe` mode, the given lists the actor
+   * may manage: 403 if none, 400 naming the ones that do not exist.
+   */
+  writeOptions(actor: Actor, p: ImportParams): WriteOptions {
+    const lists = p.mode === 'subscribe' ? this.subscribeLists(actor, p.lists ?? []) : [];
+    return {
+      mode: p.mode,
+      lists,
+      subscriptionStatus: p.subscriptionStatus ?? (p.mode === 'subscribe' ? 'unconfirmed' : 'unsubscribed'),
+      overwriteUserinfo: p.overwrite === true || p.overwriteUserinfo === true,
+      overwriteSubscriptionStatus: p.overwrite === true || p.overwriteSubscriptionStatus === true,
+    };
+  }
+
+  private subscribeLists(actor: Actor, asked: number[]) {
+    const lists = [...new Set(asked)].filter((id) => can(actor, 'list:manage', id));
+    if (!lists.length) throw forbidden(asked.length ? 'you may not manage any of the given lists (list:manage)' : '"lists" is required in subscribe mode');
+    const existing = this.store.existingLists(lists);
+    const missing = lists.filter((id) => !existing.includes(id));
+    if (missing.length) throw badRequest(`unknown list ID(s): ${missing.join(', ')}`);
+    return lists.map((id) => authorized(id));
   }
 
   start(job: ImportJob): ImportStatus {

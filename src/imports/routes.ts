@@ -1,88 +1,119 @@
-// /api/import/subscribers: upload and start an import, its status and log, and stop.
+// /api/import/subscribers: upload and start an import, its status and log, and stop. Which lists
+// an import may write to is decided by the importer.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Hono } from 'hono';
-import type { Services } from '../services.ts';
-import type { Body } from '../http/body.ts';
+import type { Context } from 'hono';
 import { ok } from '../http/envelope.ts';
-import { badRequest, forbidden } from '../http/errors.ts';
+import { badRequest } from '../http/errors.ts';
+import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart } from '../http/multipart.ts';
-import { filterLists, type AuthUser } from '../http/permissions.ts';
+import { routesFor } from '../http/routes.ts';
+import { f, parseInput, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { optBool, optEnum, optIntArray, optString, reqEnum } from '../http/validate.ts';
+import { SUBSCRIPTION_STATUSES } from '../subscribers/store.ts';
+import type { Importer, ImportParams } from './importer.ts';
 import { inspectUpload } from './source.ts';
-import type { Importer } from './importer.ts';
-import type { WriteOptions } from './store.ts';
 
-/** Largest accepted upload (ZIP or CSV). */
-const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+interface Deps {
+  importer: Importer;
+}
+type C = Context<AppEnv>;
 
-export function registerImportRoutes(api: Hono<AppEnv>, ctx: Services): void {
-  const { importer } = ctx;
-  const guard = ctx.guard('subscribers:import');
+const route = routesFor<Deps>();
+export const IMPORT_ROUTES = [
+  route({ method: 'GET', path: '/import/subscribers', access: 'subscribers:import', handler: importStatus, summary: 'The running or last import: its name, rows imported of the total, and state' }),
+  route({ method: 'GET', path: '/import/subscribers/logs', access: 'subscribers:import', handler: importLogs, summary: 'The log of the running or last import' }),
+  route({ method: 'DELETE', path: '/import/subscribers', access: 'subscribers:import', handler: stopImport, summary: 'Stops the running import (what it wrote stays), or clears the last one' }),
+  route({ method: 'POST', path: '/import/subscribers', access: 'subscribers:import', handler: startImport, describedBody: { contentType: 'multipart/form-data', schema: uploadForm() }, summary: 'Uploads a CSV file (or a ZIP of them) and imports it in the background' }),
+];
 
-  api.get('/import/subscribers', guard, (c) => ok(c, importer.status()));
-  api.get('/import/subscribers/logs', guard, (c) => ok(c, importer.logs()));
-  api.delete('/import/subscribers', guard, (c) => ok(c, importer.stop()));
+const IMPORT_MODES = ['subscribe', 'blocklist'] as const;
 
-  api.post('/import/subscribers', guard, async (c) => {
-    importer.reserve();
-    const dir = mkdtempSync(join(tmpdir(), 'listmgr-import-'));
-    try {
-      const contentType = c.req.header('content-type') ?? '';
-      if (!/^multipart\/form-data\b/i.test(contentType)) throw badRequest('send the file as multipart/form-data (fields "params" and "file")');
-      const form = await receiveMultipart(c.req.raw.body, contentType, dir, {
-        fileFields: ['file'], maxFiles: 1, maxFileBytes: MAX_UPLOAD_BYTES, maxFields: 8, maxFieldBytes: 64 * 1024,
-      });
-      const { delim, write } = importParams(form.fields.params?.at(-1), c.get('user'), importer);
-      const file = form.files[0];
-      if (!file) throw badRequest('the "file" field (a ZIP of CSV files, or a CSV file) is required');
-      const name = file.name || 'upload';
-      const source = await inspectUpload(file.path, name);
-      return ok(c, importer.start({ name, source, dir, delim, write }));
-    } catch (e) {
-      rmSync(dir, { recursive: true, force: true });
-      importer.release();
-      throw e;
-    }
-  });
+/** The `params` field's JSON object, as listmonk names its fields. */
+function importParams() {
+  return z.object({
+    mode: f.reqEnum(IMPORT_MODES),
+    lists: f.any().meta({ type: 'array', items: { type: 'integer', minimum: 1 }, description: 'Read in subscribe mode only' }),
+    subscription_status: f.optEnum(SUBSCRIPTION_STATUSES),
+    delim: f.optString({ trim: false }).refine((d) => d === undefined || Buffer.byteLength(d) === 1, 'invalid "{key}": must be exactly one character, e.g. "," or ";"'),
+    overwrite: f.optBool(),
+    overwrite_userinfo: f.optBool(),
+    overwrite_subscription_status: f.optBool(),
+  }).transform((p, ctx) => {
+    // Blocklist mode ignores the lists, however they are given.
+    if (p.mode !== 'subscribe') return { ...p, lists: undefined };
+    const lists = f.optIntArray().safeParse(p.lists);
+    if (lists.success) return { ...p, lists: lists.data };
+    ctx.addIssue({ code: 'custom', path: ['lists'], message: lists.error.issues[0].message });
+    return z.NEVER;
+  }).meta({ id: 'ImportParams' });
 }
 
-/** The `params` field, checked in listmonk's order. */
-function importParams(raw: string | undefined, user: AuthUser, importer: Importer): { delim: string; write: WriteOptions } {
-  if (raw === undefined) throw badRequest('the "params" field is required (a JSON object with mode, delim, lists, ...)');
-  let b: Body;
+/** The upload, read by the handler as it streams in (it may be gigabytes). */
+function uploadForm() {
+  return z.object({
+    params: z.string().meta({ description: 'An ImportParams JSON object', contentMediaType: 'application/json' }),
+    file: z.string().meta({ description: 'A CSV file, or a ZIP of CSV files', format: 'binary' }),
+  }).meta({ id: 'ImportUpload' });
+}
+
+function importStatus(c: C, s: Deps) {
+  return ok(c, s.importer.status());
+}
+
+function importLogs(c: C, s: Deps) {
+  return ok(c, s.importer.logs());
+}
+
+function stopImport(c: C, s: Deps) {
+  return ok(c, s.importer.stop());
+}
+
+async function startImport(c: C, { importer }: Deps) {
+  importer.reserve();
+  const dir = mkdtempSync(join(tmpdir(), 'listmgr-import-'));
   try {
-    b = JSON.parse(raw) as Body;
+    const contentType = c.req.header('content-type') ?? '';
+    if (!/^multipart\/form-data\b/i.test(contentType)) throw badRequest('send the file as multipart/form-data (fields "params" and "file")');
+    const form = await receiveMultipart(c.req.raw.body, contentType, dir, {
+      fileFields: ['file'], maxFiles: 1, maxFileBytes: LIMITS.importUploadBytes, maxFields: 8, maxFieldBytes: LIMITS.importParamsBytes,
+    });
+    const { delim, params } = readParams(form.fields.params?.at(-1));
+    const write = importer.writeOptions(c.get('user'), params);
+    const file = form.files[0];
+    if (!file) throw badRequest('the "file" field (a ZIP of CSV files, or a CSV file) is required');
+    const name = file.name || 'upload';
+    const source = await inspectUpload(file.path, name);
+    return ok(c, importer.start({ name, source, dir, delim, write }));
+  } catch (e) {
+    // Nothing was started: the upload goes, and the importer is free for the next one.
+    rmSync(dir, { recursive: true, force: true });
+    importer.release();
+    throw e;
+  }
+}
+
+/** The `params` field: the parser's delimiter and the importer's parameters. */
+function readParams(raw: string | undefined): { delim: string; params: ImportParams } {
+  if (raw === undefined) throw badRequest('the "params" field is required (a JSON object with mode, delim, lists, ...)');
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
   } catch (e) {
     throw badRequest(`invalid "params": not JSON (${(e as Error).message})`);
   }
-  if (!b || typeof b !== 'object' || Array.isArray(b)) throw badRequest('invalid "params": expected a JSON object');
-
-  const mode = reqEnum(b, 'mode', ['subscribe', 'blocklist'] as const);
-  let lists: number[] = [];
-  if (mode === 'subscribe') {
-    const asked = optIntArray(b, 'lists') ?? [];
-    lists = filterLists(user, 'manage', [...new Set(asked)]);
-    if (!lists.length) throw forbidden(asked.length ? 'you may not manage any of the given lists (list:manage)' : '"lists" is required in subscribe mode');
-    const existing = importer.existingLists(lists);
-    const missing = lists.filter((id) => !existing.includes(id));
-    if (missing.length) throw badRequest(`unknown list ID(s): ${missing.join(', ')}`);
-  }
-  const subscriptionStatus = optEnum(b, 'subscription_status', ['unconfirmed', 'confirmed', 'unsubscribed'] as const) ??
-    (mode === 'subscribe' ? 'unconfirmed' : 'unsubscribed');
-  const delim = optString(b, 'delim', { trim: false }) ?? ',';
-  if (Buffer.byteLength(delim) !== 1) throw badRequest('invalid "delim": must be exactly one character, e.g. "," or ";"');
-  const overwrite = optBool(b, 'overwrite') ?? false;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('invalid "params": expected a JSON object');
+  const p = parseInput(importParams(), value);
   return {
-    delim,
-    write: {
-      mode,
-      lists,
-      subscriptionStatus,
-      overwriteUserinfo: overwrite || (optBool(b, 'overwrite_userinfo') ?? false),
-      overwriteSubscriptionStatus: overwrite || (optBool(b, 'overwrite_subscription_status') ?? false),
+    delim: p.delim ?? ',',
+    params: {
+      mode: p.mode,
+      lists: p.lists,
+      subscriptionStatus: p.subscription_status,
+      overwrite: p.overwrite,
+      overwriteUserinfo: p.overwrite_userinfo,
+      overwriteSubscriptionStatus: p.overwrite_subscription_status,
     },
   };
 }

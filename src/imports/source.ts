@@ -5,10 +5,8 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { badRequest, HttpError } from '../http/errors.ts';
+import { LIMITS } from '../http/limits.ts';
 
-/** Refuse archives that expand beyond these (zip bombs). */
-export const MAX_UNCOMPRESSED_BYTES = 4 * 1024 ** 3;
-export const MAX_COMPRESSION_RATIO = 200;
 /** Entries smaller than this are not ratio-checked (tiny files compress oddly). */
 const RATIO_CHECK_FROM_BYTES = 1024 * 1024;
 
@@ -64,9 +62,9 @@ export async function inspectUpload(path: string, uploadName: string): Promise<I
       if (entry.fileName.endsWith('/') || !isCsvName(name) || name.startsWith('._') || entry.fileName.startsWith('__MACOSX/')) continue;
       if (entry.isEncrypted()) throw badRequest(`"${name}" in the ZIP is encrypted`);
       total += entry.uncompressedSize;
-      if (total > MAX_UNCOMPRESSED_BYTES) throw badRequest(`the ZIP expands to more than ${MAX_UNCOMPRESSED_BYTES / 1024 ** 3} GB; split it`);
-      if (entry.uncompressedSize >= RATIO_CHECK_FROM_BYTES && entry.uncompressedSize > MAX_COMPRESSION_RATIO * Math.max(1, entry.compressedSize)) {
-        throw badRequest(`"${name}" in the ZIP is compressed more than ${MAX_COMPRESSION_RATIO}:1; refusing a possible ZIP bomb`);
+      if (total > LIMITS.importUncompressedBytes) throw badRequest(`the ZIP expands to more than ${LIMITS.importUncompressedBytes / 1024 ** 3} GB; split it`);
+      if (entry.uncompressedSize >= RATIO_CHECK_FROM_BYTES && entry.uncompressedSize > LIMITS.importCompressionRatio * Math.max(1, entry.compressedSize)) {
+        throw badRequest(`"${name}" in the ZIP is compressed more than ${LIMITS.importCompressionRatio}:1; refusing a possible ZIP bomb`);
       }
       files.push({ name, entry: entry.fileName });
     }

@@ -1,6 +1,7 @@
 // The import's SQL: writing one batch of parsed rows with listmonk's upsert rules.
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
+import type { Authorized } from '../http/permissions.ts';
 import { DashboardStore } from '../dashboard/store.ts';
 import { AudienceFiller, bulkInsertSubscribers, type BulkFiller } from './bulk.ts';
 import type { RowBatch } from './parse.ts';
@@ -12,7 +13,8 @@ export type SubscriptionStatus = 'unconfirmed' | 'confirmed' | 'unsubscribed';
 
 export interface WriteOptions {
   mode: ImportMode;
-  lists: number[];
+  /** Lists the actor may manage (Importer.writeOptions checked them). */
+  lists: Authorized<number>[];
   subscriptionStatus: SubscriptionStatus;
   overwriteUserinfo: boolean;
   overwriteSubscriptionStatus: boolean;

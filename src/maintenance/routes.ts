@@ -1,13 +1,73 @@
 // /api/maintenance/*: listmonk's garbage collection and analytics export (settings:maintain), and
 // the scheduled VACUUM (setting maintenance.db).
-import type { Context, Hono } from 'hono';
-import type { Services } from '../services.ts';
-import { readBody } from '../http/body.ts';
+import type { Context } from 'hono';
 import { sendCsv } from '../http/csv.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, SUBSCRIBER_GC_TYPES } from './store.ts';
+import type { SettingsService } from '../settings/service.ts';
+import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, SUBSCRIBER_GC_TYPES, type MaintenanceStore } from './store.ts';
+
+interface Deps {
+  maintenance: MaintenanceStore;
+  settings: SettingsService;
+}
+type C = Context<AppEnv>;
+
+const route = routesFor<Deps>();
+export const MAINTENANCE_ROUTES = [
+  route({ method: 'DELETE', path: '/maintenance/subscribers/:type', access: 'settings:maintain', handler: deleteSubscribers, summary: 'Deletes the orphan (on no list) or the blocklisted subscribers; answers how many' }),
+  route({ method: 'DELETE', path: '/maintenance/subscriptions/unconfirmed', access: 'settings:maintain', handler: deleteUnconfirmed, query: beforeDateQuery(), body: beforeDateBody(), bodyKind: 'json-or-form', summary: 'Deletes unconfirmed double opt-in subscriptions made before a date; answers how many' }),
+  route({ method: 'DELETE', path: '/maintenance/analytics/:type', access: 'settings:maintain', handler: deleteAnalytics, query: beforeDateQuery(), body: beforeDateBody(), bodyKind: 'json-or-form', summary: 'Deletes the views, clicks or both recorded before a date' }),
+  route({ method: 'GET', path: '/maintenance/analytics/:type/export', access: 'settings:maintain', handler: exportAnalytics, query: sinceQuery(), raw: 'text/csv', summary: 'The views or clicks recorded since a date, as CSV' }),
+];
+
+// `before_date` comes in the query string or, when it is not there, in the body (JSON or form).
+function beforeDateQuery() {
+  return z.object({ before_date: q.str() });
+}
+
+function beforeDateBody() {
+  return z.object({ before_date: f.any().meta({ type: 'string', format: 'date-time' }) });
+}
+
+function sinceQuery() {
+  return z.object({ since: q.str() });
+}
+
+type BeforeDate = Input<ReturnType<typeof beforeDateBody>, ReturnType<typeof beforeDateQuery>>;
+
+function deleteSubscribers(c: C, s: Deps) {
+  const type = oneOf(c.req.param('type') ?? '', SUBSCRIBER_GC_TYPES, 'subscriber type');
+  return ok(c, { count: s.maintenance.deleteSubscribers(type) });
+}
+
+function deleteUnconfirmed(c: C, s: Deps, { query, body }: BeforeDate) {
+  return ok(c, { count: s.maintenance.deleteUnconfirmedSubscriptions(dateTime(query.before_date ?? body.before_date, 'before_date')) });
+}
+
+function deleteAnalytics(c: C, s: Deps, { query, body }: BeforeDate) {
+  const type = oneOf(c.req.param('type') ?? '', ANALYTICS_GC_TYPES, 'analytics type');
+  s.maintenance.deleteAnalytics(type, dateTime(query.before_date ?? body.before_date, 'before_date'));
+  return ok(c, true);
+}
+
+/** Views or clicks since a date, streamed in batches of app.batch_size. */
+function exportAnalytics(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof sinceQuery>>) {
+  const type = oneOf(c.req.param('type') ?? '', ANALYTICS_EXPORT_TYPES, 'analytics type');
+  const since = dateTime(query.since, 'since');
+  const columns = ANALYTICS_EXPORT_COLUMNS[type];
+  const batch = Math.max(1, s.settings.num('app.batch_size'));
+  let afterId = 0;
+  return sendCsv(c, `campaign_${type}.csv`, columns, () => {
+    const rows = s.maintenance.analyticsBatch(type, since, afterId, batch);
+    if (!rows.length) return null;
+    afterId = rows[rows.length - 1].id;
+    return rows.map((r) => columns.map((k) => r[k]));
+  });
+}
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -22,45 +82,7 @@ function dateTime(raw: unknown, name: string): string {
   return d.toISOString();
 }
 
-/** `before_date` from the query or the (form or JSON) body. */
-async function beforeDate(c: Context): Promise<string> {
-  return dateTime(c.req.query('before_date') ?? (await readBody(c)).before_date, 'before_date');
-}
-
 function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
   if (!allowed.includes(value as T)) throw badRequest(`invalid ${what} "${value}": one of ${allowed.join(', ')}`);
   return value as T;
-}
-
-export function registerMaintenanceRoutes(api: Hono<AppEnv>, ctx: Services): void {
-  const store = ctx.maintenance;
-  const guard = ctx.guard('settings:maintain');
-
-  api.delete('/maintenance/subscribers/:type', guard, (c) => {
-    const type = oneOf(c.req.param('type'), SUBSCRIBER_GC_TYPES, 'subscriber type');
-    return ok(c, { count: store.deleteSubscribers(type) });
-  });
-  api.delete('/maintenance/subscriptions/unconfirmed', guard, async (c) => {
-    return ok(c, { count: store.deleteUnconfirmedSubscriptions(await beforeDate(c)) });
-  });
-  api.delete('/maintenance/analytics/:type', guard, async (c) => {
-    const type = oneOf(c.req.param('type'), ANALYTICS_GC_TYPES, 'analytics type');
-    store.deleteAnalytics(type, await beforeDate(c));
-    return ok(c, true);
-  });
-
-  // Views or clicks since a date as CSV, streamed in batches of app.batch_size.
-  api.get('/maintenance/analytics/:type/export', guard, (c) => {
-    const type = oneOf(c.req.param('type'), ANALYTICS_EXPORT_TYPES, 'analytics type');
-    const since = dateTime(c.req.query('since'), 'since');
-    const columns = ANALYTICS_EXPORT_COLUMNS[type];
-    const batch = Math.max(1, ctx.settings.num('app.batch_size'));
-    let afterId = 0;
-    return sendCsv(c, `campaign_${type}.csv`, columns, () => {
-      const rows = store.analyticsBatch(type, since, afterId, batch);
-      if (!rows.length) return null;
-      afterId = rows[rows.length - 1].id;
-      return rows.map((r) => columns.map((k) => r[k]));
-    });
-  });
 }

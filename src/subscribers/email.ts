@@ -2,8 +2,7 @@
 // address only, domain allow/block lists), and the name derived from an address. Shared by
 // subscribers, the public surface, import, tx and bounces.
 import { badRequest } from '../http/errors.ts';
-
-export const MAX_EMAIL_BYTES = 1000;
+import { LIMITS } from '../http/limits.ts';
 
 export interface DomainRules {
   allow: string[];
@@ -24,7 +23,7 @@ const ADDRESS = new RegExp(`^${ATOM}(?:\\.${ATOM})*@${ATOM}(?:\\.${ATOM})*$`, 'u
 /** Why the address is unacceptable, or null. `email` must already be normalised. */
 export function emailProblem(email: string, rules: DomainRules, checkLength = true): string | null {
   if (email === '') return 'the e-mail address is required';
-  if (checkLength && Buffer.byteLength(email) > MAX_EMAIL_BYTES) return `the e-mail address is longer than ${MAX_EMAIL_BYTES} bytes`;
+  if (checkLength && Buffer.byteLength(email) > LIMITS.email) return `the e-mail address is longer than ${LIMITS.email} bytes`;
   if (!ADDRESS.test(email)) return `"${email.slice(0, 100)}" is not a valid e-mail address`;
   const domain = email.slice(email.lastIndexOf('@') + 1);
   if (rules.allow.length) {

@@ -32,6 +32,9 @@ export function unsubscribeUrl(rootUrl: string, campUuid: string, subUuid: strin
   return `${rootUrl}/subscription/${campUuid}/${subUuid}`;
 }
 
+/** What the opt-in mail reads of the subscriber store. */
+type OptinReads = Pick<SubscriberStore, 'get' | 'pendingDoubleOptin'>;
+
 let optinTemplate: CompiledTemplate | undefined;
 
 /** base.html and optin.html in one set whose body runs "optin"; compiled on first use. */
@@ -65,7 +68,7 @@ export function buildOptinMessage(m: OptinMail): OutgoingMessage {
  * `lists` when given). Returns the number of lists it was about (0: nothing to send).
  * Throws when the mail cannot be sent.
  */
-export async function sendOptin(ctx: AppContext, store: SubscriberStore, subscriberId: number, lists: number[] | null): Promise<number> {
+export async function sendOptin(ctx: AppContext, store: OptinReads, subscriberId: number, lists: number[] | null): Promise<number> {
   const sub = store.get(subscriberId);
   if (!sub) return 0;
   const pending = store.pendingDoubleOptin(subscriberId, lists);
@@ -83,7 +86,7 @@ export async function sendOptin(ctx: AppContext, store: SubscriberStore, subscri
 }
 
 /** The automatic opt-in after a subscription change: only if enabled; failures are logged. */
-export async function sendOptinQuietly(ctx: AppContext, store: SubscriberStore, subscriberId: number, lists: number[] | null): Promise<boolean> {
+export async function sendOptinQuietly(ctx: AppContext, store: OptinReads, subscriberId: number, lists: number[] | null): Promise<boolean> {
   if (!ctx.settings.bool('app.send_optin_confirmation')) return false;
   try {
     return (await sendOptin(ctx, store, subscriberId, lists)) > 0;

@@ -1,279 +1,281 @@
-// /api/subscribers: parse, check access, call the store, answer.
-import type { Context, Hono } from 'hono';
-import type { Services } from '../services.ts';
-import { readBodyOrText, readJson, type Body } from '../http/body.ts';
+// /api/subscribers. Who may see or change which subscriber is decided by the subscriber service.
+import type { Context } from 'hono';
 import { sendCsv } from '../http/csv.ts';
-import { ok, pageResults } from '../http/envelope.ts';
-import { badRequest, HttpError, notFound } from '../http/errors.ts';
-import { parseOrder, parseOrderBy, parsePaging, type Paging } from '../http/paging.ts';
-import type { AuthUser } from '../http/permissions.ts';
+import { ok, pageResults, streamedPage } from '../http/envelope.ts';
+import { orderByQuery, orderQuery, pagingQuery, parsePaging } from '../http/paging.ts';
+import type { Permission } from '../http/permissions.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { optBool, optEnum, optIdList, optIntArray, optObject, optString, pathId, queryIds, reqEnum } from '../http/validate.ts';
-import { filterManageable, manageableLists, maskSubscriber } from './access.ts';
-import { domainRules, nameFromEmail, validateEmail } from './email.ts';
-import { sendOptin, sendOptinQuietly } from './optin.ts';
-import { assertSubscriberAccess, buildFilter, cleanQuery } from './service.ts';
-import {
-  LIST_ACTIONS, SUBSCRIBER_ORDER_COLUMNS, SUBSCRIBER_STATUSES, SUBSCRIPTION_STATUSES,
-  type Subscriber, type SubscriberFields, type SubscriberStore, type SubscriptionSource,
-} from './store.ts';
+import { pathId } from '../http/validate.ts';
+import { LIMITS } from '../http/limits.ts';
+import { cleanQuery, type ListChange, type SubscriberQuery, type SubscriberSelection, type SubscriberService } from './service.ts';
+import { LIST_ACTIONS, SUBSCRIBER_ORDER_COLUMNS, SUBSCRIBER_STATUSES, SUBSCRIPTION_STATUSES } from './store.ts';
 
-const MAX_NAME_BYTES = 2000;
-/** Rows per chunk when streaming per_page=all and CSV exports. */
-const STREAM_BATCH = 500;
+// The public pages import it from here.
+export { exportableSections } from './service.ts';
 
-const READ = ['subscribers:get_all', 'subscribers:get'] as const;
+interface Deps {
+  subscriberService: SubscriberService;
+}
+type C = Context<AppEnv>;
+
+const READ: Permission[] = ['subscribers:get_all', 'subscribers:get'];
+const MANAGE = 'subscribers:manage';
+
+const route = routesFor<Deps>();
+// Static paths first: /subscribers/export, /subscribers/lists and /subscribers/query/* are not ids.
+export const SUBSCRIBER_ROUTES = [
+  route({ method: 'GET', path: '/subscribers/export', access: READ, handler: exportSubscribers, query: exportQuery(), raw: 'text/csv', summary: 'The subscribers the caller may see as CSV, by list, id, search or segment' }),
+  route({ method: 'GET', path: '/subscribers', access: READ, handler: querySubscribers, query: subscriberQuery(), summary: 'Subscribers the caller may see, paged, by list, search or segment (per_page=all streams them)' }),
+  route({ method: 'POST', path: '/subscribers', access: MANAGE, handler: createSubscriber, body: subscriberInput(), summary: 'Creates a subscriber on the given lists the caller may manage, sending the opt-in mail' }),
+  route({ method: 'DELETE', path: '/subscribers', access: MANAGE, handler: deleteSubscribers, query: idsQuery(), summary: 'Deletes subscribers by id' }),
+  route({ method: 'PUT', path: '/subscribers/blocklist', access: MANAGE, handler: blocklistSubscribers, body: idsInput(), summary: 'Blocklists subscribers by id, unsubscribing them from every list' }),
+  route({ method: 'PUT', path: '/subscribers/lists', access: MANAGE, handler: changeLists, body: listChangeByIds(), summary: 'Adds subscribers (by id) to lists, removes or unsubscribes them' }),
+  route({ method: 'PUT', path: '/subscribers/lists/:id', access: MANAGE, handler: changeListsOfOne, body: listChangeInput(), summary: 'Adds one subscriber to lists, removes or unsubscribes it' }),
+  route({ method: 'POST', path: '/subscribers/query/delete', access: MANAGE, handler: deleteByQuery, body: selectionInput(), bodyKind: 'text:query', summary: 'Deletes the subscribers a search or segment selects (or all)' }),
+  route({ method: 'PUT', path: '/subscribers/query/blocklist', access: MANAGE, handler: blocklistByQuery, body: selectionInput(), bodyKind: 'text:query', summary: 'Blocklists the subscribers a search or segment selects (or all)' }),
+  route({ method: 'PUT', path: '/subscribers/query/lists', access: MANAGE, handler: changeListsByQuery, body: listChangeBySelection(), bodyKind: 'text:query', summary: 'Adds the subscribers a search or segment selects to lists (existing subscriptions stay), removes or unsubscribes them' }),
+  route({ method: 'GET', path: '/subscribers/:id', access: READ, handler: getSubscriber, summary: 'One subscriber, with the lists the caller may not see masked' }),
+  route({ method: 'GET', path: '/subscribers/:id/activity', access: READ, handler: getActivity, summary: "A subscriber's campaign views and link clicks" }),
+  route({ method: 'GET', path: '/subscribers/:id/export', access: READ, handler: exportData, raw: 'application/json', summary: "A subscriber's data (the sections privacy.exportable allows), as a JSON file" }),
+  route({ method: 'GET', path: '/subscribers/:id/bounces', access: 'bounces:get', handler: getBounces, summary: "A subscriber's bounces, newest first (at most 1,000)" }),
+  route({ method: 'DELETE', path: '/subscribers/:id/bounces', access: 'bounces:manage', handler: deleteBounces, summary: "Deletes a subscriber's bounces" }),
+  route({ method: 'POST', path: '/subscribers/:id/optin', access: MANAGE, handler: sendOptin, summary: 'Sends the opt-in mail for the subscriber’s unconfirmed double opt-in lists' }),
+  route({ method: 'PUT', path: '/subscribers/:id/blocklist', access: MANAGE, handler: blocklistOne, summary: 'Blocklists one subscriber, unsubscribing it from every list' }),
+  route({ method: 'PUT', path: '/subscribers/:id', access: MANAGE, handler: replaceSubscriber, body: subscriberChanges('replace'), summary: 'Replaces a subscriber (absent attribs and lists become empty)' }),
+  route({ method: 'PATCH', path: '/subscribers/:id', access: MANAGE, handler: patchSubscriber, body: subscriberChanges('merge'), summary: 'Changes a subscriber (absent fields keep their value; attribs merge)' }),
+  route({ method: 'DELETE', path: '/subscribers/:id', access: MANAGE, handler: deleteSubscriber, summary: 'Deletes a subscriber' }),
+];
+
+// Inputs ------------------------------------------------------------------------------------
+
+function filterQuery() {
+  return {
+    list_id: q.ids(),
+    subscription_status: q.enum(SUBSCRIPTION_STATUSES),
+    search: q.str(),
+    query: q.str(),
+  };
+}
+
+function subscriberQuery() {
+  return z.object({
+    ...filterQuery(),
+    order_by: orderByQuery(SUBSCRIBER_ORDER_COLUMNS, 'subscribers.id'),
+    order: orderQuery(),
+    ...pagingQuery,
+  }).meta({ id: 'SubscriberQuery' });
+}
+
+function exportQuery() {
+  const { list_id, ...rest } = filterQuery();
+  return z.object({ list_id, id: q.ids(), ...rest }).meta({ id: 'SubscriberExportQuery' });
+}
+
+function idsQuery() {
+  return z.object({ id: q.reqIds(' (one or more subscriber IDs)') });
+}
+
+function idsInput() {
+  return z.object({ ids: f.reqIntArray(' (one or more subscriber IDs)') }).meta({ id: 'SubscriberIds' });
+}
+
+// The e-mail is taken as given and checked by the service (the domain rules are settings).
+// Create takes a name of any length and checks the e-mail's length; update does the reverse:
+// listmonk's rules (reference api-behaviour §5.1, §5.2).
+function emailField() {
+  return f.any().meta({ type: 'string', format: 'email' });
+}
+
+function subscriberInput() {
+  return z.object({
+    email: emailField(),
+    lists: f.optIntArray(),
+    preconfirm_subscriptions: f.optBool(),
+    name: f.optString(),
+    status: f.optEnum(SUBSCRIBER_STATUSES),
+    attribs: f.optObject(),
+  }).meta({ id: 'SubscriberInput' });
+}
+
+/** PUT and PATCH. `lists` may be the list objects a GET answers. */
+function subscriberChanges(mode: 'replace' | 'merge') {
+  return z.object({
+    email: emailField(),
+    name: f.optString({ maxBytes: LIMITS.name }),
+    lists: f.optIdList(),
+    attribs: f.optObject(),
+    preconfirm_subscriptions: f.optBool(),
+    status: f.optEnum(SUBSCRIBER_STATUSES),
+  }).meta({ id: mode === 'replace' ? 'SubscriberReplacement' : 'SubscriberChanges' });
+}
+
+function listChangeFields() {
+  return {
+    action: f.reqEnum(LIST_ACTIONS),
+    target_list_ids: f.reqIntArray(' (one or more list IDs)'),
+    status: f.any().meta({ type: 'string', enum: SUBSCRIPTION_STATUSES, description: 'Required with action "add"' }),
+  };
+}
+
+/** Only `add` takes a status (required); the other actions leave subscriptions unsubscribed. */
+function asListChange(b: { action: ListChange['action']; target_list_ids: number[]; status?: unknown }, ctx: z.RefinementCtx): ListChange {
+  if (b.action !== 'add') return { action: b.action, targets: b.target_list_ids, status: 'unsubscribed' };
+  const status = f.reqEnum(SUBSCRIPTION_STATUSES).safeParse(b.status);
+  if (!status.success) {
+    ctx.addIssue({ code: 'custom', path: ['status'], message: status.error.issues[0].message });
+    return z.NEVER;
+  }
+  return { action: b.action, targets: b.target_list_ids, status: status.data };
+}
+
+function listChangeInput() {
+  return z.object(listChangeFields()).transform(asListChange).meta({ id: 'ListChange' });
+}
+
+function listChangeByIds() {
+  return z.object({ ids: f.reqIntArray(' (one or more subscriber IDs)'), ...listChangeFields() })
+    .transform((b, ctx) => ({ ids: b.ids, change: asListChange(b, ctx) })).meta({ id: 'ListChangeByIds' });
+}
+
+/** A by-query selection. A text/plain body is the `query`, the other fields come from the URL. */
+function selectionFields() {
+  return {
+    all: f.optBool(),
+    search: f.optString(),
+    query: f.optString(),
+    list_ids: f.optIntArray(),
+    subscription_status: f.optEnum(SUBSCRIPTION_STATUSES),
+  };
+}
+
+type SelectionBody = z.output<z.ZodObject<ReturnType<typeof selectionFields>>>;
+
+function asSelection(b: SelectionBody): SubscriberSelection {
+  return { all: b.all === true, search: b.search ?? '', query: b.query ?? '', listIds: b.list_ids ?? [], subscriptionStatus: b.subscription_status };
+}
+
+function selectionInput() {
+  return z.object(selectionFields()).transform(asSelection).meta({ id: 'SubscriberSelection' });
+}
+
+function listChangeBySelection() {
+  return z.object({ ...selectionFields(), ...listChangeFields() })
+    .transform((b, ctx) => ({ selection: asSelection(b), change: asListChange(b, ctx) })).meta({ id: 'ListChangeBySelection' });
+}
+
+type FilterQuery = { list_id: number[]; subscription_status?: SubscriberQuery['subscriptionStatus']; search?: string; query?: string };
+
+function asQuery(p: FilterQuery): SubscriberQuery {
+  return { listIds: p.list_id, subscriptionStatus: p.subscription_status, search: p.search, query: p.query };
+}
+
+// Handlers ----------------------------------------------------------------------------------
+
 /** The columns of the CSV export (listmonk's names and order). */
 const CSV_HEADER = ['uuid', 'email', 'name', 'attributes', 'status', 'created_at', 'updated_at'];
 
-function sourceOf(user: AuthUser): SubscriptionSource {
-  return user.via === 'session' ? 'admin' : 'api';
+function exportSubscribers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof exportQuery>>) {
+  const next = s.subscriberService.exportRows(c.get('user'), { ...asQuery(p), ids: p.id });
+  return sendCsv(c, 'subscribers.csv', CSV_HEADER, () => next()?.map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at]) ?? null);
 }
 
-export function registerSubscriberRoutes(api: Hono<AppEnv>, ctx: Services): void {
-  const { subscribers: store } = ctx;
-
-  const load = (c: Context<AppEnv>, id: number): Subscriber => {
-    assertSubscriberAccess(store, c.get('user'), [id]);
-    const s = store.get(id);
-    if (!s) throw notFound(`subscriber ${id} not found`);
-    return s;
-  };
-
-  // Static paths first: /subscribers/export and /subscribers/lists are not ids.
-  api.get('/subscribers/export', ctx.guard(READ), (c) => {
-    const filter = buildFilter(c.get('user'), {
-      listIds: queryIds(c, 'list_id'), ids: queryIds(c, 'id'), subscriptionStatus: c.req.query('subscription_status'),
-      search: c.req.query('search'), query: c.req.query('query'),
-    });
-    const ids = store.matchingIds(filter);
-    let i = 0;
-    // Rows deleted meanwhile drop out of their batch; the export ends after the last id.
-    return sendCsv(c, 'subscribers.csv', CSV_HEADER, () => (i >= ids.length ? null : store.rawRowsInOrder(ids.slice(i, (i += STREAM_BATCH)))
-      .map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at])));
-  });
-
-  api.get('/subscribers', ctx.guard(READ), (c) => {
-    const user = c.get('user');
-    const q = c.req.query();
-    const filter = buildFilter(user, { listIds: queryIds(c, 'list_id'), subscriptionStatus: q.subscription_status, search: q.search, query: q.query });
-    const order = { column: parseOrderBy(q.order_by, SUBSCRIBER_ORDER_COLUMNS, 'subscribers.id'), dir: parseOrder(q.order) };
-    const paging = parsePaging(q);
-    const echo = { query: cleanQuery(q.query), search: (q.search ?? '').trim() };
-    // Large pages (per_page=all, or a huge number as some clients send) are streamed.
-    if (paging.all || paging.perPage > STREAM_BATCH) {
-      const ids = store.matchingIds(filter, order);
-      const pageIds = paging.all ? ids : ids.slice(paging.offset, paging.offset + paging.limit);
-      return streamPage(c, store, pageIds, ids.length, paging, user, echo);
-    }
-    const { results, total } = store.page(filter, order, paging.limit, paging.offset);
-    return ok(c, pageResults(results.map((s) => maskSubscriber(s, user)), total, paging, echo));
-  });
-
-  api.post('/subscribers', ctx.guard('subscribers:manage'), async (c) => {
-    const user = c.get('user');
-    const b = await readJson(c);
-    const email = validateEmail(b.email, domainRules(ctx.settings));
-    const lists = filterManageable(user, optIntArray(b, 'lists') ?? []);
-    const preconfirm = optBool(b, 'preconfirm_subscriptions') ?? false;
-    const fields: SubscriberFields = {
-      email,
-      name: optString(b, 'name') || nameFromEmail(email, 'title'),
-      status: optEnum(b, 'status', SUBSCRIBER_STATUSES) ?? 'enabled',
-      attribs: optObject(b, 'attribs') ?? {},
-    };
-    const id = store.create(fields, lists, { preconfirm, source: sourceOf(user) });
-    if (!preconfirm && lists.length) await sendOptinQuietly(ctx, store, id, lists);
-    const created = store.get(id)!;
-    return ok(c, { ...created, lists: created.lists.map((l) => l.id) });
-  });
-
-  api.delete('/subscribers', ctx.guard('subscribers:manage'), (c) => {
-    const ids = queryIds(c, 'id');
-    if (!ids.length) throw badRequest('"id" is required (one or more subscriber IDs)');
-    assertSubscriberAccess(store, c.get('user'), ids);
-    store.delete(ids);
-    return ok(c, true);
-  });
-
-  api.put('/subscribers/blocklist', ctx.guard('subscribers:manage'), async (c) => {
-    const ids = optIntArray(await readJson(c), 'ids') ?? [];
-    if (!ids.length) throw badRequest('"ids" is required (one or more subscriber IDs)');
-    assertSubscriberAccess(store, c.get('user'), ids);
-    store.blocklist(ids);
-    return ok(c, true);
-  });
-
-  // By ids; with a path id, that subscriber (listmonk's form of the call).
-  const listsByIds = async (c: Context<AppEnv>, pathSubscriber: number | null) => {
-    const user = c.get('user');
-    const b = await readJson(c);
-    const ids = pathSubscriber !== null ? [pathSubscriber] : optIntArray(b, 'ids') ?? [];
-    if (!ids.length) throw badRequest('"ids" is required (one or more subscriber IDs)');
-    const change = listChange(user, b);
-    assertSubscriberAccess(store, user, ids);
-    const existing = store.existingIds(ids);
-    if (pathSubscriber !== null && !existing.length) throw notFound(`subscriber ${pathSubscriber} not found`);
-    store.changeLists(existing, change.action, change.targets, { status: change.status, overwrite: true, source: sourceOf(user) });
-    return ok(c, true);
-  };
-  api.put('/subscribers/lists', ctx.guard('subscribers:manage'), (c) => listsByIds(c, null));
-  api.put('/subscribers/lists/:id', ctx.guard('subscribers:manage'), (c) => listsByIds(c, pathId(c)));
-
-  // By query: the matching ids are selected on the read-only connection, then changed by id
-  // in one transaction.
-  const byQuery = async (c: Context<AppEnv>, needsSelection: boolean) => {
-    const user = c.get('user');
-    const b = await readBodyOrText(c, 'query');
-    const all = optBool(b, 'all') === true;
-    const search = all ? '' : optString(b, 'search') ?? '';
-    const query = all ? '' : optString(b, 'query') ?? '';
-    if (needsSelection && !all && !search && !cleanQuery(query)) throw badRequest('a "query" or "search" is required (or "all": true)');
-    const filter = buildFilter(user, {
-      listIds: optIntArray(b, 'list_ids') ?? [], subscriptionStatus: optString(b, 'subscription_status'), search, query,
-    });
-    return { b, user, filter };
-  };
-
-  api.post('/subscribers/query/delete', ctx.guard('subscribers:manage'), async (c) => {
-    const { filter } = await byQuery(c, true);
-    if (filter.lists === null && !filter.search && !filter.segment) store.deleteAll();
-    else store.delete(store.matchingIds(filter));
-    return ok(c, true);
-  });
-
-  api.put('/subscribers/query/blocklist', ctx.guard('subscribers:manage'), async (c) => {
-    const { filter } = await byQuery(c, true);
-    store.blocklist(store.matchingIds(filter));
-    return ok(c, true);
-  });
-
-  api.put('/subscribers/query/lists', ctx.guard('subscribers:manage'), async (c) => {
-    const { b, user, filter } = await byQuery(c, false);
-    const change = listChange(user, b);
-    store.changeLists(store.matchingIds(filter), change.action, change.targets, { status: change.status, overwrite: false, source: sourceOf(user) });
-    return ok(c, true);
-  });
-
-  api.get('/subscribers/:id', ctx.guard(READ), (c) => ok(c, maskSubscriber(load(c, pathId(c)), c.get('user'))));
-
-  api.get('/subscribers/:id/activity', ctx.guard(READ), (c) => {
-    const id = pathId(c);
-    load(c, id);
-    return ok(c, store.activity(id));
-  });
-
-  api.get('/subscribers/:id/export', ctx.guard(READ), (c) => {
-    const id = pathId(c);
-    load(c, id);
-    const data = store.exportData(id, exportableSections(ctx));
-    c.header('Content-Disposition', 'attachment; filename="data.json"');
-    c.header('Cache-Control', 'no-cache, no-store');
-    c.header('Content-Type', 'application/json; charset=utf-8');
-    return c.body(JSON.stringify(data, null, 2));
-  });
-
-  api.get('/subscribers/:id/bounces', ctx.guard('bounces:get'), (c) => {
-    const id = pathId(c);
-    load(c, id);
-    return ok(c, store.bounces(id));
-  });
-
-  api.delete('/subscribers/:id/bounces', ctx.guard('bounces:manage'), (c) => {
-    const id = pathId(c);
-    load(c, id);
-    store.deleteBounces(id);
-    return ok(c, true);
-  });
-
-  api.post('/subscribers/:id/optin', ctx.guard('subscribers:manage'), async (c) => {
-    const id = pathId(c);
-    load(c, id);
-    try {
-      await sendOptin(ctx, store, id, null);
-    } catch (e) {
-      throw new HttpError(502, `could not send the opt-in e-mail: ${(e as Error).message}`);
-    }
-    return ok(c, true);
-  });
-
-  api.put('/subscribers/:id/blocklist', ctx.guard('subscribers:manage'), (c) => {
-    const id = pathId(c);
-    load(c, id);
-    store.blocklist([id]);
-    return ok(c, true);
-  });
-
-  // PUT replaces (every field; absent lists remove all); PATCH merges over the stored record.
-  const save = async (c: Context<AppEnv>, mode: 'put' | 'patch') => {
-    const user = c.get('user');
-    const id = pathId(c);
-    const b = await readJson(c);
-    const current = load(c, id);
-    const rules = domainRules(ctx.settings);
-    const email = mode === 'put' || b.email !== undefined ? validateEmail(b.email, rules, { checkLength: false }) : current.email;
-    const name = optString(b, 'name', { maxBytes: MAX_NAME_BYTES });
-    const requested = optIdList(b, 'lists');
-    const lists = mode === 'put' ? filterManageable(user, requested ?? []) : requested === undefined ? null : filterManageable(user, requested);
-    const attribs = optObject(b, 'attribs');
-    const preconfirm = optBool(b, 'preconfirm_subscriptions') ?? false;
-    const fields: SubscriberFields = {
-      email,
-      name: name || current.name,
-      status: optEnum(b, 'status', SUBSCRIBER_STATUSES) ?? current.status,
-      attribs: mode === 'put' ? attribs ?? {} : { ...current.attribs, ...attribs },
-    };
-    store.update(id, fields, lists, { preconfirm, source: sourceOf(user), manageable: manageableLists(user) });
-    if (!preconfirm && lists?.length) await sendOptinQuietly(ctx, store, id, lists);
-    return ok(c, maskSubscriber(store.get(id)!, user));
-  };
-  api.put('/subscribers/:id', ctx.guard('subscribers:manage'), (c) => save(c, 'put'));
-  api.patch('/subscribers/:id', ctx.guard('subscribers:manage'), (c) => save(c, 'patch'));
-
-  api.delete('/subscribers/:id', ctx.guard('subscribers:manage'), (c) => {
-    const id = pathId(c);
-    load(c, id);
-    store.delete([id]);
-    return ok(c, true);
-  });
+function querySubscribers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof subscriberQuery>>) {
+  const paging = parsePaging(p);
+  const page = s.subscriberService.page(c.get('user'), asQuery(p), { column: p.order_by, dir: p.order }, paging);
+  const echo = { query: cleanQuery(p.query), search: (p.search ?? '').trim() };
+  if ('batches' in page) return streamedPage(c, page.batches, page.total, paging, echo);
+  return ok(c, pageResults(page.results, page.total, paging, echo));
 }
 
-/** action, target lists (kept to manageable ones; 403 if none) and status of a list change. */
-function listChange(user: AuthUser, b: Body) {
-  const action = reqEnum(b, 'action', LIST_ACTIONS);
-  const requested = optIntArray(b, 'target_list_ids') ?? [];
-  if (!requested.length) throw badRequest('"target_list_ids" is required (one or more list IDs)');
-  const targets = filterManageable(user, requested);
-  const status = action === 'add' ? reqEnum(b, 'status', SUBSCRIPTION_STATUSES) : 'unsubscribed';
-  return { action, targets, status };
+async function createSubscriber(c: C, s: Deps, { body }: Input<ReturnType<typeof subscriberInput>, undefined>) {
+  const { preconfirm_subscriptions: preconfirm, ...fields } = body;
+  const created = await s.subscriberService.create(c.get('user'), { ...fields, preconfirm });
+  return ok(c, { ...created, lists: created.lists.map((l) => l.id) });
 }
 
-export function exportableSections(ctx: Services): string[] {
-  const v = ctx.settings.get<unknown>('privacy.exportable');
-  return Array.isArray(v) ? v.map(String) : [];
+function deleteSubscribers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof idsQuery>>) {
+  s.subscriberService.delete(c.get('user'), p.id);
+  return ok(c, true);
 }
 
-/** per_page=all: the page object streamed in batches, never the whole result in memory. */
-function streamPage(c: Context<AppEnv>, store: SubscriberStore, ids: number[], total: number, paging: Paging, user: AuthUser, echo: { query: string; search: string }): Response {
-  const enc = new TextEncoder();
-  let i = 0;
-  let wrote = false;
+function blocklistSubscribers(c: C, s: Deps, { body }: Input<ReturnType<typeof idsInput>, undefined>) {
+  s.subscriberService.blocklist(c.get('user'), body.ids);
+  return ok(c, true);
+}
+
+function changeLists(c: C, s: Deps, { body }: Input<ReturnType<typeof listChangeByIds>, undefined>) {
+  s.subscriberService.changeLists(c.get('user'), body.ids, body.change);
+  return ok(c, true);
+}
+
+function changeListsOfOne(c: C, s: Deps, { body }: Input<ReturnType<typeof listChangeInput>, undefined>) {
+  s.subscriberService.changeListsOf(c.get('user'), pathId(c), body);
+  return ok(c, true);
+}
+
+function deleteByQuery(c: C, s: Deps, { body }: Input<ReturnType<typeof selectionInput>, undefined>) {
+  s.subscriberService.deleteMatching(c.get('user'), body);
+  return ok(c, true);
+}
+
+function blocklistByQuery(c: C, s: Deps, { body }: Input<ReturnType<typeof selectionInput>, undefined>) {
+  s.subscriberService.blocklistMatching(c.get('user'), body);
+  return ok(c, true);
+}
+
+function changeListsByQuery(c: C, s: Deps, { body }: Input<ReturnType<typeof listChangeBySelection>, undefined>) {
+  s.subscriberService.changeListsOfMatching(c.get('user'), body.selection, body.change);
+  return ok(c, true);
+}
+
+function getSubscriber(c: C, s: Deps) {
+  return ok(c, s.subscriberService.get(c.get('user'), pathId(c)));
+}
+
+function getActivity(c: C, s: Deps) {
+  return ok(c, s.subscriberService.activity(c.get('user'), pathId(c)));
+}
+
+function exportData(c: C, s: Deps) {
+  const data = s.subscriberService.exportData(c.get('user'), pathId(c));
+  c.header('Content-Disposition', 'attachment; filename="data.json"');
+  c.header('Cache-Control', 'no-cache, no-store');
   c.header('Content-Type', 'application/json; charset=utf-8');
-  return c.body(new ReadableStream<Uint8Array>({
-    start(ctl) {
-      ctl.enqueue(enc.encode('{"data":{"results":['));
-    },
-    pull(ctl) {
-      // Rows deleted meanwhile leave a batch empty: move on until something is written.
-      while (i < ids.length) {
-        const batch = store.rowsInOrder(ids.slice(i, (i += STREAM_BATCH))).map((s) => JSON.stringify(maskSubscriber(s, user)));
-        if (!batch.length) continue;
-        ctl.enqueue(enc.encode((wrote ? ',' : '') + batch.join(',')));
-        wrote = true;
-        return;
-      }
-      ctl.enqueue(enc.encode(`],"search":${JSON.stringify(echo.search)},"query":${JSON.stringify(echo.query)},"total":${total},"per_page":${paging.all ? 0 : paging.perPage},"page":${paging.page}}}`));
-      ctl.close();
-    },
-  }));
+  return c.body(JSON.stringify(data, null, 2));
+}
+
+function getBounces(c: C, s: Deps) {
+  return ok(c, s.subscriberService.bounces(c.get('user'), pathId(c)));
+}
+
+function deleteBounces(c: C, s: Deps) {
+  s.subscriberService.deleteBounces(c.get('user'), pathId(c));
+  return ok(c, true);
+}
+
+async function sendOptin(c: C, s: Deps) {
+  await s.subscriberService.sendOptin(c.get('user'), pathId(c));
+  return ok(c, true);
+}
+
+function blocklistOne(c: C, s: Deps) {
+  s.subscriberService.blocklistOne(c.get('user'), pathId(c));
+  return ok(c, true);
+}
+
+type Changes = Input<ReturnType<typeof subscriberChanges>, undefined>;
+
+async function replaceSubscriber(c: C, s: Deps, { body: { preconfirm_subscriptions: preconfirm, ...fields } }: Changes) {
+  return ok(c, await s.subscriberService.update(c.get('user'), pathId(c), { ...fields, preconfirm }, 'replace'));
+}
+
+async function patchSubscriber(c: C, s: Deps, { body: { preconfirm_subscriptions: preconfirm, ...fields } }: Changes) {
+  return ok(c, await s.subscriberService.update(c.get('user'), pathId(c), { ...fields, preconfirm }, 'merge'));
+}
+
+function deleteSubscriber(c: C, s: Deps) {
+  s.subscriberService.deleteOne(c.get('user'), pathId(c));
+  return ok(c, true);
 }

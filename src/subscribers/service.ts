@@ -1,62 +1,348 @@
-// Subscriber filters as a caller may use them, and the access check on subscriber ids.
-import { forbidden, badRequest } from '../http/errors.ts';
-import { hasPerm, type AuthUser } from '../http/permissions.ts';
+// Subscriber rules and who may see or change which subscriber. Routes pass the actor and typed
+// input; every check is here, and store changes take only the ids a check produced.
+//
+// One rule for who sees which subscribers (reads, exports, by-id and by-query changes): a caller
+// with `subscribers:get_all` or read access to every list sees every subscriber; anyone else
+// sees the subscribers on the lists they hold a grant for. Lists are named, added and removed
+// by their own grants (`list:get`, `list:manage`).
+import type { AppContext } from '../context.ts';
+import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
+import type { Paging } from '../http/paging.ts';
+import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
 import type { ListStore } from '../lists/store.ts';
-import { SegmentError, translateSegment } from '../segments/index.ts';
-import { sourceLists, visibleLists } from './access.ts';
-import { SUBSCRIPTION_STATUSES, type SubscriberFilter, type SubscriberStore, type SubscriptionStatus } from './store.ts';
+import { translateSegment } from '../segments/index.ts';
+import { domainRules, nameFromEmail, validateEmail } from './email.ts';
+import { sendOptin, sendOptinQuietly } from './optin.ts';
+import type {
+  ListAction, Subscriber, SubscriberFields, SubscriberFilter, SubscriberOrder, SubscriberRow, SubscriberStatus, SubscriberStore,
+  Subscription, SubscriptionSource, SubscriptionStatus,
+} from './store.ts';
+
+/**
+ * The store as the public pages use it. They change the subscriber their link's UUID names
+ * (holding the UUID is their check) and pass its id as it is: the same store, with those
+ * changes typed for plain ids (method parameters are compared both ways, so the store fits).
+ */
+export interface SubscriberPages extends Omit<SubscriberStore, 'delete' | 'blocklist' | 'confirm' | 'unsubscribe' | 'unsubscribeAll' | 'savePreferences'> {
+  delete(ids: readonly number[]): number;
+  blocklist(ids: readonly number[]): void;
+  confirm(sid: number, lists: number[], evidence: Record<string, string>): number;
+  unsubscribe(sid: number, lists: number[]): void;
+  unsubscribeAll(sid: number): void;
+  savePreferences(sid: number, name: string, keepUuids: string[]): void;
+}
 
 /** The audience stores the public pages and opt-in mails work with. */
 export interface Audience {
-  subscribers: SubscriberStore;
+  subscribers: SubscriberPages;
   lists: ListStore;
 }
 
-export interface FilterInput {
+/** Which subscribers a listing, an export or a by-query change is about, as the caller asks. */
+export interface SubscriberQuery {
+  /** Members of these lists (kept to the ones the caller may see). */
   listIds: number[];
-  subscriptionStatus?: string;
+  /** The status of the subscription to those lists. */
+  subscriptionStatus?: SubscriptionStatus;
   search?: string;
+  /** A segment expression; needs `subscribers:sql_query`. */
   query?: string;
   ids?: number[];
 }
+
+/** A by-query change's selection: `all`, or a search or a segment, within the list filter. */
+export interface SubscriberSelection {
+  all: boolean;
+  search: string;
+  query: string;
+  listIds: number[];
+  subscriptionStatus?: SubscriptionStatus;
+}
+
+/** A new subscriber; absent fields take listmonk's defaults (the name from the address). */
+export interface SubscriberInput {
+  /** As given: checked here (the domain rules are settings). For a PATCH, absent keeps it. */
+  email?: unknown;
+  name?: string;
+  status?: SubscriberStatus;
+  attribs?: Record<string, unknown>;
+  lists?: number[];
+  /** Subscriptions start confirmed, and no opt-in mail is sent. */
+  preconfirm?: boolean;
+}
+
+/**
+ * A PUT or PATCH. PUT replaces: the e-mail is required, absent attribs and lists become empty.
+ * PATCH merges: absent fields keep the stored ones, attribs merge over the stored ones.
+ */
+export type SubscriberChanges = SubscriberInput;
+
+export interface ListChange {
+  action: ListAction;
+  targets: number[];
+  /** Of the subscriptions an `add` makes; the other actions leave `unsubscribed`. */
+  status: SubscriptionStatus;
+}
+
+/** A page of subscribers; a large one comes in batches, read as the client reads them. */
+export type SubscriberPage = { total: number; results: Subscriber[] } | { total: number; batches: () => Subscriber[] | null };
+
+/** Rows per batch of a streamed page or a CSV export. */
+const STREAM_BATCH = 500;
 
 /** A segment expression as listmonk pre-processes it: trimmed, one trailing `;` removed. */
 export function cleanQuery(q: string | undefined): string {
   return (q ?? '').trim().replace(/;$/, '').trim();
 }
 
-/**
- * The caller's filter: source lists limited to what they may see, the segment translated
- * (requires `subscribers:sql_query`; a bad expression is a 400 with the translator's message).
- */
-export function buildFilter(user: AuthUser, input: FilterInput): SubscriberFilter {
-  const status = input.subscriptionStatus?.trim();
-  if (status && !SUBSCRIPTION_STATUSES.includes(status as SubscriptionStatus)) {
-    throw badRequest(`invalid "subscription_status": "${status}" is not one of ${SUBSCRIPTION_STATUSES.join(', ')}`);
-  }
-  const filter: SubscriberFilter = {
-    lists: sourceLists(user, input.listIds),
-    subscriptionStatus: status ? (status as SubscriptionStatus) : undefined,
-    search: input.search?.trim() || undefined,
-    ids: input.ids?.length ? input.ids : undefined,
-  };
-  const query = cleanQuery(input.query);
-  if (query) {
-    if (!hasPerm(user, 'subscribers:sql_query')) throw forbidden('permission denied: subscribers:sql_query');
-    try {
-      filter.segment = translateSegment(query);
-    } catch (e) {
-      if (e instanceof SegmentError) throw badRequest(`invalid query expression: ${e.message}`);
-      throw e;
-    }
-  }
-  return filter;
+/** The sections of a subscriber's data export the settings allow (`privacy.exportable`). */
+export function exportableSections(ctx: Pick<AppContext, 'settings'>): string[] {
+  const v = ctx.settings.get<unknown>('privacy.exportable');
+  return Array.isArray(v) ? v.map(String) : [];
 }
 
-/** 403 unless the caller may see every one of these subscribers. */
-export function assertSubscriberAccess(store: SubscriberStore, user: AuthUser, ids: number[]): void {
-  const visible = visibleLists(user);
-  if (visible === null || !ids.length) return;
-  const outside = store.firstOutside(ids, visible);
-  if (outside !== null) throw forbidden(`permission denied: subscriber ${outside}`);
+export class SubscriberService {
+  constructor(private readonly ctx: AppContext, private readonly store: SubscriberStore) {}
+
+  // Reads ---------------------------------------------------------------------------------
+
+  page(actor: Actor, q: SubscriberQuery, order: SubscriberOrder, paging: Paging): SubscriberPage {
+    const filter = this.filterFor(actor, q);
+    const mask = (s: Subscriber) => this.mask(actor, s);
+    // Large pages (per_page=all, or a huge number as some clients send) are streamed.
+    if (paging.all || paging.perPage > STREAM_BATCH) {
+      const ids = this.store.matchingIds(filter, order);
+      const pageIds = paging.all ? ids : ids.slice(paging.offset, paging.offset + paging.limit);
+      let i = 0;
+      return { total: ids.length, batches: () => (i >= pageIds.length ? null : this.store.rowsInOrder(pageIds.slice(i, (i += STREAM_BATCH))).map(mask)) };
+    }
+    const { results, total } = this.store.page(filter, order, paging.limit, paging.offset);
+    return { total, results: results.map(mask) };
+  }
+
+  /** The CSV export's rows, batch by batch; rows deleted meanwhile drop out of their batch. */
+  exportRows(actor: Actor, q: SubscriberQuery): () => SubscriberRow[] | null {
+    const ids = this.store.matchingIds(this.filterFor(actor, q));
+    let i = 0;
+    return () => (i >= ids.length ? null : this.store.rawRowsInOrder(ids.slice(i, (i += STREAM_BATCH))));
+  }
+
+  get(actor: Actor, id: number): Subscriber {
+    return this.mask(actor, this.load(actor, id).subscriber);
+  }
+
+  activity(actor: Actor, id: number): { campaign_views: unknown[]; link_clicks: unknown[] } {
+    return this.store.activity(this.load(actor, id).id);
+  }
+
+  /** The subscriber's data export, the sections the settings allow. */
+  exportData(actor: Actor, id: number): Record<string, unknown> {
+    return this.store.exportData(this.load(actor, id).id, exportableSections(this.ctx));
+  }
+
+  bounces(actor: Actor, id: number): unknown[] {
+    return this.store.bounces(this.load(actor, id).id);
+  }
+
+  // Changes -------------------------------------------------------------------------------
+
+  /** Creates the subscriber on the requested lists the actor may manage; 409 if the e-mail exists. */
+  async create(actor: Actor, input: SubscriberInput): Promise<Subscriber> {
+    const email = validateEmail(input.email, domainRules(this.ctx.settings));
+    const lists = this.manageable(actor, input.lists ?? []);
+    const preconfirm = input.preconfirm ?? false;
+    const fields: SubscriberFields = {
+      email,
+      name: input.name || nameFromEmail(email, 'title'),
+      status: input.status ?? 'enabled',
+      attribs: input.attribs ?? {},
+    };
+    const id = this.store.create(fields, lists, { preconfirm, source: sourceOf(actor) });
+    if (!preconfirm && lists.length) await sendOptinQuietly(this.ctx, this.store, id, lists);
+    return this.store.get(id)!;
+  }
+
+  /**
+   * PUT (`replace`) or PATCH (`merge`), see SubscriberChanges. Given lists replace the
+   * subscriptions among the lists the actor manages; the others stay.
+   */
+  async update(actor: Actor, id: number, changes: SubscriberChanges, mode: 'replace' | 'merge'): Promise<Subscriber> {
+    const { id: checked, subscriber: current } = this.load(actor, id);
+    const email = mode === 'replace' || changes.email !== undefined
+      ? validateEmail(changes.email, domainRules(this.ctx.settings), { checkLength: false })
+      : current.email;
+    const lists = mode === 'replace' ? this.manageable(actor, changes.lists ?? []) : changes.lists === undefined ? null : this.manageable(actor, changes.lists);
+    const preconfirm = changes.preconfirm ?? false;
+    const fields: SubscriberFields = {
+      email,
+      name: changes.name || current.name,
+      status: changes.status ?? current.status,
+      attribs: mode === 'replace' ? changes.attribs ?? {} : { ...current.attribs, ...changes.attribs },
+    };
+    this.store.update(checked, fields, lists, { preconfirm, source: sourceOf(actor), manageable: permittedLists(actor, 'manage') });
+    if (!preconfirm && lists?.length) await sendOptinQuietly(this.ctx, this.store, checked, lists);
+    return this.mask(actor, this.store.get(checked)!);
+  }
+
+  /** Sends the opt-in mail for the subscriber's pending double opt-in lists; 502 if it fails. */
+  async sendOptin(actor: Actor, id: number): Promise<void> {
+    const checked = this.load(actor, id).id;
+    try {
+      await sendOptin(this.ctx, this.store, checked, null);
+    } catch (e) {
+      throw new HttpError(502, `could not send the opt-in e-mail: ${(e as Error).message}`);
+    }
+  }
+
+  /** Deletes the subscribers; ids that do not exist are ignored. */
+  delete(actor: Actor, ids: number[]): void {
+    this.store.delete(this.authorize(actor, ids));
+  }
+
+  /** Deletes one subscriber; 404 if there is none. */
+  deleteOne(actor: Actor, id: number): void {
+    this.store.delete([this.load(actor, id).id]);
+  }
+
+  /** Blocklists the subscribers (every subscription unsubscribed); unknown ids are ignored. */
+  blocklist(actor: Actor, ids: number[]): void {
+    this.store.blocklist(this.authorize(actor, ids));
+  }
+
+  /** Blocklists one subscriber; 404 if there is none. */
+  blocklistOne(actor: Actor, id: number): void {
+    this.store.blocklist([this.load(actor, id).id]);
+  }
+
+  deleteBounces(actor: Actor, id: number): void {
+    this.store.deleteBounces(this.load(actor, id).id);
+  }
+
+  /** Adds, removes or unsubscribes the subscribers on the target lists; unknown ids are ignored. */
+  changeLists(actor: Actor, ids: number[], change: ListChange): void {
+    const targets = this.manageable(actor, change.targets);
+    this.store.changeLists(this.existing(this.authorize(actor, ids)), change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor) });
+  }
+
+  /** As changeLists, for one subscriber; 404 if there is none. */
+  changeListsOf(actor: Actor, id: number, change: ListChange): void {
+    const targets = this.manageable(actor, change.targets);
+    const existing = this.existing(this.authorize(actor, [id]));
+    if (!existing.length) throw notFound(`subscriber ${id} not found`);
+    this.store.changeLists(existing, change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor) });
+  }
+
+  // By query: the matching ids are selected on the read-only connection within what the actor
+  // may see (which is their check), then changed by id in one transaction.
+
+  /** Deletes the selected subscribers (every one, at once, when nothing narrows the selection). */
+  deleteMatching(actor: Actor, sel: SubscriberSelection): void {
+    const filter = this.filterFor(actor, selected(sel, true));
+    if (filter.lists === null && !filter.search && !filter.segment) this.store.deleteAll();
+    else this.store.delete(this.matching(filter));
+  }
+
+  blocklistMatching(actor: Actor, sel: SubscriberSelection): void {
+    this.store.blocklist(this.matching(this.filterFor(actor, selected(sel, true))));
+  }
+
+  /** An `add` leaves existing subscriptions as they are (by ids it sets their status too). */
+  changeListsOfMatching(actor: Actor, sel: SubscriberSelection, change: ListChange): void {
+    const filter = this.filterFor(actor, selected(sel, false));
+    const targets = this.manageable(actor, change.targets);
+    this.store.changeLists(this.matching(filter), change.action, targets, { status: change.status, overwrite: false, source: sourceOf(actor) });
+  }
+
+  // Who may see or change what ----------------------------------------------------------------
+
+  /** The lists whose members the actor may see; null: every subscriber (the one rule, above). */
+  private visibleLists(actor: Actor): number[] | null {
+    if (can(actor, 'subscribers:get_all')) return null;
+    const lists = permittedLists(actor, 'get');
+    return lists === 'all' ? null : lists;
+  }
+
+  /** 403 unless the actor may see every one of these subscribers (existing or not). */
+  private authorize(actor: Actor, ids: number[]): Authorized<number>[] {
+    const visible = this.visibleLists(actor);
+    if (visible !== null && ids.length) {
+      const outside = this.store.firstOutside(ids, visible);
+      if (outside !== null) throw forbidden(`permission denied: subscriber ${outside}`);
+    }
+    return ids.map((id) => authorized(id));
+  }
+
+  /** The subscriber, if the actor may see it (403) and it exists (404). */
+  private load(actor: Actor, id: number): { id: Authorized<number>; subscriber: Subscriber } {
+    const [checked] = this.authorize(actor, [id]);
+    const subscriber = this.store.get(checked);
+    if (!subscriber) throw notFound(`subscriber ${id} not found`);
+    return { id: checked, subscriber };
+  }
+
+  /** The ids that exist, each once. */
+  private existing(ids: Authorized<number>[]): Authorized<number>[] {
+    const found = new Set(this.store.existingIds(ids));
+    return [...new Set(ids)].filter((id) => found.has(id));
+  }
+
+  /** The ids a filter built by `filterFor` matches: within what the actor may see. */
+  private matching(filter: SubscriberFilter): Authorized<number>[] {
+    return this.store.matchingIds(filter).map((id) => authorized(id));
+  }
+
+  /**
+   * The actor's filter: the source lists kept to the visible ones (with none requested, or
+   * none of them visible, every list the actor may see; never wider), the segment translated
+   * (which needs `subscribers:sql_query`).
+   */
+  private filterFor(actor: Actor, q: SubscriberQuery): SubscriberFilter {
+    const visible = this.visibleLists(actor);
+    const requested = visible === null ? q.listIds : q.listIds.filter((id) => visible.includes(id));
+    const filter: SubscriberFilter = {
+      lists: requested.length ? requested : visible,
+      subscriptionStatus: q.subscriptionStatus,
+      search: q.search?.trim() || undefined,
+      ids: q.ids?.length ? q.ids : undefined,
+    };
+    const query = cleanQuery(q.query);
+    if (query) {
+      if (!can(actor, 'subscribers:sql_query')) throw forbidden('permission denied: subscribers:sql_query');
+      filter.segment = translateSegment(query);
+    }
+    return filter;
+  }
+
+  /** The requested lists the actor may manage; 403 if some were asked for and none remain. */
+  private manageable(actor: Actor, lists: number[]): Authorized<number>[] {
+    const kept = lists.filter((id) => can(actor, 'list:manage', id));
+    if (lists.length && !kept.length) throw forbidden('permission denied: you may not manage these lists');
+    return kept.map((id) => authorized(id));
+  }
+
+  /** Entries of lists the actor may not see are masked (name hidden, `restricted`). */
+  private mask(actor: Actor, s: Subscriber): Subscriber {
+    if (s.lists.every((l) => can(actor, 'list:get', l.id))) return s;
+    return {
+      ...s,
+      lists: s.lists.map((l): Subscription => {
+        if (can(actor, 'list:get', l.id)) return l;
+        const { description: _hidden, ...rest } = l;
+        return { ...rest, name: '*Unknown', restricted: true };
+      }),
+    };
+  }
+}
+
+/** A by-query selection as a query; 400 when a change needs one and none was given. */
+function selected(sel: SubscriberSelection, needsSelection: boolean): SubscriberQuery {
+  const search = sel.all ? '' : sel.search;
+  const query = sel.all ? '' : sel.query;
+  if (needsSelection && !sel.all && !search && !cleanQuery(query)) throw badRequest('a "query" or "search" is required (or "all": true)');
+  return { listIds: sel.listIds, subscriptionStatus: sel.subscriptionStatus, search, query };
+}
+
+/** How a subscription was made, for its consent record. */
+function sourceOf(actor: Actor): SubscriptionSource {
+  return actor.via === 'session' ? 'admin' : 'api';
 }

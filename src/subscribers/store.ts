@@ -1,10 +1,12 @@
 // Subscribers and subscriptions: every SQL statement of the domain and the rules of how
 // subscriptions change. Reads that take user filters (segments, search) run on the read-only
-// connection; every change runs on the writer, by id, in one transaction.
+// connection; every change runs on the writer, in one transaction, on ids a check produced
+// (`Authorized`).
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { conflict } from '../http/errors.ts';
+import type { Authorized } from '../http/permissions.ts';
 import type { ListRow } from '../lists/store.ts';
 import { containsText, likeContains, mayHaveAttribText } from './search.ts';
 
@@ -309,18 +311,18 @@ export class SubscriberStore {
   }
 
   /** The first of these ids that is on none of the lists, or null. */
-  firstOutside(ids: number[], lists: number[]): number | null {
+  firstOutside(ids: readonly number[], lists: readonly number[]): number | null {
     return (this.sql(SQL.outsideLists).pluck().get(JSON.stringify(ids), JSON.stringify(lists)) as number | undefined) ?? null;
   }
 
-  existingIds(ids: number[]): number[] {
+  existingIds(ids: readonly number[]): number[] {
     return this.sql(SQL.existingIds).pluck().all(JSON.stringify(ids)) as number[];
   }
 
   // Changes -------------------------------------------------------------------------------
 
   /** Creates a subscriber and its subscriptions; 409 if the e-mail exists. Returns the id. */
-  create(f: SubscriberFields, lists: number[], opts: { preconfirm: boolean; source: SubscriptionSource }): number {
+  create(f: SubscriberFields, lists: readonly Authorized<number>[], opts: { preconfirm: boolean; source: SubscriptionSource }): number {
     return this.db.transaction(() => {
       if (this.sql(SQL.byEmail).get(f.email)) throw conflict('a subscriber with this e-mail already exists');
       const now = new Date().toISOString();
@@ -335,7 +337,7 @@ export class SubscriberStore {
    * Saves the fields and, when `lists` is given, replaces the subscriptions among the lists
    * the caller manages (others stay). 409 if the e-mail belongs to someone else.
    */
-  update(id: number, f: SubscriberFields, lists: number[] | null, opts: { preconfirm: boolean; source: SubscriptionSource; manageable: 'all' | number[] }): void {
+  update(id: Authorized<number>, f: SubscriberFields, lists: readonly Authorized<number>[] | null, opts: { preconfirm: boolean; source: SubscriptionSource; manageable: 'all' | number[] }): void {
     this.db.transaction(() => {
       if (this.sql(SQL.emailOwner).get(f.email, id)) throw conflict('a subscriber with this e-mail already exists');
       const now = new Date().toISOString();
@@ -369,7 +371,7 @@ export class SubscriberStore {
    * `add` with `overwrite` sets the status of existing rows too (by-id calls with a status);
    * otherwise existing subscriptions are left as they are.
    */
-  changeLists(ids: number[], action: ListAction, targets: number[], opts: { status: SubscriptionStatus; overwrite: boolean; source: SubscriptionSource }): void {
+  changeLists(ids: readonly Authorized<number>[], action: ListAction, targets: readonly Authorized<number>[], opts: { status: SubscriptionStatus; overwrite: boolean; source: SubscriptionSource }): void {
     const now = new Date().toISOString();
     if (action === 'add' && !opts.overwrite) return this.addMissing(ids, targets, opts.status, opts.source, now);
     const lists = JSON.stringify(targets);
@@ -392,7 +394,7 @@ export class SubscriberStore {
    * are written as absolute values (read inside the same transaction), so they stay right
    * whether or not the list-count insert trigger honours the bulk gate.
    */
-  private addMissing(ids: number[], targets: number[], status: SubscriptionStatus, source: SubscriptionSource, now: string): void {
+  private addMissing(ids: readonly number[], targets: readonly number[], status: SubscriptionStatus, source: SubscriptionSource, now: string): void {
     this.db.transaction(() => {
       const lists = this.sql(SQL.existingLists).pluck().all(JSON.stringify(targets)) as number[];
       if (!lists.length || !ids.length) return;
@@ -418,7 +420,7 @@ export class SubscriberStore {
   }
 
   /** Blocklists the subscribers and unsubscribes all their subscriptions. */
-  blocklist(ids: number[]): void {
+  blocklist(ids: readonly Authorized<number>[]): void {
     const now = new Date().toISOString();
     this.db.transaction(() => {
       for (let i = 0; i < ids.length; i += CHUNK) {
@@ -430,7 +432,7 @@ export class SubscriberStore {
   }
 
   /** Deletes the subscribers (subscriptions and bounces go with them); returns how many. */
-  delete(ids: number[]): number {
+  delete(ids: readonly Authorized<number>[]): number {
     return this.db.transaction(() => {
       let n = 0;
       for (let i = 0; i < ids.length; i += CHUNK) n += this.sql(SQL.delete).run(JSON.stringify(ids.slice(i, i + CHUNK))).changes;
@@ -455,7 +457,7 @@ export class SubscriberStore {
   }
 
   /** Confirms the unconfirmed subscriptions on these lists, recording the evidence in meta. */
-  confirm(sid: number, lists: number[], evidence: Record<string, string>): number {
+  confirm(sid: Authorized<number>, lists: number[], evidence: Record<string, string>): number {
     return this.sql(SQL.confirm).run({ sid, lists: JSON.stringify(lists), meta: JSON.stringify(evidence), now: new Date().toISOString() }).changes;
   }
 
@@ -464,16 +466,16 @@ export class SubscriberStore {
     return this.sql(SQL.campaignLists).pluck().all(campaignUuid) as number[];
   }
 
-  unsubscribe(sid: number, lists: number[]): void {
+  unsubscribe(sid: Authorized<number>, lists: number[]): void {
     this.sql(SQL.unsubscribeFromLists).run({ ids: JSON.stringify([sid]), lists: JSON.stringify(lists), now: new Date().toISOString() });
   }
 
-  unsubscribeAll(sid: number): void {
+  unsubscribeAll(sid: Authorized<number>): void {
     this.sql(SQL.unsubscribeAll).run({ ids: JSON.stringify([sid]), now: new Date().toISOString() });
   }
 
   /** Preferences page: new name; non-private lists not kept are unsubscribed. */
-  savePreferences(sid: number, name: string, keepUuids: string[]): void {
+  savePreferences(sid: Authorized<number>, name: string, keepUuids: string[]): void {
     const now = new Date().toISOString();
     this.db.transaction(() => {
       this.sql(SQL.updateName).run(name, now, sid);
@@ -511,7 +513,7 @@ export class SubscriberStore {
     }));
   }
 
-  deleteBounces(sid: number): void {
+  deleteBounces(sid: Authorized<number>): void {
     this.sql(SQL.deleteBounces).run(sid);
   }
 }
