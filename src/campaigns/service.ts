@@ -8,7 +8,7 @@ import type { Body } from '../http/body.ts';
 import { filterLists, hasPerm, permittedLists, type AuthUser } from '../http/permissions.ts';
 import { escapeHtml } from '../http/page.ts';
 import { normaliseTags, optBool, optEnum, optHeaderList, optIdList, optInt, optObject, optString, optStringArray } from '../http/validate.ts';
-import { composer, layoutFor, loadAttachments, renderEnv } from '../delivery/compose.ts';
+import { composer, layoutFor, loadAttachments, renderEnv } from './compose.ts';
 import { isValidFrom } from '../mail/message.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';

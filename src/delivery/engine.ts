@@ -11,7 +11,7 @@ import type { Logger } from '../log.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 import { RenderError } from '../campaigns/render.ts';
-import { composer, loadAttachments, type Composer } from './compose.ts';
+import { composer, loadAttachments, type Composer } from '../campaigns/compose.ts';
 import { DeliveryStore, type SendResult } from './store.ts';
 import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';

@@ -3,7 +3,7 @@
 // so a template that saves is exactly a template that sends.
 import type { AppContext } from '../context.ts';
 import { compileCampaign, compileTx, DEMO_SUBSCRIBER, RenderError, type RenderCampaign, type RenderEnv } from '../campaigns/render.ts';
-import { renderEnv } from '../delivery/compose.ts';
+import { renderEnv } from '../campaigns/compose.ts';
 import type { Body } from '../http/body.ts';
 import { badRequest } from '../http/errors.ts';
 import { optEnum, optString, reqString } from '../http/validate.ts';

@@ -4,7 +4,7 @@
 // messenger accepted every message.
 import type { AppContext } from '../context.ts';
 import { compileTx, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
-import { renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
+import { renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
 import type { Body } from '../http/body.ts';
