@@ -14,7 +14,7 @@ import { HttpError } from './http/errors.ts';
 import { SegmentError } from './segments/index.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerBounceRoutes } from './bounces/routes.ts';
-import { registerCampaignsRoutes } from './campaigns/routes.ts';
+import { CAMPAIGN_ROUTES } from './campaigns/routes.ts';
 import { registerDashboardRoutes } from './dashboard/routes.ts';
 import { registerImportRoutes } from './imports/routes.ts';
 import { LIST_ROUTES } from './lists/routes.ts';
@@ -75,7 +75,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   registerSubscriberRoutes(api, ctx);
   registerPublicRoutes(api, ctx);
   registerPublicPages(app, ctx);
-  registerCampaignsRoutes(api, ctx);
+  mount(api, CAMPAIGN_ROUTES, ctx, tables);
   registerTrackingPages(app, ctx);
   registerTxRoutes(api, ctx);
   registerImportRoutes(api, ctx);

@@ -174,7 +174,7 @@ export class DeliveryEngine {
     const log = this.ctx.log;
     const optin = c.type === 'optin';
     if (!this.ctx.mailer.has(c.messenger)) {
-      this.campaigns.setStatus(c.id, 'paused', `messenger "${c.messenger}" is not configured`);
+      this.store.holdBack(c.id, `messenger "${c.messenger}" is not configured`);
       log.error(`campaign ${c.id}: messenger "${c.messenger}" is not configured; paused`);
       return;
     }
@@ -183,7 +183,7 @@ export class DeliveryEngine {
       compose = composer(this.ctx, this.campaigns, this.tracking, c, loadAttachments(this.ctx, this.campaigns, c.id));
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
-      this.campaigns.setStatus(c.id, 'paused', e.message);
+      this.store.holdBack(c.id, e.message);
       log.error(`campaign ${c.id}: ${e.message}; paused`);
       return;
     }
