@@ -121,9 +121,12 @@ function campaignChanges() {
   }).meta({ id: 'CampaignChanges' });
 }
 
-/** A test send: the addresses, and the campaign as edited (a bare form tests the stored one). */
+/**
+ * A test send: the addresses, and the campaign as edited. Unlike a save, `lists` may be absent
+ * (the stored ones; a bare form tests the stored campaign); null still names none.
+ */
 function campaignTest() {
-  return z.object({ subscribers: f.optStringArray(), ...campaignChanges().shape }).meta({ id: 'CampaignTest' });
+  return z.object({ subscribers: f.optStringArray(), ...campaignChanges().shape, lists: f.clearable(f.optIdList()) }).meta({ id: 'CampaignTest' });
 }
 
 function statusChange() {

@@ -55,9 +55,11 @@ export interface CampaignInput extends CampaignChanges {
   type?: (typeof CAMPAIGN_TYPES)[number];
 }
 
-/** A test send: the campaign as edited (unsaved; the stored lists when none are given), to these addresses. */
-export interface CampaignTest extends CampaignChanges {
+/** A test send: the campaign as edited (unsaved), to these addresses. */
+export interface CampaignTest extends Omit<CampaignChanges, 'lists'> {
   subscribers?: string[];
+  /** Absent: the stored lists; null: none (refused, as on a save). */
+  lists?: number[] | null;
 }
 
 export interface ArchiveChanges {
@@ -413,7 +415,7 @@ export class CampaignService {
     const emails = (input.subscribers ?? []).map((e) => e.trim().toLowerCase()).filter(Boolean);
     if (!emails.length) throw badRequest('"subscribers" is required: give the e-mail addresses of existing subscribers');
     // A bare form (template_id only) tests the stored campaign on its stored lists.
-    const { fields } = this.fields(actor, { ...input, lists: input.lists ?? this.store.listIds(id) }, c);
+    const { fields } = this.fields(actor, { ...input, lists: input.lists === undefined ? this.store.listIds(id) : input.lists ?? undefined }, c);
     const lists = permittedLists(actor, 'get');
     const subs = this.store.subscribersByEmail(emails)
       .filter((s) => lists === 'all' || this.store.subscriberListIds(s.id).some((l) => lists.includes(l)));
