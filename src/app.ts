@@ -25,7 +25,7 @@ import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
-import { registerTemplateRoutes } from './templates/routes.ts';
+import { TEMPLATE_ROUTES } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
 import { registerUsersRoutes } from './users/routes.ts';
@@ -83,7 +83,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   registerMaintenanceRoutes(api, ctx);
   registerBounceRoutes(app, api, ctx);
   registerMediaRoutes(app, api, ctx);
-  registerTemplateRoutes(api, ctx);
+  mount(api, TEMPLATE_ROUTES, ctx, tables);
   registerUsersRoutes(app, api, ctx);
   app.route('/api', api);
 
