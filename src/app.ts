@@ -27,7 +27,7 @@ import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
 import { TEMPLATE_ROUTES } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
-import { registerTxRoutes } from './tx/routes.ts';
+import { TX_ROUTES } from './tx/routes.ts';
 import { registerUsersRoutes } from './users/routes.ts';
 
 /** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
@@ -77,7 +77,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   registerPublicPages(app, ctx);
   mount(api, CAMPAIGN_ROUTES, ctx, tables);
   registerTrackingPages(app, ctx);
-  registerTxRoutes(api, ctx);
+  mount(api, TX_ROUTES, ctx, tables);
   registerImportRoutes(api, ctx);
   registerDashboardRoutes(api, ctx);
   registerMaintenanceRoutes(api, ctx);
