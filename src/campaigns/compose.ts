@@ -9,9 +9,17 @@ import { buildCampaignMessage, textEncodingFor } from '../mail/message.ts';
 import { compileCampaign, RenderError, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from './render.ts';
 import type { CampaignRow, CampaignStore, SubscriberRow } from './store.ts';
 import { templateCatalog } from '../i18n/index.ts';
-import type { TrackingStore } from '../tracking/store.ts';
 
-export function renderEnv(ctx: AppContext, tracking: TrackingStore): RenderEnv {
+/**
+ * Where tracked links get their ids: the tracking store, which depends on campaigns (it
+ * renders web views), so campaigns name only what they use of it.
+ */
+export interface TrackedLinks {
+  /** The id of a link's URL, registered on first use. */
+  linkUuid(url: string): string;
+}
+
+export function renderEnv(ctx: AppContext, tracking: TrackedLinks): RenderEnv {
   const rootUrl = ctx.settings.rootUrl();
   return {
     rootUrl,
@@ -50,7 +58,7 @@ export interface Composer {
 }
 
 /** Compiles the campaign (throws RenderError) and returns a per-subscriber message builder. */
-export function composer(ctx: AppContext, store: CampaignStore, tracking: TrackingStore, c: CampaignRow, attachments: Attachment[]): Composer {
+export function composer(ctx: AppContext, store: CampaignStore, tracking: TrackedLinks, c: CampaignRow, attachments: Attachment[]): Composer {
   const env = renderEnv(ctx, tracking);
   const compiled = compileCampaign(c, layoutFor(store, c, c.template_id), env);
   const unsubHeader = ctx.settings.bool('privacy.unsubscribe_header');

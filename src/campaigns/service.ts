@@ -7,8 +7,7 @@ import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/er
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
 import { escapeHtml } from '../http/page.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
-import type { TrackingStore } from '../tracking/store.ts';
-import { composer, layoutFor, loadAttachments, renderEnv } from './compose.ts';
+import { composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignRow, type CampaignStatus,
@@ -165,8 +164,8 @@ type ManageableCampaign = CampaignRow & { id: Authorized<number> };
 export class CampaignService {
   constructor(
     private readonly ctx: AppContext,
-    readonly store: CampaignStore,
-    private readonly tracking: TrackingStore,
+    private readonly store: CampaignStore,
+    private readonly tracking: TrackedLinks,
     private readonly engine: CampaignSender,
   ) {}
 

@@ -9,9 +9,8 @@
 import type { AppContext } from '../context.ts';
 import type { Logger } from '../log.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
-import type { TrackingStore } from '../tracking/store.ts';
 import { RenderError } from '../campaigns/render.ts';
-import { composer, loadAttachments, type Composer } from '../campaigns/compose.ts';
+import { composer, loadAttachments, type Composer, type TrackedLinks } from '../campaigns/compose.ts';
 import { DeliveryStore, type SendResult } from './store.ts';
 import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';
@@ -117,7 +116,7 @@ export class DeliveryEngine {
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
 
-  constructor(private readonly ctx: AppContext, private readonly store: DeliveryStore, private readonly campaigns: CampaignStore, private readonly tracking: TrackingStore) {
+  constructor(private readonly ctx: AppContext, private readonly store: DeliveryStore, private readonly campaigns: CampaignStore, private readonly tracking: TrackedLinks) {
     this.throttle = new Throttle(ctx.settings);
   }
 
