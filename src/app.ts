@@ -16,7 +16,7 @@ import { LIMITS } from './http/limits.ts';
 import { SegmentError } from './segments/index.ts';
 import type { AppEnv } from './http/types.ts';
 import { registerBounceRoutes } from './bounces/routes.ts';
-import { registerCampaignsRoutes } from './campaigns/routes.ts';
+import { CAMPAIGN_ROUTES } from './campaigns/routes.ts';
 import { DASHBOARD_ROUTES } from './dashboard/routes.ts';
 import { IMPORT_ROUTES } from './imports/routes.ts';
 import { LIST_ROUTES } from './lists/routes.ts';
@@ -30,9 +30,9 @@ import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { SUBSCRIBER_ROUTES } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
-import { registerTemplateRoutes } from './templates/routes.ts';
+import { TEMPLATE_ROUTES } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
-import { registerTxRoutes } from './tx/routes.ts';
+import { TX_ROUTES } from './tx/routes.ts';
 import { registerUsersRoutes } from './users/routes.ts';
 
 /**
@@ -45,6 +45,9 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   imports: IMPORT_ROUTES,
   dashboard: DASHBOARD_ROUTES,
   maintenance: MAINTENANCE_ROUTES,
+  campaigns: CAMPAIGN_ROUTES,
+  tx: TX_ROUTES,
+  templates: TEMPLATE_ROUTES,
 };
 
 /** Routes that stream large uploads and check sizes themselves. */
@@ -92,12 +95,9 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   registerSettingsRoutes(api, ctx);
   registerPublicRoutes(api, ctx);
   registerPublicPages(app, ctx);
-  registerCampaignsRoutes(api, ctx);
   registerTrackingPages(app, ctx);
-  registerTxRoutes(api, ctx);
   registerBounceRoutes(app, api, ctx);
   registerMediaRoutes(app, api, ctx);
-  registerTemplateRoutes(api, ctx);
   registerUsersRoutes(app, api, ctx);
   app.route('/api', api);
 

@@ -80,7 +80,7 @@ export interface CompiledTx {
   render(sub: RenderSubscriber, tx: Parameters<typeof import('../templating/index.ts').txMessageData>[1]): RenderedTx;
 }
 
-/** A template that does not compile or render; the app answers it with 400 (app.ts). */
+/** A template that does not compile or render; the message says where, and the app answers it with 400 (app.ts). */
 export class RenderError extends Error {
   /** Runs `fn`; a render error it throws is thrown again with `what` before its message. */
   static describing<T>(what: string, fn: () => T): T {

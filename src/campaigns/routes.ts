@@ -1,113 +1,219 @@
-// /api/campaigns: handlers parse, call the service, answer.
-import type { Context, Hono } from 'hono';
-import type { Services } from '../services.ts';
-import { ContentConversionError, convertContent } from '../content/convert.ts';
-import { readBody, readJson } from '../http/body.ts';
+// /api/campaigns. Who may see or change which campaign is decided by the campaign service.
+import type { Context } from 'hono';
+import { convertContent } from '../content/convert.ts';
 import { ok, pageResults } from '../http/envelope.ts';
-import { badRequest } from '../http/errors.ts';
-import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
+import { LIMITS } from '../http/limits.ts';
+import { orderByQuery, orderQuery, pagingQuery, parsePaging } from '../http/paging.ts';
 import { sendPreview } from '../http/preview.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { optInt, optObject, optString, parseBool, pathId, queryIds } from '../http/validate.ts';
-import { CAMPAIGN_ORDER_BY, toJson } from './store.ts';
+import { pathId } from '../http/validate.ts';
+import { CAMPAIGN_TYPES, type CampaignService } from './service.ts';
+import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES } from './store.ts';
+
+interface Deps {
+  campaigns: CampaignService;
+}
+type C = Context<AppEnv>;
 
 const GET = ['campaigns:get_all', 'campaigns:get'] as const;
 const MANAGE = ['campaigns:manage_all', 'campaigns:manage'] as const;
 
-export function registerCampaignsRoutes(api: Hono<AppEnv>, ctx: Services): void {
-  const { campaigns: service, campaignStore: campaigns } = ctx;
+const route = routesFor<Deps>();
+export const CAMPAIGN_ROUTES = [
+  route({ method: 'GET', path: '/campaigns', access: GET, handler: queryCampaigns, query: campaignQuery(), summary: 'Campaigns the caller may see, paged, filtered by status, tag and name or subject' }),
+  route({ method: 'GET', path: '/campaigns/running/stats', access: GET, handler: runningStats, query: runningQuery(), summary: 'Progress and send rate of the running campaigns (or of one)' }),
+  route({ method: 'GET', path: '/campaigns/analytics/:type', access: 'campaigns:get_analytics', handler: campaignAnalytics, query: analyticsQuery(), summary: 'Views, clicks or bounces per campaign over time, or the most clicked links' }),
+  route({ method: 'GET', path: '/campaigns/:id', access: GET, handler: getCampaign, query: noBodyQuery(), summary: 'One campaign' }),
+  route({ method: 'GET', path: '/campaigns/:id/preview', access: GET, handler: previewCampaign, query: previewQuery(), raw: 'text/html', summary: 'The campaign rendered for the demo subscriber, with the body, content type or template given in the query instead of the stored ones' }),
+  route({ method: 'POST', path: '/campaigns/:id/preview', access: GET, handler: previewPostedCampaign, body: previewInput(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'The campaign rendered for the demo subscriber, with a posted (unsaved) body, content type or template' }),
+  route({ method: 'POST', path: '/campaigns/:id/text', access: GET, handler: previewPostedCampaign, body: previewInput(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'As POST /campaigns/{id}/preview (listmonk\'s path for previews of plain-text content)' }),
+  route({ method: 'POST', path: '/campaigns/:id/preview/archive', access: GET, handler: previewArchive, body: archivePreviewInput(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'The campaign\'s archive page as it would be published, with a posted archive_meta or template' }),
+  route({ method: 'POST', path: '/campaigns/:id/content', access: MANAGE, handler: convertCampaignContent, body: contentConversion(), summary: 'Converts a body between content types (markdown, HTML, rich text, plain text)' }),
+  route({ method: 'POST', path: '/campaigns', access: MANAGE, handler: createCampaign, body: campaignInput(), summary: 'Creates a draft campaign' }),
+  route({ method: 'PUT', path: '/campaigns/:id', access: MANAGE, handler: updateCampaign, body: campaignChanges(), summary: 'Changes a draft, scheduled or paused campaign (fields not given keep their value)' }),
+  route({ method: 'PUT', path: '/campaigns/:id/status', access: 'campaigns:send', handler: setCampaignStatus, body: statusChange(), summary: 'Starts, schedules, pauses, cancels or unschedules a campaign' }),
+  route({ method: 'PUT', path: '/campaigns/:id/archive', access: MANAGE, handler: setCampaignArchive, body: archiveChanges(), summary: 'Publishes a campaign in the public archive or withdraws it, with its slug, template and stand-in subscriber' }),
+  route({ method: 'POST', path: '/campaigns/:id/test', access: MANAGE, handler: testCampaign, body: campaignTest(), bodyKind: 'json-or-form', summary: 'Sends the campaign as edited (unsaved) to existing subscribers, uncounted' }),
+  route({ method: 'DELETE', path: '/campaigns', access: MANAGE, handler: deleteCampaigns, query: deleteQuery(), summary: 'Deletes campaigns by id, by name or subject search, or all the caller may manage' }),
+  route({ method: 'DELETE', path: '/campaigns/:id', access: MANAGE, handler: deleteCampaign, summary: 'Deletes a campaign that is not running' }),
+];
 
-  api.get('/campaigns', ctx.guard(GET), (c) => {
-    const q = c.req.query();
-    const paging = parsePaging(q);
-    const statuses = c.req.queries('status') ?? [];
-    for (const s of statuses) if (!service.isStatus(s)) throw badRequest(`invalid "status": "${s}"`);
-    const tags = [...(c.req.queries('tag') ?? []), ...(c.req.queries('tags') ?? [])].filter(Boolean);
-    const search = (q.query ?? '').trim();
-    const { rows, total } = campaigns.list({
-      statuses, tags, search, visibleLists: service.visibleLists(c.get('user'), 'get'),
-      orderBy: parseOrderBy(q.order_by, CAMPAIGN_ORDER_BY, 'created_at'), order: parseOrder(q.order),
-      limit: paging.limit, offset: paging.offset,
-    });
-    const noBody = parseBool(q.no_body) === true;
-    return ok(c, pageResults(rows.map((r) => toJson(r, noBody)), total, paging, { query: search, zeroWhenEmpty: true }));
-  });
+function campaignQuery() {
+  return z.object({
+    query: q.str(),
+    // Each must be a status; the service says which is not.
+    status: q.all().meta({ type: 'array', items: { type: 'string', enum: CAMPAIGN_STATUSES } }),
+    tag: q.all(),
+    tags: q.all(),
+    order_by: orderByQuery(CAMPAIGN_ORDER_BY, 'created_at'),
+    order: orderQuery(),
+    no_body: q.bool(),
+    ...pagingQuery,
+  }).meta({ id: 'CampaignQuery' });
+}
 
-  api.get('/campaigns/running/stats', ctx.guard(GET), (c) => {
-    const raw = c.req.query('campaign_id');
-    if (raw !== undefined && raw !== '' && !/^\d+$/.test(raw)) throw badRequest('invalid "campaign_id": expected an integer');
-    return ok(c, service.runningStats(raw ? Number(raw) : null));
-  });
+function runningQuery() {
+  return z.object({ campaign_id: q.int() });
+}
 
-  api.get('/campaigns/analytics/:type', ctx.guard('campaigns:get_analytics'), (c) =>
-    ok(c, service.analytics(c.get('user'), c.req.param('type'), queryIds(c, 'id'), c.req.query('from'), c.req.query('to'))));
+function analyticsQuery() {
+  return z.object({ id: q.ids(), from: q.str(), to: q.str() });
+}
 
-  api.get('/campaigns/:id', ctx.guard(GET), (c) => {
-    const id = pathId(c);
-    service.access(c.get('user'), id, 'get');
-    return ok(c, service.json(id, parseBool(c.req.query('no_body')) === true));
-  });
+function noBodyQuery() {
+  return z.object({ no_body: q.bool() });
+}
 
-  const preview = async (c: Context<AppEnv>) => {
-    const campaign = service.access(c.get('user'), pathId(c), 'get');
-    const b = c.req.method === 'POST' ? await readBody(c) : c.req.query();
-    const p = service.preview(campaign, {
-      body: optString(b, 'body', { trim: false }), contentType: optString(b, 'content_type'), templateId: optInt(b, 'template_id'),
-    });
-    return sendPreview(c, p.body, p.contentType === 'plain' ? 'plain' : 'html');
-  };
-  api.get('/campaigns/:id/preview', ctx.guard(GET), preview);
-  api.post('/campaigns/:id/preview', ctx.guard(GET), preview);
-  api.post('/campaigns/:id/text', ctx.guard(GET), preview);
+function previewQuery() {
+  return z.object({ body: q.str(), content_type: q.first({ type: 'string' }, (v) => v?.trim()), template_id: q.int() });
+}
 
-  api.post('/campaigns/:id/preview/archive', ctx.guard(GET), async (c) => {
-    const campaign = service.access(c.get('user'), pathId(c), 'get');
-    const b = await readBody(c);
-    // A form sends archive_meta as JSON text; a JSON body may send the object itself.
-    let meta = b.archive_meta;
-    if (typeof meta === 'string') {
-      try {
-        meta = meta.trim() === '' ? undefined : JSON.parse(meta);
-      } catch {
-        throw badRequest('invalid "archive_meta": not valid JSON');
-      }
-    }
-    return sendPreview(c, service.previewArchive(campaign, optInt(b, 'template_id'), optObject({ archive_meta: meta }, 'archive_meta')));
-  });
+function previewInput() {
+  return z.object({ body: f.optString({ trim: false }), content_type: f.optString(), template_id: f.optInt() }).meta({ id: 'CampaignPreview' });
+}
 
-  api.post('/campaigns/:id/content', ctx.guard(MANAGE), async (c) => {
-    const b = await readJson(c);
-    try {
-      return ok(c, convertContent(b.from, b.to, b.body ?? ''));
-    } catch (e) {
-      if (e instanceof ContentConversionError) throw badRequest(e.message);
-      throw e;
-    }
-  });
+function archivePreviewInput() {
+  // A form sends archive_meta as JSON text; a JSON body may send the object itself.
+  return z.object({ template_id: f.optInt(), archive_meta: f.optJsonObject() }).meta({ id: 'CampaignArchivePreview' });
+}
 
-  api.post('/campaigns', ctx.guard(MANAGE), async (c) => ok(c, service.create(c.get('user'), await readJson(c))));
-  api.put('/campaigns/:id', ctx.guard(MANAGE), async (c) => ok(c, service.update(c.get('user'), pathId(c), await readJson(c))));
-  api.put('/campaigns/:id/status', ctx.guard('campaigns:send'), async (c) => ok(c, service.setStatus(c.get('user'), pathId(c), await readJson(c))));
-  api.put('/campaigns/:id/archive', ctx.guard(MANAGE), async (c) => {
-    service.setArchive(c.get('user'), pathId(c), await readJson(c));
-    return ok(c, true);
-  });
-  api.post('/campaigns/:id/test', ctx.guard(MANAGE), async (c) => {
-    await service.testSend(c.get('user'), pathId(c), await readBody(c));
-    return ok(c, true);
-  });
-  // listmonk's bulk delete: ?id=1&id=2, or ?query=text, or ?all=true (query narrows all).
-  api.delete('/campaigns', ctx.guard(MANAGE), (c) => {
-    const ids = queryIds(c, 'id');
-    const search = (c.req.query('query') ?? '').trim();
-    if (ids.length) service.deleteMany(c.get('user'), { ids });
-    else if (search || parseBool(c.req.query('all')) === true) service.deleteMany(c.get('user'), { search });
-    else throw badRequest('give the campaigns to delete: "id" (one or more), "query", or "all=true"');
-    return ok(c, true);
-  });
+function contentConversion() {
+  // The converter names what is wrong with each (content/convert.ts).
+  return z.object({ from: f.any(), to: f.any(), body: f.any() }).meta({ id: 'ContentConversion' });
+}
 
-  api.delete('/campaigns/:id', ctx.guard(MANAGE), (c) => {
-    service.delete(c.get('user'), pathId(c));
-    return ok(c, true);
+/** Fields in the order a person fills the form, so the first problem reported is the first to fix. */
+function campaignInput() {
+  return z.object({
+    name: f.reqString({ maxBytes: LIMITS.name }),
+    subject: f.reqString({ maxBytes: LIMITS.subject, trim: false }),
+    from_email: f.optString(),
+    content_type: f.optString(),
+    type: f.optEnum(CAMPAIGN_TYPES),
+    send_at: f.clearable(f.optTimestamp()),
+    lists: f.optIdList(),
+    messenger: f.optString(),
+    body: f.optString({ trim: false }),
+    body_source: f.optString({ trim: false }),
+    altbody: f.clearable(f.optString({ trim: false })),
+    template_id: f.optInt(),
+    archive_template_id: f.clearable(f.optInt()),
+    archive_slug: f.clearable(f.optString()),
+    headers: f.optHeaderList(),
+    attribs: f.optObject(),
+    tags: f.optTags(),
+    archive: f.optBool(),
+    archive_meta: f.optObject(),
+    media: f.optIdList(),
+  }).meta({ id: 'CampaignInput' });
+}
+
+/**
+ * A PUT, unlike a create: name and subject may be absent (the stored ones stay), and the type
+ * is not read (it is set once, at create). A whole campaign from a GET is taken back.
+ */
+function campaignChanges() {
+  return campaignInput().omit({ type: true }).extend({
+    name: f.optString({ maxBytes: LIMITS.name }),
+    subject: f.optString({ maxBytes: LIMITS.subject, trim: false }),
+  }).meta({ id: 'CampaignChanges' });
+}
+
+/**
+ * A test send: the addresses, and the campaign as edited. Unlike a save, `lists` may be absent
+ * (the stored ones; a bare form tests the stored campaign); null still names none.
+ */
+function campaignTest() {
+  return z.object({ subscribers: f.optStringArray(), ...campaignChanges().shape, lists: f.clearable(f.optIdList()) }).meta({ id: 'CampaignTest' });
+}
+
+function statusChange() {
+  return z.object({ status: f.reqString() }).meta({ id: 'CampaignStatusChange' });
+}
+
+function archiveChanges() {
+  return z.object({
+    archive: f.optBool(),
+    archive_template_id: f.optInt(),
+    archive_slug: f.clearable(f.optString()),
+    archive_meta: f.optObject(),
+  }).meta({ id: 'CampaignArchiveChanges' });
+}
+
+function deleteQuery() {
+  return z.object({ id: q.ids(), query: q.str(), all: q.bool() });
+}
+
+function queryCampaigns(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof campaignQuery>>) {
+  const paging = parsePaging(p);
+  const search = (p.query ?? '').trim();
+  const { results, total } = s.campaigns.query(c.get('user'), {
+    statuses: p.status, tags: [...p.tag, ...p.tags].filter(Boolean), search,
+    orderBy: p.order_by, order: p.order, limit: paging.limit, offset: paging.offset, noBody: p.no_body === true,
   });
+  return ok(c, pageResults(results, total, paging, { query: search, zeroWhenEmpty: true }));
+}
+
+function runningStats(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof runningQuery>>) {
+  return ok(c, s.campaigns.runningStats(p.campaign_id ?? null));
+}
+
+function campaignAnalytics(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof analyticsQuery>>) {
+  return ok(c, s.campaigns.analytics(c.get('user'), c.req.param('type') ?? '', { ids: p.id, from: p.from, to: p.to }));
+}
+
+function getCampaign(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof noBodyQuery>>) {
+  return ok(c, s.campaigns.get(c.get('user'), pathId(c), p.no_body === true));
+}
+
+function previewCampaign(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof previewQuery>>) {
+  const preview = s.campaigns.preview(c.get('user'), pathId(c), p);
+  return sendPreview(c, preview.body, preview.contentType === 'plain' ? 'plain' : 'html');
+}
+
+function previewPostedCampaign(c: C, s: Deps, { body }: Input<ReturnType<typeof previewInput>, undefined>) {
+  const preview = s.campaigns.preview(c.get('user'), pathId(c), body);
+  return sendPreview(c, preview.body, preview.contentType === 'plain' ? 'plain' : 'html');
+}
+
+function previewArchive(c: C, s: Deps, { body }: Input<ReturnType<typeof archivePreviewInput>, undefined>) {
+  return sendPreview(c, s.campaigns.previewArchive(c.get('user'), pathId(c), body));
+}
+
+function convertCampaignContent(c: C, _s: Deps, { body }: Input<ReturnType<typeof contentConversion>, undefined>) {
+  return ok(c, convertContent(body.from, body.to, body.body ?? ''));
+}
+
+function createCampaign(c: C, s: Deps, { body }: Input<ReturnType<typeof campaignInput>, undefined>) {
+  return ok(c, s.campaigns.create(c.get('user'), body));
+}
+
+function updateCampaign(c: C, s: Deps, { body }: Input<ReturnType<typeof campaignChanges>, undefined>) {
+  return ok(c, s.campaigns.update(c.get('user'), pathId(c), body));
+}
+
+function setCampaignStatus(c: C, s: Deps, { body }: Input<ReturnType<typeof statusChange>, undefined>) {
+  return ok(c, s.campaigns.setStatus(c.get('user'), pathId(c), body.status));
+}
+
+function setCampaignArchive(c: C, s: Deps, { body }: Input<ReturnType<typeof archiveChanges>, undefined>) {
+  s.campaigns.setArchive(c.get('user'), pathId(c), body);
+  return ok(c, true);
+}
+
+async function testCampaign(c: C, s: Deps, { body }: Input<ReturnType<typeof campaignTest>, undefined>) {
+  await s.campaigns.testSend(c.get('user'), pathId(c), body);
+  return ok(c, true);
+}
+
+function deleteCampaigns(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof deleteQuery>>) {
+  s.campaigns.deleteMany(c.get('user'), { ids: p.id, search: (p.query ?? '').trim(), all: p.all === true });
+  return ok(c, true);
+}
+
+function deleteCampaign(c: C, s: Deps) {
+  s.campaigns.delete(c.get('user'), pathId(c));
+  return ok(c, true);
 }

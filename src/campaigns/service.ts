@@ -1,25 +1,101 @@
-// Campaign rules: the request object (listmonk's, with "null means not given"), per-user
-// visibility (api-behaviour §3.5), the status machine (delivery.md §2, DECISIONS 13),
-// previews, test sends and analytics.
+// Campaign rules: who may see or change which campaign (docs/decisions.md §18), the request object
+// (listmonk's, with "null means not given"), the status machine (docs/decisions.md §37),
+// previews, test sends and analytics. Routes pass the actor and typed input.
 import { randomUUID } from 'node:crypto';
 import { html } from 'hono/html';
+import { renderHtml } from '../http/layout.tsx';
 import type { AppContext } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
-import type { Body } from '../http/body.ts';
-import { filterLists, hasPerm, permittedLists, type AuthUser } from '../http/permissions.ts';
-import { renderHtml } from '../http/layout.tsx';
-import { normaliseTags, optBool, optEnum, optHeaderList, optIdList, optInt, optObject, optString, optStringArray } from '../http/validate.ts';
-import { composer, layoutFor, loadAttachments, renderEnv } from '../delivery/compose.ts';
-import { isValidFrom } from '../mail/message.ts';
-import type { TrackingStore } from '../tracking/store.ts';
+import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
+import { isValidFrom, type HeaderList } from '../mail/message.ts';
+import { composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignRow, type CampaignStatus,
   type CampaignStore, type ContentType,
 } from './store.ts';
 
-const MAX_NAME_BYTES = 2000;
-const MAX_SUBJECT_BYTES = 5000;
+export const CAMPAIGN_TYPES = ['regular', 'optin'] as const;
+
+/**
+ * A campaign as a change request gives it: an absent field (undefined) keeps the stored value;
+ * null clears the fields that may be cleared (send_at, altbody, archive_template_id,
+ * archive_slug). `lists` is required on every save.
+ */
+export interface CampaignChanges {
+  name?: string;
+  subject?: string;
+  from_email?: string;
+  /** Anything but a known content type is read as richtext (listmonk). */
+  content_type?: string;
+  /** ISO time. */
+  send_at?: string | null;
+  lists?: number[];
+  messenger?: string;
+  body?: string;
+  body_source?: string;
+  altbody?: string | null;
+  /** 0 means not given: a change keeps the template, a create takes the default. */
+  template_id?: number;
+  archive_template_id?: number | null;
+  archive_slug?: string | null;
+  headers?: HeaderList;
+  /** Cleared when absent (listmonk). */
+  attribs?: Record<string, unknown>;
+  tags?: string[];
+  archive?: boolean;
+  archive_meta?: Record<string, unknown>;
+  media?: number[];
+}
+
+/** A new campaign: a name and a subject are required; the type is set once. */
+export interface CampaignInput extends CampaignChanges {
+  name: string;
+  subject: string;
+  type?: (typeof CAMPAIGN_TYPES)[number];
+}
+
+/** A test send: the campaign as edited (unsaved), to these addresses. */
+export interface CampaignTest extends Omit<CampaignChanges, 'lists'> {
+  subscribers?: string[];
+  /** Absent: the stored lists; null: none (refused, as on a save). */
+  lists?: number[] | null;
+}
+
+export interface ArchiveChanges {
+  archive?: boolean;
+  /** 0 keeps the stored one. */
+  archive_template_id?: number;
+  archive_slug?: string | null;
+  archive_meta?: Record<string, unknown>;
+}
+
+export interface CampaignQueryInput {
+  statuses: string[];
+  tags: string[];
+  /** Text the name or subject must contain. */
+  search: string;
+  orderBy: string;
+  order: 'ASC' | 'DESC';
+  limit: number;
+  offset: number;
+  noBody: boolean;
+}
+
+/** What a preview changes of the stored campaign. */
+export interface PreviewInput {
+  body?: string;
+  content_type?: string;
+  /** 0 means the campaign's own. */
+  template_id?: number;
+}
+
+export interface ArchivePreviewInput {
+  /** The layout (0: the archive template, else the campaign's). */
+  template_id?: number;
+  /** The stand-in subscriber (else the stored archive_meta). */
+  archive_meta?: Record<string, unknown>;
+}
 
 /** listmonk's slug rule: lower-case; anything but letters, marks and digits → space; spaces → "-". */
 export function normaliseSlug(s: string): string | null {
@@ -83,24 +159,31 @@ export interface CampaignSender {
   rate(id: number): number;
 }
 
+/** A campaign the actor may change: its id is the checked one store changes take. */
+type ManageableCampaign = CampaignRow & { id: Authorized<number> };
+
 export class CampaignService {
   constructor(
     private readonly ctx: AppContext,
-    readonly store: CampaignStore,
-    private readonly tracking: TrackingStore,
+    private readonly store: CampaignStore,
+    private readonly tracking: TrackedLinks,
     private readonly engine: CampaignSender,
   ) {}
 
-  /** null when the user sees every campaign, else the lists that make a campaign visible. */
-  visibleLists(user: AuthUser, kind: 'get' | 'manage'): number[] | null {
-    if (hasPerm(user, kind === 'get' ? 'campaigns:get_all' : 'campaigns:manage_all')) return null;
-    const p = permittedLists(user, kind);
+  /**
+   * The lists that make a campaign visible to the actor, or null for every campaign:
+   * campaigns:get_all (manage_all) covers every campaign, else a campaign is visible when one
+   * of its lists is (list:get or list:manage grants; list:manage ones to change it).
+   */
+  private scope(actor: Actor, kind: 'get' | 'manage'): number[] | null {
+    if (can(actor, kind === 'get' ? 'campaigns:get_all' : 'campaigns:manage_all')) return null;
+    const p = permittedLists(actor, kind);
     return p === 'all' ? null : p;
   }
 
-  /** The campaign if the user may see (get) or change (manage) it; 404/403 otherwise. */
-  access(user: AuthUser, id: number, kind: 'get' | 'manage'): CampaignRow {
-    const lists = this.visibleLists(user, kind);
+  /** The campaign if the actor may see (get) or change (manage) it; 404/403 otherwise. */
+  private check(actor: Actor, id: number, kind: 'get' | 'manage'): CampaignRow {
+    const lists = this.scope(actor, kind);
     const c = this.store.get(id);
     if (!c) {
       if (lists !== null) throw forbidden(`permission denied: campaigns:${kind}`);
@@ -110,62 +193,77 @@ export class CampaignService {
     return c;
   }
 
-  json(id: number, noBody = false): CampaignJson {
+  private visible(actor: Actor, id: number): CampaignRow {
+    return this.check(actor, id, 'get');
+  }
+
+  private manageable(actor: Actor, id: number): ManageableCampaign {
+    const c = this.check(actor, id, 'manage');
+    return { ...c, id: authorized(c.id) };
+  }
+
+  private json(id: number, noBody = false): CampaignJson {
     const r = this.store.raw(id);
     if (!r) throw notFound('campaign not found');
     return toJson(r, noBody);
   }
 
-  /** Builds the stored fields from a request, over `existing` for updates. */
-  private fields(user: AuthUser, b: Body, existing: CampaignRow | null): { fields: CampaignFields; listIds: number[]; mediaIds: number[] } {
+  /** A page of the campaigns the actor may see, with the total. */
+  query(actor: Actor, q: CampaignQueryInput): { results: CampaignJson[]; total: number } {
+    for (const s of q.statuses) if (!(CAMPAIGN_STATUSES as readonly string[]).includes(s)) throw badRequest(`invalid "status": "${s}"`);
+    const { rows, total } = this.store.list({
+      statuses: q.statuses, tags: q.tags, search: q.search, visibleLists: this.scope(actor, 'get'),
+      orderBy: q.orderBy, order: q.order, limit: q.limit, offset: q.offset,
+    });
+    return { results: rows.map((r) => toJson(r, q.noBody)), total };
+  }
+
+  get(actor: Actor, id: number, noBody = false): CampaignJson {
+    this.visible(actor, id);
+    return this.json(id, noBody);
+  }
+
+  /** The stored fields of a request, over `existing` for a change. */
+  private fields(actor: Actor, c: CampaignChanges & { type?: CampaignInput['type'] }, existing: CampaignRow | null): { fields: CampaignFields; listIds: number[]; mediaIds: number[] } {
     const s = this.ctx.settings;
-    const name = optString(b, 'name', { maxBytes: MAX_NAME_BYTES }) ?? existing?.name ?? '';
+    const name = c.name ?? existing?.name ?? '';
     if (!name) throw badRequest('"name" is required');
-    const subject = optString(b, 'subject', { maxBytes: MAX_SUBJECT_BYTES, trim: false }) ?? existing?.subject ?? '';
+    const subject = c.subject ?? existing?.subject ?? '';
     if (!subject.trim()) throw badRequest('"subject" is required');
 
-    let from = optString(b, 'from_email') ?? existing?.from_email ?? '';
+    let from = c.from_email ?? existing?.from_email ?? '';
     if (!from) from = s.str('app.from_email');
     else if (!isValidFrom(from)) throw badRequest(`invalid "from_email": "${from}" is not an e-mail address or "Name <address>"`);
 
-    const rawType = optString(b, 'content_type');
-    let contentType: ContentType = rawType !== undefined ? (CONTENT_TYPES.includes(rawType as ContentType) ? (rawType as ContentType) : 'richtext') : existing?.content_type ?? 'richtext';
+    let contentType: ContentType = c.content_type !== undefined ? (CONTENT_TYPES.includes(c.content_type as ContentType) ? (c.content_type as ContentType) : 'richtext') : existing?.content_type ?? 'richtext';
 
-    const type = existing ? existing.type : (optEnum(b, 'type', ['regular', 'optin'] as const) ?? 'regular');
+    const type = existing ? existing.type : (c.type ?? 'regular');
 
     let sendAt = existing?.send_at ?? null;
-    if (Object.hasOwn(b, 'send_at')) {
-      const raw = b.send_at;
-      if (raw === null || raw === '') sendAt = null;
-      else if (typeof raw !== 'string') throw badRequest('invalid "send_at": expected a timestamp string');
-      else {
-        const t = parseTime('send_at', raw);
-        // Re-sending the stored value (a GET echoed back) is not a new schedule.
-        if (t !== existing?.send_at && Date.parse(t) <= Date.now()) throw badRequest('invalid "send_at": the date must be in the future');
-        sendAt = t;
-      }
+    if (c.send_at !== undefined) {
+      // Re-sending the stored value (a GET echoed back) is not a new schedule.
+      if (c.send_at !== null && c.send_at !== existing?.send_at && Date.parse(c.send_at) <= Date.now()) throw badRequest('invalid "send_at": the date must be in the future');
+      sendAt = c.send_at;
     }
 
-    const requested = optIdList(b, 'lists');
-    if (!requested || !requested.length) throw badRequest('"lists" is required: give at least one list ID');
-    const lists = this.store.existingLists(filterLists(user, 'get', requested));
+    if (!c.lists || !c.lists.length) throw badRequest('"lists" is required: give at least one list ID');
+    const lists = this.store.existingLists(c.lists.filter((id) => can(actor, 'list:get', id)));
     if (!lists.length) throw badRequest('invalid "lists": none of the given lists exists or is accessible');
 
-    let messenger = optString(b, 'messenger') ?? existing?.messenger ?? 'email';
+    let messenger = c.messenger ?? existing?.messenger ?? 'email';
     if (!messenger) messenger = 'email';
     if (!this.ctx.mailer.has(messenger)) {
       if (messenger.startsWith('email-')) messenger = 'email';
       else throw badRequest(`invalid "messenger": "${messenger}" is not configured (have: ${this.ctx.mailer.names().join(', ') || 'none'})`);
     }
 
-    let body = optString(b, 'body', { trim: false }) ?? existing?.body ?? '';
-    let bodySource = optString(b, 'body_source', { trim: false }) ?? existing?.body_source ?? null;
-    const altRaw = Object.hasOwn(b, 'altbody') ? optString(b, 'altbody', { trim: false }) ?? null : existing?.altbody ?? null;
+    let body = c.body ?? existing?.body ?? '';
+    let bodySource = c.body_source ?? existing?.body_source ?? null;
+    const altRaw = c.altbody !== undefined ? c.altbody : existing?.altbody ?? null;
     const altbody = altRaw === '' ? null : altRaw;
 
-    // null or 0 means "not given" (clients.md): an update keeps the template, a create takes the default.
-    const givenTemplate = optInt(b, 'template_id');
-    let templateId = givenTemplate ? givenTemplate : existing ? existing.template_id : null;
+    // null or 0 means "not given" (docs/decisions.md §2): an update keeps the template, a create takes the default.
+    let templateId = c.template_id ? c.template_id : existing ? existing.template_id : null;
     if (templateId === null && !existing && contentType !== 'visual') templateId = this.store.defaultTemplate()?.id ?? null;
     if (templateId !== null) {
       const t = this.store.template(templateId);
@@ -179,13 +277,13 @@ export class CampaignService {
     }
     if (contentType !== 'visual') bodySource = null;
 
-    let archiveTemplateId = Object.hasOwn(b, 'archive_template_id') ? optInt(b, 'archive_template_id') ?? null : existing?.archive_template_id ?? null;
+    let archiveTemplateId = c.archive_template_id !== undefined ? c.archive_template_id : existing?.archive_template_id ?? null;
     if (archiveTemplateId === 0) archiveTemplateId = null;
     if (archiveTemplateId !== null && archiveTemplateId !== existing?.archive_template_id) this.checkCampaignTemplate('archive_template_id', archiveTemplateId);
     if (archiveTemplateId === null && !existing) archiveTemplateId = templateId;
     if (contentType === 'visual') archiveTemplateId = null;
 
-    const slugRaw = Object.hasOwn(b, 'archive_slug') ? optString(b, 'archive_slug') ?? '' : existing?.archive_slug ?? '';
+    const slugRaw = c.archive_slug !== undefined ? c.archive_slug ?? '' : existing?.archive_slug ?? '';
     const archiveSlug = this.checkSlug(slugRaw, existing?.id ?? null);
 
     if (type === 'optin') {
@@ -196,17 +294,17 @@ export class CampaignService {
 
     const fields: CampaignFields = {
       name, subject, from_email: from, body, body_source: bodySource, altbody, content_type: contentType, send_at: sendAt,
-      headers: optHeaderList(b, 'headers') ?? existing?.headers ?? [],
+      headers: c.headers ?? existing?.headers ?? [],
       // listmonk clears attribs on update when they are absent.
-      attribs: optObject(b, 'attribs') ?? {},
-      tags: optStringArray(b, 'tags') !== undefined ? normaliseTags(optStringArray(b, 'tags')) : existing?.tags ?? [],
+      attribs: c.attribs ?? {},
+      tags: c.tags ?? existing?.tags ?? [],
       type, messenger, template_id: templateId,
-      archive: optBool(b, 'archive') ?? existing?.archive ?? false,
+      archive: c.archive ?? existing?.archive ?? false,
       archive_slug: archiveSlug, archive_template_id: archiveTemplateId,
-      archive_meta: optObject(b, 'archive_meta') ?? existing?.archive_meta ?? {},
+      archive_meta: c.archive_meta ?? existing?.archive_meta ?? {},
     };
     this.checkCompiles(fields);
-    return { fields, listIds: lists.map((l) => l.id), mediaIds: optIdList(b, 'media') ?? [] };
+    return { fields, listIds: lists.map((l) => l.id), mediaIds: c.media ?? [] };
   }
 
   private checkSlug(raw: string, ownId: number | null): string | null {
@@ -220,53 +318,50 @@ export class CampaignService {
   }
 
   private checkCompiles(f: CampaignFields): void {
-    try {
+    RenderError.describing('the campaign does not compile', () =>
       compileCampaign({ ...f, id: 0, uuid: ZERO_UUID, created_at: '', updated_at: '', started_at: null, to_send: 0, sent: 0 },
-        layoutFor(this.store, f, f.template_id), renderEnv(this.ctx, this.tracking));
-    } catch (e) {
-      if (e instanceof RenderError) throw badRequest(`the campaign does not compile: ${e.message}`);
-      throw e;
-    }
+        layoutFor(this.store, f, f.template_id), renderEnv(this.ctx, this.tracking)));
   }
 
-  create(user: AuthUser, b: Body): CampaignJson {
-    const { fields, listIds, mediaIds } = this.fields(user, b, null);
+  create(actor: Actor, input: CampaignInput): CampaignJson {
+    if (!can(actor, 'campaigns:manage_all') && !can(actor, 'campaigns:manage')) throw forbidden('permission denied: campaigns:manage');
+    const { fields, listIds, mediaIds } = this.fields(actor, input, null);
     return this.json(this.store.insert(randomUUID(), fields, listIds, mediaIds));
   }
 
-  update(user: AuthUser, id: number, b: Body): CampaignJson {
-    const c = this.access(user, id, 'manage');
+  update(actor: Actor, id: number, changes: CampaignChanges): CampaignJson {
+    const c = this.manageable(actor, id);
     if (!['draft', 'scheduled', 'paused'].includes(c.status)) throw badRequest(`a ${c.status} campaign cannot be edited (only draft, scheduled or paused ones)`);
-    const { fields, listIds, mediaIds } = this.fields(user, b, c);
-    this.store.update(id, fields, listIds, mediaIds);
+    const { fields, listIds, mediaIds } = this.fields(actor, changes, c);
+    this.store.update(c.id, fields, listIds, mediaIds);
     return this.json(id);
   }
 
-  delete(user: AuthUser, id: number): void {
-    const c = this.access(user, id, 'manage');
+  delete(actor: Actor, id: number): void {
+    const c = this.manageable(actor, id);
     if (c.status === 'running' || this.engine.isSending(id)) throw badRequest('a running campaign cannot be deleted: pause or cancel it first');
-    this.store.delete(id);
+    this.store.delete(c.id);
   }
 
   /**
-   * Bulk delete: the campaigns with the given ids, or whose name or subject contains `search`
-   * ('' = all), among those the user may manage; unknown ids are ignored. A running campaign
-   * is never deleted (as the single delete): if the selection holds one, nothing is deleted
-   * and the 400 names it, so the caller can pause or cancel it first.
+   * Bulk delete (listmonk's): the campaigns with the given ids, else those whose name or
+   * subject contains `search` (every one with `all`), among those the actor may manage;
+   * unknown ids are ignored. A running campaign is never deleted (as the single delete): if
+   * the selection holds one, nothing is deleted and the 400 names it, so the caller can pause
+   * or cancel it first.
    */
-  deleteMany(user: AuthUser, sel: { ids: number[] } | { search: string }): void {
-    const rows = this.store.matching('ids' in sel ? sel.ids : null, 'search' in sel ? sel.search : '', this.visibleLists(user, 'manage'));
+  deleteMany(actor: Actor, by: { ids: number[]; search: string; all: boolean }): void {
+    if (!by.ids.length && !by.search && !by.all) throw badRequest('give the campaigns to delete: "id" (one or more), "query", or "all=true"');
+    const rows = this.store.matching(by.ids.length ? by.ids : null, by.ids.length ? '' : by.search, this.scope(actor, 'manage'));
     const running = rows.filter((r) => r.status === 'running' || this.engine.isSending(r.id)).map((r) => r.id);
     if (running.length) throw badRequest(`running campaigns cannot be deleted: pause or cancel them first (IDs ${running.join(', ')})`);
-    this.store.deleteMany(rows.map((r) => r.id));
+    this.store.deleteMany(rows.map((r) => authorized(r.id)));
   }
 
-  setStatus(user: AuthUser, id: number, b: Body): CampaignJson {
-    const c = this.access(user, id, 'manage');
-    const to = optString(b, 'status') ?? '';
-    if (!to) throw badRequest('"status" is required');
-    const next = nextStatus({ from: c.status, to, hasSendAt: c.send_at !== null });
-    this.store.setStatus(id, next);
+  setStatus(actor: Actor, id: number, status: string): CampaignJson {
+    const c = this.manageable(actor, id);
+    const next = nextStatus({ from: c.status, to: status, hasSendAt: c.send_at !== null });
+    this.store.setStatus(c.id, next);
     if (next === 'paused' || next === 'cancelled') this.engine.halt(id);
     if (next === 'running' || next === 'scheduled') this.engine.wake();
     return this.json(id);
@@ -277,74 +372,59 @@ export class CampaignService {
     if (this.store.template(id)?.type !== 'campaign') throw badRequest(`invalid "${field}": template ${id} not found or not a campaign template`);
   }
 
-  setArchive(user: AuthUser, id: number, b: Body): void {
-    const c = this.access(user, id, 'manage');
-    const archive = optBool(b, 'archive') ?? c.archive;
-    const tpl = optInt(b, 'archive_template_id');
+  setArchive(actor: Actor, id: number, changes: ArchiveChanges): void {
+    const c = this.manageable(actor, id);
+    const archive = changes.archive ?? c.archive;
+    const tpl = changes.archive_template_id;
     if (tpl) this.checkCampaignTemplate('archive_template_id', tpl);
-    const slug = Object.hasOwn(b, 'archive_slug') ? this.checkSlug(optString(b, 'archive_slug') ?? '', id) : c.archive_slug;
-    this.store.setArchive(id, archive, slug, tpl ? tpl : c.archive_template_id, optObject(b, 'archive_meta') ?? c.archive_meta);
+    const slug = changes.archive_slug !== undefined ? this.checkSlug(changes.archive_slug ?? '', id) : c.archive_slug;
+    this.store.setArchive(c.id, archive, slug, tpl ? tpl : c.archive_template_id, changes.archive_meta ?? c.archive_meta);
   }
 
   /** Renders with the demo subscriber and the zero campaign UUID, so nothing is counted. */
-  preview(c: CampaignRow, over: { body?: string; contentType?: string; templateId?: number }): Preview {
-    const contentType = over.contentType && CONTENT_TYPES.includes(over.contentType as ContentType) ? over.contentType : c.content_type;
-    const templateId = over.templateId && over.templateId > 0 && contentType !== 'visual' ? over.templateId : c.template_id;
+  preview(actor: Actor, id: number, over: PreviewInput): Preview {
+    const c = this.visible(actor, id);
+    const contentType = over.content_type && CONTENT_TYPES.includes(over.content_type as ContentType) ? over.content_type : c.content_type;
+    const templateId = over.template_id && over.template_id > 0 && contentType !== 'visual' ? over.template_id : c.template_id;
     if (templateId !== c.template_id && templateId !== null) this.checkCampaignTemplate('template_id', templateId);
     const camp = { ...c, uuid: ZERO_UUID, body: over.body ?? c.body, content_type: contentType as ContentType };
-    try {
+    return RenderError.describing('the campaign does not render', () => {
       const compiled = compileCampaign(camp, layoutFor(this.store, camp, templateId), renderEnv(this.ctx, this.tracking));
       return { contentType, body: compiled.render(DEMO_SUBSCRIBER).html };
-    } catch (e) {
-      if (e instanceof RenderError) throw badRequest(`the campaign does not render: ${e.message}`);
-      throw e;
-    }
+    });
   }
 
   /**
-   * The archive page as it would be published, with `meta` (else the stored archive_meta) as
-   * the subscriber and `templateId` (else the archive template) as the layout; rendered
+   * The archive page as it would be published, with `archive_meta` (else the stored one) as
+   * the subscriber and `template_id` (else the archive template) as the layout; rendered
    * under the zero campaign UUID, so its links and pixel count nothing.
    */
-  previewArchive(c: CampaignRow, templateId: number | undefined, meta: Record<string, unknown> | undefined): string {
+  previewArchive(actor: Actor, id: number, over: ArchivePreviewInput): string {
+    const c = this.visible(actor, id);
     const camp = { ...c, uuid: ZERO_UUID };
+    const templateId = over.template_id;
     if (templateId && templateId > 0) this.checkCampaignTemplate('template_id', templateId);
     const layoutId = templateId && templateId > 0 ? templateId : c.archive_template_id ?? c.template_id;
-    try {
-      return compileCampaign(camp, layoutFor(this.store, camp, layoutId), renderEnv(this.ctx, this.tracking)).render(archiveSubscriber(meta ?? c.archive_meta)).html;
-    } catch (e) {
-      if (e instanceof RenderError) throw badRequest(`the archive page does not render: ${e.message}`);
-      throw e;
-    }
+    return RenderError.describing('the archive page does not render', () =>
+      compileCampaign(camp, layoutFor(this.store, camp, layoutId), renderEnv(this.ctx, this.tracking)).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
   }
 
   /** Sends the (possibly edited, unsaved) campaign to existing subscribers; nothing is counted. */
-  async testSend(user: AuthUser, id: number, b: Body): Promise<void> {
-    const c = this.access(user, id, 'manage');
-    const emails = (optStringArray(b, 'subscribers') ?? []).map((e) => e.trim().toLowerCase()).filter(Boolean);
+  async testSend(actor: Actor, id: number, input: CampaignTest): Promise<void> {
+    const c = this.manageable(actor, id);
+    const emails = (input.subscribers ?? []).map((e) => e.trim().toLowerCase()).filter(Boolean);
     if (!emails.length) throw badRequest('"subscribers" is required: give the e-mail addresses of existing subscribers');
     // A bare form (template_id only) tests the stored campaign on its stored lists.
-    const { fields } = this.fields(user, { lists: this.store.listIds(id), ...b }, c);
-    const lists = permittedLists(user, 'get');
+    const { fields } = this.fields(actor, { ...input, lists: input.lists === undefined ? this.store.listIds(id) : input.lists ?? undefined }, c);
+    const lists = permittedLists(actor, 'get');
     const subs = this.store.subscribersByEmail(emails)
       .filter((s) => lists === 'all' || this.store.subscriberListIds(s.id).some((l) => lists.includes(l)));
     if (!subs.length) throw badRequest('none of the given addresses belongs to a subscriber you can access');
-    const camp: CampaignRow = { ...c, ...fields, template_id: optInt(b, 'template_id') ?? fields.template_id };
-    let compose;
-    try {
-      compose = composer(this.ctx, this.store, this.tracking, camp, loadAttachments(this.ctx, this.store, c.id));
-    } catch (e) {
-      if (e instanceof RenderError) throw badRequest(`the campaign does not render: ${e.message}`);
-      throw e;
-    }
+    const camp: CampaignRow = { ...c, ...fields, template_id: input.template_id ?? fields.template_id };
+    const compose = RenderError.describing('the campaign does not render', () =>
+      composer(this.ctx, this.store, this.tracking, camp, loadAttachments(this.ctx, this.store, c.id)));
     for (const s of subs) {
-      let message;
-      try {
-        message = compose.message(s);
-      } catch (e) {
-        if (e instanceof RenderError) throw badRequest(`the campaign does not render for ${s.email}: ${e.message}`);
-        throw e;
-      }
+      const message = RenderError.describing(`the campaign does not render for ${s.email}`, () => compose.message(s));
       try {
         await this.ctx.mailer.send(camp.messenger, message);
       } catch (e) {
@@ -362,24 +442,20 @@ export class CampaignService {
     });
   }
 
-  analytics(user: AuthUser, type: string, ids: number[], fromRaw: string | undefined, toRaw: string | undefined): unknown[] {
+  analytics(actor: Actor, type: string, q: { ids: number[]; from?: string; to?: string }): unknown[] {
     if (!['views', 'clicks', 'bounces', 'links'].includes(type)) throw badRequest(`invalid analytics type "${type}": one of views, clicks, bounces, links`);
-    if (!ids.length) throw badRequest('"id" is required: one or more campaign IDs');
+    if (!q.ids.length) throw badRequest('"id" is required: one or more campaign IDs');
     const range = (key: string, v: string | undefined) => {
       if (!v || v.length < 10 || v.length > 30) throw badRequest(`invalid "${key}": give a date (2025-03-01) or a timestamp`);
       return parseTime(key, v);
     };
-    const from = range('from', fromRaw);
-    const to = range('to', toRaw);
-    for (const id of ids) this.access(user, id, 'get');
+    const from = range('from', q.from);
+    const to = range('to', q.to);
+    for (const id of q.ids) this.visible(actor, id);
     const unique = this.ctx.settings.bool('privacy.individual_tracking');
-    if (type === 'links') return this.store.topLinks(ids, from, to, unique);
+    if (type === 'links') return this.store.topLinks(q.ids, from, to, unique);
     const byDay = Date.parse(to) - Date.parse(from) >= 7 * 24 * 3600_000;
-    return this.store.analytics(type as 'views' | 'clicks' | 'bounces', ids, from, to, byDay, unique && type !== 'bounces');
-  }
-
-  isStatus(s: string): s is CampaignStatus {
-    return (CAMPAIGN_STATUSES as readonly string[]).includes(s);
+    return this.store.analytics(type as 'views' | 'clicks' | 'bounces', q.ids, from, to, byDay, unique && type !== 'bounces');
   }
 }
 

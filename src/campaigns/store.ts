@@ -5,6 +5,7 @@ import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { HeaderList } from '../mail/message.ts';
+import type { Authorized } from '../http/permissions.ts';
 
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'cancelled', 'finished'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -277,7 +278,7 @@ export class CampaignStore {
     });
   }
 
-  update(id: number, f: CampaignFields, listIds: number[], mediaIds: number[]): void {
+  update(id: Authorized<number>, f: CampaignFields, listIds: number[], mediaIds: number[]): void {
     inTransaction(this.db, () => {
       this.sql(SQL.update).run({ ...params(f), id });
       this.sql(SQL.deleteLists).run(id);
@@ -291,7 +292,7 @@ export class CampaignStore {
     for (const m of mediaIds) this.sql(SQL.insertMedia).run(id, m);
   }
 
-  delete(id: number): void {
+  delete(id: Authorized<number>): void {
     this.sql(SQL.delete).run(id);
   }
 
@@ -303,17 +304,17 @@ export class CampaignStore {
     return this.sql<unknown[], { id: number; status: CampaignStatus }>(SQL.matching).all(idJson, idJson, search, like, like, visible, visible);
   }
 
-  deleteMany(ids: number[]): void {
+  deleteMany(ids: Authorized<number>[]): void {
     inTransaction(this.db, () => {
       for (const id of ids) this.sql(SQL.delete).run(id);
     });
   }
 
-  setStatus(id: number, status: CampaignStatus, reason = ''): void {
+  setStatus(id: Authorized<number>, status: CampaignStatus, reason = ''): void {
     this.sql(SQL.setStatus).run(status, reason, id);
   }
 
-  setArchive(id: number, archive: boolean, slug: string | null, templateId: number | null, meta: Record<string, unknown>): void {
+  setArchive(id: Authorized<number>, archive: boolean, slug: string | null, templateId: number | null, meta: Record<string, unknown>): void {
     this.sql(SQL.setArchive).run(archive ? 1 : 0, slug, templateId, JSON.stringify(meta), id);
   }
 

@@ -9,9 +9,8 @@
 import type { AppContext } from '../context.ts';
 import type { Logger } from '../log.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
-import type { TrackingStore } from '../tracking/store.ts';
 import { RenderError } from '../campaigns/render.ts';
-import { composer, loadAttachments, type Composer } from './compose.ts';
+import { composer, loadAttachments, type Composer, type TrackedLinks } from '../campaigns/compose.ts';
 import { DeliveryStore, type SendResult } from './store.ts';
 import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';
@@ -117,7 +116,7 @@ export class DeliveryEngine {
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
 
-  constructor(private readonly ctx: AppContext, private readonly store: DeliveryStore, private readonly campaigns: CampaignStore, private readonly tracking: TrackingStore) {
+  constructor(private readonly ctx: AppContext, private readonly store: DeliveryStore, private readonly campaigns: CampaignStore, private readonly tracking: TrackedLinks) {
     this.throttle = new Throttle(ctx.settings);
   }
 
@@ -174,7 +173,7 @@ export class DeliveryEngine {
     const log = this.ctx.log;
     const optin = c.type === 'optin';
     if (!this.ctx.mailer.has(c.messenger)) {
-      this.campaigns.setStatus(c.id, 'paused', `messenger "${c.messenger}" is not configured`);
+      this.store.holdBack(c.id, `messenger "${c.messenger}" is not configured`);
       log.error(`campaign ${c.id}: messenger "${c.messenger}" is not configured; paused`);
       return;
     }
@@ -183,7 +182,7 @@ export class DeliveryEngine {
       compose = composer(this.ctx, this.campaigns, this.tracking, c, loadAttachments(this.ctx, this.campaigns, c.id));
     } catch (e) {
       if (!(e instanceof RenderError)) throw e;
-      this.campaigns.setStatus(c.id, 'paused', e.message);
+      this.store.holdBack(c.id, e.message);
       log.error(`campaign ${c.id}: ${e.message}; paused`);
       return;
     }

@@ -37,6 +37,7 @@ const SQL = {
   status: 'SELECT status FROM campaigns WHERE id = ?',
   finish: `UPDATE campaigns SET status = 'finished', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status IN ('running', 'scheduled')`,
   pause: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status = 'running'`,
+  holdBack: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
 };
 
 export interface SendResult {
@@ -105,5 +106,10 @@ export class DeliveryStore {
 
   pause(id: number, reason: string): boolean {
     return this.sql(SQL.pause).run(reason, id).changes > 0;
+  }
+
+  /** A due campaign that cannot start (no messenger, does not render) is paused with the reason. */
+  holdBack(id: number, reason: string): void {
+    this.sql(SQL.holdBack).run(reason, id);
   }
 }

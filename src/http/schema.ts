@@ -98,6 +98,12 @@ export function normaliseTags(tags: string[] | undefined): string[] {
   });
 }
 
+function readObject(v: unknown): Record<string, unknown> | undefined {
+  if (!present(v)) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalid('expected a JSON object');
+  return v as Record<string, unknown>;
+}
+
 function readStringArray(v: unknown): string[] | undefined {
   if (!present(v)) return undefined;
   return asArray(v).map((x) => {
@@ -159,11 +165,39 @@ export const f = {
     const tags = readStringArray(v);
     return tags === undefined ? undefined : normaliseTags(tags);
   }),
-  optObject: () => field({ type: 'object' }, (v) => {
-    if (!present(v)) return undefined;
-    if (typeof v !== 'object' || Array.isArray(v)) throw invalid('expected a JSON object');
-    return v as Record<string, unknown>;
+  optObject: () => field({ type: 'object' }, readObject),
+  /** A JSON object, or its JSON text (a form field carries one so); empty text is not given. */
+  optJsonObject: () => field({ type: 'object' }, (v) => {
+    if (typeof v !== 'string') return readObject(v);
+    if (v.trim() === '') return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(v);
+    } catch {
+      throw invalid('not valid JSON');
+    }
+    return readObject(parsed);
   }),
+  /** A date and time Date.parse reads (ISO 8601), returned in ISO form; "" is not given. */
+  optTimestamp: () => field({ type: 'string', format: 'date-time' }, (v) => {
+    if (!present(v) || v === '') return undefined;
+    if (typeof v !== 'string') throw invalid('expected a timestamp string');
+    const t = Date.parse(v);
+    if (Number.isNaN(t)) throw invalid(`"${v}" is not a timestamp`);
+    return new Date(t).toISOString();
+  }),
+  /**
+   * A field a change may clear (listmonk's PUT sends null for that): absent is undefined (keep
+   * the stored value); JSON null, or what `inner` reads as not given (such as ""), is null.
+   */
+  clearable: <T>(inner: z.ZodType<T | undefined>) => z.unknown().optional().transform((v, ctx): T | null | undefined => {
+    if (v === undefined) return undefined;
+    if (v === null) return null;
+    const r = inner.safeParse(v);
+    if (r.success) return r.data ?? null;
+    for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+    return z.NEVER;
+  }).meta({ anyOf: [z.globalRegistry.get(inner) ?? {}, { type: 'null' }] }),
   /**
    * A list of {"Header-Name": "value"} objects (campaign, tx and SMTP headers). Names must be
    * header tokens and values one line, so no input can add a header of its own.
@@ -218,6 +252,8 @@ export const q = {
   }),
   /** Every value, as given. */
   all: () => queryField({ type: 'array', items: { type: 'string' } }, (vs) => vs),
+  /** The first value as an integer (absent or empty: undefined); otherwise a 400. */
+  int: (o: { min?: number } = {}) => queryField({ type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}) }, (vs) => readInt(vs[0], o.min)),
   /** The first value read as Go's ParseBool; undefined when absent or not a boolean spelling. */
   bool: () => queryField({ type: 'boolean' }, (vs) => parseBool(vs[0])),
   /** The first value if it is one of `allowed` (empty: undefined); otherwise a 400. */

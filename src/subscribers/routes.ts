@@ -82,8 +82,8 @@ function idsInput() {
 }
 
 // The e-mail is taken as given and checked by the service (the domain rules are settings).
-// Create takes a name of any length and checks the e-mail's length; update does the reverse:
-// listmonk's rules (reference api-behaviour §5.1, §5.2).
+// Create takes a name of any length and checks the e-mail's length; update does the reverse,
+// as listmonk does.
 function emailField() {
   return f.any().meta({ type: 'string', format: 'email' });
 }

@@ -1,19 +1,16 @@
-// Template rules beyond the SQL: what a template must contain to be saved, and previews.
-// Validation and previews compile through the campaign/tx renderer (src/campaigns/render.ts),
-// so a template that saves is exactly a template that sends.
+// Template rules beyond the SQL: who may read or change templates, what a template must
+// contain to be saved, and previews. Validation and previews compile through the campaign/tx
+// renderer (src/campaigns/render.ts), so a template that saves is exactly a template that sends.
 import type { AppContext } from '../context.ts';
+import { renderEnv } from '../campaigns/compose.ts';
 import { compileCampaign, compileTx, DEMO_SUBSCRIBER, RenderError, type RenderCampaign, type RenderEnv } from '../campaigns/render.ts';
-import { renderEnv } from '../delivery/compose.ts';
-import type { Body } from '../http/body.ts';
-import { badRequest } from '../http/errors.ts';
-import { optEnum, optString, reqString } from '../http/validate.ts';
+import { badRequest, forbidden } from '../http/errors.ts';
+import { authorized, can, type Actor, type Authorized } from '../http/permissions.ts';
 import { translate } from '../i18n/index.ts';
 import { DUMMY_UUID, hasContentPlaceholder } from '../templating/index.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 import type { TemplateType } from './defaults/index.ts';
 import { TEMPLATE_TYPES, type TemplateRow, type TemplateStore } from './store.ts';
-
-const MAX_NAME_BYTES = 2000;
 
 /** What a campaign template previews around: paragraphs, a heading and a tracked link. */
 export const SAMPLE_BODY = `<p>Hello {{ .Subscriber.Name }},</p>
@@ -32,67 +29,116 @@ export interface TemplateSource {
   body: string;
 }
 
+/** A template as a create or change request gives it. */
+export interface TemplateInput {
+  /** Create: default campaign. Change: read but ignored (a template keeps its type). */
+  type?: TemplateType;
+  name: string;
+  /** Only tx templates keep one. */
+  subject?: string;
+  body?: string;
+  /** The visual builder's block document (campaign_visual only). */
+  body_source?: string;
+}
+
+/** A template body to preview: of this type (default campaign), or in place of a stored one's. */
+export interface PreviewInput {
+  template_type?: string;
+  body?: string;
+}
+
 const placeholderMissing = () => badRequest('a campaign template must contain the {{ template "content" . }} placeholder where the campaign body goes');
+
+/** A preview's `template_type`: one of the template types, or not given when empty. */
+function previewType(v: string | undefined): TemplateType | undefined {
+  if (!v) return undefined;
+  if (!TEMPLATE_TYPES.includes(v as TemplateType)) throw badRequest(`invalid "template_type": "${v}" is not one of ${TEMPLATE_TYPES.join(', ')}`);
+  return v as TemplateType;
+}
 
 export class TemplateService {
   constructor(
     private readonly ctx: AppContext,
-    readonly store: TemplateStore,
+    private readonly store: TemplateStore,
     private readonly tracking: TrackingStore,
   ) {}
 
-  create(b: Body): TemplateRow {
-    const type = optEnum(b, 'type', TEMPLATE_TYPES) ?? 'campaign';
+  /** Templates are readable (templates:get) or changeable (templates:manage) as a whole, not one by one. */
+  private authorize(actor: Actor, permission: 'templates:get' | 'templates:manage'): void {
+    if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
+  }
+
+  private manageable(actor: Actor, id: number): Authorized<number> {
+    this.authorize(actor, 'templates:manage');
+    return authorized(id);
+  }
+
+  all(actor: Actor): TemplateRow[] {
+    this.authorize(actor, 'templates:get');
+    return this.store.all();
+  }
+
+  get(actor: Actor, id: number): TemplateRow {
+    this.authorize(actor, 'templates:get');
+    return this.store.get(id);
+  }
+
+  create(actor: Actor, input: TemplateInput): TemplateRow {
+    this.authorize(actor, 'templates:manage');
     const t = {
-      name: reqString(b, 'name', { maxBytes: MAX_NAME_BYTES }),
-      type,
-      subject: optString(b, 'subject') ?? '',
-      body: optString(b, 'body', { trim: false }) ?? '',
-      bodySource: optString(b, 'body_source', { trim: false }) || null,
+      name: input.name,
+      type: input.type ?? 'campaign',
+      subject: input.subject ?? '',
+      body: input.body ?? '',
+      bodySource: input.body_source || null,
     };
     this.checkSave(t);
     return this.store.create(t);
   }
 
-  /** The stored type rules (it never changes); an empty subject, body or body source keeps the stored one. */
-  update(id: number, b: Body): TemplateRow {
+  /** The stored type rules (it never changes, a given one is ignored, as listmonk does); an empty subject, body or body source keeps the stored one. */
+  update(actor: Actor, id: number, input: TemplateInput): TemplateRow {
+    const checked = this.manageable(actor, id);
     const cur = this.store.get(id);
-    optEnum(b, 'type', TEMPLATE_TYPES); // a valid type is accepted and ignored, as listmonk does
     const t = {
-      name: reqString(b, 'name', { maxBytes: MAX_NAME_BYTES }),
-      subject: optString(b, 'subject') || cur.subject,
-      body: optString(b, 'body', { trim: false }) || cur.body,
-      bodySource: optString(b, 'body_source', { trim: false }) || cur.body_source,
+      name: input.name,
+      subject: input.subject || cur.subject,
+      body: input.body || cur.body,
+      bodySource: input.body_source || cur.body_source,
     };
     this.checkSave({ ...t, type: cur.type });
-    return this.store.update(id, t);
+    return this.store.update(checked, t);
+  }
+
+  setDefault(actor: Actor, id: number): TemplateRow {
+    return this.store.setDefault(this.manageable(actor, id));
+  }
+
+  delete(actor: Actor, id: number): void {
+    this.store.delete(this.manageable(actor, id));
+  }
+
+  /** POST /templates/preview: an unsaved template, campaign type unless `template_type` says otherwise. */
+  previewUnsaved(actor: Actor, input: PreviewInput): string {
+    this.authorize(actor, 'templates:get');
+    return this.preview({ type: previewType(input.template_type) ?? 'campaign', subject: '', body: input.body ?? '' });
+  }
+
+  /** /templates/{id}/preview: the stored template, or a given `body` (and `template_type`) in its place. */
+  previewStored(actor: Actor, id: number, input: PreviewInput): string {
+    this.authorize(actor, 'templates:get');
+    const t = this.store.get(id);
+    if (!input.body) return this.preview(t);
+    return this.preview({ type: previewType(input.template_type) ?? t.type, subject: t.subject, body: input.body });
   }
 
   /**
    * Campaign types render around SAMPLE_BODY in a dummy campaign (all-zero UUIDs, so nothing
    * is counted); tx templates with an empty `.Tx`. Both with listmonk's demo subscriber.
    */
-  preview(t: TemplateSource): string {
+  private preview(t: TemplateSource): string {
     const render = this.compile(t);
-    try {
-      return render();
-    } catch (e) {
-      if (e instanceof RenderError) throw badRequest(`the template does not render: ${e.message}`);
-      throw e;
-    }
-  }
-
-  /** The source of POST /templates/preview: form (or JSON) fields `template_type` and `body`. */
-  sourceOf(b: Body): TemplateSource {
-    return { type: optEnum(b, 'template_type', TEMPLATE_TYPES) ?? 'campaign', subject: '', body: optString(b, 'body', { trim: false }) ?? '' };
-  }
-
-  /** The source of /templates/{id}/preview: the stored template, or a posted `body` (and `template_type`) in its place. */
-  storedSourceOf(id: number, b: Body): TemplateSource {
-    const t = this.store.get(id);
-    const body = optString(b, 'body', { trim: false });
-    if (!body) return t;
-    return { type: optEnum(b, 'template_type', TEMPLATE_TYPES) ?? t.type, subject: t.subject, body };
+    return RenderError.describing('the template does not render', render);
   }
 
   private checkSave(t: TemplateSource): void {
@@ -104,7 +150,7 @@ export class TemplateService {
   private compile(t: TemplateSource): () => string {
     if (t.type === 'campaign' && !hasContentPlaceholder(t.body)) throw placeholderMissing();
     const env = renderEnv(this.ctx, this.tracking);
-    try {
+    return RenderError.describing('the template does not compile', () => {
       if (t.type === 'tx') {
         const tx = compileTx(t.subject, t.body, null, env);
         return () => tx.render(DEMO_SUBSCRIBER, {}).body;
@@ -113,10 +159,7 @@ export class TemplateService {
         ? compileCampaign(this.dummyCampaign(SAMPLE_BODY, 'richtext', env), t.body, env)
         : compileCampaign(this.dummyCampaign(t.body, 'visual', env), null, env);
       return () => campaign.render(DEMO_SUBSCRIBER).html;
-    } catch (e) {
-      if (e instanceof RenderError) throw badRequest(`the template does not compile: ${e.message}`);
-      throw e;
-    }
+    });
   }
 
   private dummyCampaign(body: string, contentType: 'richtext' | 'visual', env: RenderEnv): RenderCampaign {

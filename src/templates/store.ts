@@ -2,6 +2,7 @@
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { badRequest, notFound } from '../http/errors.ts';
+import type { Authorized } from '../http/permissions.ts';
 import { defaultTemplates, type TemplateType } from './defaults/index.ts';
 
 export const TEMPLATE_TYPES: readonly TemplateType[] = ['campaign', 'campaign_visual', 'tx'];
@@ -86,14 +87,14 @@ export class TemplateStore {
   }
 
   /** Writes name, subject, body and body source; the type never changes. */
-  update(id: number, t: Omit<TemplateInput, 'type'>): TemplateRow {
+  update(id: Authorized<number>, t: Omit<TemplateInput, 'type'>): TemplateRow {
     const cur = this.get(id);
     this.sql(SQL.update).run(t.name, cur.type === 'tx' ? t.subject : '', t.body, cur.type === 'campaign_visual' ? t.bodySource : null, id);
     return this.get(id);
   }
 
   /** Only a campaign template can be the default; the old default stops being one. */
-  setDefault(id: number): TemplateRow {
+  setDefault(id: Authorized<number>): TemplateRow {
     const t = this.get(id);
     if (t.type !== 'campaign') throw badRequest(`only a campaign template can be the default (template ${id} is ${t.type})`);
     this.db.transaction(() => {
@@ -104,7 +105,7 @@ export class TemplateStore {
   }
 
   /** Refuses the default or the only template; campaigns using it switch to the default. */
-  delete(id: number): void {
+  delete(id: Authorized<number>): void {
     this.db.transaction(() => {
       const t = this.get(id);
       if (t.is_default) throw badRequest('the default template cannot be deleted');

@@ -1,55 +1,81 @@
 // POST /api/tx: JSON, or multipart with a `data` JSON part and `file` parts (attachments).
-import type { Hono } from 'hono';
+import type { Context } from 'hono';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Services } from '../services.ts';
-import { readJson, type Body } from '../http/body.ts';
+import { readJson } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
+import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart, type MultipartForm } from '../http/multipart.ts';
+import { routesFor } from '../http/routes.ts';
+import { f, parseInput, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Attachment } from '../mail/types.ts';
+import { TX_MODES, type TxService } from './service.ts';
 
-/** Largest JSON tx request. */
-const MAX_TX_BYTES = 25 * 1024 * 1024;
-/**
- * Attachment limits of a multipart request. Attachments are held in memory while the mail is
- * built, so they are bounded in number, per file and in total (25 MB is also about the largest
- * message common mail servers accept).
- */
-const MAX_ATTACHMENTS = 10;
-const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
-const MAX_ATTACHMENTS_TOTAL_BYTES = 25 * 1024 * 1024;
+interface Deps {
+  tx: TxService;
+}
+type C = Context<AppEnv>;
 
-export function registerTxRoutes(api: Hono<AppEnv>, ctx: Services): void {
-  const { tx } = ctx;
+const route = routesFor<Deps>();
+export const TX_ROUTES = [
+  route({
+    method: 'POST', path: '/tx', access: 'tx:send', handler: sendTx,
+    // Read by the handler: JSON, or multipart/form-data with this JSON in a "data" part and attachments in "file" parts.
+    describedBody: { contentType: 'application/json', schema: txInput() },
+    summary: 'Sends a transactional message from a tx template to subscribers or addresses (multipart: with attachments)',
+  }),
+];
 
-  api.post('/tx', ctx.guard('tx:send'), async (c) => {
-    const type = c.req.header('content-type') ?? '';
-    if (!/^multipart\/form-data\b/i.test(type)) {
-      if (Number(c.req.header('content-length') ?? 0) > MAX_TX_BYTES) throw new HttpError(413, `request body too large (limit ${MAX_TX_BYTES / 1024 / 1024} MB)`);
-      await tx.send(await readJson(c), []);
-      return ok(c, true);
-    }
-    const dir = await mkdtemp(join(tmpdir(), 'listmgr-tx-'));
-    try {
-      const form = await receiveMultipart(c.req.raw.body, type, dir, {
-        fileFields: ['file'], maxFiles: MAX_ATTACHMENTS, maxFileBytes: MAX_ATTACHMENT_BYTES, maxFields: 8, maxFieldBytes: 1024 * 1024,
-      });
-      await tx.send(messageData(form), await readAttachments(form));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-    return ok(c, true);
-  });
+function txInput() {
+  return z.object({
+    subscriber_mode: f.optEnum(TX_MODES),
+    subscriber_emails: f.optStringArray(),
+    subscriber_ids: f.optIntArray(),
+    subscriber_email: f.optString(),
+    subscriber_id: f.optInt({ min: 1 }),
+    template_id: f.optInt(),
+    messenger: f.optString(),
+    content_type: f.optString(),
+    from_email: f.optString(),
+    data: f.optObject(),
+    headers: f.optHeaderList(),
+    subject: f.optString({ trim: false }),
+    altbody: f.optString({ trim: false }),
+  }).meta({ id: 'TxInput' });
+}
+
+async function sendTx(c: C, s: Deps) {
+  const { message, attachments } = await readTxRequest(c);
+  await s.tx.send(c.get('user'), parseInput(txInput(), message), attachments);
+  return ok(c, true);
+}
+
+/** The message (a JSON body, or the multipart `data` part) and the multipart `file` parts, read into memory. */
+async function readTxRequest(c: C): Promise<{ message: unknown; attachments: Attachment[] }> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^multipart\/form-data\b/i.test(type)) {
+    if (Number(c.req.header('content-length') ?? 0) > LIMITS.txBodyBytes) throw new HttpError(413, `request body too large (limit ${LIMITS.txBodyBytes / 1024 / 1024} MB)`);
+    return { message: await readJson(c), attachments: [] };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'listmgr-tx-'));
+  try {
+    const form = await receiveMultipart(c.req.raw.body, type, dir, {
+      fileFields: ['file'], maxFiles: LIMITS.txAttachments, maxFileBytes: LIMITS.txAttachmentBytes, maxFields: 8, maxFieldBytes: 1024 * 1024,
+    });
+    return { message: messageData(form), attachments: await readAttachments(form) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The `data` field: the JSON message. */
-function messageData(form: MultipartForm): Body {
+function messageData(form: MultipartForm): unknown {
   const data = form.fields.data ?? [];
   if (data.length !== 1) throw badRequest('a multipart request needs exactly one "data" field holding the JSON message');
-  let body: Body;
+  let body: unknown;
   try {
     body = JSON.parse(data[0]!);
   } catch (e) {
@@ -60,7 +86,7 @@ function messageData(form: MultipartForm): Body {
 }
 
 async function readAttachments(form: MultipartForm): Promise<Attachment[]> {
-  const total = form.files.reduce((sum, f) => sum + f.size, 0);
-  if (total > MAX_ATTACHMENTS_TOTAL_BYTES) throw badRequest(`the attachments are larger than ${MAX_ATTACHMENTS_TOTAL_BYTES / 1024 / 1024} MB in total`);
-  return Promise.all(form.files.map(async (f) => ({ filename: f.name || 'attachment', content: await readFile(f.path), contentType: f.type || 'application/octet-stream' })));
+  const total = form.files.reduce((sum, file) => sum + file.size, 0);
+  if (total > LIMITS.txAttachmentsTotalBytes) throw badRequest(`the attachments are larger than ${LIMITS.txAttachmentsTotalBytes / 1024 / 1024} MB in total`);
+  return Promise.all(form.files.map(async (file) => ({ filename: file.name || 'attachment', content: await readFile(file.path), contentType: file.type || 'application/octet-stream' })));
 }

@@ -4,19 +4,40 @@
 // rendered per recipient (docs/decisions.md §48); the call answers once the messenger accepted
 // every message.
 import type { AppContext } from '../context.ts';
+import { renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
 import { compileTx, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
-import { renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
 import type { TrackingStore } from '../tracking/store.ts';
-import { badRequest, HttpError } from '../http/errors.ts';
-import type { Body } from '../http/body.ts';
-import { optEnum, optHeaderList, optInt, optObject, optString, optStringArray, optIntArray } from '../http/validate.ts';
-import { buildTxMessage, isValidFrom } from '../mail/message.ts';
+import { badRequest, forbidden, HttpError } from '../http/errors.ts';
+import { can, type Actor } from '../http/permissions.ts';
+import { buildTxMessage, isValidFrom, type HeaderList } from '../mail/message.ts';
 import { domainRules, emailProblem } from '../subscribers/email.ts';
 import type { SubscriberStore } from '../subscribers/store.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import type { TxStore } from './store.ts';
 
-const MODES = ['default', 'fallback', 'external'] as const;
+/** default: subscribers only; fallback: unknown addresses get it too; external: addresses only, no lookup. */
+export const TX_MODES = ['default', 'fallback', 'external'] as const;
+
+/** A transactional message as the request gives it. */
+export interface TxInput {
+  subscriber_mode?: (typeof TX_MODES)[number];
+  subscriber_emails?: string[];
+  subscriber_ids?: number[];
+  /** One address (instead of subscriber_emails). */
+  subscriber_email?: string;
+  /** One id (instead of subscriber_ids). */
+  subscriber_id?: number;
+  template_id?: number;
+  messenger?: string;
+  content_type?: string;
+  from_email?: string;
+  /** The template's `.Tx.Data`. */
+  data?: Record<string, unknown>;
+  headers?: HeaderList;
+  /** Instead of the template's subject. */
+  subject?: string;
+  altbody?: string;
+}
 
 export class TxService {
   constructor(
@@ -26,12 +47,13 @@ export class TxService {
     private readonly tracking: TrackingStore,
   ) {}
 
-  async send(b: Body, attachments: Attachment[]): Promise<void> {
-    const mode = optEnum(b, 'subscriber_mode', MODES) ?? 'default';
-    const emails = optStringArray(b, 'subscriber_emails') ?? [];
-    const ids = optIntArray(b, 'subscriber_ids') ?? [];
-    const oneEmail = optString(b, 'subscriber_email');
-    const oneId = optInt(b, 'subscriber_id', { min: 1 });
+  async send(actor: Actor, input: TxInput, attachments: Attachment[]): Promise<void> {
+    if (!can(actor, 'tx:send')) throw forbidden('permission denied: tx:send');
+    const mode = input.subscriber_mode ?? 'default';
+    const emails = [...(input.subscriber_emails ?? [])];
+    const ids = [...(input.subscriber_ids ?? [])];
+    const oneEmail = input.subscriber_email;
+    const oneId = input.subscriber_id;
     if (oneEmail && emails.length) throw badRequest('give either "subscriber_email" or "subscriber_emails", not both');
     if (oneId !== undefined && ids.length) throw badRequest('give either "subscriber_id" or "subscriber_ids", not both');
     if (oneEmail) emails.push(oneEmail);
@@ -52,27 +74,21 @@ export class TxService {
       return email;
     });
 
-    const templateId = optInt(b, 'template_id');
+    const templateId = input.template_id;
     if (templateId === undefined) throw badRequest('"template_id" is required');
     const tpl = this.store.template(templateId);
     if (!tpl) throw badRequest(`invalid "template_id": template ${templateId} not found or not a tx template`);
-    const messenger = optString(b, 'messenger') || 'email';
+    const messenger = input.messenger || 'email';
     if (!this.ctx.mailer.has(messenger)) throw badRequest(`invalid "messenger": "${messenger}" is not configured`);
-    const contentType = optString(b, 'content_type') || 'html';
-    const from = optString(b, 'from_email') || this.ctx.settings.str('app.from_email');
+    const contentType = input.content_type || 'html';
+    const from = input.from_email || this.ctx.settings.str('app.from_email');
     if (!isValidFrom(from)) throw badRequest(`invalid "from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
-    const data = optObject(b, 'data') ?? {};
-    const hdrs = optHeaderList(b, 'headers') ?? [];
-    const subject = optString(b, 'subject', { trim: false });
-    const altbody = optString(b, 'altbody', { trim: false });
+    const data = input.data ?? {};
+    const hdrs = input.headers ?? [];
+    const { subject, altbody } = input;
 
-    let compiled;
-    try {
-      compiled = compileTx(subject || tpl.subject, tpl.body, altbody || null, renderEnv(this.ctx, this.tracking));
-    } catch (e) {
-      if (e instanceof RenderError) throw badRequest(`the template does not compile: ${e.message}`);
-      throw e;
-    }
+    const compiled = RenderError.describing('the template does not compile', () =>
+      compileTx(subject || tpl.subject, tpl.body, altbody || null, renderEnv(this.ctx, this.tracking)));
 
     const missing: string[] = [];
     const recipients: RenderSubscriber[] = [];
@@ -94,13 +110,7 @@ export class TxService {
 
     const tx = { data, subject: subject ?? '', from_email: from, template_id: templateId, headers: hdrs, content_type: contentType, messenger, altbody: altbody ?? '', subscriber_emails: cleanEmails, subscriber_ids: ids, subscriber_mode: mode };
     const messages: OutgoingMessage[] = recipients.map((sub) => {
-      let r;
-      try {
-        r = compiled.render(sub, tx);
-      } catch (e) {
-        if (e instanceof RenderError) throw badRequest(`the template does not render for ${sub.email}: ${e.message}`);
-        throw e;
-      }
+      const r = RenderError.describing(`the template does not render for ${sub.email}`, () => compiled.render(sub, tx));
       return buildTxMessage({
         from, to: sub.email, contentType, subject: r.subject, body: r.body, altbody: r.altbody, headers: hdrs, attachments,
         meta: { content_type: contentType, recipient: { uuid: sub.uuid, email: sub.email, name: sub.name, attribs: sub.attribs, status: sub.status }, campaign: null },

@@ -1,0 +1,91 @@
+// Compiling a campaign once and turning it into one message per subscriber: template choice,
+// tracking URLs, attachments from the uploads folder, headers (src/mail/message.ts). Previews,
+// test sends, templates, tx and the sending engine (delivery/) all compose through here.
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { AppContext } from '../context.ts';
+import type { Attachment, OutgoingMessage } from '../mail/types.ts';
+import { buildCampaignMessage, textEncodingFor } from '../mail/message.ts';
+import { compileCampaign, RenderError, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from './render.ts';
+import type { CampaignRow, CampaignStore, SubscriberRow } from './store.ts';
+import { templateCatalog } from '../i18n/index.ts';
+
+/**
+ * Where tracked links get their ids: the tracking store, which depends on campaigns (it
+ * renders web views), so campaigns name only what they use of it.
+ */
+export interface TrackedLinks {
+  /** The id of a link's URL, registered on first use. */
+  linkUuid(url: string): string;
+}
+
+export function renderEnv(ctx: AppContext, tracking: TrackedLinks): RenderEnv {
+  const rootUrl = ctx.settings.rootUrl();
+  return {
+    rootUrl,
+    individualTracking: ctx.settings.bool('privacy.individual_tracking'),
+    disableTracking: ctx.settings.bool('privacy.disable_tracking'),
+    i18n: templateCatalog(ctx.settings.str('app.lang')),
+    trackLink: (url, campaignUuid, subscriberUuid) => `${rootUrl}/link/${tracking.linkUuid(url)}/${campaignUuid}/${subscriberUuid}`,
+  };
+}
+
+export function toRenderSubscriber(r: SubscriberRow): RenderSubscriber {
+  return { id: r.id, uuid: r.uuid, email: r.email, name: r.name, attribs: JSON.parse(r.attribs), status: r.status, created_at: r.created_at, updated_at: r.updated_at };
+}
+
+/** The layout a campaign renders in: its template, else the default one; visual content has none. */
+export function layoutFor(store: CampaignStore, c: Pick<CampaignRow, 'content_type'>, templateId: number | null): string | null {
+  if (c.content_type === 'visual') return null;
+  const t = (templateId !== null ? store.template(templateId) : undefined) ?? store.defaultTemplate();
+  return t && t.type === 'campaign' ? t.body : null;
+}
+
+/** Reads the campaign's media files once; every message shares the same Buffers. */
+export function loadAttachments(ctx: AppContext, store: CampaignStore, campaignId: number): Attachment[] {
+  return store.mediaFiles(campaignId).map((m) => {
+    try {
+      return { filename: m.filename, content: readFileSync(join(ctx.config.uploadsPath, basename(m.filename))), contentType: m.content_type };
+    } catch (e) {
+      throw new RenderError(`attachment "${m.filename}" cannot be read: ${(e as Error).message}`);
+    }
+  });
+}
+
+export interface Composer {
+  compiled: CompiledCampaign;
+  message(sub: SubscriberRow): OutgoingMessage;
+}
+
+/** Compiles the campaign (throws RenderError) and returns a per-subscriber message builder. */
+export function composer(ctx: AppContext, store: CampaignStore, tracking: TrackedLinks, c: CampaignRow, attachments: Attachment[]): Composer {
+  const env = renderEnv(ctx, tracking);
+  const compiled = compileCampaign(c, layoutFor(store, c, c.template_id), env);
+  const unsubHeader = ctx.settings.bool('privacy.unsubscribe_header');
+  const mailto = ctx.settings.str('privacy.unsubscribe_mailto');
+  const campaignMeta = { from_email: c.from_email, uuid: c.uuid, name: c.name, headers: c.headers, tags: c.tags };
+  // Every message of a campaign is mostly the same text: its transfer encoding is chosen once,
+  // from the first one, instead of nodemailer scanning each message.
+  let textEncoding: OutgoingMessage['textEncoding'] | null = null;
+  return {
+    compiled,
+    message(row) {
+      const sub = toRenderSubscriber(row);
+      const r = compiled.render(sub, true);
+      if (textEncoding === null) textEncoding = textEncodingFor(r.html);
+      const msg = buildCampaignMessage({
+        from: c.from_email, to: sub.email, campaignUuid: c.uuid, subscriberUuid: sub.uuid, contentType: c.content_type,
+        subject: r.subject, html: r.html, altbody: r.altbody, headers: r.headers,
+        unsubscribeUrl: unsubHeader ? `${env.rootUrl}/subscription/${c.uuid}/${sub.uuid}` : null,
+        unsubscribeMailto: mailto, attachments,
+        meta: {
+          content_type: c.content_type,
+          recipient: { uuid: sub.uuid, email: sub.email, name: sub.name, attribs: sub.attribs, status: sub.status },
+          campaign: campaignMeta,
+        },
+      });
+      if (textEncoding) msg.textEncoding = textEncoding;
+      return msg;
+    },
+  };
+}
