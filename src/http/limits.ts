@@ -17,6 +17,8 @@ export const LIMITS = {
   mediaName: 200,
   /** Largest JSON/form body on ordinary API routes; uploads set their own. */
   apiBodyBytes: 10 * 1024 * 1024,
+  /** The `source` of a bounce posted to the bounce webhook, in UTF-8 bytes. */
+  bounceSource: 200,
   /** Largest bounce webhook body (SendGrid and Event Grid post batches of events). */
   webhookBodyBytes: 10 * 1024 * 1024,
   /** Largest import upload (ZIP or CSV). */
