@@ -20,7 +20,7 @@ import { registerImportRoutes } from './imports/routes.ts';
 import { LIST_ROUTES } from './lists/routes.ts';
 import { mount, type MountOptions } from './http/routes.ts';
 import { registerMaintenanceRoutes } from './maintenance/routes.ts';
-import { registerMediaRoutes } from './media/routes.ts';
+import { MEDIA_ROUTES, uploadedFiles } from './media/routes.ts';
 import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
@@ -84,7 +84,8 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   mount(api, BOUNCE_ROUTES, ctx, tables);
   app.use('/webhooks/*', ...webhookGate(ctx.settings));
   mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, tables);
-  registerMediaRoutes(app, api, ctx);
+  mount(api, MEDIA_ROUTES, ctx, tables);
+  app.use('*', uploadedFiles(ctx.media));
   registerTemplateRoutes(api, ctx);
   registerUsersRoutes(app, api, ctx);
   app.route('/api', api);

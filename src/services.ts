@@ -29,6 +29,7 @@ import { TemplateService } from './templates/service.ts';
 import { TxStore } from './tx/store.ts';
 import { TxService } from './tx/service.ts';
 import { MediaStore } from './media/store.ts';
+import { MediaService } from './media/service.ts';
 import { BounceStore } from './bounces/store.ts';
 import { BounceService } from './bounces/service.ts';
 import { SearchIndexer } from './imports/search-indexer.ts';
@@ -53,7 +54,7 @@ export interface Services extends AppContext {
   templates: TemplateService;
   templateStore: TemplateStore;
   tx: TxService;
-  media: MediaStore;
+  media: MediaService;
   bounces: BounceService;
   importer: Importer;
   searchIndexer: SearchIndexer;
@@ -110,7 +111,7 @@ export function buildServices(config: Config, log: Logger): Services {
     templates: new TemplateService(core, templateStore, tracking),
     templateStore,
     tx: new TxService(core, new TxStore(db), tracking),
-    media: new MediaStore(db),
+    media: new MediaService(core, new MediaStore(db)),
     bounces: new BounceService(core, new BounceStore(db)),
     importer: new Importer(core, new ImportStore(db), searchIndexer),
     searchIndexer,
