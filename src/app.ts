@@ -22,7 +22,7 @@ import { mount, type MountOptions } from './http/routes.ts';
 import { registerMaintenanceRoutes } from './maintenance/routes.ts';
 import { MEDIA_ROUTES, uploadedFiles } from './media/routes.ts';
 import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
-import { registerSettingsRoutes } from './settings/routes.ts';
+import { SETTINGS_ROUTES } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
 import { registerTemplateRoutes } from './templates/routes.ts';
@@ -70,7 +70,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   const tables: MountOptions = { guard: ctx.guard, trackWrites: track };
   registerSystemRoutes(app, api, ctx);
-  registerSettingsRoutes(api, ctx);
+  mount(api, SETTINGS_ROUTES, ctx, tables);
   mount(api, LIST_ROUTES, ctx, tables);
   registerSubscriberRoutes(api, ctx);
   registerPublicRoutes(api, ctx);
