@@ -28,7 +28,8 @@ import { registerSystemRoutes } from './system/routes.ts';
 import { registerTemplateRoutes } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
-import { registerUsersRoutes } from './users/routes.ts';
+import { registerUsersPages } from './users/pages.ts';
+import { USER_ROUTES } from './users/routes.ts';
 
 /** Largest JSON/form body on ordinary API routes; uploads set their own limits. */
 const MAX_API_BODY = 10 * 1024 * 1024;
@@ -87,7 +88,8 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   mount(api, MEDIA_ROUTES, ctx, tables);
   app.use('*', uploadedFiles(ctx.media));
   registerTemplateRoutes(api, ctx);
-  registerUsersRoutes(app, api, ctx);
+  mount(api, USER_ROUTES, ctx, tables);
+  registerUsersPages(app, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {

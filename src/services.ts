@@ -15,6 +15,7 @@ import { Mailer } from './mail/mailer.ts';
 import { postbackMessengers } from './mail/postback.ts';
 import { SettingsService } from './settings/service.ts';
 import { UserStore } from './users/store.ts';
+import { UserService } from './users/service.ts';
 import { ListStore } from './lists/store.ts';
 import { ListService } from './lists/service.ts';
 import { registerSegmentFunctions } from './segments/index.ts';
@@ -41,7 +42,9 @@ import { DashboardStore } from './dashboard/store.ts';
 import { Captcha } from './public/captcha.ts';
 
 export interface Services extends AppContext {
+  /** The users' sessions, sign-in and password resets (the sign-in pages use it directly). */
   users: UserStore;
+  userService: UserService;
   /** Authenticates a request and checks its access (route tables use it through `mount`). */
   guard: Guard;
   lists: ListService;
@@ -86,6 +89,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(), orm: ormFor(db), log, settings, mailer, startedAt: new Date() };
 
   const users = new UserStore(db);
+  users.useRootUrl(() => settings.rootUrl());
   const listStore = new ListStore(db);
   const subscribers = new SubscriberStore(db, reader);
   const tracking = new TrackingStore(db);
@@ -100,6 +104,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const s: Services = {
     ...core,
     users,
+    userService: new UserService(core, users),
     guard: makeAuth(users.authenticator()),
     lists: new ListService(listStore),
     listStore,

@@ -3,6 +3,8 @@
 export const LIMITS = {
   /** Names (lists, subscribers, campaigns, templates, users, roles) and passwords, in UTF-8 bytes: listmonk's 2,000. */
   name: 2000,
+  /** The shortest password, in characters (the longest is `name`). */
+  passwordMinChars: 8,
   /** A campaign subject, in UTF-8 bytes. */
   subject: 5000,
   /** An e-mail address, in UTF-8 bytes. */
