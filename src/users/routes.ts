@@ -1,5 +1,5 @@
 // /api/users, /api/profile, 2FA, /api/logout and /api/roles. Who may see or change which user
-// or role is decided by the users service. (The sign-in pages are in pages.ts.)
+// or role is decided by the users service. (The sign-in pages are registered beside this table.)
 import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { SESSION_COOKIE } from '../http/auth.ts';
@@ -173,7 +173,7 @@ function updateProfile(c: C, s: Deps, { body }: Input<ReturnType<typeof profileC
 
 function logout(c: C, s: Deps) {
   const session = ownSession(c);
-  if (session) s.userService.logout(c.get('user'), session);
+  if (session) s.userService.endSession(session);
   deleteCookie(c, SESSION_COOKIE, { path: '/' });
   return ok(c, true);
 }

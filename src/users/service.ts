@@ -129,7 +129,7 @@ export class UserService {
   }
 
   /** Ends the session with this cookie value (signing out). */
-  logout(_actor: Actor, session: string): void {
+  endSession(session: string): void {
     this.store.endSession(session);
   }
 
