@@ -15,7 +15,7 @@ import { notFoundPage } from './http/layout.tsx';
 import { LIMITS } from './http/limits.ts';
 import { SegmentError } from './segments/index.ts';
 import type { AppEnv } from './http/types.ts';
-import { registerBounceRoutes } from './bounces/routes.ts';
+import { BOUNCE_ROUTES, BOUNCE_WEBHOOK_ROUTES, webhookGate } from './bounces/routes.ts';
 import { CAMPAIGN_ROUTES } from './campaigns/routes.ts';
 import { DASHBOARD_ROUTES } from './dashboard/routes.ts';
 import { IMPORT_ROUTES } from './imports/routes.ts';
@@ -25,15 +25,16 @@ import { openApiDocument } from './http/openapi.ts';
 import { REFERENCE_ROUTES } from './system/reference.ts';
 import { VERSION } from './config.ts';
 import { MAINTENANCE_ROUTES } from './maintenance/routes.ts';
-import { registerMediaRoutes } from './media/routes.ts';
+import { MEDIA_ROUTES, uploadedFiles } from './media/routes.ts';
 import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
-import { registerSettingsRoutes } from './settings/routes.ts';
+import { SETTINGS_ROUTES } from './settings/routes.ts';
 import { SUBSCRIBER_ROUTES } from './subscribers/routes.ts';
 import { registerSystemRoutes } from './system/routes.ts';
 import { TEMPLATE_ROUTES } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
 import { TX_ROUTES } from './tx/routes.ts';
-import { registerUsersRoutes } from './users/routes.ts';
+import { registerUsersPages } from './users/login-routes.ts';
+import { USER_ROUTES } from './users/routes.ts';
 
 /**
  * The API's route tables by section, mounted under /api in this order (where a static path and
@@ -48,6 +49,10 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   campaigns: CAMPAIGN_ROUTES,
   tx: TX_ROUTES,
   templates: TEMPLATE_ROUTES,
+  settings: SETTINGS_ROUTES,
+  bounces: BOUNCE_ROUTES,
+  media: MEDIA_ROUTES,
+  users: USER_ROUTES,
 };
 
 /** Routes that stream large uploads and check sizes themselves. */
@@ -92,13 +97,13 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   const apiDocument = () => (document ??= openApiDocument({ ...API_TABLES, reference: REFERENCE_ROUTES }, { version: VERSION, basePath: '/api' }));
   mount(api, REFERENCE_ROUTES, { apiDocument }, tables);
   registerSystemRoutes(app, api, ctx);
-  registerSettingsRoutes(api, ctx);
   registerPublicRoutes(api, ctx);
   registerPublicPages(app, ctx);
   registerTrackingPages(app, ctx);
-  registerBounceRoutes(app, api, ctx);
-  registerMediaRoutes(app, api, ctx);
-  registerUsersRoutes(app, api, ctx);
+  app.use('/webhooks/*', ...webhookGate(ctx.settings));
+  mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, tables);
+  app.use('*', uploadedFiles(ctx.media));
+  registerUsersPages(app, ctx);
   app.route('/api', api);
 
   app.onError((err, c) => {

@@ -15,6 +15,7 @@ import { Mailer } from './mail/mailer.ts';
 import { postbackMessengers } from './mail/postback.ts';
 import { SettingsService } from './settings/service.ts';
 import { UserStore } from './users/store.ts';
+import { UserService } from './users/service.ts';
 import { ListStore } from './lists/store.ts';
 import { ListService } from './lists/service.ts';
 import { registerSegmentFunctions } from './segments/index.ts';
@@ -30,6 +31,7 @@ import { TemplateService } from './templates/service.ts';
 import { TxStore } from './tx/store.ts';
 import { TxService } from './tx/service.ts';
 import { MediaStore } from './media/store.ts';
+import { MediaService } from './media/service.ts';
 import { BounceStore } from './bounces/store.ts';
 import { BounceService } from './bounces/service.ts';
 import { SearchIndexer } from './imports/search-indexer.ts';
@@ -41,7 +43,9 @@ import { DashboardStore } from './dashboard/store.ts';
 import { Captcha } from './public/captcha.ts';
 
 export interface Services extends AppContext {
+  /** The users' sessions, sign-in and password resets (the sign-in pages use it directly). */
   users: UserStore;
+  userService: UserService;
   /** Authenticates a request and checks its access (route tables use it through `mount`). */
   guard: Guard;
   lists: ListService;
@@ -56,7 +60,7 @@ export interface Services extends AppContext {
   templates: TemplateService;
   templateStore: TemplateStore;
   tx: TxService;
-  media: MediaStore;
+  media: MediaService;
   bounces: BounceService;
   importer: Importer;
   searchIndexer: SearchIndexer;
@@ -88,6 +92,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(), orm: ormFor(db), log, settings, mailer, startedAt: new Date() };
 
   const users = new UserStore(db);
+  users.useRootUrl(() => settings.rootUrl());
   const listStore = new ListStore(db);
   const subscribers = new SubscriberStore(db, reader);
   const tracking = new TrackingStore(db);
@@ -102,6 +107,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const s: Services = {
     ...core,
     users,
+    userService: new UserService(core, users),
     guard: makeAuth(users.authenticator()),
     lists: new ListService(listStore),
     listStore,
@@ -114,7 +120,7 @@ export function buildServices(config: Config, log: Logger): Services {
     templates: new TemplateService(core, templateStore, tracking),
     templateStore,
     tx: new TxService(core, new TxStore(db), subscribers, tracking),
-    media: new MediaStore(db),
+    media: new MediaService(core, new MediaStore(db)),
     bounces: new BounceService(core, new BounceStore(db)),
     importer: new Importer(core, new ImportStore(db), searchIndexer),
     searchIndexer,

@@ -1,117 +1,148 @@
 // /api/bounces (list, get, delete, blocklist), the bounce webhook POST /webhooks/bounce and the
 // provider webhooks POST /webhooks/service/{ses|sendgrid|postmark|forwardemail|azure|lettermint}.
 // The switches (bounce.enabled, bounce.webhooks_enabled, each provider's) are read on every request.
-import type { Context, Hono, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { Services } from '../services.ts';
-import { readJson } from '../http/body.ts';
 import { ok, pageResults } from '../http/envelope.ts';
-import { HttpError, badRequest, notFound } from '../http/errors.ts';
-import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
+import { badRequest, notFound } from '../http/errors.ts';
+import { LIMITS } from '../http/limits.ts';
+import { orderByQuery, orderQuery, pagingQuery, parsePaging } from '../http/paging.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { isUuid, optObject, optString, parseBool, pathId, queryIds, reqEnum } from '../http/validate.ts';
+import { isUuid, pathId } from '../http/validate.ts';
+import type { SettingsService } from '../settings/service.ts';
 import { validateEmail, type DomainRules } from '../subscribers/email.ts';
+import type { BounceService } from './service.ts';
 import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type BounceInput } from './store.ts';
 
-/** Largest webhook body (SendGrid and Event Grid post batches of events). */
-const MAX_WEBHOOK_BODY = 10 * 1024 * 1024;
+interface Deps {
+  bounces: BounceService;
+}
+type C = Context<AppEnv>;
+
+const route = routesFor<Deps>();
+export const BOUNCE_ROUTES = [
+  route({ method: 'GET', path: '/bounces', access: 'bounces:get', handler: queryBounces, query: bounceQuery(), summary: 'Bounce records, paged, by campaign or source' }),
+  route({ method: 'GET', path: '/bounces/:id', access: 'bounces:get', handler: getBounce, summary: 'One bounce record' }),
+  route({ method: 'DELETE', path: '/bounces', access: 'bounces:manage', handler: deleteBounces, query: deleteQuery(), summary: 'Deletes bounce records by id, or all of them' }),
+  route({ method: 'DELETE', path: '/bounces/:id', access: 'bounces:manage', handler: deleteBounce, summary: 'Deletes one bounce record' }),
+  route({ method: 'PUT', path: '/bounces/blocklist', access: 'bounces:manage', handler: blocklistBounced, summary: 'Blocklists every subscriber with a bounce record and unsubscribes them from every list' }),
+];
+
+/** Mounted on the root app, behind `webhookGate`. */
+export const BOUNCE_WEBHOOK_ROUTES = [
+  route({ method: 'POST', path: '/webhooks/bounce', access: 'webhooks:post_bounce', handler: postBounce, body: bounceWebhookInput(), summary: 'Records a bounce reported by a mail server or script' }),
+  route({
+    method: 'POST', path: '/webhooks/service/:service', access: 'public', handler: postProviderNotification,
+    describedBody: { contentType: 'application/json' },
+    summary: 'Records the bounces in a provider\'s notification (SES, SendGrid, Postmark, ForwardEmail, Azure, Lettermint), verified as that provider signs it; an Event Grid subscription check is answered with its validationResponse',
+  }),
+];
+
+/**
+ * What runs before the webhook table: while bounce.webhooks_enabled is off the webhooks answer
+ * 404, as if absent (listmonk registers them only when on), and their bodies are limited (they
+ * are outside /api, whose limit they would otherwise share).
+ */
+export function webhookGate(settings: SettingsService): MiddlewareHandler<AppEnv>[] {
+  const webhooksOn: MiddlewareHandler<AppEnv> = async (_c, next) => {
+    if (!settings.bool('bounce.webhooks_enabled')) throw notFound('bounce webhooks are disabled (bounce.webhooks_enabled)');
+    await next();
+  };
+  const limit = bodyLimit({
+    maxSize: LIMITS.webhookBodyBytes,
+    onError: (c) => c.json({ message: `request body too large (limit ${LIMITS.webhookBodyBytes / 1024 / 1024} MB)` }, 413),
+  });
+  return [webhooksOn, limit];
+}
+
 /**
  * A bounce concerns an address we already mailed: the domain allow/block lists decide who may
  * subscribe, not whose bounces count (listmonk refuses bounces of blocklisted domains).
  */
 const ANY_DOMAIN: DomainRules = { allow: [], block: [] };
 
-export function registerBounceRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: Services): void {
-  const { guard, settings } = ctx;
-  const bounces = ctx.bounces;
-  const store = bounces.store;
+function bounceQuery() {
+  return z.object({
+    // Anything but an id is ignored, as listmonk does.
+    campaign_id: q.first({ type: 'integer', minimum: 0 }, (v) => (/^\d{1,15}$/.test(v ?? '') ? Number(v) : undefined)),
+    source: q.str(),
+    order_by: orderByQuery(BOUNCE_ORDER_COLUMNS, 'b.created_at'),
+    order: orderQuery(),
+    ...pagingQuery,
+  }).meta({ id: 'BounceQuery' });
+}
 
-  api.get('/bounces', guard('bounces:get'), (c) => {
-    const q = c.req.query();
-    const paging = parsePaging(q);
-    const campaignId = /^\d{1,15}$/.test(q.campaign_id ?? '') ? Number(q.campaign_id) : undefined; // invalid: ignored, as listmonk
-    const orderBy = parseOrderBy(q.order_by, BOUNCE_ORDER_COLUMNS, 'b.created_at');
-    const { results, total } = store.query({ campaignId, source: q.source ?? '' }, paging, orderBy, parseOrder(q.order));
-    return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
-  });
-
-  api.get('/bounces/:id', guard('bounces:get'), (c) => {
-    const b = store.get(pathId(c));
-    if (!b) throw notFound('bounce not found');
-    return ok(c, b);
-  });
-
-  api.delete('/bounces', guard('bounces:manage'), (c) => {
-    const all = parseBool(c.req.query('all')) === true;
-    const ids = queryIds(c, 'id');
-    if (!all && !ids.length) throw badRequest('give bounce ids (?id=1&id=2) or all=true');
-    const n = all ? store.deleteAll() : store.deleteMany(ids);
-    ctx.log.info(`${n} bounce(s) deleted by ${c.get('user').username}`);
-    return ok(c, true);
-  });
-
-  api.delete('/bounces/:id', guard('bounces:manage'), (c) => {
-    if (!store.delete(pathId(c))) throw notFound('bounce not found');
-    return ok(c, true);
-  });
-
-  api.put('/bounces/blocklist', guard('bounces:manage'), (c) => {
-    const n = store.blocklistBounced();
-    ctx.log.info(`${n} bounced subscriber(s) blocklisted by ${c.get('user').username}`);
-    return ok(c, true);
-  });
-
-  // --- webhooks (root routes) ---
-
-  const webhooksOn: MiddlewareHandler<AppEnv> = async (_c, next) => {
-    if (!settings.bool('bounce.webhooks_enabled')) throw notFound('bounce webhooks are disabled (bounce.webhooks_enabled)');
-    await next();
-  };
-  const bouncesOn: MiddlewareHandler<AppEnv> = async (_c, next) => {
-    if (!settings.bool('bounce.enabled')) throw new HttpError(503, 'bounce processing is disabled (bounce.enabled)');
-    await next();
-  };
-  const limit = bodyLimit({
-    maxSize: MAX_WEBHOOK_BODY,
-    onError: (c) => c.json({ message: `request body too large (limit ${MAX_WEBHOOK_BODY / 1024 / 1024} MB)` }, 413),
-  });
-
-  app.post('/webhooks/bounce', webhooksOn, guard('webhooks:post_bounce'), bouncesOn, limit, async (c) => {
-    bounces.record(await webhookBounce(c));
-    return ok(c, true);
-  });
-
-  app.post('/webhooks/service/:service', webhooksOn, bouncesOn, limit, async (c) => {
-    const raw = Buffer.from(await c.req.arrayBuffer());
-    const reply = await bounces.receive(c.req.param('service'), { raw, header: (n) => c.req.header(n), query: (n) => c.req.query(n) });
-    return reply ? c.json(reply) : ok(c, true);
-  });
+function deleteQuery() {
+  return z.object({ id: q.ids(), all: q.bool() });
 }
 
 /** The body of POST /webhooks/bounce: email or subscriber_uuid, type, and optionally campaign_uuid, source, meta, created_at. */
-async function webhookBounce(c: Context<AppEnv>): Promise<BounceInput> {
-  const body = await readJson(c);
-  const rawEmail = optString(body, 'email') ?? '';
-  const subscriberUuid = optString(body, 'subscriber_uuid') ?? '';
-  if (!rawEmail && !subscriberUuid) throw badRequest('"email" or "subscriber_uuid" is required');
-  if (subscriberUuid && !isUuid(subscriberUuid)) throw badRequest('invalid "subscriber_uuid": not a UUID');
-  const email = rawEmail ? validateEmail(rawEmail, ANY_DOMAIN) : undefined;
-  const type = reqEnum(body, 'type', BOUNCE_TYPES);
-  const meta = optObject(body, 'meta') ?? {};
-  const createdRaw = optString(body, 'created_at');
-  let createdAt: string | undefined;
-  if (createdRaw) {
-    const d = new Date(createdRaw);
-    if (Number.isNaN(d.getTime())) throw badRequest('invalid "created_at": expected an ISO 8601 timestamp');
-    createdAt = d.toISOString();
-  }
-  return {
-    email,
-    subscriberUuid: subscriberUuid.toLowerCase() || undefined,
-    campaignUuid: optString(body, 'campaign_uuid') || undefined,
-    type,
-    source: optString(body, 'source', { maxBytes: 200 }) ?? '',
-    meta,
-    createdAt,
-  };
+function bounceWebhookInput() {
+  return z.object({
+    email: f.optString(),
+    subscriber_uuid: f.optString(),
+    type: f.reqEnum(BOUNCE_TYPES),
+    meta: f.optObject(),
+    created_at: f.optString(),
+    campaign_uuid: f.optString(),
+    source: f.optString({ maxBytes: LIMITS.bounceSource }),
+  }).meta({ id: 'BounceWebhookInput' }).transform((b): BounceInput => {
+    const subscriberUuid = b.subscriber_uuid ?? '';
+    if (!b.email && !subscriberUuid) throw badRequest('"email" or "subscriber_uuid" is required');
+    if (subscriberUuid && !isUuid(subscriberUuid)) throw badRequest('invalid "subscriber_uuid": not a UUID');
+    let createdAt: string | undefined;
+    if (b.created_at) {
+      const d = new Date(b.created_at);
+      if (Number.isNaN(d.getTime())) throw badRequest('invalid "created_at": expected an ISO 8601 timestamp');
+      createdAt = d.toISOString();
+    }
+    return {
+      email: b.email ? validateEmail(b.email, ANY_DOMAIN) : undefined,
+      subscriberUuid: subscriberUuid.toLowerCase() || undefined,
+      campaignUuid: b.campaign_uuid || undefined,
+      type: b.type,
+      source: b.source ?? '',
+      meta: b.meta ?? {},
+      createdAt,
+    };
+  });
+}
+
+function queryBounces(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof bounceQuery>>) {
+  const paging = parsePaging(p);
+  const { results, total } = s.bounces.query(c.get('user'), { campaignId: p.campaign_id, source: p.source ?? '', orderBy: p.order_by, order: p.order, paging });
+  return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
+}
+
+function getBounce(c: C, s: Deps) {
+  return ok(c, s.bounces.get(c.get('user'), pathId(c)));
+}
+
+function deleteBounces(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof deleteQuery>>) {
+  s.bounces.deleteMany(c.get('user'), { ids: p.id, all: p.all === true });
+  return ok(c, true);
+}
+
+function deleteBounce(c: C, s: Deps) {
+  s.bounces.delete(c.get('user'), pathId(c));
+  return ok(c, true);
+}
+
+function blocklistBounced(c: C, s: Deps) {
+  s.bounces.blocklistBounced(c.get('user'));
+  return ok(c, true);
+}
+
+function postBounce(c: C, s: Deps, { body }: Input<ReturnType<typeof bounceWebhookInput>, undefined>) {
+  s.bounces.recordPosted(c.get('user'), body);
+  return ok(c, true);
+}
+
+/** The provider verifies the raw bytes it signed, so the body is handed over unparsed. */
+async function postProviderNotification(c: C, s: Deps) {
+  const raw = Buffer.from(await c.req.arrayBuffer());
+  const reply = await s.bounces.receive(c.req.param('service') ?? '', { raw, header: (n) => c.req.header(n), query: (n) => c.req.query(n) });
+  return reply ? c.json(reply) : ok(c, true);
 }

@@ -1,25 +1,74 @@
 // The bounce domain of one running app: the store, the SNS verifier (certificate fetcher
-// injectable), the mailbox scheduler, and recording with the actions currently configured.
+// injectable), the mailbox scheduler, recording with the actions currently configured, and who
+// may read or remove bounce records (bounces:get, bounces:manage).
 import type { AppContext } from '../context.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
+import type { Paging } from '../http/paging.ts';
+import { authorized, can, type Actor, type Authorized, type Permission } from '../http/permissions.ts';
 import { parseBounceMail } from './dsn.ts';
 import { activeMailbox, MailboxScheduler } from './mailbox.ts';
 import { PROVIDERS, type ProviderRequest } from './providers.ts';
 import { SnsVerifier } from './sns.ts';
-import type { BounceActions, BounceInput, BounceStore, RecordOutcome } from './store.ts';
+import type { Bounce, BounceActions, BounceFilter, BounceInput, BounceStore, RecordOutcome } from './store.ts';
 
 const DONE = { blocklist: 'blocklisted', unsubscribe: 'unsubscribed from all lists', delete: 'deleted' } as const;
+
+export interface BounceQueryInput extends BounceFilter {
+  /** An ORDER BY column from BOUNCE_ORDER_COLUMNS. */
+  orderBy: string;
+  order: 'ASC' | 'DESC';
+  paging: Paging;
+}
 
 export class BounceService {
   readonly sns = new SnsVerifier();
   readonly scheduler: MailboxScheduler;
 
-  constructor(private readonly ctx: AppContext, readonly store: BounceStore) {
+  constructor(private readonly ctx: AppContext, private readonly store: BounceStore) {
     this.scheduler = new MailboxScheduler(ctx.settings, ctx.log, (raw) => this.recordMail(raw));
   }
 
+  /** A page of bounce records, with the total. */
+  query(actor: Actor, q: BounceQueryInput): { results: Bounce[]; total: number } {
+    this.require(actor, 'bounces:get');
+    return this.store.query({ campaignId: q.campaignId, source: q.source }, q.paging, q.orderBy, q.order);
+  }
+
+  get(actor: Actor, id: number): Bounce {
+    this.require(actor, 'bounces:get');
+    const b = this.store.get(id);
+    if (!b) throw notFound('bounce not found');
+    return b;
+  }
+
+  delete(actor: Actor, id: number): void {
+    if (!this.store.delete(this.authorize(actor, id))) throw notFound('bounce not found');
+  }
+
+  /** Deletes the bounces with these ids, or every bounce. */
+  deleteMany(actor: Actor, by: { ids: number[]; all: boolean }): void {
+    this.require(actor, 'bounces:manage');
+    if (!by.all && !by.ids.length) throw badRequest('give bounce ids (?id=1&id=2) or all=true');
+    const n = by.all ? this.store.deleteAll() : this.store.deleteMany(by.ids.map((id) => authorized(id)));
+    this.ctx.log.info(`${n} bounce(s) deleted by ${actor.username}`);
+  }
+
+  /** Blocklists every subscriber with a bounce record (and unsubscribes them from every list). */
+  blocklistBounced(actor: Actor): void {
+    this.require(actor, 'bounces:manage');
+    const n = this.store.blocklistBounced();
+    this.ctx.log.info(`${n} bounced subscriber(s) blocklisted by ${actor.username}`);
+  }
+
+  /** A bounce posted to POST /webhooks/bounce by a caller with webhooks:post_bounce. */
+  recordPosted(actor: Actor, b: BounceInput): RecordOutcome {
+    this.require(actor, 'webhooks:post_bounce');
+    this.assertProcessing();
+    return this.record(b);
+  }
+
   /** Records one bounce with the current bounce.actions (one transaction). */
-  record(b: BounceInput): RecordOutcome {
+  private record(b: BounceInput): RecordOutcome {
     const out = this.store.record(b, this.ctx.settings.get<BounceActions>('bounce.actions'));
     if (out.subscriberId === null) this.ctx.log.info(`bounce (${b.source}, ${b.type}) for an unknown subscriber ignored`);
     else if (out.action !== 'none') this.ctx.log.info(`bounce (${b.source}, ${b.type}): subscriber ${out.subscriberId} ${DONE[out.action]}`);
@@ -31,6 +80,7 @@ export class BounceService {
    * transaction; returns the provider's reply body, or null for the usual `{"data": true}`.
    */
   async receive(name: string, req: ProviderRequest): Promise<Record<string, string> | null> {
+    this.assertProcessing();
     const provider = Object.hasOwn(PROVIDERS, name) ? PROVIDERS[name] : undefined;
     if (!provider?.enabled(this.ctx.settings)) throw badRequest(`unknown or disabled bounce service "${name}"`);
     const { bounces, reply } = await provider.receive(req, this.ctx.settings, this.sns);
@@ -38,6 +88,11 @@ export class BounceService {
       for (const b of bounces) this.record(b);
     }).immediate();
     return reply ?? null;
+  }
+
+  /** bounce.enabled is the master switch (read at each request): off, the webhooks answer 503. */
+  private assertProcessing(): void {
+    if (!this.ctx.settings.bool('bounce.enabled')) throw new HttpError(503, 'bounce processing is disabled (bounce.enabled)');
   }
 
   /** A message from the bounce mailbox: true when it was a bounce (recorded, to be deleted). */
@@ -53,5 +108,14 @@ export class BounceService {
       meta: parsed.meta,
     });
     return true;
+  }
+
+  private require(actor: Actor, permission: Permission): void {
+    if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
+  }
+
+  private authorize(actor: Actor, id: number): Authorized<number> {
+    this.require(actor, 'bounces:manage');
+    return authorized(id);
   }
 }

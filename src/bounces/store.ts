@@ -3,6 +3,7 @@
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { Paging } from '../http/paging.ts';
+import type { Authorized } from '../http/permissions.ts';
 
 
 export const BOUNCE_TYPES = ['soft', 'hard', 'complaint'] as const;
@@ -140,11 +141,11 @@ export class BounceStore {
   }
 
   /** Deletes one bounce; false when there was none. */
-  delete(id: number): boolean {
+  delete(id: Authorized<number>): boolean {
     return this.sql(SQL.deleteById).run(id).changes > 0;
   }
 
-  deleteMany(ids: number[]): number {
+  deleteMany(ids: Authorized<number>[]): number {
     return this.sql(SQL.deleteByIds).run(JSON.stringify(ids)).changes;
   }
 

@@ -3,6 +3,8 @@
 export const LIMITS = {
   /** Names (lists, subscribers, campaigns, templates, users, roles) and passwords, in UTF-8 bytes: listmonk's 2,000. */
   name: 2000,
+  /** The shortest password, in characters (the longest is `name`). */
+  passwordMinChars: 8,
   /** A campaign subject, in UTF-8 bytes. */
   subject: 5000,
   /** An e-mail address, in UTF-8 bytes. */
@@ -17,6 +19,8 @@ export const LIMITS = {
   mediaName: 200,
   /** Largest JSON/form body on ordinary API routes; uploads set their own. */
   apiBodyBytes: 10 * 1024 * 1024,
+  /** The `source` of a bounce posted to the bounce webhook, in UTF-8 bytes. */
+  bounceSource: 200,
   /** Largest bounce webhook body (SendGrid and Event Grid post batches of events). */
   webhookBodyBytes: 10 * 1024 * 1024,
   /** Largest import upload (ZIP or CSV). */

@@ -5,12 +5,12 @@ import { existsSync } from 'node:fs';
 import { link, realpath, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { badRequest } from '../http/errors.ts';
+import { LIMITS } from '../http/limits.ts';
 
 export const THUMB_PREFIX = 'thumb_';
 export const THUMB_WIDTH = 250;
 /** Raster types that get a PNG thumbnail and {width, height} meta (as listmonk). */
 export const THUMBNAIL_EXTENSIONS = ['gif', 'png', 'jpg', 'jpeg'];
-const MAX_NAME_BYTES = 200;
 
 /** The last ".xxx" of a name, lower-cased, or "". */
 export function extensionOf(name: string): string {
@@ -27,7 +27,7 @@ export function safeFileName(original: string): string {
   if (/[/\\]/.test(original) || original.includes('\0')) throw badRequest(`invalid file name "${original.slice(0, 100)}": it must not contain a path`);
   const name = original.normalize('NFC').trim().replace(/\s+/g, '-').replace(/[^\p{L}\p{N}._-]/gu, '-').replace(/-{2,}/g, '-');
   if (name === '' || name.startsWith('.')) throw badRequest(`invalid file name "${original.slice(0, 100)}": empty or starting with a dot`);
-  if (Buffer.byteLength(name) > MAX_NAME_BYTES) throw badRequest(`invalid file name: longer than ${MAX_NAME_BYTES} bytes`);
+  if (Buffer.byteLength(name) > LIMITS.mediaName) throw badRequest(`invalid file name: longer than ${LIMITS.mediaName} bytes`);
   return name;
 }
 

@@ -1,6 +1,7 @@
 // Media rows (the files live in the uploads folder; see files.ts).
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
+import type { Authorized } from '../http/permissions.ts';
 
 export interface MediaRow {
   id: number;
@@ -46,7 +47,7 @@ export class MediaStore {
     return this.sql<[object], MediaRow>(SQL.insert).get({ ...m, meta: JSON.stringify(m.meta) }) as MediaRow;
   }
 
-  delete(id: number): boolean {
+  delete(id: Authorized<number>): boolean {
     return this.sql(SQL.delete).run(id).changes > 0;
   }
 }

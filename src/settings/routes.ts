@@ -1,51 +1,72 @@
 // GET/PUT /api/settings, PUT /api/settings/{key}, POST /api/settings/smtp/test.
-import type { Hono } from 'hono';
-import type { Services } from '../services.ts';
-import { readJson, readJsonValue } from '../http/body.ts';
+import type { Context } from 'hono';
+import { readJsonValue } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { f, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { reqString } from '../http/validate.ts';
-import { sendSmtpTest, type SmtpServerSettings } from '../mail/smtp.ts';
+import type { Logger } from '../log.ts';
+import type { SmtpServerSettings } from '../mail/smtp.ts';
 import { smtpDefaults } from './defaults.ts';
+import type { SettingsService, SmtpTest } from './service.ts';
 
-export function registerSettingsRoutes(api: Hono<AppEnv>, ctx: Services): void {
-  const { guard, settings } = ctx;
+interface Deps {
+  settings: SettingsService;
+  /** Re-reads the settings and rebuilds the messengers, so a change applies at once. */
+  reload(): void;
+  log: Logger;
+}
+type C = Context<AppEnv>;
 
-  api.get('/settings', guard('settings:get'), (c) => ok(c, settings.masked()));
+const route = routesFor<Deps>();
+export const SETTINGS_ROUTES = [
+  route({ method: 'GET', path: '/settings', access: 'settings:get', handler: getSettings, summary: 'Every setting, secrets masked' }),
+  route({ method: 'PUT', path: '/settings', access: 'settings:manage', handler: updateSettings, body: settingsChanges(), summary: 'Changes the settings given (the others keep their value); a masked or empty secret keeps the stored one' }),
+  route({
+    method: 'PUT', path: '/settings/:key', access: 'settings:manage', handler: updateSetting, summary: 'Changes one setting',
+    describedBody: { contentType: 'application/json', schema: z.unknown().meta({ description: 'The new value, shaped as the setting\'s default' }) },
+  }),
+  route({ method: 'POST', path: '/settings/smtp/test', access: 'settings:manage', handler: testSmtp, body: smtpTestInput(), summary: 'Sends a test message to `email` through the SMTP server described' }),
+];
 
-  api.put('/settings', guard('settings:manage'), async (c) => {
-    settings.update(await readJson(c));
-    ctx.reload();
-    ctx.log.info(`settings updated by ${c.get('user').username}`);
-    return ok(c, true);
-  });
+function settingsChanges() {
+  return z.record(z.string(), z.unknown()).meta({ id: 'SettingsChanges', description: 'Setting keys and their new values; keys that are not settings are ignored' });
+}
 
-  api.put('/settings/:key', guard('settings:manage'), async (c) => {
-    settings.updateKey(c.req.param('key'), await readJsonValue(c));
-    ctx.reload();
-    ctx.log.info(`setting ${c.req.param('key')} updated by ${c.get('user').username}`);
-    return ok(c, true);
-  });
-
-  api.post('/settings/smtp/test', guard('settings:manage'), async (c) => {
-    const body = await readJson(c);
-    const to = reqString(body, 'email');
-    const server = { ...smtpDefaults({}), ...body } as unknown as SmtpServerSettings;
+/** The recipient, and an SMTP server block as the settings hold one (`smtp[i]`); absent fields take the defaults. */
+function smtpTestInput() {
+  return z.looseObject({ email: f.reqString() }).meta({ id: 'SmtpTestInput' }).transform(({ email, ...block }): SmtpTest => {
+    const server = { ...smtpDefaults({}), ...block } as unknown as SmtpServerSettings;
     if (!server.host || typeof server.port !== 'number') throw badRequest('"host" and "port" are required');
     if (!['none', 'plain', 'login', 'cram'].includes(server.auth_protocol)) throw badRequest(`invalid "auth_protocol": ${server.auth_protocol}`);
     if (!['none', 'STARTTLS', 'TLS'].includes(server.tls_type)) throw badRequest(`invalid "tls_type": ${server.tls_type}`);
-    // A masked or empty password means "the stored one" for the server with this uuid.
-    if (!server.password || /^•+$/.test(server.password)) {
-      const stored = settings.get<SmtpServerSettings[]>('smtp').find((s) => s.uuid && s.uuid === server.uuid);
-      server.password = stored?.password ?? '';
-    }
-    try {
-      await sendSmtpTest(server, settings.str('app.from_email'), to, settings.str('app.site_name'));
-    } catch (e) {
-      throw badRequest(`SMTP test failed: ${(e as Error).message}`);
-    }
-    ctx.log.info(`SMTP test message sent through ${server.host}:${server.port} to ${to}`);
-    return ok(c, true);
+    return { to: email, server };
   });
+}
+
+function getSettings(c: C, s: Deps) {
+  return ok(c, s.settings.masked(c.get('user')));
+}
+
+function updateSettings(c: C, s: Deps, { body }: Input<ReturnType<typeof settingsChanges>, undefined>) {
+  s.settings.update(c.get('user'), body);
+  s.reload();
+  s.log.info(`settings updated by ${c.get('user').username}`);
+  return ok(c, true);
+}
+
+/** The body is any JSON value (a string, a number, an object…), checked against the setting's default. */
+async function updateSetting(c: C, s: Deps) {
+  const key = c.req.param('key') ?? '';
+  s.settings.updateKey(c.get('user'), key, await readJsonValue(c));
+  s.reload();
+  s.log.info(`setting ${key} updated by ${c.get('user').username}`);
+  return ok(c, true);
+}
+
+async function testSmtp(c: C, s: Deps, { body }: Input<ReturnType<typeof smtpTestInput>, undefined>) {
+  await s.settings.testSmtp(c.get('user'), body);
+  s.log.info(`SMTP test message sent through ${body.server.host}:${body.server.port} to ${body.to}`);
+  return ok(c, true);
 }

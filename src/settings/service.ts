@@ -1,12 +1,15 @@
 // Settings: stored one row per key (JSON), cached in memory, validated and normalised on save.
 // PUT merges over the stored values (listmonk wipes keys left out), and secrets never leave in
 // clear: they are masked on read, and a masked or empty secret on save keeps the stored one.
+// Reading them through the API takes settings:get, changing or testing them settings:manage.
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import { ormFor, schema, type Orm } from '../db/index.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
-import { badRequest } from '../http/errors.ts';
-import { optHeaderList } from '../http/validate.ts';
+import { badRequest, forbidden } from '../http/errors.ts';
+import { can, type Actor, type Permission } from '../http/permissions.ts';
+import { f, parseInput, z } from '../http/schema.ts';
+import { sendSmtpTest, type SmtpServerSettings } from '../mail/smtp.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
 import { parseDuration } from '../duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
@@ -29,6 +32,15 @@ const keepsSecret = (s: unknown) => s === undefined || s === null || (typeof s =
 const clone = <T>(v: T): T => structuredClone(v);
 
 type Block = Record<string, unknown>;
+
+/** The keys of a settings change and their new values; keys that are not settings are ignored. */
+export type SettingsChanges = Record<string, unknown>;
+
+/** A test message to send through an SMTP server block (the stored password when its own is masked or empty). */
+export interface SmtpTest {
+  to: string;
+  server: SmtpServerSettings;
+}
 
 export class SettingsService {
   private current: Settings = clone(DEFAULT_SETTINGS);
@@ -77,7 +89,8 @@ export class SettingsService {
   }
 
   /** The settings as GET /api/settings shows them: every key, secrets masked. */
-  masked(): Settings {
+  masked(actor: Actor): Settings {
+    assertCan(actor, 'settings:get');
     const out = clone(this.current);
     for (const key of STRING_SECRETS) {
       const v = mask(out[key]);
@@ -98,7 +111,8 @@ export class SettingsService {
   }
 
   /** PUT /api/settings: merges the given keys over the stored ones. */
-  update(partial: Record<string, unknown>): void {
+  update(actor: Actor, partial: SettingsChanges): void {
+    assertCan(actor, 'settings:manage');
     const next = clone(this.current);
     for (const [key, value] of Object.entries(partial)) {
       if (!Object.hasOwn(DEFAULT_SETTINGS, key)) continue; // unknown keys are ignored, as listmonk
@@ -108,11 +122,28 @@ export class SettingsService {
   }
 
   /** PUT /api/settings/{key}. */
-  updateKey(key: string, value: unknown): void {
+  updateKey(actor: Actor, key: string, value: unknown): void {
+    assertCan(actor, 'settings:manage');
     if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw badRequest(`unknown setting "${key}"`);
     const next = clone(this.current);
     next[key] = value;
     this.save(next, [key]);
+  }
+
+  /** Sends a test message through an SMTP server; its failure is a 400 with the server's answer. */
+  async testSmtp(actor: Actor, test: SmtpTest): Promise<void> {
+    assertCan(actor, 'settings:manage');
+    const server = { ...test.server };
+    // A masked or empty password means "the stored one" for the server with this uuid.
+    if (!server.password || /^•+$/.test(server.password)) {
+      const stored = this.get<SmtpServerSettings[]>('smtp').find((s) => s.uuid && s.uuid === server.uuid);
+      server.password = stored?.password ?? '';
+    }
+    try {
+      await sendSmtpTest(server, this.str('app.from_email'), test.to, this.str('app.site_name'));
+    } catch (e) {
+      throw badRequest(`SMTP test failed: ${(e as Error).message}`);
+    }
   }
 
   private save(next: Settings, changed: string[]): void {
@@ -135,6 +166,10 @@ export class SettingsService {
     const upsert = db.prepare(SQL.upsert);
     for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) upsert.run(key, JSON.stringify(value));
   }
+}
+
+function assertCan(actor: Actor, permission: Permission): void {
+  if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
 }
 
 function dig(v: unknown, path: string[]): Record<string, unknown> | null {
@@ -180,7 +215,7 @@ function checkShape(field: string, value: unknown, def: unknown): void {
     });
   }
   if (want === 'array' && field.endsWith('.email_headers')) {
-    optHeaderList({ [field]: value }, field);
+    parseInput(z.object({ [field]: f.optHeaderList() }), { [field]: value });
   } else if (want === 'array' && Array.isArray(def) && (def.length === 0 || kind(def[0]) === 'string') && field !== 'messengers') {
     (value as unknown[]).forEach((item, i) => {
       if (typeof item !== 'string') throw badRequest(`invalid setting "${field}[${i}]": expected a string`);

@@ -1,194 +1,222 @@
-// /api/users, /api/profile, 2FA, /api/logout and /api/roles; plus the admin login pages.
-import type { Context, Hono } from 'hono';
+// /api/users, /api/profile, 2FA, /api/logout and /api/roles. Who may see or change which user
+// or role is decided by the users service. (The sign-in pages are registered beside this table.)
+import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
-import type { Services } from '../services.ts';
 import { SESSION_COOKIE } from '../http/auth.ts';
-import { readBody, readJson, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest, forbidden } from '../http/errors.ts';
-import { hasPerm } from '../http/permissions.ts';
+import { badRequest } from '../http/errors.ts';
+import { LIMITS } from '../http/limits.ts';
+import { LIST_PERMISSIONS } from '../http/permissions.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { f, parseInput, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { optBool, optEnum, optInt, optString, optStringArray, pathId, queryIds, reqEnum, reqString } from '../http/validate.ts';
-import { registerUsersPages } from './login-routes.ts';
-import { assertPassword, type ListRoleGrant, type UserInput } from './store.ts';
-import { isTotpSecret, newTotpEnrolment, totpCodeStep } from './totp.ts';
+import { pathId } from '../http/validate.ts';
+import type { ListRoleInput, UserService } from './service.ts';
+import type { UserInput, UserStatus, UserType } from './store.ts';
 
-const USER_TYPES = ['user', 'api'] as const;
-const USER_STATUSES = ['enabled', 'disabled'] as const;
+interface Deps {
+  userService: UserService;
+}
+type C = Context<AppEnv>;
 
-function userInput(b: Body): UserInput {
+const USER_TYPES = ['user', 'api'] as const satisfies readonly UserType[];
+const USER_STATUSES = ['enabled', 'disabled'] as const satisfies readonly UserStatus[];
+
+const route = routesFor<Deps>();
+export const USER_ROUTES = [
+  route({ method: 'GET', path: '/users', access: 'users:get', handler: listUsers, summary: 'Every user, in id order' }),
+  route({ method: 'GET', path: '/users/:id', access: 'users:get', handler: getUser, summary: 'One user' }),
+  route({ method: 'POST', path: '/users', access: 'users:manage', handler: createUser, body: newUserInput(), summary: 'Creates a login or API user (an API user\'s token is answered once, in `password`)' }),
+  route({ method: 'PUT', path: '/users/:id', access: 'users:manage', handler: updateUser, body: userChanges(), summary: 'Changes a user (fields not given keep their value, except list_role_id)' }),
+  route({ method: 'DELETE', path: '/users/:id', access: 'users:manage', handler: deleteUser, summary: 'Deletes a user (an enabled Super Admin must remain)' }),
+  route({ method: 'DELETE', path: '/users', access: 'users:manage', handler: deleteUsers, query: deleteQuery(), summary: 'Deletes users by id (an enabled Super Admin must remain)' }),
+  route({ method: 'GET', path: '/profile', access: 'signed-in', handler: getProfile, summary: 'The caller\'s own user' }),
+  route({ method: 'PUT', path: '/profile', access: 'signed-in', handler: updateProfile, body: profileChanges(), summary: 'Changes the caller\'s name, and e-mail and password if they sign in with one' }),
+  route({ method: 'POST', path: '/logout', access: 'signed-in', handler: logout, summary: 'Ends the caller\'s session' }),
+  route({ method: 'GET', path: '/users/:id/twofa/totp', access: 'signed-in', handler: startTotp, summary: 'A new TOTP secret and QR code to enrol (the caller\'s own, or anyone\'s with users:manage)' }),
+  route({ method: 'PUT', path: '/users/:id/twofa', access: 'signed-in', handler: enableTotp, body: totpInput(), bodyKind: 'json-or-form', summary: 'Turns TOTP on with the enrolled secret and a current code (own, or with users:manage)' }),
+  route({ method: 'DELETE', path: '/users/:id/twofa', access: 'signed-in', handler: disableTotp, body: passwordConfirmation(), bodyKind: 'json-or-form', summary: 'Turns TOTP off, confirmed with the caller\'s password (own, or with users:manage)' }),
+  route({ method: 'GET', path: '/roles/users', access: 'roles:get', handler: listUserRoles, summary: 'The user roles (sets of permissions)' }),
+  route({ method: 'GET', path: '/roles/lists', access: 'roles:get', handler: listListRoles, summary: 'The list roles (per-list grants)' }),
+  route({ method: 'POST', path: '/roles/users', access: 'roles:manage', handler: createUserRole, body: userRoleInput(), summary: 'Creates a user role' }),
+  route({ method: 'POST', path: '/roles/lists', access: 'roles:manage', handler: createListRole, body: listRoleInput(), summary: 'Creates a list role' }),
+  route({ method: 'PUT', path: '/roles/users/:id', access: 'roles:manage', handler: updateUserRole, body: userRoleInput(), summary: 'Replaces a user role\'s name and permissions' }),
+  route({ method: 'PUT', path: '/roles/lists/:id', access: 'roles:manage', handler: updateListRole, body: listRoleInput(), summary: 'Replaces a list role\'s name and grants' }),
+  route({ method: 'DELETE', path: '/roles/:id', access: 'roles:manage', handler: deleteRole, summary: 'Deletes a role no user holds' }),
+];
+
+function userFields() {
   return {
-    username: optString(b, 'username'),
-    email: optString(b, 'email'),
-    name: optString(b, 'name'),
-    type: optEnum(b, 'type', USER_TYPES),
-    status: optEnum(b, 'status', USER_STATUSES),
-    passwordLogin: optBool(b, 'password_login'),
+    username: f.optString(),
+    email: f.optString(),
+    name: f.optString({ maxBytes: LIMITS.name }),
+    type: f.optEnum(USER_TYPES),
+    status: f.optEnum(USER_STATUSES),
+    password_login: f.optBool(),
     // Passwords are taken exactly as typed, everywhere (never trimmed).
-    password: optString(b, 'password', { trim: false }),
-    userRoleId: optInt(b, 'user_role_id', { min: 0 }),
-    listRoleId: optInt(b, 'list_role_id', { min: 0 }) ?? null,
+    password: f.optString({ trim: false }),
+    user_role_id: f.optInt({ min: 0 }),
+    list_role_id: f.optInt({ min: 0 }),
   };
 }
 
-function listGrants(b: Body): ListRoleGrant[] {
-  const raw = b.lists ?? [];
-  if (!Array.isArray(raw)) throw badRequest('invalid "lists": expected an array of {id, permissions}');
-  return raw.map((entry) => {
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw badRequest('invalid "lists": expected an array of {id, permissions}');
-    const e = entry as Body;
-    const id = optInt(e, 'id', { min: 1 });
-    if (id === undefined) throw badRequest('invalid "lists": every entry needs a list "id"');
-    return { id, permissions: optStringArray(e, 'permissions') ?? [] };
+function newUserInput() {
+  return z.object({ ...userFields(), type: f.reqEnum(USER_TYPES) }).meta({ id: 'NewUser' });
+}
+
+/**
+ * A PUT: fields not given keep their value, except list_role_id, whose absence removes the list
+ * role (listmonk's; 0 keeps it). The type cannot change (given, it must still be a valid one).
+ */
+function userChanges() {
+  return z.object(userFields()).meta({ id: 'UserChanges' });
+}
+
+function deleteQuery() {
+  return z.object({ id: q.ids() });
+}
+
+function profileChanges() {
+  return z.object({ name: f.optString(), email: f.optString(), password: f.optString({ trim: false }) }).meta({ id: 'ProfileChanges' });
+}
+
+/** Optional here: the service requires them once it has checked whose 2FA this is. */
+function totpInput() {
+  return z.object({ secret: f.optString(), code: f.optString() }).meta({ id: 'TotpInput' });
+}
+
+function passwordConfirmation() {
+  return z.object({ password: f.optString({ trim: false }) }).meta({ id: 'PasswordConfirmation' });
+}
+
+function userRoleInput() {
+  return z.object({ name: f.reqString(), permissions: f.optStringArray() }).meta({ id: 'UserRoleInput' });
+}
+
+function listRoleInput() {
+  const grant = { type: 'object', properties: { id: { type: 'integer', minimum: 1 }, permissions: { type: 'array', items: { type: 'string', enum: LIST_PERMISSIONS } } }, required: ['id'] };
+  return z.object({ name: f.reqString(), lists: f.any().meta({ type: 'array', items: grant }) })
+    .meta({ id: 'ListRoleInput' })
+    // The grants are read after the name, with listmonk's wording for their problems.
+    .transform((b): ListRoleInput => ({ name: b.name, lists: listGrants(b.lists) }));
+}
+
+const grantEntry = () => z.object({ id: f.optInt({ min: 1 }), permissions: f.optStringArray() });
+
+function listGrants(raw: unknown): ListRoleInput['lists'] {
+  const list = raw ?? [];
+  const shape = () => badRequest('invalid "lists": expected an array of {id, permissions}');
+  if (!Array.isArray(list)) throw shape();
+  return list.map((entry: unknown) => {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw shape();
+    const g = parseInput(grantEntry(), entry);
+    if (g.id === undefined) throw badRequest('invalid "lists": every entry needs a list "id"');
+    return { id: g.id, permissions: g.permissions ?? [] };
   });
+}
+
+type UserBody = z.output<ReturnType<typeof userChanges>>;
+
+function userInput(b: UserBody): UserInput {
+  return {
+    username: b.username,
+    email: b.email,
+    name: b.name,
+    type: b.type,
+    status: b.status,
+    passwordLogin: b.password_login,
+    password: b.password,
+    userRoleId: b.user_role_id,
+    listRoleId: b.list_role_id ?? null,
+  };
 }
 
 /** The caller's session cookie value when the request came with one (kept on password changes). */
-const ownSession = (c: Context<AppEnv>) => (c.get('user').via === 'session' ? getCookie(c, SESSION_COOKIE) ?? null : null);
+const ownSession = (c: C) => (c.get('user').via === 'session' ? getCookie(c, SESSION_COOKIE) ?? null : null);
 
-export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: Services): void {
-  const { guard, users, log } = ctx;
-  users.useRootUrl(() => ctx.settings.rootUrl());
+function listUsers(c: C, s: Deps) {
+  return ok(c, s.userService.list(c.get('user')));
+}
 
-  // ---- users ----
-  api.get('/users', guard('users:get'), (c) => ok(c, users.listUsers()));
+function getUser(c: C, s: Deps) {
+  return ok(c, s.userService.get(c.get('user'), pathId(c)));
+}
 
-  api.get('/users/:id', guard('users:get'), (c) => ok(c, users.getUser(pathId(c))));
+function createUser(c: C, s: Deps, { body }: Input<ReturnType<typeof newUserInput>, undefined>) {
+  const { user, token } = s.userService.create(c.get('user'), { ...userInput(body), type: body.type });
+  // The API token is answered this once, in `password`, as listmonk does.
+  return ok(c, token === null ? user : { ...user, password: token });
+}
 
-  api.post('/users', guard('users:manage'), async (c) => {
-    const b = await readJson(c);
-    const { user, token } = users.createUser({ ...userInput(b), type: reqEnum(b, 'type', USER_TYPES) });
-    log.info(`user "${user.username}" (${user.type}) created by ${c.get('user').username}`);
-    // The API token is answered this once, in `password`, as listmonk does.
-    return ok(c, token === null ? user : { ...user, password: token });
-  });
+function updateUser(c: C, s: Deps, { body }: Input<ReturnType<typeof userChanges>, undefined>) {
+  const id = pathId(c);
+  return ok(c, s.userService.update(c.get('user'), id, userInput(body), id === c.get('user').id ? ownSession(c) : null));
+}
 
-  api.put('/users/:id', guard('users:manage'), async (c) => {
-    const id = pathId(c);
-    const user = users.updateUser(id, userInput(await readJson(c)), id === c.get('user').id ? ownSession(c) : null);
-    log.info(`user "${user.username}" updated by ${c.get('user').username}`);
-    return ok(c, user);
-  });
+function deleteUser(c: C, s: Deps) {
+  s.userService.delete(c.get('user'), pathId(c));
+  return ok(c, true);
+}
 
-  api.delete('/users/:id', guard('users:manage'), (c) => {
-    const id = pathId(c);
-    users.deleteUsers([id]);
-    log.info(`user ${id} deleted by ${c.get('user').username}`);
-    return ok(c, true);
-  });
+function deleteUsers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof deleteQuery>>) {
+  s.userService.deleteMany(c.get('user'), p.id);
+  return ok(c, true);
+}
 
-  api.delete('/users', guard('users:manage'), (c) => {
-    const ids = queryIds(c, 'id');
-    users.deleteUsers(ids);
-    log.info(`users ${ids.join(', ')} deleted by ${c.get('user').username}`);
-    return ok(c, true);
-  });
+function getProfile(c: C, s: Deps) {
+  return ok(c, s.userService.profile(c.get('user')));
+}
 
-  // ---- the caller's own account ----
-  api.get('/profile', guard('signed-in'), (c) => ok(c, users.getUser(c.get('user').id)));
+function updateProfile(c: C, s: Deps, { body }: Input<ReturnType<typeof profileChanges>, undefined>) {
+  return ok(c, s.userService.updateProfile(c.get('user'), body, ownSession(c)));
+}
 
-  api.put('/profile', guard('signed-in'), async (c) => {
-    const b = await readJson(c);
-    const user = users.updateProfile(c.get('user').id, {
-      name: optString(b, 'name'),
-      email: optString(b, 'email'),
-      password: optString(b, 'password', { trim: false }),
-    }, ownSession(c));
-    return ok(c, user);
-  });
+function logout(c: C, s: Deps) {
+  const session = ownSession(c);
+  if (session) s.userService.endSession(session);
+  deleteCookie(c, SESSION_COOKIE, { path: '/' });
+  return ok(c, true);
+}
 
-  api.post('/logout', guard('signed-in'), (c) => {
-    const session = ownSession(c);
-    if (session) users.endSession(session);
-    deleteCookie(c, SESSION_COOKIE, { path: '/' });
-    return ok(c, true);
-  });
+async function startTotp(c: C, s: Deps) {
+  return ok(c, await s.userService.totpEnrolment(c.get('user'), pathId(c)));
+}
 
-  // ---- two-factor authentication (the caller's own, or anyone's with users:manage) ----
-  const twofaTarget = (c: Context<AppEnv>): number => {
-    const id = pathId(c);
-    const caller = c.get('user');
-    if (id !== caller.id && !hasPerm(caller, 'users:manage')) throw forbidden('permission denied: users:manage');
-    users.getUser(id); // 404 for an unknown id
-    return id;
-  };
+function enableTotp(c: C, s: Deps, { body }: Input<ReturnType<typeof totpInput>, undefined>) {
+  s.userService.enableTotp(c.get('user'), pathId(c), body);
+  return ok(c, true);
+}
 
-  api.get('/users/:id/twofa/totp', guard('signed-in'), async (c) => {
-    const id = twofaTarget(c);
-    if (users.totpSecret(id)) throw badRequest('two-factor authentication is already enabled; disable it first');
-    const user = users.getUser(id);
-    return ok(c, await newTotpEnrolment(ctx.settings.str('app.site_name'), user.email ?? user.username));
-  });
+function disableTotp(c: C, s: Deps, { body }: Input<ReturnType<typeof passwordConfirmation>, undefined>) {
+  s.userService.disableTotp(c.get('user'), pathId(c), body.password);
+  return ok(c, true);
+}
 
-  api.put('/users/:id/twofa', guard('signed-in'), async (c) => {
-    const id = twofaTarget(c);
-    const b = await readBody(c);
-    const secret = reqString(b, 'secret');
-    const code = reqString(b, 'code');
-    if (!users.hasPasswordLogin(id)) throw badRequest('two-factor authentication needs a user with password login');
-    if (users.totpSecret(id)) throw badRequest('two-factor authentication is already enabled');
-    if (!isTotpSecret(secret)) throw badRequest('invalid "secret": not a base32 TOTP secret');
-    const step = totpCodeStep(secret, code);
-    if (step === null) throw badRequest('invalid "code": it does not match the secret (check the device clock)');
-    users.enableTotp(id, secret, step);
-    log.info(`two-factor authentication enabled for user ${id} by ${c.get('user').username}`);
-    return ok(c, true);
-  });
+function listUserRoles(c: C, s: Deps) {
+  return ok(c, s.userService.userRoles(c.get('user')));
+}
 
-  api.delete('/users/:id/twofa', guard('signed-in'), async (c) => {
-    const id = twofaTarget(c);
-    const password = reqString(await readBody(c), 'password', { trim: false });
-    if (!users.totpSecret(id)) throw badRequest('two-factor authentication is not enabled');
-    assertPassword(password);
-    // The caller confirms with their own password (an admin resetting someone else's 2FA too).
-    const caller = c.get('user');
-    if (!users.hasPasswordLogin(caller.id)) throw badRequest('confirming with a password needs a user with password login');
-    if (!users.checkPassword(caller.id, password)) throw forbidden('wrong password');
-    users.disableTotp(id);
-    log.info(`two-factor authentication disabled for user ${id} by ${caller.username}`);
-    return ok(c, true);
-  });
+function listListRoles(c: C, s: Deps) {
+  return ok(c, s.userService.listRoles(c.get('user')));
+}
 
-  // ---- roles ----
-  api.get('/roles/users', guard('roles:get'), (c) => ok(c, users.listUserRoles()));
-  api.get('/roles/lists', guard('roles:get'), (c) => ok(c, users.listListRoles()));
+function createUserRole(c: C, s: Deps, { body }: Input<ReturnType<typeof userRoleInput>, undefined>) {
+  return ok(c, s.userService.createUserRole(c.get('user'), { name: body.name, permissions: body.permissions ?? [] }));
+}
 
-  api.post('/roles/users', guard('roles:manage'), async (c) => {
-    const b = await readJson(c);
-    const role = users.createUserRole(reqString(b, 'name'), optStringArray(b, 'permissions') ?? []);
-    log.info(`user role "${role.name}" created by ${c.get('user').username}`);
-    return ok(c, role);
-  });
+function createListRole(c: C, s: Deps, { body }: Input<ReturnType<typeof listRoleInput>, undefined>) {
+  return ok(c, s.userService.createListRole(c.get('user'), body));
+}
 
-  api.post('/roles/lists', guard('roles:manage'), async (c) => {
-    const b = await readJson(c);
-    const role = users.createListRole(reqString(b, 'name'), listGrants(b));
-    log.info(`list role "${role.name}" created by ${c.get('user').username}`);
-    return ok(c, role);
-  });
+function updateUserRole(c: C, s: Deps, { body }: Input<ReturnType<typeof userRoleInput>, undefined>) {
+  return ok(c, s.userService.updateUserRole(c.get('user'), pathId(c), { name: body.name, permissions: body.permissions ?? [] }));
+}
 
-  api.put('/roles/users/:id', guard('roles:manage'), async (c) => {
-    const id = pathId(c);
-    const b = await readJson(c);
-    const role = users.updateUserRole(id, reqString(b, 'name'), optStringArray(b, 'permissions') ?? []);
-    log.info(`user role ${id} updated by ${c.get('user').username}`);
-    return ok(c, role);
-  });
+function updateListRole(c: C, s: Deps, { body }: Input<ReturnType<typeof listRoleInput>, undefined>) {
+  return ok(c, s.userService.updateListRole(c.get('user'), pathId(c), body));
+}
 
-  api.put('/roles/lists/:id', guard('roles:manage'), async (c) => {
-    const id = pathId(c);
-    const b = await readJson(c);
-    const role = users.updateListRole(id, reqString(b, 'name'), listGrants(b));
-    log.info(`list role ${id} updated by ${c.get('user').username}`);
-    return ok(c, role);
-  });
-
-  api.delete('/roles/:id', guard('roles:manage'), (c) => {
-    const id = pathId(c);
-    users.deleteRole(id);
-    log.info(`role ${id} deleted by ${c.get('user').username}`);
-    return ok(c, true);
-  });
-
-  registerUsersPages(app, ctx);
+function deleteRole(c: C, s: Deps) {
+  s.userService.deleteRole(c.get('user'), pathId(c));
+  return ok(c, true);
 }

@@ -1,21 +1,22 @@
-// Users, roles, sessions and password resets: every SQL statement and rule of the users domain
-// (the access model of listmonk, with the Super Admin and role-in-use guards).
+// Users, roles, sessions and password resets: every SQL statement of the users domain, with the
+// guards that must hold in the same transaction as a write (unique names and e-mails, a Super
+// Admin left, roles in use). Who may do what, and what input is valid, is the users service's.
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { badRequest, conflict, notFound } from '../http/errors.ts';
-import { ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, type AuthUser, type ListGrant } from '../http/permissions.ts';
+import {
+  ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, type Authorized, type AuthUser, type ListGrant, type ListPermission, type Permission,
+} from '../http/permissions.ts';
 import type { Authenticator } from '../http/auth.ts';
-import { validateEmail } from '../subscribers/email.ts';
+import { assertPassword, assertUsername, normaliseEmail } from './rules.ts';
 import { hashPassword, randomString, sameDigest, sha256Hex, verifyPassword } from './secrets.ts';
+
+export { PASSWORD_MIN } from './rules.ts';
 
 /** Server-side session lifetime: absolute, from login (listmonk's 24 hours). */
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a forgot-password link works. */
 export const RESET_TTL_MS = 30 * 60 * 1000;
-export const PASSWORD_MIN = 8;
-const PASSWORD_MAX_BYTES = 2000;
-const NAME_MAX_BYTES = 2000;
-const USERNAME_RE = /^[a-zA-Z0-9_\-.@]{3,2000}$/;
 /** A fixed hash to verify against when the username is unknown, so timing does not tell. */
 const DUMMY_HASH = hashPassword(randomString(16));
 
@@ -116,9 +117,26 @@ export interface UserInput {
   listRoleId?: number | null;
 }
 
+/** A user to create, its fields checked (by the users service, or createLoginUser). */
+export interface NewUser extends UserInput {
+  username: string;
+  type: UserType;
+  /** A login user's address, normalised (an API user's is made from its username). */
+  email?: string;
+  userRoleId: number;
+}
+
+/** What the users service's rules look at in a stored user. */
+export interface Account {
+  id: number;
+  type: UserType;
+  passwordLogin: boolean;
+  hasPassword: boolean;
+}
+
 export interface ListRoleGrant {
   id: number;
-  permissions: string[];
+  permissions: ListPermission[];
 }
 
 /** A user as the API answers it (listmonk's user object): no password hash, token or TOTP secret. */
@@ -168,30 +186,10 @@ export interface LoginAccount {
 
 const nowIso = () => new Date().toISOString();
 const later = (ms: number) => new Date(Date.now() + ms).toISOString();
-const bytes = (s: string) => Buffer.byteLength(s);
-
-/** Trimmed, lower-cased bare address, or a 400 (the subscribers' syntax rules; no domain lists for staff). */
-export function normaliseEmail(raw: string): string {
-  return validateEmail(raw, { allow: [], block: [] });
-}
-
-export function assertUsername(username: string): void {
-  if (!USERNAME_RE.test(username)) throw badRequest(`invalid username "${username.slice(0, 40)}": 3 to 2000 of letters, digits, _ - . @`);
-}
-
-export function assertPassword(password: string): void {
-  if (password.length < PASSWORD_MIN || bytes(password) > PASSWORD_MAX_BYTES) {
-    throw badRequest(`the password must be ${PASSWORD_MIN} to ${PASSWORD_MAX_BYTES} characters long`);
-  }
-}
-
-function assertRoleName(name: string): void {
-  if (name === '' || bytes(name) > NAME_MAX_BYTES) throw badRequest('invalid "name": 1 to 2000 characters');
-}
 
 export class UserStore {
   private readonly sql: Prepare;
-  /** The public root URL, whose origin may send cookie-authenticated writes (set by the users routes). */
+  /** The public root URL, whose origin may send cookie-authenticated writes (set by services.ts). */
   private rootUrl: () => string | null = () => null;
 
   constructor(private readonly db: DB) {
@@ -216,11 +214,15 @@ export class UserStore {
 
   /** Creates an enabled login user; returns its id. */
   createLoginUser(username: string, password: string, email: string, roleId = SUPER_ADMIN_ROLE_ID): number {
-    return this.createUser({ username, password, email, type: 'user', status: 'enabled', passwordLogin: true, userRoleId: roleId }).user.id;
+    assertUsername(username);
+    const address = normaliseEmail(email);
+    assertPassword(password);
+    return this.createUser({ username, password, email: address, type: 'user', status: 'enabled', passwordLogin: true, userRoleId: roleId }).user.id;
   }
 
   /** Creates an enabled API user; returns the token, which is never stored (only its SHA-256). */
   createApiUser(username: string, roleId = SUPER_ADMIN_ROLE_ID): { id: number; token: string } {
+    assertUsername(username);
     const { user, token } = this.createUser({ username, type: 'api', status: 'enabled', userRoleId: roleId });
     return { id: user.id, token: token! };
   }
@@ -248,10 +250,8 @@ export class UserStore {
   }
 
   /** Creates a user. For an API user the token is answered once; only its SHA-256 is stored. */
-  createUser(f: UserInput): { user: UserJson; token: string | null } {
-    const username = f.username ?? '';
-    assertUsername(username);
-    const type = f.type ?? 'user';
+  createUser(f: NewUser): { user: UserJson; token: string | null } {
+    const { username, type, userRoleId } = f;
     let password: string | null = null;
     let email: string;
     let token: string | null = null;
@@ -260,18 +260,11 @@ export class UserStore {
       password = sha256Hex(token);
       email = `${username}@api`.toLowerCase();
     } else {
-      if (f.email === undefined || f.email.trim() === '') throw badRequest('"email" is required');
-      email = normaliseEmail(f.email);
-      if (f.passwordLogin) {
-        if (!f.password) throw badRequest('"password" is required for password login');
-        assertPassword(f.password);
-        password = hashPassword(f.password);
-      }
+      email = f.email ?? '';
+      if (f.passwordLogin && f.password) password = hashPassword(f.password);
     }
-    const userRoleId = this.requireUserRole(f.userRoleId);
-    const listRoleId = f.listRoleId ? this.requireListRole(f.listRoleId) : null;
-    const name = f.name?.trim() || username;
-    if (bytes(name) > NAME_MAX_BYTES) throw badRequest('invalid "name": longer than 2000 bytes');
+    const listRoleId = f.listRoleId || null;
+    const name = f.name || username;
     const id = this.db.transaction(() => {
       this.assertUnique(username, email, 0);
       return Number(this.sql(SQL.insertUser).run({
@@ -284,30 +277,27 @@ export class UserStore {
   }
 
   /**
-   * Updates a user (PUT /api/users/{id}). A new password ends the user's sessions except
-   * `keepSession` (the caller's own, when users change themselves). API tokens never change here.
+   * Updates a user (PUT /api/users/{id}) with checked fields; absent or empty ones keep their
+   * value (see UserInput.listRoleId). A login user's e-mail and password change here, an API
+   * user's token never does. A new password ends the user's sessions except `keepSession` (the
+   * caller's own, when users change themselves).
    */
-  updateUser(id: number, f: UserInput, keepSession: string | null): UserJson {
+  updateUser(id: Authorized<number>, f: UserInput, keepSession: string | null): UserJson {
     this.db.transaction(() => {
       const row = this.row(id);
-      const username = f.username?.trim() || row.username;
-      assertUsername(username);
+      const username = f.username || row.username;
       let email = row.email;
       let password = row.password;
       let passwordLogin = row.password_login;
       if (row.type === 'user') {
-        if (f.email !== undefined && f.email.trim() !== '') email = normaliseEmail(f.email);
+        if (f.email) email = f.email;
         if (f.passwordLogin !== undefined) passwordLogin = f.passwordLogin ? 1 : 0;
         if (!passwordLogin) password = null;
-        else if (f.password) {
-          assertPassword(f.password);
-          password = hashPassword(f.password);
-        } else if (!password) throw badRequest('"password" is required to enable password login');
+        else if (f.password) password = hashPassword(f.password);
       }
-      const name = f.name?.trim() || row.name;
-      if (bytes(name) > NAME_MAX_BYTES) throw badRequest('invalid "name": longer than 2000 bytes');
-      const userRoleId = f.userRoleId ? this.requireUserRole(f.userRoleId) : row.user_role_id;
-      const listRoleId = f.listRoleId === 0 ? row.list_role_id : f.listRoleId ? this.requireListRole(f.listRoleId) : null;
+      const name = f.name || row.name;
+      const userRoleId = f.userRoleId || row.user_role_id;
+      const listRoleId = f.listRoleId === 0 ? row.list_role_id : f.listRoleId || null;
       const status = f.status ?? row.status;
       const losesAdmin = row.type === 'user' && row.status === 'enabled' && row.user_role_id === SUPER_ADMIN_ROLE_ID &&
         (status !== 'enabled' || userRoleId !== SUPER_ADMIN_ROLE_ID);
@@ -323,8 +313,7 @@ export class UserStore {
   }
 
   /** Deletes users; refused when no enabled Super Admin login user would remain. */
-  deleteUsers(ids: number[]): void {
-    if (!ids.length) throw badRequest('no user ids given');
+  deleteUsers(ids: Authorized<number>[]): void {
     this.db.transaction(() => {
       for (const id of ids) this.row(id);
       this.assertAdminRemains(ids);
@@ -333,26 +322,15 @@ export class UserStore {
   }
 
   /**
-   * PUT /api/profile: name, e-mail and password of the caller only. A new password ends the
-   * caller's other sessions.
+   * PUT /api/profile: the name, e-mail and password users change themselves, checked (given
+   * ones replace the stored ones). A new password ends the user's sessions except `keepSession`.
    */
-  updateProfile(id: number, f: { name?: string; email?: string; password?: string }, keepSession: string | null): UserJson {
+  updateProfile(id: Authorized<number>, f: { name?: string; email?: string; password?: string }, keepSession: string | null): UserJson {
     this.db.transaction(() => {
       const row = this.row(id);
-      let name = row.name;
-      if (f.name !== undefined) {
-        name = f.name.trim();
-        if (name === '' || bytes(name) > NAME_MAX_BYTES) throw badRequest('invalid "name": 1 to 2000 characters');
-      }
-      let email = row.email;
-      let password = row.password;
-      if (row.type === 'user' && row.password_login) {
-        if (f.email !== undefined && f.email.trim() !== '') email = normaliseEmail(f.email);
-        if (f.password) {
-          assertPassword(f.password);
-          password = hashPassword(f.password);
-        }
-      }
+      const name = f.name ?? row.name;
+      const email = f.email || row.email;
+      const password = f.password ? hashPassword(f.password) : row.password;
       this.assertUnique(row.username, email, id);
       this.sql(SQL.updateUser).run({
         id, username: row.username, password, password_login: row.password_login, email, name,
@@ -378,6 +356,12 @@ export class UserStore {
     return row.type === 'user' && row.password_login === 1 && verifyPassword(password, row.password);
   }
 
+  /** The stored facts the users service's rules look at; 404 for an unknown id. */
+  account(id: number): Account {
+    const row = this.row(id);
+    return { id: row.id, type: row.type, passwordLogin: row.password_login === 1, hasPassword: row.password !== null };
+  }
+
   hasPasswordLogin(id: number): boolean {
     const row = this.row(id);
     return row.type === 'user' && row.password_login === 1 && row.password !== null;
@@ -395,14 +379,14 @@ export class UserStore {
   }
 
   /** Turns TOTP on with the secret whose code at `step` the user just entered (that code cannot sign in afterwards). */
-  enableTotp(id: number, secret: string, step: number): void {
+  enableTotp(id: Authorized<number>, secret: string, step: number): void {
     this.db.transaction(() => {
       this.sql(SQL.setTwofa).run('totp', secret, id);
       this.useTotpStep(id, step);
     })();
   }
 
-  disableTotp(id: number): void {
+  disableTotp(id: Authorized<number>): void {
     this.sql(SQL.setTwofa).run('none', null, id);
   }
 
@@ -420,19 +404,6 @@ export class UserStore {
   private assertAdminRemains(excludedIds: number[]): void {
     const left = this.sql<[string]>(SQL.otherEnabledAdmins).pluck().get(JSON.stringify(excludedIds)) as number;
     if (left === 0) throw badRequest('refused: at least one enabled Super Admin user must remain');
-  }
-
-  private requireUserRole(id: number | undefined): number {
-    if (!id) throw badRequest('"user_role_id" is required');
-    const r = this.sql<[number], RoleRow>(SQL.roleById).get(id);
-    if (!r || r.type !== 'user') throw badRequest(`invalid "user_role_id": no user role ${id}`);
-    return id;
-  }
-
-  private requireListRole(id: number): number {
-    const r = this.sql<[number], RoleRow>(SQL.roleById).get(id);
-    if (!r || r.type !== 'list') throw badRequest(`invalid "list_role_id": no list role ${id}`);
-    return id;
   }
 
   private toJson(r: UserRow): UserJson {
@@ -468,14 +439,22 @@ export class UserStore {
     return this.sql<[string], RoleRow>(SQL.rolesOfType).all('list').map((r) => this.listRoleJson(r));
   }
 
-  createUserRole(name: string, permissions: string[]): UserRoleJson {
+  /** Whether the role with this id is a user role or a list role; undefined when there is none. */
+  roleType(id: number): RoleRow['type'] | undefined {
+    return this.sql<[number], RoleRow>(SQL.roleById).get(id)?.type;
+  }
+
+  listExists(id: number): boolean {
+    return this.sql<[number]>(SQL.listExists).get(id) !== undefined;
+  }
+
+  createUserRole(name: string, permissions: readonly Permission[]): UserRoleJson {
     const perms = this.checkUserRole(name, permissions, 0);
     const id = Number(this.sql(SQL.insertRole).run('user', name, JSON.stringify(perms)).lastInsertRowid);
     return this.userRoleJson(this.sql<[number], RoleRow>(SQL.roleById).get(id)!);
   }
 
-  updateUserRole(id: number, name: string, permissions: string[]): UserRoleJson {
-    this.editableRole(id, 'user');
+  updateUserRole(id: Authorized<number>, name: string, permissions: readonly Permission[]): UserRoleJson {
     const perms = this.checkUserRole(name, permissions, id);
     this.sql(SQL.updateRole).run(name, JSON.stringify(perms), id);
     return this.userRoleJson(this.sql<[number], RoleRow>(SQL.roleById).get(id)!);
@@ -492,8 +471,7 @@ export class UserStore {
   }
 
   /** Replaces the name and the whole set of per-list grants. */
-  updateListRole(id: number, name: string, lists: ListRoleGrant[]): ListRoleJson {
-    this.editableRole(id, 'list');
+  updateListRole(id: Authorized<number>, name: string, lists: ListRoleGrant[]): ListRoleJson {
     const grants = this.checkListRole(name, lists, id);
     this.db.transaction(() => {
       this.sql(SQL.updateRole).run(name, '[]', id);
@@ -504,8 +482,7 @@ export class UserStore {
   }
 
   /** Deletes a role that no user holds (a role in use answers 409; users are never deleted). */
-  deleteRole(id: number): void {
-    if (id === SUPER_ADMIN_ROLE_ID) throw badRequest('the Super Admin role cannot be deleted');
+  deleteRole(id: Authorized<number>): void {
     this.db.transaction(() => {
       if (!this.sql<[number], RoleRow>(SQL.roleById).get(id)) throw notFound(`role ${id} not found`);
       const users = this.sql<[number, number]>(SQL.roleUsers).pluck().get(id, id) as number;
@@ -514,36 +491,23 @@ export class UserStore {
     }).immediate();
   }
 
-  private editableRole(id: number, type: RoleRow['type']): void {
-    if (id === SUPER_ADMIN_ROLE_ID) throw badRequest('the Super Admin role cannot be changed');
-    const r = this.sql<[number], RoleRow>(SQL.roleById).get(id);
-    if (!r || r.type !== type) throw notFound(`${type} role ${id} not found`);
-  }
-
-  private checkUserRole(name: string, permissions: string[], exceptId: number): string[] {
-    assertRoleName(name);
-    for (const p of permissions) if (!(ALL_PERMISSIONS as readonly string[]).includes(p)) throw badRequest(`invalid permission "${p}"`);
+  private checkUserRole(name: string, permissions: readonly Permission[], exceptId: number): Permission[] {
     if (this.sql(SQL.roleByName).get('user', name, exceptId)) throw conflict(`a user role named "${name}" already exists`);
     return [...new Set(permissions)];
   }
 
-  /** Validates grants; entries without permissions are dropped, repeated lists merged. */
-  private checkListRole(name: string, lists: ListRoleGrant[], exceptId: number): Map<number, string[]> {
-    assertRoleName(name);
-    const grants = new Map<number, string[]>();
+  /** Entries without permissions are dropped, repeated lists merged. */
+  private checkListRole(name: string, lists: ListRoleGrant[], exceptId: number): Map<number, ListPermission[]> {
+    const grants = new Map<number, ListPermission[]>();
     for (const g of lists) {
-      for (const p of g.permissions) {
-        if (!(LIST_PERMISSIONS as readonly string[]).includes(p)) throw badRequest(`invalid list permission "${p}": use list:get or list:manage`);
-      }
       if (!g.permissions.length) continue;
-      if (!this.sql<[number]>(SQL.listExists).get(g.id)) throw badRequest(`invalid list id ${g.id}: no such list`);
       grants.set(g.id, [...new Set([...(grants.get(g.id) ?? []), ...g.permissions])]);
     }
     if (this.sql(SQL.roleByName).get('list', name, exceptId)) throw conflict(`a list role named "${name}" already exists`);
     return grants;
   }
 
-  private writeGrants(roleId: number, grants: Map<number, string[]>): void {
+  private writeGrants(roleId: number, grants: Map<number, ListPermission[]>): void {
     for (const [listId, perms] of grants) {
       const ordered = LIST_PERMISSIONS.filter((p) => perms.includes(p));
       this.sql(SQL.insertRoleList).run(roleId, listId, JSON.stringify(ordered));

@@ -38,7 +38,7 @@ it('neither repeats nor skips anyone across a restart', async () => {
 
   second = await startServer(loadConfig({ db: t.dbPath, address: '127.0.0.1:0', uploads: join(t.dir, 'uploads') }, {}), { quiet: true });
   const db = second.ctx.db;
-  await second.ctx.settings.update({ 'app.message_rate': 1000 });
+  await second.ctx.settings.update(second.ctx.users.loadAuthUser(1, 'token')!, { 'app.message_rate': 1000 });
   await until('campaign to finish', () => db.prepare('SELECT status FROM campaigns WHERE id = ?').pluck().get(c.id) === 'finished', 20_000);
   const to = sink.messages.map((m) => m.to[0]).sort();
   assert.deepEqual(to, emails);

@@ -2,7 +2,7 @@
 // list roles.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALL_PERMISSIONS, canAccessList, filterLists, permittedLists } from '../../src/http/permissions.ts';
+import { ALL_PERMISSIONS, authorized, canAccessList, filterLists, permittedLists, type Permission } from '../../src/http/permissions.ts';
 import { PERMISSION_MATRIX } from '../helpers/permission-matrix.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -15,7 +15,7 @@ describe('permission table', () => {
     const key = [...perms].sort().join(',');
     let c = callers.get(key);
     if (!c) {
-      const role = t.server.ctx.users.createUserRole(`perm-table-${callers.size}`, perms);
+      const role = t.server.ctx.users.createUserRole(`perm-table-${callers.size}`, perms as Permission[]);
       const name = `caller-${callers.size}`;
       const creds = t.apiUser(name, role.id);
       c = { creds, id: t.server.ctx.users.listUsers().find((u) => u.username === name)!.id };
@@ -58,10 +58,10 @@ describe('permission table', () => {
   it('a disabled user is refused on every route, at once', async () => {
     const c = caller(['users:get']);
     assert.equal((await t.request('GET', '/api/users', undefined, { auth: c.creds })).status, 200);
-    t.server.ctx.users.updateUser(c.id, { status: 'disabled', listRoleId: 0 }, null);
+    t.server.ctx.users.updateUser(authorized(c.id), { status: 'disabled', listRoleId: 0 }, null);
     const res = await t.request('GET', '/api/users', undefined, { auth: c.creds });
     assert.equal(res.status, 403);
-    t.server.ctx.users.updateUser(c.id, { status: 'enabled', listRoleId: 0 }, null);
+    t.server.ctx.users.updateUser(authorized(c.id), { status: 'enabled', listRoleId: 0 }, null);
   });
 });
 
@@ -101,7 +101,7 @@ describe('list roles: which lists a user may see and change', () => {
     assert.equal(permittedLists(admin, 'manage'), 'all');
 
     // Changing the role's grants changes the access at once (re-read on every request).
-    users.updateListRole(listRole.id, 'A read, B manage', [{ id: c, permissions: ['list:get'] }]);
+    users.updateListRole(authorized(listRole.id), 'A read, B manage', [{ id: c, permissions: ['list:get'] }]);
     assert.deepEqual(permittedLists(users.loadAuthUser(restricted.id, 'token')!, 'get'), [c]);
   });
 });

@@ -1,0 +1,273 @@
+// Users, roles, the caller's own profile and two-factor authentication: who may see or change
+// what (users:get/manage, roles:get/manage; anyone their own profile and 2FA), the account rules
+// on typed input, and the log of who changed what. The store keeps the SQL and the guards that
+// must hold in the write's transaction.
+import type { AppContext } from '../context.ts';
+import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import {
+  ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, authorized, can, type Actor, type Authorized, type ListPermission, type Permission,
+} from '../http/permissions.ts';
+import { assertName, assertPassword, assertUsername, normaliseEmail } from './rules.ts';
+import type { ListRoleGrant, ListRoleJson, UserInput, UserJson, UserRoleJson, UserStore, UserType } from './store.ts';
+import { isTotpSecret, newTotpEnrolment, totpCodeStep } from './totp.ts';
+
+/** What a user may change on their own profile (PUT /api/profile). */
+export interface ProfileInput {
+  name?: string;
+  email?: string;
+  password?: string;
+}
+
+export interface UserRoleInput {
+  name: string;
+  permissions: string[];
+}
+
+export interface ListRoleInput {
+  name: string;
+  lists: { id: number; permissions: string[] }[];
+}
+
+export class UserService {
+  constructor(private readonly ctx: AppContext, private readonly store: UserStore) {}
+
+  // ---- users -------------------------------------------------------------------------------
+
+  list(actor: Actor): UserJson[] {
+    this.assertCan(actor, 'users:get');
+    return this.store.listUsers();
+  }
+
+  get(actor: Actor, id: number): UserJson {
+    this.assertCan(actor, 'users:get');
+    return this.store.getUser(id);
+  }
+
+  /** Creates a user; an API user's token is answered this once. */
+  create(actor: Actor, input: UserInput & { type: UserType }): { user: UserJson; token: string | null } {
+    this.assertCan(actor, 'users:manage');
+    const username = input.username ?? '';
+    assertUsername(username);
+    let email: string | undefined;
+    // An API user has no e-mail or password of its own: the ones given are ignored.
+    if (input.type === 'user') {
+      if (!input.email) throw badRequest('"email" is required');
+      email = normaliseEmail(input.email);
+      if (input.passwordLogin) {
+        if (!input.password) throw badRequest('"password" is required for password login');
+        assertPassword(input.password);
+      }
+    }
+    if (!input.userRoleId) throw badRequest('"user_role_id" is required');
+    this.assertUserRole(input.userRoleId);
+    if (input.listRoleId) this.assertListRole(input.listRoleId);
+    const created = this.store.createUser({ ...input, username, email, userRoleId: input.userRoleId });
+    this.ctx.log.info(`user "${created.user.username}" (${created.user.type}) created by ${actor.username}`);
+    return created;
+  }
+
+  /**
+   * Changes a user: fields given replace the stored ones (see UserInput.listRoleId). A new
+   * password ends the user's sessions except `keepSession`.
+   */
+  update(actor: Actor, id: number, changes: UserInput, keepSession: string | null): UserJson {
+    const checked = this.authorize(actor, id);
+    const account = this.store.account(checked);
+    if (changes.username) assertUsername(changes.username);
+    let { email } = changes;
+    // An API user's e-mail and token do not change here; a login user's e-mail and password do.
+    if (account.type === 'user') {
+      if (email) email = normaliseEmail(email);
+      if (changes.passwordLogin ?? account.passwordLogin) {
+        if (changes.password) assertPassword(changes.password);
+        else if (!account.hasPassword) throw badRequest('"password" is required to enable password login');
+      }
+    }
+    if (changes.userRoleId) this.assertUserRole(changes.userRoleId);
+    if (changes.listRoleId) this.assertListRole(changes.listRoleId);
+    const user = this.store.updateUser(checked, { ...changes, email }, keepSession);
+    this.ctx.log.info(`user "${user.username}" updated by ${actor.username}`);
+    return user;
+  }
+
+  delete(actor: Actor, id: number): void {
+    this.store.deleteUsers([this.authorize(actor, id)]);
+    this.ctx.log.info(`user ${id} deleted by ${actor.username}`);
+  }
+
+  deleteMany(actor: Actor, ids: number[]): void {
+    this.assertCan(actor, 'users:manage');
+    if (!ids.length) throw badRequest('no user ids given');
+    this.store.deleteUsers(ids.map((id) => authorized(id)));
+    this.ctx.log.info(`users ${ids.join(', ')} deleted by ${actor.username}`);
+  }
+
+  // ---- the actor's own account -------------------------------------------------------------
+
+  profile(actor: Actor): UserJson {
+    return this.store.getUser(actor.id);
+  }
+
+  /**
+   * Everyone may change their own name; users who sign in with a password also their e-mail and
+   * password (ignored for the others). A new password ends their other sessions.
+   */
+  updateProfile(actor: Actor, changes: ProfileInput, keepSession: string | null): UserJson {
+    const own = authorized(actor.id);
+    const account = this.store.account(own);
+    if (changes.name !== undefined) assertName(changes.name);
+    let email: string | undefined;
+    let password: string | undefined;
+    if (account.type === 'user' && account.passwordLogin) {
+      if (changes.email) email = normaliseEmail(changes.email);
+      if (changes.password) {
+        assertPassword(changes.password);
+        password = changes.password;
+      }
+    }
+    return this.store.updateProfile(own, { name: changes.name, email, password }, keepSession);
+  }
+
+  /** Ends the session with this cookie value (signing out). */
+  endSession(session: string): void {
+    this.store.endSession(session);
+  }
+
+  // ---- two-factor authentication (the actor's own, or anyone's with users:manage) ----------
+
+  /** A new TOTP secret and its QR code for the user to enrol (nothing is stored yet). */
+  totpEnrolment(actor: Actor, id: number): Promise<{ secret: string; qr: string }> {
+    const checked = this.twofaTarget(actor, id);
+    if (this.store.totpSecret(checked)) throw badRequest('two-factor authentication is already enabled; disable it first');
+    const user = this.store.getUser(checked);
+    return newTotpEnrolment(this.ctx.settings.str('app.site_name'), user.email ?? user.username);
+  }
+
+  /** Turns TOTP on with an enrolled secret and a current code from it. */
+  enableTotp(actor: Actor, id: number, input: { secret?: string; code?: string }): void {
+    const checked = this.twofaTarget(actor, id);
+    // Required only now: someone else's 2FA answers 403 whatever the body holds.
+    if (!input.secret) throw badRequest('"secret" is required');
+    if (!input.code) throw badRequest('"code" is required');
+    if (!this.store.hasPasswordLogin(checked)) throw badRequest('two-factor authentication needs a user with password login');
+    if (this.store.totpSecret(checked)) throw badRequest('two-factor authentication is already enabled');
+    if (!isTotpSecret(input.secret)) throw badRequest('invalid "secret": not a base32 TOTP secret');
+    const step = totpCodeStep(input.secret, input.code);
+    if (step === null) throw badRequest('invalid "code": it does not match the secret (check the device clock)');
+    this.store.enableTotp(checked, input.secret, step);
+    this.ctx.log.info(`two-factor authentication enabled for user ${id} by ${actor.username}`);
+  }
+
+  /** Turns TOTP off; the actor confirms with their own password (an admin resetting someone else's 2FA too). */
+  disableTotp(actor: Actor, id: number, password: string | undefined): void {
+    const checked = this.twofaTarget(actor, id);
+    if (!password) throw badRequest('"password" is required');
+    if (!this.store.totpSecret(checked)) throw badRequest('two-factor authentication is not enabled');
+    assertPassword(password);
+    if (!this.store.hasPasswordLogin(actor.id)) throw badRequest('confirming with a password needs a user with password login');
+    if (!this.store.checkPassword(actor.id, password)) throw forbidden('wrong password');
+    this.store.disableTotp(checked);
+    this.ctx.log.info(`two-factor authentication disabled for user ${id} by ${actor.username}`);
+  }
+
+  // ---- roles -------------------------------------------------------------------------------
+
+  userRoles(actor: Actor): UserRoleJson[] {
+    this.assertCan(actor, 'roles:get');
+    return this.store.listUserRoles();
+  }
+
+  listRoles(actor: Actor): ListRoleJson[] {
+    this.assertCan(actor, 'roles:get');
+    return this.store.listListRoles();
+  }
+
+  createUserRole(actor: Actor, input: UserRoleInput): UserRoleJson {
+    this.assertCan(actor, 'roles:manage');
+    const role = this.store.createUserRole(input.name, this.checkPermissions(input));
+    this.ctx.log.info(`user role "${role.name}" created by ${actor.username}`);
+    return role;
+  }
+
+  updateUserRole(actor: Actor, id: number, input: UserRoleInput): UserRoleJson {
+    const checked = this.editableRole(actor, id, 'user');
+    const role = this.store.updateUserRole(checked, input.name, this.checkPermissions(input));
+    this.ctx.log.info(`user role ${id} updated by ${actor.username}`);
+    return role;
+  }
+
+  createListRole(actor: Actor, input: ListRoleInput): ListRoleJson {
+    this.assertCan(actor, 'roles:manage');
+    const role = this.store.createListRole(input.name, this.checkGrants(input));
+    this.ctx.log.info(`list role "${role.name}" created by ${actor.username}`);
+    return role;
+  }
+
+  /** Replaces the name and the whole set of per-list grants. */
+  updateListRole(actor: Actor, id: number, input: ListRoleInput): ListRoleJson {
+    const checked = this.editableRole(actor, id, 'list');
+    const role = this.store.updateListRole(checked, input.name, this.checkGrants(input));
+    this.ctx.log.info(`list role ${id} updated by ${actor.username}`);
+    return role;
+  }
+
+  /** Deletes a role that no user holds; the Super Admin role stays. */
+  deleteRole(actor: Actor, id: number): void {
+    this.assertCan(actor, 'roles:manage');
+    if (id === SUPER_ADMIN_ROLE_ID) throw badRequest('the Super Admin role cannot be deleted');
+    this.store.deleteRole(authorized(id));
+    this.ctx.log.info(`role ${id} deleted by ${actor.username}`);
+  }
+
+  // ---- checks ------------------------------------------------------------------------------
+
+  private assertCan(actor: Actor, permission: Permission): void {
+    if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
+  }
+
+  private authorize(actor: Actor, id: number): Authorized<number> {
+    this.assertCan(actor, 'users:manage');
+    return authorized(id);
+  }
+
+  /** Users manage their own 2FA; someone else's takes users:manage. 404 for an unknown user. */
+  private twofaTarget(actor: Actor, id: number): Authorized<number> {
+    if (id !== actor.id && !can(actor, 'users:manage')) throw forbidden('permission denied: users:manage');
+    this.store.account(id);
+    return authorized(id);
+  }
+
+  private assertUserRole(id: number): void {
+    if (this.store.roleType(id) !== 'user') throw badRequest(`invalid "user_role_id": no user role ${id}`);
+  }
+
+  private assertListRole(id: number): void {
+    if (this.store.roleType(id) !== 'list') throw badRequest(`invalid "list_role_id": no list role ${id}`);
+  }
+
+  /** A role that may be changed: it exists with this type, and is not the Super Admin role. */
+  private editableRole(actor: Actor, id: number, type: 'user' | 'list'): Authorized<number> {
+    this.assertCan(actor, 'roles:manage');
+    if (id === SUPER_ADMIN_ROLE_ID) throw badRequest('the Super Admin role cannot be changed');
+    if (this.store.roleType(id) !== type) throw notFound(`${type} role ${id} not found`);
+    return authorized(id);
+  }
+
+  private checkPermissions(input: UserRoleInput): Permission[] {
+    assertName(input.name);
+    const known: readonly string[] = ALL_PERMISSIONS;
+    for (const p of input.permissions) if (!known.includes(p)) throw badRequest(`invalid permission "${p}"`);
+    return input.permissions as Permission[];
+  }
+
+  /** Grants name list permissions and lists that exist (entries without permissions are dropped by the store). */
+  private checkGrants(input: ListRoleInput): ListRoleGrant[] {
+    assertName(input.name);
+    const known: readonly string[] = LIST_PERMISSIONS;
+    for (const g of input.lists) {
+      for (const p of g.permissions) if (!known.includes(p)) throw badRequest(`invalid list permission "${p}": use list:get or list:manage`);
+      if (g.permissions.length && !this.store.listExists(g.id)) throw badRequest(`invalid list id ${g.id}: no such list`);
+    }
+    return input.lists.map((g) => ({ id: g.id, permissions: g.permissions as ListPermission[] }));
+  }
+}
