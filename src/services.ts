@@ -37,7 +37,7 @@ import { Importer } from './imports/importer.ts';
 import { MaintenanceStore } from './maintenance/store.ts';
 import { VacuumSchedule } from './maintenance/schedule.ts';
 import { DashboardStore } from './dashboard/store.ts';
-import { Captcha } from './public/captcha.ts';
+import { Captcha, type CaptchaSettings } from './public/captcha.ts';
 
 export interface Services extends AppContext {
   users: UserStore;
@@ -117,7 +117,7 @@ export function buildServices(config: Config, log: Logger): Services {
     maintenance,
     vacuum: new VacuumSchedule(core, maintenance),
     dashboard: new DashboardStore(db),
-    captcha: new Captcha(settings),
+    captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
     reload() {
       settings.reload();

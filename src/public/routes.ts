@@ -16,7 +16,7 @@ import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.
 import { sendOptinQuietly } from '../subscribers/optin.ts';
 import type { Audience } from '../subscribers/service.ts';
 import type { SubscriberRow } from '../subscribers/store.ts';
-import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, Captcha, captchaProvider } from './captcha.ts';
+import { ALTCHA_SCRIPT_PATH, altchaWidgetScript } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
 import { publicLook } from './look.ts';
 import { ManagePreferences, OptinConfirm, SubscriptionForm, Unsubscribe, WipeConfirm, type SelfService } from './pages.tsx';
@@ -76,7 +76,7 @@ export function registerPublicRoutes(api: Hono<AppEnv>, ctx: Services): void {
 
   // The Altcha widget fetches its challenge here (bare JSON, as the widget expects).
   api.get('/public/captcha/altcha', async (c) => {
-    if (captchaProvider(ctx.settings) !== 'altcha') return c.json({ message: 'the Altcha captcha is not enabled' }, 404);
+    if (ctx.captcha.provider() !== 'altcha') return c.json({ message: 'the Altcha captcha is not enabled' }, 404);
     c.header('Cache-Control', 'no-store');
     return c.json(await ctx.captcha.altchaChallenge());
   });

@@ -37,7 +37,7 @@ export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: 
 
   api.get('/config', guard('signed-in'), (c) => {
     const captcha = settings.get<CaptchaSettings>('security.captcha');
-    const provider = captchaProvider(settings);
+    const provider = captchaProvider(captcha);
     const redirects = settings.get<string[]>('security.trusted_urls').filter((u) => u !== '*');
     return ok(c, {
       root_url: settings.rootUrl(),
