@@ -29,7 +29,7 @@ import { registerMediaRoutes } from './media/routes.ts';
 import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
-import { registerSystemRoutes } from './system/routes.ts';
+import { SYSTEM_PAGES, SYSTEM_ROUTES } from './system/routes.ts';
 import { registerTemplateRoutes } from './templates/routes.ts';
 import { registerTrackingPages } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
@@ -41,6 +41,7 @@ import { registerUsersRoutes } from './users/routes.ts';
  */
 const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   lists: LIST_ROUTES,
+  system: SYSTEM_ROUTES,
 };
 
 /** Routes that stream large uploads and check sizes themselves. */
@@ -84,7 +85,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   let document: Record<string, unknown> | null = null;
   const apiDocument = () => (document ??= openApiDocument({ ...API_TABLES, reference: REFERENCE_ROUTES }, { version: VERSION, basePath: '/api' }));
   mount(api, REFERENCE_ROUTES, { apiDocument }, tables);
-  registerSystemRoutes(app, api, ctx);
+  mount(app, SYSTEM_PAGES, ctx, tables);
   registerSettingsRoutes(api, ctx);
   registerSubscriberRoutes(api, ctx);
   registerPublicRoutes(api, ctx);
