@@ -26,7 +26,7 @@ import { REFERENCE_ROUTES } from './system/reference.ts';
 import { VERSION } from './config.ts';
 import { registerMaintenanceRoutes } from './maintenance/routes.ts';
 import { registerMediaRoutes } from './media/routes.ts';
-import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
+import { PUBLIC_PAGES, PUBLIC_ROUTES } from './public/routes.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { SYSTEM_PAGES, SYSTEM_ROUTES } from './system/routes.ts';
@@ -42,6 +42,7 @@ import { registerUsersRoutes } from './users/routes.ts';
 const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   lists: LIST_ROUTES,
   system: SYSTEM_ROUTES,
+  public: PUBLIC_ROUTES,
 };
 
 /** Routes that stream large uploads and check sizes themselves. */
@@ -88,8 +89,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   mount(app, SYSTEM_PAGES, ctx, tables);
   registerSettingsRoutes(api, ctx);
   registerSubscriberRoutes(api, ctx);
-  registerPublicRoutes(api, ctx);
-  registerPublicPages(app, ctx);
+  mount(app, PUBLIC_PAGES, ctx, tables);
   registerCampaignsRoutes(api, ctx);
   registerTrackingPages(app, ctx);
   registerTxRoutes(api, ctx);

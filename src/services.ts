@@ -38,6 +38,8 @@ import { MaintenanceStore } from './maintenance/store.ts';
 import { VacuumSchedule } from './maintenance/schedule.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { Captcha, type CaptchaSettings } from './public/captcha.ts';
+import { AttemptLimiter } from './users/attempts.ts';
+import { LIMITS } from './http/limits.ts';
 
 export interface Services extends AppContext {
   users: UserStore;
@@ -63,6 +65,8 @@ export interface Services extends AppContext {
   captcha: Captcha;
   /** Per-address counts of public requests (the public API and pages share them). */
   publicLimiter: RateLimiter;
+  /** Self-service data exports mailed per subscriber (a few an hour). */
+  subscriberExports: AttemptLimiter;
   /** Re-reads settings and rebuilds the messengers (after a settings change). */
   reload(): void;
   /** Starts the background work: the sending engine, the bounce mailbox, the indexer, the vacuum schedule. */
@@ -119,6 +123,7 @@ export function buildServices(config: Config, log: Logger): Services {
     dashboard: new DashboardStore(db),
     captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
+    subscriberExports: new AttemptLimiter(LIMITS.subscriberExportsPerHour, 3_600_000),
     reload() {
       settings.reload();
       mailer.rebuild(settings.all());

@@ -106,6 +106,13 @@ function readStringArray(v: unknown): string[] | undefined {
   });
 }
 
+/** A form checkbox or a JSON boolean: true, "on" or a true spelling, in any of repeated values. */
+function isChecked(v: unknown): boolean {
+  if (v === true) return true;
+  if (Array.isArray(v)) return v.some(isChecked);
+  return typeof v === 'string' && (parseBool(v) === true || v === 'on');
+}
+
 /** The field readers a schema is made of. `opt*` may be absent; `req*` must be given. */
 export const f = {
   optString: (o: StringOptions = {}) => field(stringJson(o), (v) => readString(v, o)),
@@ -123,6 +130,8 @@ export const f = {
   }),
   optInt: (o: { min?: number } = {}) => field({ type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}) }, (v) => readInt(v, o.min)),
   optBool: () => field({ type: 'boolean' }, readBool),
+  /** A checkbox: ticked (see isChecked) or not; never refused. */
+  checkbox: () => field({ type: 'boolean' }, isChecked),
   /** Positive integers; a single value is a one-item array. */
   optIntArray: () => field({ type: 'array', items: { type: 'integer', minimum: 1 } }, (v) => {
     if (!present(v)) return undefined;

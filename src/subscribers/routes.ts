@@ -248,7 +248,7 @@ function listChange(user: AuthUser, b: Body) {
   return { action, targets, status };
 }
 
-export function exportableSections(ctx: Services): string[] {
+export function exportableSections(ctx: Pick<Services, 'settings'>): string[] {
   const v = ctx.settings.get<unknown>('privacy.exportable');
   return Array.isArray(v) ? v.map(String) : [];
 }
