@@ -31,7 +31,7 @@ import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { SYSTEM_PAGES, SYSTEM_ROUTES } from './system/routes.ts';
 import { registerTemplateRoutes } from './templates/routes.ts';
-import { registerTrackingPages } from './tracking/routes.ts';
+import { TRACKING_PAGES, TRACKING_ROUTES } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
 import { registerUsersRoutes } from './users/routes.ts';
 
@@ -43,6 +43,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   lists: LIST_ROUTES,
   system: SYSTEM_ROUTES,
   public: PUBLIC_ROUTES,
+  tracking: TRACKING_ROUTES,
 };
 
 /** Routes that stream large uploads and check sizes themselves. */
@@ -91,7 +92,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   registerSubscriberRoutes(api, ctx);
   mount(app, PUBLIC_PAGES, ctx, tables);
   registerCampaignsRoutes(api, ctx);
-  registerTrackingPages(app, ctx);
+  mount(app, TRACKING_PAGES, ctx, tables);
   registerTxRoutes(api, ctx);
   registerImportRoutes(api, ctx);
   registerDashboardRoutes(api, ctx);
