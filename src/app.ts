@@ -34,6 +34,7 @@ import { registerTemplateRoutes } from './templates/routes.ts';
 import { TRACKING_PAGES, TRACKING_ROUTES } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
 import { registerUsersRoutes } from './users/routes.ts';
+import { LOGIN_PAGES } from './users/login-routes.ts';
 
 /**
  * The API's route tables by section, mounted under /api in this order (where a static path and
@@ -101,6 +102,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   registerMediaRoutes(app, api, ctx);
   registerTemplateRoutes(api, ctx);
   registerUsersRoutes(app, api, ctx);
+  mount(app, LOGIN_PAGES, ctx, tables);
   app.route('/api', api);
 
   app.onError((err, c) => {

@@ -15,6 +15,7 @@ import { Mailer } from './mail/mailer.ts';
 import { postbackMessengers } from './mail/postback.ts';
 import { SettingsService } from './settings/service.ts';
 import { UserStore } from './users/store.ts';
+import { SignIn } from './users/sign-in.ts';
 import { ListStore } from './lists/store.ts';
 import { ListService } from './lists/service.ts';
 import { registerSegmentFunctions } from './segments/index.ts';
@@ -45,6 +46,8 @@ export interface Services extends AppContext {
   users: UserStore;
   /** Authenticates a request and checks its access (route tables use it through `mount`). */
   guard: Guard;
+  /** Sign-in rules and attempt limits of the sign-in pages. */
+  signIn: SignIn;
   lists: ListService;
   listStore: ListStore;
   subscribers: SubscriberStore;
@@ -104,6 +107,7 @@ export function buildServices(config: Config, log: Logger): Services {
     ...core,
     users,
     guard: makeAuth(users.authenticator()),
+    signIn: new SignIn(core, users),
     lists: new ListService(listStore),
     listStore,
     subscribers,

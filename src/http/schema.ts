@@ -132,6 +132,8 @@ export const f = {
   optBool: () => field({ type: 'boolean' }, readBool),
   /** A checkbox: ticked (see isChecked) or not; never refused. */
   checkbox: () => field({ type: 'boolean' }, isChecked),
+  /** Text exactly as typed; '' when absent or not text. Never refused (sign-in forms answer a bad field as a wrong one). */
+  text: () => field({ type: 'string' }, (v) => (typeof v === 'string' ? v : '')),
   /** Positive integers; a single value is a one-item array. */
   optIntArray: () => field({ type: 'array', items: { type: 'integer', minimum: 1 } }, (v) => {
     if (!present(v)) return undefined;

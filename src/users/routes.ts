@@ -9,7 +9,6 @@ import { badRequest, forbidden } from '../http/errors.ts';
 import { hasPerm } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { optBool, optEnum, optInt, optString, optStringArray, pathId, queryIds, reqEnum, reqString } from '../http/validate.ts';
-import { registerUsersPages } from './login-routes.ts';
 import { assertPassword, type ListRoleGrant, type UserInput } from './store.ts';
 import { isTotpSecret, newTotpEnrolment, totpCodeStep } from './totp.ts';
 
@@ -189,6 +188,4 @@ export function registerUsersRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: S
     log.info(`role ${id} deleted by ${c.get('user').username}`);
     return ok(c, true);
   });
-
-  registerUsersPages(app, ctx);
 }
