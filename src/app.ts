@@ -31,7 +31,7 @@ import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerSubscriberRoutes } from './subscribers/routes.ts';
 import { SYSTEM_PAGES, SYSTEM_ROUTES } from './system/routes.ts';
 import { registerTemplateRoutes } from './templates/routes.ts';
-import { TRACKING_PAGES, TRACKING_ROUTES } from './tracking/routes.ts';
+import { ARCHIVE_ROUTES, TRACKING_PAGES } from './tracking/routes.ts';
 import { registerTxRoutes } from './tx/routes.ts';
 import { registerUsersRoutes } from './users/routes.ts';
 import { LOGIN_PAGES } from './users/login-routes.ts';
@@ -44,7 +44,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   lists: LIST_ROUTES,
   system: SYSTEM_ROUTES,
   public: PUBLIC_ROUTES,
-  tracking: TRACKING_ROUTES,
+  archive: ARCHIVE_ROUTES,
 };
 
 /** Routes that stream large uploads and check sizes themselves. */

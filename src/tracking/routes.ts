@@ -26,7 +26,7 @@ interface Deps extends AppContext {
 type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
-export const TRACKING_ROUTES = [
+export const ARCHIVE_ROUTES = [
   route({ method: 'GET', path: '/public/archive', access: 'public', handler: archiveApi, query: archiveQuery(), summary: 'The public archive\'s campaigns, newest first, paged (404 when the archive is off)' }),
 ];
 
