@@ -26,14 +26,14 @@ import { REFERENCE_ROUTES } from './system/reference.ts';
 import { VERSION } from './config.ts';
 import { MAINTENANCE_ROUTES } from './maintenance/routes.ts';
 import { MEDIA_ROUTES, uploadedFiles } from './media/routes.ts';
-import { registerPublicPages, registerPublicRoutes } from './public/routes.ts';
+import { PUBLIC_PAGES, PUBLIC_ROUTES } from './public/routes.ts';
 import { SETTINGS_ROUTES } from './settings/routes.ts';
 import { SUBSCRIBER_ROUTES } from './subscribers/routes.ts';
-import { registerSystemRoutes } from './system/routes.ts';
+import { SYSTEM_PAGES, SYSTEM_ROUTES } from './system/routes.ts';
 import { TEMPLATE_ROUTES } from './templates/routes.ts';
-import { registerTrackingPages } from './tracking/routes.ts';
+import { ARCHIVE_ROUTES, TRACKING_PAGES } from './tracking/routes.ts';
 import { TX_ROUTES } from './tx/routes.ts';
-import { registerUsersPages } from './users/login-routes.ts';
+import { LOGIN_PAGES } from './users/login-routes.ts';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -41,17 +41,20 @@ import { USER_ROUTES } from './users/routes.ts';
  * a `:param` path overlap, the one mounted first wins). They also make the OpenAPI document.
  */
 const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
+  system: SYSTEM_ROUTES,
+  settings: SETTINGS_ROUTES,
   lists: LIST_ROUTES,
   subscribers: SUBSCRIBER_ROUTES,
+  public: PUBLIC_ROUTES,
+  campaigns: CAMPAIGN_ROUTES,
+  archive: ARCHIVE_ROUTES,
+  tx: TX_ROUTES,
   imports: IMPORT_ROUTES,
   dashboard: DASHBOARD_ROUTES,
   maintenance: MAINTENANCE_ROUTES,
-  campaigns: CAMPAIGN_ROUTES,
-  tx: TX_ROUTES,
-  templates: TEMPLATE_ROUTES,
-  settings: SETTINGS_ROUTES,
   bounces: BOUNCE_ROUTES,
   media: MEDIA_ROUTES,
+  templates: TEMPLATE_ROUTES,
   users: USER_ROUTES,
 };
 
@@ -96,14 +99,13 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   let document: Record<string, unknown> | null = null;
   const apiDocument = () => (document ??= openApiDocument({ ...API_TABLES, reference: REFERENCE_ROUTES }, { version: VERSION, basePath: '/api' }));
   mount(api, REFERENCE_ROUTES, { apiDocument }, tables);
-  registerSystemRoutes(app, api, ctx);
-  registerPublicRoutes(api, ctx);
-  registerPublicPages(app, ctx);
-  registerTrackingPages(app, ctx);
+  mount(app, SYSTEM_PAGES, ctx, tables);
+  mount(app, PUBLIC_PAGES, ctx, tables);
+  mount(app, TRACKING_PAGES, ctx, tables);
   app.use('/webhooks/*', ...webhookGate(ctx.settings));
   mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, tables);
   app.use('*', uploadedFiles(ctx.media));
-  registerUsersPages(app, ctx);
+  mount(app, LOGIN_PAGES, ctx, tables);
   app.route('/api', api);
 
   app.onError((err, c) => {

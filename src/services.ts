@@ -16,6 +16,7 @@ import { postbackMessengers } from './mail/postback.ts';
 import { SettingsService } from './settings/service.ts';
 import { UserStore } from './users/store.ts';
 import { UserService } from './users/service.ts';
+import { SignIn } from './users/sign-in.ts';
 import { ListStore } from './lists/store.ts';
 import { ListService } from './lists/service.ts';
 import { registerSegmentFunctions } from './segments/index.ts';
@@ -40,7 +41,9 @@ import { Importer } from './imports/importer.ts';
 import { MaintenanceStore } from './maintenance/store.ts';
 import { VacuumSchedule } from './maintenance/schedule.ts';
 import { DashboardStore } from './dashboard/store.ts';
-import { Captcha } from './public/captcha.ts';
+import { Captcha, type CaptchaSettings } from './public/captcha.ts';
+import { AttemptLimiter } from './users/attempts.ts';
+import { LIMITS } from './http/limits.ts';
 
 export interface Services extends AppContext {
   /** The users' sessions, sign-in and password resets (the sign-in pages use it directly). */
@@ -48,6 +51,8 @@ export interface Services extends AppContext {
   userService: UserService;
   /** Authenticates a request and checks its access (route tables use it through `mount`). */
   guard: Guard;
+  /** Sign-in rules and attempt limits of the sign-in pages. */
+  signIn: SignIn;
   lists: ListService;
   listStore: ListStore;
   subscriberService: SubscriberService;
@@ -70,6 +75,8 @@ export interface Services extends AppContext {
   captcha: Captcha;
   /** Per-address counts of public requests (the public API and pages share them). */
   publicLimiter: RateLimiter;
+  /** Self-service data exports mailed per subscriber (a few an hour). */
+  subscriberExports: AttemptLimiter;
   /** Re-reads settings and rebuilds the messengers (after a settings change). */
   reload(): void;
   /** Starts the background work: the sending engine, the bounce mailbox, the indexer, the vacuum schedule. */
@@ -109,6 +116,7 @@ export function buildServices(config: Config, log: Logger): Services {
     users,
     userService: new UserService(core, users),
     guard: makeAuth(users.authenticator()),
+    signIn: new SignIn(core, users),
     lists: new ListService(listStore),
     listStore,
     subscriberService: new SubscriberService(core, subscribers),
@@ -127,8 +135,9 @@ export function buildServices(config: Config, log: Logger): Services {
     maintenance,
     vacuum: new VacuumSchedule(core, maintenance),
     dashboard: new DashboardStore(db),
-    captcha: new Captcha(settings),
+    captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
+    subscriberExports: new AttemptLimiter(LIMITS.subscriberExportsPerHour, 3_600_000),
     reload() {
       settings.reload();
       mailer.rebuild(settings.all());

@@ -2,7 +2,7 @@
 // flight, at most app.concurrency × app.message_rate started per second (a token bucket:
 // listmonk's per-worker "message_rate then sleep 1 s" cap, without its sleep overshoot), and
 // the optional process-wide fixed window (app.message_sliding_window*).
-import { parseDuration } from '../settings/duration.ts';
+import { parseDuration } from '../duration.ts';
 import type { SettingsService } from '../settings/service.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -15,6 +15,8 @@ export const LIMITS = {
   publicName: 2000,
   /** The name a subscriber sets on the preferences page, in characters. */
   preferencesNameChars: 256,
+  /** Data exports a subscriber may have mailed per hour (each mail carries the whole profile, and anyone with a link from a mail can ask). */
+  subscriberExportsPerHour: 3,
   /** A media file name, in UTF-8 bytes. */
   mediaName: 200,
   /** Largest JSON/form body on ordinary API routes; uploads set their own. */

@@ -74,6 +74,7 @@ function operation(r: Route<unknown, z.ZodType | undefined, z.ZodType | undefine
       400: ERROR_RESPONSE,
       ...(r.access === 'public' ? {} : { 403: ERROR_RESPONSE }),
       404: ERROR_RESPONSE,
+      ...(r.limit ? { 429: { description: 'Too many requests from this client: try again after `Retry-After` seconds.', content: ERROR_RESPONSE.content } } : {}),
     },
   };
   if (r.body) {

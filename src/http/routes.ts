@@ -48,6 +48,8 @@ export interface Route<S, B = undefined, Q = undefined> {
   describedBody?: { contentType: string; schema?: Schema };
   /** A GET that writes (the tracking pixel and link) and so is counted like a write request. */
   writes?: boolean;
+  /** The rate limit the route counts against, made from the services when mounted; checked first. */
+  limit?: (services: S) => MiddlewareHandler<AppEnv>;
   /** The response is not listmonk's {"data": …} envelope (CSV, HTML, an image, a redirect). */
   raw?: string;
 }
@@ -79,6 +81,7 @@ async function readInputBody(c: Context<AppEnv>, kind: BodyKind): Promise<unknow
 export function mount<S>(app: Hono<AppEnv>, table: readonly AnyRoute<S>[], services: S, o: MountOptions): void {
   for (const r of table) {
     const before: MiddlewareHandler<AppEnv>[] = [];
+    if (r.limit) before.push(r.limit(services));
     if (r.writes) before.push(o.trackWrites);
     if (r.access !== 'public') before.push(o.guard(r.access));
     const handle: MiddlewareHandler<AppEnv> = async (c) => {

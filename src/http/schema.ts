@@ -121,6 +121,13 @@ function readIntArray(v: unknown): number[] | undefined {
   });
 }
 
+/** A form checkbox or a JSON boolean: true, "on" or a true spelling, in any of repeated values. */
+function isChecked(v: unknown): boolean {
+  if (v === true) return true;
+  if (Array.isArray(v)) return v.some(isChecked);
+  return typeof v === 'string' && (parseBool(v) === true || v === 'on');
+}
+
 /** The field readers a schema is made of. `opt*` may be absent; `req*` must be given. */
 export const f = {
   optString: (o: StringOptions = {}) => field(stringJson(o), (v) => readString(v, o)),
@@ -138,6 +145,10 @@ export const f = {
   }),
   optInt: (o: { min?: number } = {}) => field({ type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}) }, (v) => readInt(v, o.min)),
   optBool: () => field({ type: 'boolean' }, readBool),
+  /** A checkbox: ticked (see isChecked) or not; never refused. */
+  checkbox: () => field({ type: 'boolean' }, isChecked),
+  /** Text exactly as typed; '' when absent or not text. Never refused (sign-in forms answer a bad field as a wrong one). */
+  text: () => field({ type: 'string' }, (v) => (typeof v === 'string' ? v : '')),
   /** Positive integers; a single value is a one-item array. */
   optIntArray: () => field({ type: 'array', items: { type: 'integer', minimum: 1 } }, readIntArray),
   /** Positive integers, at least one; `hint` follows "is required" (e.g. " (one or more list IDs)"). */

@@ -8,9 +8,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createChallenge, verifySolution } from 'altcha-lib/v1';
 import type { Challenge, Payload } from 'altcha-lib/v1/types';
-import type { SettingsService } from '../settings/service.ts';
-import type { Body } from '../http/body.ts';
 
+/** The `security.captcha` setting. */
 export interface CaptchaSettings {
   altcha: { enabled: boolean; complexity: number };
   hcaptcha: { enabled: boolean; key: string; secret: string };
@@ -21,8 +20,13 @@ export type CaptchaProvider = 'altcha' | 'hcaptcha';
 /** The widget the form shows (pages.tsx renders it). */
 export type CaptchaWidget = { provider: 'altcha' } | { provider: 'hcaptcha'; siteKey: string };
 
-export function captchaProvider(settings: SettingsService): CaptchaProvider | null {
-  const c = settings.get<CaptchaSettings>('security.captcha');
+/** The fields of a form that carry a captcha's proof (either provider's). */
+export interface CaptchaProof {
+  altcha?: unknown;
+  'h-captcha-response'?: unknown;
+}
+
+export function captchaProvider(c: CaptchaSettings): CaptchaProvider | null {
   return c.altcha.enabled ? 'altcha' : c.hcaptcha.enabled ? 'hcaptcha' : null;
 }
 
@@ -49,10 +53,15 @@ export class Captcha {
   /** hCaptcha's verification endpoint; tests point it at a local server. */
   hcaptchaVerifyUrl = 'https://api.hcaptcha.com/siteverify';
 
-  constructor(private readonly settings: SettingsService) {}
+  /**
+   * `config` reads the setting at each use, so a change applies at once. (The setting, not the
+   * settings service: that service imports CaptchaSettings to check a change.)
+   */
+  constructor(private readonly config: () => CaptchaSettings) {}
 
-  private config(): CaptchaSettings {
-    return this.settings.get<CaptchaSettings>('security.captcha');
+  /** The captcha the form asks for, if any. */
+  provider(): CaptchaProvider | null {
+    return captchaProvider(this.config());
   }
 
   altchaChallenge(): Promise<Challenge> {
@@ -61,7 +70,7 @@ export class Captcha {
 
   /** The form's widget and the script it needs, or nothing when no captcha is on. */
   widget(): { widget: CaptchaWidget | null; scripts: string[] } {
-    switch (captchaProvider(this.settings)) {
+    switch (this.provider()) {
       case 'altcha':
         return { widget: { provider: 'altcha' }, scripts: [ALTCHA_SCRIPT_PATH] };
       case 'hcaptcha':
@@ -72,8 +81,8 @@ export class Captcha {
   }
 
   /** Whether the form carries a valid proof (true when no captcha is on). */
-  async passes(form: Body): Promise<boolean> {
-    switch (captchaProvider(this.settings)) {
+  async passes(form: CaptchaProof): Promise<boolean> {
+    switch (this.provider()) {
       case 'altcha':
         return this.altchaPasses(typeof form.altcha === 'string' ? form.altcha : '');
       case 'hcaptcha':

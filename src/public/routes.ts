@@ -1,29 +1,160 @@
 // The subscriber-facing surface: /api/public/* and the server-rendered /subscription/* pages.
 // Nothing here changes state on a GET (mail scanners follow links); one click (a POST) does.
 // Answers never reveal whether an address was already subscribed. Rate-limited per client.
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import type { AppContext } from '../context.ts';
-import type { Services } from '../services.ts';
-import { readBody, type Body } from '../http/body.ts';
+import { readBody } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest, HttpError } from '../http/errors.ts';
+import { badRequest, HttpError, notFound } from '../http/errors.ts';
+import { LIMITS } from '../http/limits.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
-import { clientAddress, RateLimiter, rateLimit } from '../http/rate-limit.ts';
+import { clientAddress, rateLimit, type RateLimiter } from '../http/rate-limit.ts';
+import { routesFor, type Handler, type Input } from '../http/routes.ts';
+import { f, parseInput, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { isUuid, optString, optStringArray, parseBool } from '../http/validate.ts';
+import { isUuid } from '../http/validate.ts';
 import { exportableSections } from '../subscribers/routes.ts';
 import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.ts';
 import { sendOptinQuietly } from '../subscribers/optin.ts';
 import type { Audience } from '../subscribers/service.ts';
 import type { SubscriberRow } from '../subscribers/store.ts';
-import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, Captcha, captchaProvider } from './captcha.ts';
+import type { AttemptLimiter } from '../users/attempts.ts';
+import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, type Captcha } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
 import { publicLook } from './look.ts';
 import { ManagePreferences, OptinConfirm, SubscriptionForm, Unsubscribe, WipeConfirm, type SelfService } from './pages.tsx';
-import { AttemptLimiter } from '../users/attempts.ts';
 
-const MAX_PUBLIC_NAME_BYTES = 2000;
-const MAX_PREFS_NAME_CHARS = 256;
+interface Deps extends AppContext {
+  subscribers: Audience['subscribers'];
+  listStore: Audience['lists'];
+  captcha: Captcha;
+  /** Per-address counts of public requests (the API and the pages share them). */
+  publicLimiter: RateLimiter;
+  /** Data exports mailed per subscriber. */
+  subscriberExports: AttemptLimiter;
+}
+type C = Context<AppEnv>;
+
+const route = routesFor<Deps>();
+export const PUBLIC_ROUTES = [
+  route({ method: 'GET', path: '/public/lists', access: 'public', limit: perClient, handler: publicLists, raw: 'application/json', summary: 'The lists anyone may subscribe to: an array of {uuid, name}' }),
+  // The Altcha widget fetches its challenge here (bare JSON, as the widget expects).
+  route({ method: 'GET', path: '/public/captcha/altcha', access: 'public', limit: perClient, handler: altchaChallenge, raw: 'application/json', summary: 'A new Altcha challenge for the subscription form (404 when Altcha is off)' }),
+  route({ method: 'POST', path: '/public/subscription', access: 'public', limit: perClient, handler: subscribe, body: subscriptionInput(), bodyKind: 'json-or-form', summary: 'Subscribes an address to public lists; the answer is the same for new and known addresses' }),
+];
+
+/**
+ * Served from the site root. Page handlers are wrapped in `pageRoute`, so their errors are
+ * answered with pages, and read their forms themselves (`readForm`) for the same reason; their
+ * queries are read with readers that never refuse.
+ */
+export const PUBLIC_PAGES = [
+  route({ method: 'GET', path: ALTCHA_SCRIPT_PATH, access: 'public', handler: altchaScript, raw: 'application/javascript', summary: 'The Altcha widget script (from the altcha package)' }),
+  route({ method: 'GET', path: '/subscription/form', access: 'public', limit: perClientPage, handler: pageRoute(subscriptionFormPage), raw: 'text/html', summary: 'The public subscription form' }),
+  route({ method: 'POST', path: '/subscription/form', access: 'public', limit: perClientPage, handler: subscribeByForm, raw: 'text/html', summary: 'Subscribes from the form (captcha and honeypot checked); redirects to a trusted `next`' }),
+  route({ method: 'GET', path: '/subscription/optin/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(optinPage), query: optinQuery(), raw: 'text/html', summary: 'The double opt-in question for the lists pending confirmation (a GET never confirms)' }),
+  route({ method: 'POST', path: '/subscription/optin/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(confirmOptin), query: optinQuery(), raw: 'text/html', summary: 'Confirms the pending subscriptions when `confirm` is true' }),
+  route({ method: 'POST', path: '/subscription/export/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(mailExport), raw: 'text/html', summary: 'Mails the subscriber their data' }),
+  // "Delete my data" asks first (the pages run no scripts, so the question is a page).
+  route({ method: 'GET', path: '/subscription/wipe/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(wipeQuestion), raw: 'text/html', summary: 'Asks before deleting the subscriber\'s data' }),
+  route({ method: 'POST', path: '/subscription/wipe/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(wipe), raw: 'text/html', summary: 'Deletes the subscriber and their data' }),
+  route({ method: 'GET', path: '/subscription/:campUUID/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(unsubscribePage), query: manageQuery(), raw: 'text/html', summary: 'The unsubscribe page, or with `manage` the preferences page' }),
+  // Also the RFC 8058 one-click target (body List-Unsubscribe=One-Click: no `manage`).
+  route({ method: 'POST', path: '/subscription/:campUUID/:subUUID', access: 'public', limit: perSubscriberPage, handler: pageRoute(unsubscribe), raw: 'text/html', summary: 'Unsubscribes (from the campaign\'s lists, else all), blocklists, or saves preferences' }),
+];
+
+// ---- rate limits ----
+
+function publicLimit(s: Deps, onLimited?: (c: Context, retry: number) => Response, key?: (c: Context) => string) {
+  return rateLimit({
+    limiter: s.publicLimiter,
+    scope: 'public',
+    key,
+    perMinute: () => s.settings.num('security.public_rate_limit'),
+    trustedProxies: () => (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [],
+    onLimited,
+  });
+}
+
+/** Per client address; a JSON 429. */
+function perClient(s: Deps) {
+  return publicLimit(s);
+}
+
+/** Per client address; a 429 page. */
+function perClientPage(s: Deps) {
+  return publicLimit(s, tooManyRequests(s));
+}
+
+/**
+ * Per subscriber: RFC 8058 one-click unsubscribes come from a few mail providers' addresses in
+ * bursts after each campaign, so a per-address limit would refuse them.
+ */
+function perSubscriberPage(s: Deps) {
+  return publicLimit(s, tooManyRequests(s), (c) => `unsubscribe:${c.req.param('subUUID') ?? ''}`);
+}
+
+function tooManyRequests(s: Deps) {
+  const t = subscriberTranslator(s);
+  return (c: Context) => message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
+}
+
+// ---- the API ----
+
+function publicLists(c: C, s: Deps) {
+  return c.json(s.listStore.publicLists().map((l) => ({ uuid: l.uuid, name: l.name })));
+}
+
+async function altchaChallenge(c: C, s: Deps) {
+  if (s.captcha.provider() !== 'altcha') throw notFound('the Altcha captcha is not enabled');
+  c.header('Cache-Control', 'no-store');
+  return c.json(await s.captcha.altchaChallenge());
+}
+
+async function subscribe(c: C, s: Deps, { body }: Input<ReturnType<typeof subscriptionInput>, undefined>) {
+  if (!s.settings.bool('app.enable_public_subscription_page')) throw badRequest('public subscriptions are disabled');
+  const { hasOptin } = await subscribePublic(s, { email: body.email, name: body.name, listUuids: body.list_uuids ?? body.l ?? [] });
+  return ok(c, { has_optin: hasOptin });
+}
+
+/** Checked by the subscriber rules (validateEmail, with their messages), so any value is taken here. */
+function emailField() {
+  return f.any().meta({ type: 'string', format: 'email' });
+}
+
+function subscriptionInput() {
+  return z.object({
+    list_uuids: f.optStringArray(),
+    /** The form's name for list_uuids. */
+    l: f.optStringArray(),
+    name: f.optString({ maxBytes: LIMITS.publicName }),
+    email: emailField(),
+  }).meta({ id: 'PublicSubscription' });
+}
+
+interface PublicSubscription {
+  email: unknown;
+  /** Empty or absent: the address's local part. */
+  name?: string;
+  listUuids: string[];
+}
+
+/** The one subscription path of the public API and the form. */
+async function subscribePublic(s: Deps, input: PublicSubscription): Promise<{ hasOptin: boolean }> {
+  if (!input.listUuids.length) throw badRequest('no lists given: choose one or more lists');
+  const address = validateEmail(input.email, domainRules(s.settings));
+  const name = input.name || nameFromEmail(address, 'local');
+  // Only public, active lists can be joined here; unknown, private and archived UUIDs are ignored.
+  const lists = s.listStore.rowsByUuids(input.listUuids.filter((u) => isUuid(u)).map((u) => u.toLowerCase()))
+    .filter((l) => l.type === 'public' && l.status === 'active');
+  if (!lists.length) throw badRequest('none of the given lists can be subscribed to');
+  const { id } = s.subscribers.subscribePublic(address, name, lists.map((l) => l.id));
+  await sendOptinQuietly(s, s.subscribers, id, lists.map((l) => l.id));
+  // Derived from the request alone, so the answer is the same for new and known addresses.
+  return { hasOptin: s.settings.bool('app.send_optin_confirmation') && lists.some((l) => l.optin === 'double') };
+}
+
+// ---- the pages ----
 
 /** Renders a page error; thrown by page handlers and turned into a page by `pageRoute`. */
 class PageError extends Error {
@@ -32,237 +163,232 @@ class PageError extends Error {
   }
 }
 
-function publicLimiter(ctx: AppContext, limiter: RateLimiter, onLimited?: (c: Context, retry: number) => Response, key?: (c: Context) => string) {
-  return rateLimit({
-    limiter,
-    scope: 'public',
-    key,
-    perMinute: () => ctx.settings.num('security.public_rate_limit'),
-    trustedProxies: () => (ctx.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [],
-    onLimited,
-  });
+type Status = 200 | 400 | 404 | 429 | 500;
+
+function page(c: Context, s: Deps, title: string, body: PageOptions['body'], status: Status = 200, extra: Partial<PageOptions> = {}) {
+  return sendPage(c, { ...publicLook(s.settings), title, body, lang: subscriberLanguage(s)['_.code'], ...extra }, status);
 }
 
-/** `/subscription/{campaign uuid}/{subscriber uuid}`: the unsubscribe page and one-click target. */
-function isUnsubscribePath(path: string): boolean {
-  const parts = path.split('/');
-  return parts.length === 4 && !['optin', 'export', 'wipe'].includes(parts[2]);
+function message(c: Context, s: Deps, title: string, text: string, status: Status = 200) {
+  return page(c, s, title, Message({ title, text }), status);
 }
 
-/** Self-service exports mailed per subscriber: each mail carries the whole profile. */
-const EXPORTS_PER_HOUR = 3;
-
-/** The one subscription path of the public API and the form. */
-async function subscribePublic(ctx: AppContext, a: Audience, email: unknown, rawName: string | undefined, listUuids: string[]): Promise<{ hasOptin: boolean }> {
-  if (!listUuids.length) throw badRequest('no lists given: choose one or more lists');
-  const address = validateEmail(email, domainRules(ctx.settings));
-  const name = rawName?.trim() || nameFromEmail(address, 'local');
-  if (Buffer.byteLength(name) > MAX_PUBLIC_NAME_BYTES) throw badRequest(`invalid "name": longer than ${MAX_PUBLIC_NAME_BYTES} bytes`);
-  // Only public, active lists can be joined here; unknown, private and archived UUIDs are ignored.
-  const lists = a.lists.rowsByUuids(listUuids.filter((u) => isUuid(u)).map((u) => u.toLowerCase()))
-    .filter((l) => l.type === 'public' && l.status === 'active');
-  if (!lists.length) throw badRequest('none of the given lists can be subscribed to');
-  const { id } = a.subscribers.subscribePublic(address, name, lists.map((l) => l.id));
-  await sendOptinQuietly(ctx, a.subscribers, id, lists.map((l) => l.id));
-  // Derived from the request alone, so the answer is the same for new and known addresses.
-  return { hasOptin: ctx.settings.bool('app.send_optin_confirmation') && lists.some((l) => l.optin === 'double') };
-}
-
-export function registerPublicRoutes(api: Hono<AppEnv>, ctx: Services): void {
-  const a = { subscribers: ctx.subscribers, lists: ctx.listStore };
-  api.use('/public/*', publicLimiter(ctx, ctx.publicLimiter));
-
-  api.get('/public/lists', (c) => c.json(a.lists.publicLists().map((l) => ({ uuid: l.uuid, name: l.name }))));
-
-  // The Altcha widget fetches its challenge here (bare JSON, as the widget expects).
-  api.get('/public/captcha/altcha', async (c) => {
-    if (captchaProvider(ctx.settings) !== 'altcha') return c.json({ message: 'the Altcha captcha is not enabled' }, 404);
-    c.header('Cache-Control', 'no-store');
-    return c.json(await ctx.captcha.altchaChallenge());
-  });
-
-  api.post('/public/subscription', async (c) => {
-    if (!ctx.settings.bool('app.enable_public_subscription_page')) throw badRequest('public subscriptions are disabled');
-    const b = await readBody(c);
-    const uuids = optStringArray(b, 'list_uuids') ?? optStringArray(b, 'l') ?? [];
-    const { hasOptin } = await subscribePublic(ctx, a, b.email, optString(b, 'name'), uuids);
-    return ok(c, { has_optin: hasOptin });
-  });
-}
-
-export function registerPublicPages(app: Hono<AppEnv>, ctx: Services): void {
-  const a = { subscribers: ctx.subscribers, lists: ctx.listStore };
-  const exportsSent = new AttemptLimiter(EXPORTS_PER_HOUR, 3_600_000);
-  app.get(ALTCHA_SCRIPT_PATH, (c) => c.body(altchaWidgetScript(), 200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }));
-  const s = ctx.settings;
-  const t = subscriberTranslator(ctx);
-
-  const page = (c: Context, title: string, body: PageOptions['body'], status: 200 | 400 | 404 | 429 | 500 = 200, extra: Partial<PageOptions> = {}) =>
-    sendPage(c, { ...publicLook(s), title, body, lang: subscriberLanguage(ctx)['_.code'], ...extra }, status);
-  const message = (c: Context, title: string, text: string, status: 200 | 400 | 404 | 429 | 500 = 200) =>
-    page(c, title, Message({ title, text }), status);
-
-  /** Wraps a page handler: errors become message pages with their status, never JSON. */
-  const pageRoute = (fn: (c: Context<AppEnv>) => Response | Promise<Response>) => async (c: Context<AppEnv>) => {
+/** Wraps a page handler: errors become message pages with their status, never JSON. */
+function pageRoute<B, Q>(fn: Handler<Deps, B, Q>): Handler<Deps, B, Q> {
+  return async (c, s, input) => {
     try {
-      return await fn(c);
+      return await fn(c, s, input);
     } catch (e) {
-      if (e instanceof PageError) return message(c, t('public.errorTitle'), e.message, e.status);
-      if (e instanceof HttpError && e.status < 500) return message(c, t('public.errorTitle'), e.message, e.status === 404 ? 404 : 400);
-      ctx.log.error(`${c.req.method} ${c.req.path} failed: ${(e as Error).stack ?? e}`);
-      return message(c, t('public.errorTitle'), t('public.errorProcessingRequest'), 500);
+      const t = subscriberTranslator(s);
+      if (e instanceof PageError) return message(c, s, t('public.errorTitle'), e.message, e.status);
+      if (e instanceof HttpError && e.status < 500) return message(c, s, t('public.errorTitle'), e.message, e.status === 404 ? 404 : 400);
+      s.log.error(`${c.req.method} ${c.req.path} failed: ${(e as Error).stack ?? e}`);
+      return message(c, s, t('public.errorTitle'), t('public.errorProcessingRequest'), 500);
     }
   };
-
-  const subscriberOf = (c: Context): SubscriberRow => {
-    const uuid = c.req.param('subUUID') ?? '';
-    if (!isUuid(uuid)) throw new PageError(400, t('public.invalidLink'));
-    const sub = a.subscribers.rowByUuid(uuid.toLowerCase());
-    if (!sub) throw new PageError(404, t('public.subNotFound'));
-    return sub;
-  };
-
-  // Per client address; but RFC 8058 one-click unsubscribes come from a few mail providers'
-  // addresses in bursts after each campaign, so those are limited per subscriber instead.
-  const limited = (c: Context) => message(c, t('public.errorTitle'), t('public.tooManyRequests'), 429);
-  const perAddress = publicLimiter(ctx, ctx.publicLimiter, limited);
-  const perSubscriber = publicLimiter(ctx, ctx.publicLimiter, limited, (c) => `unsubscribe:${c.req.path.split('/')[3]}`);
-  app.use('/subscription/*', (c, next) => (c.req.method === 'POST' && isUnsubscribePath(c.req.path) ? perSubscriber(c, next) : perAddress(c, next)));
-
-  // Subscription form ---------------------------------------------------------------------
-  app.get('/subscription/form', pageRoute((c) => {
-    if (!s.bool('app.enable_public_subscription_page')) return message(c, t('public.subTitle'), t('public.invalidFeature'), 404);
-    const lists = a.lists.publicLists();
-    if (!lists.length) return message(c, t('public.subTitle'), t('public.noListsAvailable'));
-    const captcha = ctx.captcha.widget();
-    const form = SubscriptionForm({ t, lists, captcha: captcha.widget, archiveLink: s.bool('app.enable_public_archive') });
-    return page(c, t('public.subTitle'), form, 200, { indexable: true, scripts: [...publicLook(s).scripts ?? [], ...captcha.scripts] });
-  }));
-
-  const subscribeByForm = pageRoute(async (c) => {
-    const b = await readBody(c);
-    // A filled honeypot is a bot: refuse without subscribing anyone.
-    if (optString(b, 'nonce')) return message(c, t('public.errorTitle'), t('public.errorProcessingRequest'), 400);
-    if (!(await ctx.captcha.passes(b))) return message(c, t('public.errorTitle'), t('public.invalidCaptcha'), 400);
-    const { hasOptin } = await subscribePublic(ctx, a, b.email, optString(b, 'name'), optStringArray(b, 'l') ?? []);
-    const next = optString(b, 'next');
-    const trusted = (s.get<unknown>('security.trusted_urls') as string[] | undefined) ?? [];
-    if (next && next !== '*' && trusted.includes(next)) return c.redirect(next, 303);
-    return message(c, t('public.subTitle'), hasOptin ? t('public.subOptinPending') : t('public.subConfirmed'));
-  });
-  // With the feature off the form POST answers JSON, as listmonk (docs/decisions.md §33).
-  app.post('/subscription/form', async (c) => {
-    if (!s.bool('app.enable_public_subscription_page')) return c.json({ message: 'public subscriptions are disabled' }, 404);
-    return subscribeByForm(c);
-  });
-
-  // Double opt-in confirmation: GET shows the page, POST with confirm=true confirms.
-  const optin = pageRoute(async (c) => {
-    const sub = subscriberOf(c);
-    const b: Body = c.req.method === 'POST' ? await readBody(c) : {};
-    const uuids = [...(c.req.queries('l') ?? []), ...(optStringArray(b, 'l') ?? [])];
-    if (uuids.some((u) => !isUuid(u))) throw new PageError(400, t('public.invalidLink'));
-    const pending = a.subscribers.pendingConfirmation(sub.id, [...new Set(uuids.map((u) => u.toLowerCase()))]);
-    if (!pending.length) return message(c, t('public.noSubTitle'), t('public.noSubInfo'));
-    const confirm = c.req.method === 'POST' && (parseBool(typeof b.confirm === 'string' ? b.confirm : undefined) ?? b.confirm === true);
-    if (confirm) {
-      a.subscribers.confirm(sub.id, pending.map((l) => l.id), optinEvidence(c, ctx));
-      return message(c, t('public.subConfirmedTitle'), t('public.subConfirmed'));
-    }
-    return page(c, t('public.confirmOptinSubTitle'), OptinConfirm({ t, subUuid: sub.uuid, lists: pending }));
-  });
-  app.get('/subscription/optin/:subUUID', optin);
-  app.post('/subscription/optin/:subUUID', optin);
-
-  // Self-service export (mailed to the subscriber) and wipe.
-  app.post('/subscription/export/:subUUID', pageRoute(async (c) => {
-    const sub = subscriberOf(c);
-    if (!s.bool('privacy.allow_export')) throw new PageError(400, t('public.invalidFeature'));
-    // Anyone with a link from a mail can ask, so each subscriber gets a few exports an hour.
-    if (exportsSent.blocked(sub.uuid)) return message(c, t('public.errorTitle'), t('public.tooManyRequests'), 429);
-    exportsSent.record(sub.uuid);
-    const data = a.subscribers.exportData(sub.id, exportableSections(ctx));
-    await ctx.mailer.send('email', {
-      from: s.str('app.from_email'), to: [sub.email], subject: t('email.data.title'), text: t('email.data.info'),
-      attachments: [{ filename: 'data.json', content: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json' }],
-    });
-    return message(c, t('public.dataSentTitle'), t('public.dataSent'));
-  }));
-
-  // The page's "delete my data" asks first (the pages run no scripts, so the question is a page).
-  app.get('/subscription/wipe/:subUUID', pageRoute((c) => {
-    const sub = subscriberOf(c);
-    if (!s.bool('privacy.allow_wipe')) throw new PageError(400, t('public.invalidFeature'));
-    return page(c, t('public.privacyWipe'), WipeConfirm({ t, subUuid: sub.uuid }));
-  }));
-
-  app.post('/subscription/wipe/:subUUID', pageRoute((c) => {
-    const sub = subscriberOf(c);
-    if (!s.bool('privacy.allow_wipe')) throw new PageError(400, t('public.invalidFeature'));
-    a.subscribers.delete([sub.id]);
-    return message(c, t('public.dataRemovedTitle'), t('public.dataRemoved'));
-  }));
-
-  // Unsubscribe and preferences.
-  app.get('/subscription/:campUUID/:subUUID', pageRoute((c) => {
-    const campUuid = c.req.param('campUUID') ?? '';
-    if (!isUuid(campUuid)) throw new PageError(400, t('public.invalidLink'));
-    const sub = subscriberOf(c);
-    if (sub.status === 'blocklisted') return message(c, t('public.unsubTitle'), t('public.blocklisted'));
-    const action = `/subscription/${campUuid}/${sub.uuid}`;
-    const allow: SelfService = {
-      blocklist: s.bool('privacy.allow_blocklist'), export: s.bool('privacy.allow_export'),
-      wipe: s.bool('privacy.allow_wipe'), preferences: s.bool('privacy.allow_preferences'),
-    };
-    if (parseBool(c.req.query('manage')) === true && allow.preferences) {
-      const subs = a.subscribers.get(sub.id)?.lists.filter((l) => l.type !== 'private' && l.subscription_status !== 'unsubscribed') ?? [];
-      return page(c, t('public.managePrefs'), ManagePreferences({ t, action, subUuid: sub.uuid, name: sub.name, maxName: MAX_PREFS_NAME_CHARS, lists: subs, allow }));
-    }
-    return page(c, t('public.unsubTitle'), Unsubscribe({ t, action, subUuid: sub.uuid, allow }));
-  }));
-
-  // Also the RFC 8058 one-click target (body List-Unsubscribe=One-Click: no `manage`).
-  app.post('/subscription/:campUUID/:subUUID', pageRoute(async (c) => {
-    const campUuid = c.req.param('campUUID') ?? '';
-    if (!isUuid(campUuid)) throw new PageError(400, t('public.invalidLink'));
-    const sub = subscriberOf(c);
-    const b = await readBody(c);
-    const manage = flag(b.manage);
-    const blocklist = s.bool('privacy.allow_blocklist') && flag(b.blocklist);
-    if (blocklist) {
-      a.subscribers.blocklist([sub.id]);
-      return message(c, t('public.unsubTitle'), t('public.blocklisted'));
-    }
-    if (!manage) {
-      // The campaign's lists; for opt-in mails (zero UUID) or unknown campaigns, every list.
-      const lists = a.subscribers.campaignLists(campUuid.toLowerCase());
-      if (lists.length) a.subscribers.unsubscribe(sub.id, lists);
-      else a.subscribers.unsubscribeAll(sub.id);
-      return message(c, t('public.unsubbedTitle'), t('public.unsubbedInfo'));
-    }
-    if (!s.bool('privacy.allow_preferences')) throw new PageError(400, t('public.invalidFeature'));
-    const name = (optString(b, 'name') ?? '').trim();
-    if ([...name].length < 1 || [...name].length > MAX_PREFS_NAME_CHARS) throw new PageError(400, t('public.invalidNameLength', { max: MAX_PREFS_NAME_CHARS }));
-    const keep = (optStringArray(b, 'l') ?? optStringArray(b, 'list_uuids') ?? []).map((u) => u.toLowerCase());
-    a.subscribers.savePreferences(sub.id, name, keep);
-    return message(c, t('public.managePrefs'), t('public.prefsSaved'));
-  }));
 }
 
-/** A form or JSON boolean ("true", "on", true). */
-function flag(v: unknown): boolean {
-  if (v === true) return true;
-  if (Array.isArray(v)) return v.some(flag);
-  return typeof v === 'string' && (parseBool(v) === true || v === 'on');
+/** A page's form (JSON is taken too), read inside `pageRoute` so that a bad one gets a page. */
+async function readForm<S extends z.ZodType>(c: C, schema: S): Promise<z.output<S>> {
+  return parseInput(schema, await readBody(c));
+}
+
+/** The subscriber the link names (`:subUUID`). */
+function subscriberOf(c: C, s: Deps): SubscriberRow {
+  const t = subscriberTranslator(s);
+  const uuid = c.req.param('subUUID') ?? '';
+  if (!isUuid(uuid)) throw new PageError(400, t('public.invalidLink'));
+  const sub = s.subscribers.rowByUuid(uuid.toLowerCase());
+  if (!sub) throw new PageError(404, t('public.subNotFound'));
+  return sub;
+}
+
+/** The campaign the link names (`:campUUID`): only its shape is checked here. */
+function campaignUuidOf(c: C, s: Deps): string {
+  const uuid = c.req.param('campUUID') ?? '';
+  if (!isUuid(uuid)) throw new PageError(400, subscriberTranslator(s)('public.invalidLink'));
+  return uuid;
+}
+
+function altchaScript(c: C) {
+  return c.body(altchaWidgetScript(), 200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' });
+}
+
+function subscriptionFormPage(c: C, s: Deps) {
+  const t = subscriberTranslator(s);
+  if (!s.settings.bool('app.enable_public_subscription_page')) return message(c, s, t('public.subTitle'), t('public.invalidFeature'), 404);
+  const lists = s.listStore.publicLists();
+  if (!lists.length) return message(c, s, t('public.subTitle'), t('public.noListsAvailable'));
+  const captcha = s.captcha.widget();
+  const form = SubscriptionForm({ t, lists, captcha: captcha.widget, archiveLink: s.settings.bool('app.enable_public_archive') });
+  return page(c, s, t('public.subTitle'), form, 200, { indexable: true, scripts: [...publicLook(s.settings).scripts ?? [], ...captcha.scripts] });
+}
+
+function subscriptionForm() {
+  return z.object({
+    /** The honeypot: people never see it, bots fill it in. */
+    nonce: f.optString(),
+    // The captcha's proof, checked by Captcha.passes.
+    altcha: f.any(),
+    'h-captcha-response': f.any(),
+    l: f.optStringArray(),
+    name: f.optString({ maxBytes: LIMITS.publicName }),
+    email: emailField(),
+    /** Where to go after subscribing, if it is one of security.trusted_urls. */
+    next: f.optString(),
+  });
+}
+
+function subscribeByForm(c: C, s: Deps, input: Input<undefined, undefined>) {
+  // With the feature off the form POST answers JSON, as listmonk (docs/decisions.md §33).
+  if (!s.settings.bool('app.enable_public_subscription_page')) return c.json({ message: 'public subscriptions are disabled' }, 404);
+  return pageRoute(submitForm)(c, s, input);
+}
+
+async function submitForm(c: C, s: Deps) {
+  const t = subscriberTranslator(s);
+  const form = await readForm(c, subscriptionForm());
+  // A filled honeypot is a bot: refuse without subscribing anyone.
+  if (form.nonce) return message(c, s, t('public.errorTitle'), t('public.errorProcessingRequest'), 400);
+  if (!(await s.captcha.passes(form))) return message(c, s, t('public.errorTitle'), t('public.invalidCaptcha'), 400);
+  const { hasOptin } = await subscribePublic(s, { email: form.email, name: form.name, listUuids: form.l ?? [] });
+  const trusted = (s.settings.get<unknown>('security.trusted_urls') as string[] | undefined) ?? [];
+  if (form.next && form.next !== '*' && trusted.includes(form.next)) return c.redirect(form.next, 303);
+  return message(c, s, t('public.subTitle'), hasOptin ? t('public.subOptinPending') : t('public.subConfirmed'));
+}
+
+/** The lists an opt-in link names (`l`, repeated). */
+function optinQuery() {
+  return z.object({ l: q.all() });
+}
+
+function optinForm() {
+  return z.object({ l: f.optStringArray(), confirm: f.checkbox() });
+}
+
+type OptinQuery = ReturnType<typeof optinQuery>;
+
+function optinPage(c: C, s: Deps, { query }: Input<undefined, OptinQuery>) {
+  return optin(c, s, subscriberOf(c, s), query.l, false);
+}
+
+async function confirmOptin(c: C, s: Deps, { query }: Input<undefined, OptinQuery>) {
+  const sub = subscriberOf(c, s);
+  const form = await readForm(c, optinForm());
+  return optin(c, s, sub, [...query.l, ...(form.l ?? [])], form.confirm);
+}
+
+/** Double opt-in: the question for the pending lists among `listUuids`, or with `confirm` their confirmation. */
+function optin(c: C, s: Deps, sub: SubscriberRow, listUuids: string[], confirm: boolean) {
+  const t = subscriberTranslator(s);
+  if (listUuids.some((u) => !isUuid(u))) throw new PageError(400, t('public.invalidLink'));
+  const pending = s.subscribers.pendingConfirmation(sub.id, [...new Set(listUuids.map((u) => u.toLowerCase()))]);
+  if (!pending.length) return message(c, s, t('public.noSubTitle'), t('public.noSubInfo'));
+  if (confirm) {
+    s.subscribers.confirm(sub.id, pending.map((l) => l.id), optinEvidence(c, s));
+    return message(c, s, t('public.subConfirmedTitle'), t('public.subConfirmed'));
+  }
+  return page(c, s, t('public.confirmOptinSubTitle'), OptinConfirm({ t, subUuid: sub.uuid, lists: pending }));
 }
 
 /** What an opt-in confirmation records: when, and (if the privacy setting allows) from where. */
-function optinEvidence(c: Context, ctx: Services): Record<string, string> {
+function optinEvidence(c: C, s: Deps): Record<string, string> {
   const evidence: Record<string, string> = { confirmed_at: new Date().toISOString() };
-  if (ctx.settings.bool('privacy.record_optin_ip')) {
-    evidence.optin_ip = clientAddress(c, (ctx.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? []);
+  if (s.settings.bool('privacy.record_optin_ip')) {
+    evidence.optin_ip = clientAddress(c, (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? []);
     evidence.optin_user_agent = (c.req.header('user-agent') ?? '').slice(0, 500);
   }
   return evidence;
 }
 
+async function mailExport(c: C, s: Deps) {
+  const t = subscriberTranslator(s);
+  const sub = subscriberOf(c, s);
+  if (!s.settings.bool('privacy.allow_export')) throw new PageError(400, t('public.invalidFeature'));
+  // Anyone with a link from a mail can ask, so each subscriber gets a few exports an hour.
+  if (s.subscriberExports.blocked(sub.uuid)) return message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
+  s.subscriberExports.record(sub.uuid);
+  const data = s.subscribers.exportData(sub.id, exportableSections(s));
+  await s.mailer.send('email', {
+    from: s.settings.str('app.from_email'), to: [sub.email], subject: t('email.data.title'), text: t('email.data.info'),
+    attachments: [{ filename: 'data.json', content: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json' }],
+  });
+  return message(c, s, t('public.dataSentTitle'), t('public.dataSent'));
+}
+
+function wipeQuestion(c: C, s: Deps) {
+  const t = subscriberTranslator(s);
+  const sub = subscriberOf(c, s);
+  if (!s.settings.bool('privacy.allow_wipe')) throw new PageError(400, t('public.invalidFeature'));
+  return page(c, s, t('public.privacyWipe'), WipeConfirm({ t, subUuid: sub.uuid }));
+}
+
+function wipe(c: C, s: Deps) {
+  const t = subscriberTranslator(s);
+  const sub = subscriberOf(c, s);
+  if (!s.settings.bool('privacy.allow_wipe')) throw new PageError(400, t('public.invalidFeature'));
+  s.subscribers.delete([sub.id]);
+  return message(c, s, t('public.dataRemovedTitle'), t('public.dataRemoved'));
+}
+
+function manageQuery() {
+  return z.object({ manage: q.bool() });
+}
+
+/** What the privacy settings let a subscriber do from the unsubscribe and preferences pages. */
+function selfService(s: Deps): SelfService {
+  return {
+    blocklist: s.settings.bool('privacy.allow_blocklist'), export: s.settings.bool('privacy.allow_export'),
+    wipe: s.settings.bool('privacy.allow_wipe'), preferences: s.settings.bool('privacy.allow_preferences'),
+  };
+}
+
+function unsubscribePage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof manageQuery>>) {
+  const t = subscriberTranslator(s);
+  const campUuid = campaignUuidOf(c, s);
+  const sub = subscriberOf(c, s);
+  if (sub.status === 'blocklisted') return message(c, s, t('public.unsubTitle'), t('public.blocklisted'));
+  const action = `/subscription/${campUuid}/${sub.uuid}`;
+  const allow = selfService(s);
+  if (query.manage === true && allow.preferences) {
+    const subs = s.subscribers.get(sub.id)?.lists.filter((l) => l.type !== 'private' && l.subscription_status !== 'unsubscribed') ?? [];
+    return page(c, s, t('public.managePrefs'), ManagePreferences({ t, action, subUuid: sub.uuid, name: sub.name, maxName: LIMITS.preferencesNameChars, lists: subs, allow }));
+  }
+  return page(c, s, t('public.unsubTitle'), Unsubscribe({ t, action, subUuid: sub.uuid, allow }));
+}
+
+function unsubscribeForm() {
+  return z.object({
+    manage: f.checkbox(),
+    blocklist: f.checkbox(),
+    name: f.optString(),
+    /** The lists to stay on (the preferences form); `list_uuids` from JSON clients. */
+    l: f.optStringArray(),
+    list_uuids: f.optStringArray(),
+  });
+}
+
+async function unsubscribe(c: C, s: Deps) {
+  const t = subscriberTranslator(s);
+  const campUuid = campaignUuidOf(c, s);
+  const sub = subscriberOf(c, s);
+  const form = await readForm(c, unsubscribeForm());
+  if (s.settings.bool('privacy.allow_blocklist') && form.blocklist) {
+    s.subscribers.blocklist([sub.id]);
+    return message(c, s, t('public.unsubTitle'), t('public.blocklisted'));
+  }
+  if (!form.manage) {
+    // The campaign's lists; for opt-in mails (zero UUID) or unknown campaigns, every list.
+    const lists = s.subscribers.campaignLists(campUuid.toLowerCase());
+    if (lists.length) s.subscribers.unsubscribe(sub.id, lists);
+    else s.subscribers.unsubscribeAll(sub.id);
+    return message(c, s, t('public.unsubbedTitle'), t('public.unsubbedInfo'));
+  }
+  if (!s.settings.bool('privacy.allow_preferences')) throw new PageError(400, t('public.invalidFeature'));
+  const name = form.name ?? '';
+  const max = LIMITS.preferencesNameChars;
+  if ([...name].length < 1 || [...name].length > max) throw new PageError(400, t('public.invalidNameLength', { max }));
+  const keep = (form.l ?? form.list_uuids ?? []).map((u) => u.toLowerCase());
+  s.subscribers.savePreferences(sub.id, name, keep);
+  return message(c, s, t('public.managePrefs'), t('public.prefsSaved'));
+}

@@ -1,12 +1,14 @@
-// Health, server configuration, about, logs and reload.
-import type { Hono } from 'hono';
+// Health, server configuration, about, logs and reload (/api); the liveness probe, the landing
+// page, robots.txt and the public pages' custom CSS and JS (site root).
+import type { Context } from 'hono';
 import { statSync } from 'node:fs';
 import { hostname, arch, platform, cpus } from 'node:os';
 import { VERSION } from '../config.ts';
-import type { Services } from '../services.ts';
+import type { AppContext } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { sendPage } from '../http/layout.tsx';
+import { routesFor } from '../http/routes.ts';
 import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
 import { publicLook } from '../public/look.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
@@ -14,91 +16,123 @@ import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { Landing } from './pages.tsx';
 
-export function registerSystemRoutes(app: Hono<AppEnv>, api: Hono<AppEnv>, ctx: Services): void {
-  const { guard, settings } = ctx;
+interface Deps extends AppContext {
+  /** Re-reads settings and rebuilds the messengers. */
+  reload(): void;
+}
+type C = Context<AppEnv>;
 
-  // Public liveness probe (load balancers); the /api variant checks credentials, as listmonk.
-  app.get('/health', (c) => ok(c, true));
-
-  // The landing page: sign-in, and the public features that are switched on.
-  app.get('/', (c) => {
-    const site = settings.str('app.site_name');
-    const body = Landing({ site, subscribe: settings.bool('app.enable_public_subscription_page'), archive: settings.bool('app.enable_public_archive') });
-    return sendPage(c, { ...publicLook(settings), title: site, body });
-  });
-
-  // Crawlers may index the subscription form, never per-subscriber links.
-  app.get('/robots.txt', (c) => c.text('User-agent: *\nAllow: /subscription/form\nDisallow: /subscription/\nDisallow: /campaign/\nDisallow: /link/\n'));
-
-  // The appearance settings' custom CSS and JS for the public pages.
-  app.get('/public/custom.css', (c) => c.body(settings.str('appearance.public.custom_css'), 200, { 'Content-Type': 'text/css; charset=utf-8' }));
-  app.get('/public/custom.js', (c) => c.body(settings.str('appearance.public.custom_js'), 200, { 'Content-Type': 'application/javascript; charset=utf-8' }));
-  api.get('/health', guard('signed-in'), (c) => ok(c, true));
-
-  api.get('/config', guard('signed-in'), (c) => {
-    const captcha = settings.get<CaptchaSettings>('security.captcha');
-    const provider = captchaProvider(settings);
-    const redirects = settings.get<string[]>('security.trusted_urls').filter((u) => u !== '*');
-    return ok(c, {
-      root_url: settings.rootUrl(),
-      from_email: settings.str('app.from_email'),
-      public_subscription: {
-        enabled: settings.bool('app.enable_public_subscription_page'),
-        captcha_enabled: provider !== null,
-        captcha_provider: provider,
-        captcha_key: provider === 'hcaptcha' ? captcha.hcaptcha.key : null,
-        altcha_complexity: provider === 'altcha' ? captcha.altcha.complexity : 0,
-        redirect_urls: redirects.length ? redirects : null,
-      },
-      privacy: {
-        disable_tracking: settings.bool('privacy.disable_tracking'),
-        individual_tracking: settings.bool('privacy.individual_tracking'),
-      },
-      media_provider: settings.str('upload.provider'),
-      messengers: ctx.mailer.names(),
-      langs: availableLanguages(),
-      lang: settings.str('app.lang'),
-      permissions: PERMISSION_GROUPS,
-      update: null,
-      needs_restart: false,
-      has_legacy_user: false,
-      version: VERSION,
-    });
-  });
-
+const route = routesFor<Deps>();
+export const SYSTEM_ROUTES = [
+  // The /api probe checks credentials, as listmonk's; the public one is /health.
+  route({ method: 'GET', path: '/health', access: 'signed-in', handler: health, summary: 'Whether the server is up (for signed-in callers)' }),
+  route({ method: 'GET', path: '/config', access: 'signed-in', handler: serverConfig, summary: 'The server configuration the admin needs: root URL, public subscription and captcha, privacy, messengers, languages, permissions, version' }),
   // Not enveloped, as listmonk. Host details only for those who may read settings.
-  api.get('/about', guard('settings:get'), (c) => {
-    const mem = process.memoryUsage();
-    let sizeMb = 0;
-    try {
-      sizeMb = Math.round((statSync(ctx.config.dbPath).size / 1048576) * 100) / 100;
-    } catch {
-      // in-memory or unreadable: report 0
-    }
-    return c.json({
-      version: VERSION,
-      build: VERSION,
-      go_version: process.version,
-      go_arch: arch(),
-      database: { version: `SQLite ${ctx.db.prepare('SELECT sqlite_version()').pluck().get()}`, size_mb: sizeMb },
-      system: { num_cpu: cpus().length, memory_alloc_mb: Math.round(mem.heapUsed / 1048576), memory_from_os_mb: Math.round(mem.rss / 1048576) },
-      host: { os: platform(), arch: arch(), hostname: hostname() },
-    });
-  });
+  route({ method: 'GET', path: '/about', access: 'settings:get', handler: about, raw: 'application/json', summary: 'Version, database, memory and host details' }),
+  route({ method: 'GET', path: '/lang/:lang', access: 'signed-in', handler: language, summary: 'A language pack by its code' }),
+  route({ method: 'GET', path: '/logs', access: 'settings:get', handler: logs, summary: 'The most recent server log lines' }),
+  route({ method: 'POST', path: '/admin/reload', access: 'settings:manage', handler: reload, summary: 'Re-reads the settings and rebuilds the messengers' }),
+];
 
-  api.get('/lang/:lang', guard('signed-in'), (c) => {
-    const code = c.req.param('lang');
-    if (!isLanguageCode(code)) throw badRequest('invalid language code');
-    const pack = loadLanguage(code);
-    if (!pack) throw notFound(`unknown language "${code}"`);
-    return ok(c, pack);
-  });
+/** Served from the site root. */
+export const SYSTEM_PAGES = [
+  route({ method: 'GET', path: '/health', access: 'public', handler: health, summary: 'Liveness probe (load balancers)' }),
+  route({ method: 'GET', path: '/', access: 'public', handler: landing, raw: 'text/html', summary: 'The landing page: sign-in, and the public features that are switched on' }),
+  route({ method: 'GET', path: '/robots.txt', access: 'public', handler: robots, raw: 'text/plain', summary: 'Crawlers may index the subscription form, never per-subscriber links' }),
+  route({ method: 'GET', path: '/public/custom.css', access: 'public', handler: customCss, raw: 'text/css', summary: 'The appearance settings\' custom CSS for the public pages' }),
+  route({ method: 'GET', path: '/public/custom.js', access: 'public', handler: customJs, raw: 'application/javascript', summary: 'The appearance settings\' custom JavaScript for the public pages' }),
+];
 
-  api.get('/logs', guard('settings:get'), (c) => ok(c, ctx.log.recent()));
+function health(c: C) {
+  return ok(c, true);
+}
 
-  api.post('/admin/reload', guard('settings:manage'), (c) => {
-    ctx.reload();
-    ctx.log.info(`settings reloaded by ${c.get('user').username}`);
-    return ok(c, true);
+function serverConfig(c: C, s: Deps) {
+  const { settings } = s;
+  const captcha = settings.get<CaptchaSettings>('security.captcha');
+  const provider = captchaProvider(captcha);
+  const redirects = settings.get<string[]>('security.trusted_urls').filter((u) => u !== '*');
+  return ok(c, {
+    root_url: settings.rootUrl(),
+    from_email: settings.str('app.from_email'),
+    public_subscription: {
+      enabled: settings.bool('app.enable_public_subscription_page'),
+      captcha_enabled: provider !== null,
+      captcha_provider: provider,
+      captcha_key: provider === 'hcaptcha' ? captcha.hcaptcha.key : null,
+      altcha_complexity: provider === 'altcha' ? captcha.altcha.complexity : 0,
+      redirect_urls: redirects.length ? redirects : null,
+    },
+    privacy: {
+      disable_tracking: settings.bool('privacy.disable_tracking'),
+      individual_tracking: settings.bool('privacy.individual_tracking'),
+    },
+    media_provider: settings.str('upload.provider'),
+    messengers: s.mailer.names(),
+    langs: availableLanguages(),
+    lang: settings.str('app.lang'),
+    permissions: PERMISSION_GROUPS,
+    update: null,
+    needs_restart: false,
+    has_legacy_user: false,
+    version: VERSION,
   });
+}
+
+function about(c: C, s: Deps) {
+  const mem = process.memoryUsage();
+  return c.json({
+    version: VERSION,
+    build: VERSION,
+    go_version: process.version,
+    go_arch: arch(),
+    database: { version: `SQLite ${s.db.prepare('SELECT sqlite_version()').pluck().get()}`, size_mb: databaseSizeMb(s.config.dbPath) },
+    system: { num_cpu: cpus().length, memory_alloc_mb: Math.round(mem.heapUsed / 1048576), memory_from_os_mb: Math.round(mem.rss / 1048576) },
+    host: { os: platform(), arch: arch(), hostname: hostname() },
+  });
+}
+
+/** The database file's size in MB (two decimals); 0 for an in-memory or unreadable one. */
+function databaseSizeMb(path: string): number {
+  try {
+    return Math.round((statSync(path).size / 1048576) * 100) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+function language(c: C) {
+  const code = c.req.param('lang') ?? '';
+  if (!isLanguageCode(code)) throw badRequest('invalid language code');
+  const pack = loadLanguage(code);
+  if (!pack) throw notFound(`unknown language "${code}"`);
+  return ok(c, pack);
+}
+
+function logs(c: C, s: Deps) {
+  return ok(c, s.log.recent());
+}
+
+function reload(c: C, s: Deps) {
+  s.reload();
+  s.log.info(`settings reloaded by ${c.get('user').username}`);
+  return ok(c, true);
+}
+
+function landing(c: C, { settings }: Deps) {
+  const site = settings.str('app.site_name');
+  const body = Landing({ site, subscribe: settings.bool('app.enable_public_subscription_page'), archive: settings.bool('app.enable_public_archive') });
+  return sendPage(c, { ...publicLook(settings), title: site, body });
+}
+
+function robots(c: C) {
+  return c.text('User-agent: *\nAllow: /subscription/form\nDisallow: /subscription/\nDisallow: /campaign/\nDisallow: /link/\n');
+}
+
+function customCss(c: C, { settings }: Deps) {
+  return c.body(settings.str('appearance.public.custom_css'), 200, { 'Content-Type': 'text/css; charset=utf-8' });
+}
+
+function customJs(c: C, { settings }: Deps) {
+  return c.body(settings.str('appearance.public.custom_js'), 200, { 'Content-Type': 'application/javascript; charset=utf-8' });
 }

@@ -1,139 +1,189 @@
 // Public tracking and archive pages: link clicks, the view pixel, the web view and the
 // public archive (HTML, RSS, JSON). Tracking honours privacy.disable_tracking and
 // privacy.individual_tracking; preview renders (zero campaign UUID) are never counted.
-import type { Context, Hono } from 'hono';
-import type { Services } from '../services.ts';
+import type { Context } from 'hono';
+import type { AppContext } from '../context.ts';
 import { layoutFor, renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
 import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
-import type { CampaignRow } from '../campaigns/store.ts';
+import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
+import { notFound } from '../http/errors.ts';
 import { Message, sendPage } from '../http/layout.tsx';
 import { sendPreview } from '../http/preview.ts';
-import { parsePaging } from '../http/paging.ts';
+import { pagingQuery, parsePaging } from '../http/paging.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
+import { isUuid } from '../http/validate.ts';
 import { publicLook } from '../public/look.ts';
 import { archiveFeed, ArchiveList } from './pages.tsx';
+import type { TrackingStore } from './store.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+interface Deps extends AppContext {
+  campaignStore: CampaignStore;
+  tracking: TrackingStore;
+}
+type C = Context<AppEnv>;
+
+const route = routesFor<Deps>();
+export const ARCHIVE_ROUTES = [
+  route({ method: 'GET', path: '/public/archive', access: 'public', handler: archiveApi, query: archiveQuery(), summary: 'The public archive\'s campaigns, newest first, paged (404 when the archive is off)' }),
+];
+
+/** Served from the site root. */
+export const TRACKING_PAGES = [
+  // These two GETs record a click or a view.
+  route({ method: 'GET', path: '/link/:link/:camp/:sub', access: 'public', writes: true, handler: followLink, raw: 'text/html', summary: 'Records a click (as the privacy settings allow) and redirects to the link\'s URL' }),
+  route({ method: 'GET', path: '/campaign/:camp/:sub/px.png', access: 'public', writes: true, handler: viewPixel, raw: 'image/png', summary: 'The view-tracking pixel: records a view (as the privacy settings allow)' }),
+  route({ method: 'GET', path: '/campaign/:camp/:sub', access: 'public', handler: webView, raw: 'text/html', summary: 'A campaign as a page, for a subscriber it was sent to' }),
+  route({ method: 'GET', path: '/archive', access: 'public', handler: archivePage, query: archiveQuery(), raw: 'text/html', summary: 'The public archive, paged' }),
+  route({ method: 'GET', path: '/archive.xml', access: 'public', handler: archiveRss, query: archiveQuery(), raw: 'application/rss+xml', summary: 'The public archive as an RSS feed' }),
+  route({ method: 'GET', path: '/archive/latest', access: 'public', handler: latestArchived, raw: 'text/html', summary: 'The newest campaign in the archive' }),
+  route({ method: 'GET', path: '/archive/:id', access: 'public', handler: archived, raw: 'text/html', summary: 'A campaign in the archive, by UUID or archive slug' }),
+];
+
 /** A 1×1 transparent PNG. */
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
-export function registerTrackingPages(app: Hono<AppEnv>, ctx: Services): void {
-  const { campaignStore: campaigns, tracking } = ctx;
-  const errorPage = (c: Context, status: 400 | 404 | 500, title: string, text: string) =>
-    sendPage(c, { ...publicLook(ctx.settings), title, body: Message({ title, text }) }, status);
-  const badLink = (c: Context) => errorPage(c, 400, 'Invalid link', 'This link is not valid.');
+function archiveQuery() {
+  return z.object({ ...pagingQuery });
+}
 
-  // These two GETs record a click or a view.
-  const writes = ctx.foregroundWrites.track;
-  app.get('/link/:link/:camp/:sub', writes, (c) => {
-    const { link, camp, sub } = c.req.param();
-    if (![link, camp, sub].every((u) => UUID.test(u))) return badLink(c);
-    const l = tracking.link(link);
-    if (!l) return badLink(c);
-    if (!ctx.settings.bool('privacy.disable_tracking') && camp !== ZERO_UUID) {
-      const subscriberId = ctx.settings.bool('privacy.individual_tracking') ? tracking.subscriberId(sub) : null;
-      tracking.recordClick(tracking.campaignId(camp), l.id, subscriberId);
-    }
-    c.header('X-Robots-Tag', 'noindex');
-    return c.redirect(l.url, 307);
-  });
+type ArchiveQuery = Input<undefined, ReturnType<typeof archiveQuery>>;
 
-  app.get('/campaign/:camp/:sub/px.png', writes, (c) => {
-    const { camp, sub } = c.req.param();
-    if (!UUID.test(camp) || !UUID.test(sub)) return badLink(c);
-    const individual = ctx.settings.bool('privacy.individual_tracking');
-    if (!ctx.settings.bool('privacy.disable_tracking') && camp !== ZERO_UUID && !(individual && sub === ZERO_UUID)) {
-      const campaignId = tracking.campaignId(camp);
-      if (campaignId !== null) tracking.recordView(campaignId, individual ? tracking.subscriberId(sub) : null);
-    }
-    return c.body(new Uint8Array(PIXEL), 200, { 'Content-Type': 'image/png', 'Cache-Control': 'no-cache', 'X-Robots-Tag': 'noindex' });
-  });
+function errorPage(c: C, s: Deps, status: 400 | 404 | 500, title: string, text: string) {
+  return sendPage(c, { ...publicLook(s.settings), title, body: Message({ title, text }) }, status);
+}
 
-  /** A campaign as a page: a subscriber's web view (noindex), or an archive entry (indexable). */
-  const render = (c: Context, campaign: CampaignRow, sub: RenderSubscriber, templateId: number | null, indexable = false) => {
-    try {
-      const compiled = compileCampaign(campaign, layoutFor(campaigns, campaign, templateId), renderEnv(ctx, tracking));
-      if (!indexable) c.header('X-Robots-Tag', 'noindex');
-      return sendPreview(c, compiled.render(sub).html);
-    } catch (e) {
-      if (!(e instanceof RenderError)) throw e;
-      ctx.log.error(`campaign ${campaign.id}: ${e.message}`);
-      return errorPage(c, 500, 'Error', 'This message could not be displayed.');
-    }
-  };
+function badLink(c: C, s: Deps) {
+  return errorPage(c, s, 400, 'Invalid link', 'This link is not valid.');
+}
 
-  // Web view: only for subscribers the campaign was sent to (docs/decisions.md §35).
-  app.get('/campaign/:camp/:sub', (c) => {
-    const { camp, sub } = c.req.param();
-    if (!UUID.test(camp) || !UUID.test(sub)) return badLink(c);
-    const campaign = campaigns.byUuid(camp);
-    const subscriber = campaigns.subscriberByUuid(sub);
-    if (!campaign || !subscriber || !campaigns.wasAddressed(campaign.id, subscriber.id)) {
-      return errorPage(c, 404, 'Not found', 'This message is not available.');
-    }
-    return render(c, campaign, toRenderSubscriber(subscriber), campaign.template_id);
-  });
+// ---- tracking ----
 
-  const archiveEnabled = () => ctx.settings.bool('app.enable_public_archive');
-  const entryUrl = (c: CampaignRow) => `${ctx.settings.rootUrl()}/archive/${c.archive_slug ?? c.uuid}`;
-  const metaSubscriber = (c: CampaignRow): RenderSubscriber => archiveSubscriber(c.archive_meta);
-  const archiveSubject = (c: CampaignRow) => {
-    if (!c.subject.includes('{{')) return c.subject;
-    try {
-      return compileCampaign({ ...c, body: '' }, null, renderEnv(ctx, tracking)).render(metaSubscriber(c)).subject;
-    } catch {
-      return c.subject;
-    }
-  };
-  const archiveHtml = (c: CampaignRow) => compileCampaign(c, layoutFor(campaigns, c, c.archive_template_id ?? c.template_id), renderEnv(ctx, tracking)).render(metaSubscriber(c)).html;
-  const published = (c: CampaignRow) => c.send_at ?? c.created_at;
+function followLink(c: C, s: Deps) {
+  const { link, camp, sub } = c.req.param();
+  if (![link, camp, sub].every(isUuid)) return badLink(c, s);
+  const l = s.tracking.link(link);
+  if (!l) return badLink(c, s);
+  if (!s.settings.bool('privacy.disable_tracking') && camp !== ZERO_UUID) {
+    const subscriberId = s.settings.bool('privacy.individual_tracking') ? s.tracking.subscriberId(sub) : null;
+    s.tracking.recordClick(s.tracking.campaignId(camp), l.id, subscriberId);
+  }
+  c.header('X-Robots-Tag', 'noindex');
+  return c.redirect(l.url, 307);
+}
 
-  app.get('/archive', (c) => {
-    if (!archiveEnabled()) return errorPage(c, 404, 'Not found', 'The archive is not available.');
-    const paging = parsePaging(c.req.query());
-    const { rows, total } = campaigns.archived(paging.limit, paging.offset);
-    const entries = rows.map((r) => ({ url: entryUrl(r), subject: archiveSubject(r), date: published(r).slice(0, 10) }));
-    const pages = paging.all ? 1 : Math.ceil(total / paging.perPage);
-    // The page size the reader chose stays in the links.
-    const perPage = c.req.query('per_page') ? `&per_page=${paging.all ? 'all' : paging.perPage}` : '';
-    const link = (page: number) => `?page=${page}${perPage}`;
-    const body = ArchiveList({ entries, newer: paging.page > 1 ? link(paging.page - 1) : null, older: paging.page < pages ? link(paging.page + 1) : null });
-    return sendPage(c, { ...publicLook(ctx.settings), indexable: true, title: 'Archive', body });
-  });
+function viewPixel(c: C, s: Deps) {
+  const { camp, sub } = c.req.param();
+  if (!isUuid(camp) || !isUuid(sub)) return badLink(c, s);
+  const individual = s.settings.bool('privacy.individual_tracking');
+  if (!s.settings.bool('privacy.disable_tracking') && camp !== ZERO_UUID && !(individual && sub === ZERO_UUID)) {
+    const campaignId = s.tracking.campaignId(camp);
+    if (campaignId !== null) s.tracking.recordView(campaignId, individual ? s.tracking.subscriberId(sub) : null);
+  }
+  return c.body(new Uint8Array(PIXEL), 200, { 'Content-Type': 'image/png', 'Cache-Control': 'no-cache', 'X-Robots-Tag': 'noindex' });
+}
 
-  app.get('/archive.xml', (c) => {
-    if (!archiveEnabled()) return errorPage(c, 404, 'Not found', 'The archive is not available.');
-    const paging = parsePaging(c.req.query());
-    const { rows } = campaigns.archived(paging.limit, paging.offset);
-    const withContent = ctx.settings.bool('app.enable_public_archive_rss_content');
-    const items = rows.map((r) => {
-      let content: string | null = null;
-      if (withContent) {
-        try {
-          content = archiveHtml(r);
-        } catch {
-          content = null;
-        }
+// ---- campaigns as pages ----
+
+/** A campaign as a page: a subscriber's web view (noindex), or an archive entry (indexable). */
+function renderCampaign(c: C, s: Deps, campaign: CampaignRow, sub: RenderSubscriber, templateId: number | null, indexable = false) {
+  try {
+    const compiled = compileCampaign(campaign, layoutFor(s.campaignStore, campaign, templateId), renderEnv(s, s.tracking));
+    if (!indexable) c.header('X-Robots-Tag', 'noindex');
+    return sendPreview(c, compiled.render(sub).html);
+  } catch (e) {
+    // A page, not the API's 400: the reader did nothing wrong.
+    if (!(e instanceof RenderError)) throw e;
+    s.log.error(`campaign ${campaign.id}: ${e.message}`);
+    return errorPage(c, s, 500, 'Error', 'This message could not be displayed.');
+  }
+}
+
+// Web view: only for subscribers the campaign was sent to (docs/decisions.md §35).
+function webView(c: C, s: Deps) {
+  const { camp, sub } = c.req.param();
+  if (!isUuid(camp) || !isUuid(sub)) return badLink(c, s);
+  const campaign = s.campaignStore.byUuid(camp);
+  const subscriber = s.campaignStore.subscriberByUuid(sub);
+  if (!campaign || !subscriber || !s.campaignStore.wasAddressed(campaign.id, subscriber.id)) {
+    return errorPage(c, s, 404, 'Not found', 'This message is not available.');
+  }
+  return renderCampaign(c, s, campaign, toRenderSubscriber(subscriber), campaign.template_id);
+}
+
+// ---- the archive ----
+
+const archiveEnabled = (s: Deps) => s.settings.bool('app.enable_public_archive');
+const entryUrl = (s: Deps, c: CampaignRow) => `${s.settings.rootUrl()}/archive/${c.archive_slug ?? c.uuid}`;
+const metaSubscriber = (c: CampaignRow): RenderSubscriber => archiveSubscriber(c.archive_meta);
+const published = (c: CampaignRow) => c.send_at ?? c.created_at;
+
+/** The subject as the archive shows it (rendered for the archive subscriber; as written if that fails). */
+function archiveSubject(s: Deps, c: CampaignRow): string {
+  if (!c.subject.includes('{{')) return c.subject;
+  try {
+    return compileCampaign({ ...c, body: '' }, null, renderEnv(s, s.tracking)).render(metaSubscriber(c)).subject;
+  } catch {
+    return c.subject;
+  }
+}
+
+function archiveHtml(s: Deps, c: CampaignRow): string {
+  return compileCampaign(c, layoutFor(s.campaignStore, c, c.archive_template_id ?? c.template_id), renderEnv(s, s.tracking)).render(metaSubscriber(c)).html;
+}
+
+function archivePage(c: C, s: Deps, { query }: ArchiveQuery) {
+  if (!archiveEnabled(s)) return errorPage(c, s, 404, 'Not found', 'The archive is not available.');
+  const paging = parsePaging(query);
+  const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset);
+  const entries = rows.map((r) => ({ url: entryUrl(s, r), subject: archiveSubject(s, r), date: published(r).slice(0, 10) }));
+  const pages = paging.all ? 1 : Math.ceil(total / paging.perPage);
+  // The page size the reader chose stays in the links.
+  const perPage = query.per_page ? `&per_page=${paging.all ? 'all' : paging.perPage}` : '';
+  const link = (page: number) => `?page=${page}${perPage}`;
+  const body = ArchiveList({ entries, newer: paging.page > 1 ? link(paging.page - 1) : null, older: paging.page < pages ? link(paging.page + 1) : null });
+  return sendPage(c, { ...publicLook(s.settings), indexable: true, title: 'Archive', body });
+}
+
+function archiveRss(c: C, s: Deps, { query }: ArchiveQuery) {
+  if (!archiveEnabled(s)) return errorPage(c, s, 404, 'Not found', 'The archive is not available.');
+  const paging = parsePaging(query);
+  const { rows } = s.campaignStore.archived(paging.limit, paging.offset);
+  const withContent = s.settings.bool('app.enable_public_archive_rss_content');
+  const items = rows.map((r) => {
+    let content: string | null = null;
+    if (withContent) {
+      try {
+        content = archiveHtml(s, r);
+      } catch {
+        content = null;
       }
-      return { title: archiveSubject(r), link: entryUrl(r), pubDate: new Date(published(r)).toUTCString(), content };
-    });
-    const xml = archiveFeed({ title: ctx.settings.str('app.site_name'), link: ctx.settings.rootUrl() }, items);
-    return c.body(xml, 200, { 'Content-Type': 'application/rss+xml; charset=utf-8' });
+    }
+    return { title: archiveSubject(s, r), link: entryUrl(s, r), pubDate: new Date(published(r)).toUTCString(), content };
   });
+  const xml = archiveFeed({ title: s.settings.str('app.site_name'), link: s.settings.rootUrl() }, items);
+  return c.body(xml, 200, { 'Content-Type': 'application/rss+xml; charset=utf-8' });
+}
 
-  const showArchived = (c: Context, campaign: CampaignRow | undefined) => {
-    if (!archiveEnabled() || !campaign) return errorPage(c, 404, 'Not found', 'This message is not in the archive.');
-    return render(c, campaign, metaSubscriber(campaign), campaign.archive_template_id ?? campaign.template_id, true);
-  };
-  app.get('/archive/latest', (c) => showArchived(c, campaigns.archived(1, 0).rows[0]));
-  app.get('/archive/:id', (c) => showArchived(c, campaigns.archivedOne(c.req.param('id'))));
+function showArchived(c: C, s: Deps, campaign: CampaignRow | undefined) {
+  if (!archiveEnabled(s) || !campaign) return errorPage(c, s, 404, 'Not found', 'This message is not in the archive.');
+  return renderCampaign(c, s, campaign, metaSubscriber(campaign), campaign.archive_template_id ?? campaign.template_id, true);
+}
 
-  app.get('/api/public/archive', (c) => {
-    if (!archiveEnabled()) return c.json({ message: 'the public archive is disabled' }, 404);
-    const paging = parsePaging(c.req.query());
-    const { rows, total } = campaigns.archived(paging.limit, paging.offset);
-    const results = rows.map((r) => ({ uuid: r.uuid, subject: archiveSubject(r), content: '', created_at: r.created_at, send_at: r.send_at, url: entryUrl(r) }));
-    return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
-  });
+function latestArchived(c: C, s: Deps) {
+  return showArchived(c, s, s.campaignStore.archived(1, 0).rows[0]);
+}
+
+function archived(c: C, s: Deps) {
+  return showArchived(c, s, s.campaignStore.archivedOne(c.req.param('id') ?? ''));
+}
+
+function archiveApi(c: C, s: Deps, { query }: ArchiveQuery) {
+  if (!archiveEnabled(s)) throw notFound('the public archive is disabled');
+  const paging = parsePaging(query);
+  const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset);
+  const results = rows.map((r) => ({ uuid: r.uuid, subject: archiveSubject(s, r), content: '', created_at: r.created_at, send_at: r.send_at, url: entryUrl(s, r) }));
+  return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
 }

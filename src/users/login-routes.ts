@@ -1,33 +1,70 @@
 // The admin sign-in pages: login (with the TOTP step), forgot / reset password, the /admin
-// landing page and logout. Server-rendered through the shared page shell (markup: pages.tsx).
-import type { Context, Hono } from 'hono';
+// landing page and logout. Server-rendered through the shared page shell (markup: pages.tsx);
+// the sign-in rules are SignIn's (sign-in.ts).
+import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { Services } from '../services.ts';
+import type { AppContext } from '../context.ts';
 import { assertSameOrigin, SESSION_COOKIE } from '../http/auth.ts';
-import { readBody, type Body } from '../http/body.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
 import { clientAddress } from '../http/rate-limit.ts';
-import { systemMessage } from '../mail/system.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { AttemptLimiter } from './attempts.ts';
 import { ForgotForm, LoginForm, ResetForm, ResetMailSent, SignedIn, TwofaForm, UnusableLink } from './pages.tsx';
-import { PASSWORD_MIN, SESSION_TTL_MS } from './store.ts';
-import { randomString, sha256Hex } from './secrets.ts';
-import { totpCodeStep } from './totp.ts';
+import type { SignIn } from './sign-in.ts';
+import { SESSION_TTL_MS, type UserStore } from './store.ts';
 
-/** Failed sign-ins allowed per client address and per username in the window. */
-const LOGIN_LIMIT = { max: 10, windowMs: 15 * 60 * 1000 };
-/** Forgot-password requests allowed per client address in the window. */
-const FORGOT_LIMIT = { max: 5, windowMs: 15 * 60 * 1000 };
-/** A password-checked login waits this long for its TOTP code, with this many tries. */
-const TWOFA_TTL_MS = 5 * 60 * 1000;
-const TWOFA_MAX_TRIES = 5;
+interface Deps extends AppContext {
+  /** Sessions. */
+  users: UserStore;
+  signIn: SignIn;
+}
+type C = Context<AppEnv>;
 
-interface TwofaChallenge {
-  userId: number;
-  next: string;
-  expires: number;
-  tries: number;
+const route = routesFor<Deps>();
+/** Served from the site root. */
+export const LOGIN_PAGES = [
+  route({ method: 'GET', path: '/admin/login', access: 'public', handler: loginPage, query: nextQuery(), raw: 'text/html', summary: 'The sign-in form' }),
+  route({ method: 'POST', path: '/admin/login', access: 'public', handler: login, body: loginForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Signs in with a username and password; redirects to `next`, or to the TOTP step for users with 2FA' }),
+  route({ method: 'GET', path: '/admin/login/twofa', access: 'public', handler: twofaPage, query: twofaQuery(), raw: 'text/html', summary: 'The TOTP step of a sign-in' }),
+  route({ method: 'POST', path: '/admin/login/twofa', access: 'public', handler: twofa, body: twofaForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Completes a sign-in with the TOTP code' }),
+  route({ method: 'GET', path: '/admin/forgot', access: 'public', handler: forgotPage, raw: 'text/html', summary: 'The forgot-password form' }),
+  route({ method: 'POST', path: '/admin/forgot', access: 'public', limit: resetRequests, handler: requestReset, body: forgotForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Mails a password reset link (the same answer whether or not the address belongs to anyone)' }),
+  route({ method: 'GET', path: '/admin/reset', access: 'public', handler: resetPage, query: tokenQuery(), raw: 'text/html', summary: 'The new-password form of a reset link' }),
+  route({ method: 'POST', path: '/admin/reset', access: 'public', handler: resetPassword, body: resetForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Sets a new password from a reset link and signs in; the user\'s other sessions end' }),
+  route({ method: 'POST', path: '/admin/logout', access: 'public', handler: logout, raw: 'text/html', summary: 'Ends the session (same-origin requests only)' }),
+  route({ method: 'GET', path: '/admin', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
+  route({ method: 'GET', path: '/admin/*', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
+];
+
+// Form fields are read as typed ('' when absent or not text): a bad field is a wrong answer.
+
+function nextQuery() {
+  return z.object({ next: q.str() });
+}
+
+function loginForm() {
+  return z.object({ username: f.text(), password: f.text(), next: f.text() });
+}
+
+function twofaQuery() {
+  return z.object({ token: q.str(), next: q.str() });
+}
+
+function twofaForm() {
+  return z.object({ token: f.text(), totp_code: f.text() });
+}
+
+function forgotForm() {
+  return z.object({ email: f.text() });
+}
+
+function tokenQuery() {
+  return z.object({ token: q.str() });
+}
+
+function resetForm() {
+  return z.object({ token: f.text(), password: f.text(), password2: f.text() });
 }
 
 /** Reduces `next` to a local path (no scheme, host or `//`), so a login never redirects away. */
@@ -39,17 +76,8 @@ export function localPath(next: string | undefined): string {
   return u.pathname + u.search;
 }
 
-/** A form field as text ('' when absent or not text). */
-const field = (b: Body, key: string) => (typeof b[key] === 'string' ? (b[key] as string) : '');
-
-export function registerUsersPages(app: Hono<AppEnv>, ctx: Services): void {
-  const { users, settings, log } = ctx;
-  const authn = users.authenticator();
-  const loginAttempts = new AttemptLimiter(LOGIN_LIMIT.max, LOGIN_LIMIT.windowMs);
-  const forgotAttempts = new AttemptLimiter(FORGOT_LIMIT.max, FORGOT_LIMIT.windowMs);
-  const challenges = new Map<string, TwofaChallenge>();
-
-  const page = (c: Context, title: string, body: PageOptions['body'], status: 200 | 400 | 429 = 200) => sendPage(c, {
+function page(c: Context, { settings }: Deps, title: string, body: PageOptions['body'], status: 200 | 400 | 429 = 200) {
+  return sendPage(c, {
     title, body,
     siteName: settings.str('app.site_name'),
     logoUrl: settings.str('app.logo_url') || undefined,
@@ -57,143 +85,123 @@ export function registerUsersPages(app: Hono<AppEnv>, ctx: Services): void {
     lang: settings.str('app.lang'),
     customCss: settings.str('appearance.admin.custom_css'),
   }, status);
-  const address = (c: Context) => clientAddress(c, settings.get<string[]>('security.trusted_proxies'));
+}
 
-  const loginForm = (next: string, error = '') => LoginForm({ next, error });
-  const twofaForm = (token: string, next: string, error = '') => TwofaForm({ token, next, error });
-  const resetForm = (token: string, error = '') => ResetForm({ token, error });
+function tooMany(c: Context, s: Deps) {
+  return page(c, s, 'Too many attempts', Message({ title: 'Too many attempts', text: 'Please wait a few minutes and try again.' }), 429);
+}
 
-  const tooMany = (c: Context) => page(c, 'Too many attempts', Message({ title: 'Too many attempts', text: 'Please wait a few minutes and try again.' }), 429);
+function address(c: Context, s: Deps) {
+  return clientAddress(c, s.settings.get<string[]>('security.trusted_proxies'));
+}
 
-  /** Signs the user in: a new session and its cookie (Secure when the site is served over https). */
-  const startSession = (c: Context, userId: number) => {
-    setCookie(c, SESSION_COOKIE, users.createSession(userId), {
-      path: '/', httpOnly: true, sameSite: 'Lax', secure: settings.rootUrl().startsWith('https:'), maxAge: SESSION_TTL_MS / 1000,
-    });
+/** Signs the user in: a new session and its cookie (Secure when the site is served over https). */
+function startSession(c: C, s: Deps, userId: number) {
+  setCookie(c, SESSION_COOKIE, s.users.createSession(userId), {
+    path: '/', httpOnly: true, sameSite: 'Lax', secure: s.settings.rootUrl().startsWith('https:'), maxAge: SESSION_TTL_MS / 1000,
+  });
+}
+
+// ---- login ----
+
+function loginPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof nextQuery>>) {
+  return page(c, s, 'Sign in', LoginForm({ next: localPath(query.next) }));
+}
+
+function login(c: C, s: Deps, { body }: Input<ReturnType<typeof loginForm>, undefined>) {
+  const next = localPath(body.next);
+  const outcome = s.signIn.login(body.username.trim(), body.password, next, address(c, s));
+  switch (outcome.kind) {
+    case 'too-many':
+      return tooMany(c, s);
+    case 'wrong':
+      return page(c, s, 'Sign in', LoginForm({ next, error: 'Incorrect username or password.' }));
+    case 'twofa':
+      return c.redirect(`/admin/login/twofa?token=${outcome.token}&next=${encodeURIComponent(next)}`, 302);
+    case 'signed-in':
+      startSession(c, s, outcome.userId);
+      return c.redirect(next, 302);
+  }
+}
+
+function twofaPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof twofaQuery>>) {
+  const token = query.token ?? '';
+  if (!s.signIn.awaitsCode(token)) return c.redirect('/admin/login', 302);
+  return page(c, s, 'Two-factor authentication', TwofaForm({ token, next: localPath(query.next) }));
+}
+
+function twofa(c: C, s: Deps, { body }: Input<ReturnType<typeof twofaForm>, undefined>) {
+  const outcome = s.signIn.twofa(body.token, body.totp_code.trim(), address(c, s));
+  switch (outcome.kind) {
+    case 'no-challenge':
+      return c.redirect('/admin/login', 302);
+    case 'too-many':
+      return tooMany(c, s);
+    case 'start-over':
+      return page(c, s, 'Sign in', LoginForm({ next: outcome.next, error: 'Too many wrong codes. Sign in again.' }));
+    case 'wrong':
+      return page(c, s, 'Two-factor authentication', TwofaForm({ token: body.token, next: outcome.next, error: 'That code is not valid.' }));
+    case 'signed-in':
+      startSession(c, s, outcome.userId);
+      return c.redirect(outcome.next, 302);
+  }
+}
+
+// ---- forgot / reset password ----
+
+function forgotPage(c: C, s: Deps) {
+  return page(c, s, 'Forgot password', ForgotForm());
+}
+
+/** Every reset request counts, before its form is read. */
+function resetRequests(s: Deps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!s.signIn.mayRequestReset(address(c, s))) return tooMany(c, s);
+    await next();
   };
+}
 
-  const liveChallenge = (token: string): TwofaChallenge | null => {
-    const now = Date.now();
-    for (const [k, ch] of challenges) if (ch.expires <= now) challenges.delete(k);
-    return challenges.get(sha256Hex(token)) ?? null;
-  };
+function requestReset(c: C, s: Deps, { body }: Input<ReturnType<typeof forgotForm>, undefined>) {
+  s.signIn.requestReset(body.email);
+  // The same answer whether or not the address belongs to anyone.
+  return page(c, s, 'Check your mail', ResetMailSent());
+}
 
-  // ---- login ----
-  app.get('/admin/login', (c) => page(c, 'Sign in', loginForm(localPath(c.req.query('next')))));
+function unusableLink(c: C, s: Deps) {
+  return page(c, s, 'Link not valid', UnusableLink(), 400);
+}
 
-  app.post('/admin/login', async (c) => {
-    const b = await readBody(c);
-    const next = localPath(field(b, 'next'));
-    const username = field(b, 'username').trim();
-    const keys = [`addr:${address(c)}`, `user:${username.toLowerCase()}`];
-    if (keys.some((k) => loginAttempts.blocked(k))) {
-      log.warn(`sign-in refused for "${username.slice(0, 100)}" from ${address(c)}: too many failed attempts`);
-      return tooMany(c);
-    }
-    const account = users.checkLogin(username, field(b, 'password'));
-    if (!account) {
-      keys.forEach((k) => loginAttempts.record(k));
-      return page(c, 'Sign in', loginForm(next, 'Incorrect username or password.'));
-    }
-    loginAttempts.clear(keys[1]);
-    if (account.twofaSecret) {
-      const token = randomString(64);
-      challenges.set(sha256Hex(token), { userId: account.id, next, expires: Date.now() + TWOFA_TTL_MS, tries: 0 });
-      return c.redirect(`/admin/login/twofa?token=${token}&next=${encodeURIComponent(next)}`, 302);
-    }
-    startSession(c, account.id);
-    log.info(`user "${account.username}" signed in`);
-    return c.redirect(next, 302);
-  });
+function resetPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof tokenQuery>>) {
+  const token = query.token ?? '';
+  return s.signIn.resetUsable(token) ? page(c, s, 'Reset password', ResetForm({ token })) : unusableLink(c, s);
+}
 
-  app.get('/admin/login/twofa', (c) => {
-    const token = c.req.query('token') ?? '';
-    if (!liveChallenge(token)) return c.redirect('/admin/login', 302);
-    return page(c, 'Two-factor authentication', twofaForm(token, localPath(c.req.query('next'))));
-  });
+function resetPassword(c: C, s: Deps, { body }: Input<ReturnType<typeof resetForm>, undefined>) {
+  const outcome = s.signIn.resetPassword(body.token, body.password, body.password2);
+  switch (outcome.kind) {
+    case 'unusable':
+      return unusableLink(c, s);
+    case 'refused':
+      return page(c, s, 'Reset password', ResetForm({ token: body.token, error: outcome.message }));
+    case 'done':
+      startSession(c, s, outcome.userId);
+      return c.redirect('/admin', 302);
+  }
+}
 
-  app.post('/admin/login/twofa', async (c) => {
-    const b = await readBody(c);
-    const token = field(b, 'token');
-    const challenge = liveChallenge(token);
-    if (!challenge) return c.redirect('/admin/login', 302);
-    const addrKey = `addr:${address(c)}`;
-    if (loginAttempts.blocked(addrKey)) return tooMany(c);
-    const secret = users.totpSecret(challenge.userId);
-    const step = secret ? totpCodeStep(secret, field(b, 'totp_code').trim()) : null;
-    // A code already used (by anyone) counts as wrong: it may have been seen or captured.
-    if (step === null || !users.useTotpStep(challenge.userId, step)) {
-      loginAttempts.record(addrKey);
-      challenge.tries++;
-      if (challenge.tries >= TWOFA_MAX_TRIES) {
-        challenges.delete(sha256Hex(token));
-        return page(c, 'Sign in', loginForm(challenge.next, 'Too many wrong codes. Sign in again.'));
-      }
-      return page(c, 'Two-factor authentication', twofaForm(token, challenge.next, 'That code is not valid.'));
-    }
-    challenges.delete(sha256Hex(token));
-    startSession(c, challenge.userId);
-    log.info(`user ${challenge.userId} signed in with two-factor authentication`);
-    return c.redirect(challenge.next, 302);
-  });
+// ---- the signed-in area ----
 
-  // ---- forgot / reset password ----
-  app.get('/admin/forgot', (c) => page(c, 'Forgot password', ForgotForm()));
+function logout(c: C, s: Deps) {
+  assertSameOrigin(c, s.users.authenticator().trustedOrigin?.() ?? null);
+  const session = getCookie(c, SESSION_COOKIE);
+  if (session) s.users.endSession(session);
+  deleteCookie(c, SESSION_COOKIE, { path: '/' });
+  return c.redirect('/admin/login', 302);
+}
 
-  app.post('/admin/forgot', async (c) => {
-    const key = `addr:${address(c)}`;
-    if (forgotAttempts.blocked(key)) return tooMany(c);
-    forgotAttempts.record(key);
-    const reset = users.createPasswordReset(field(await readBody(c), 'email'));
-    if (reset) {
-      const url = `${settings.rootUrl()}/admin/reset?token=${reset.token}`;
-      const msg = systemMessage(ctx, 'forgot-password', { Username: reset.username, ResetURL: url }, [reset.email], `Reset your ${settings.str('app.site_name')} password`);
-      // Not awaited: the answer must not take longer for addresses that exist.
-      ctx.mailer.send('email', msg).then(
-        () => log.info(`password reset mail sent to user "${reset.username}"`),
-        (e: Error) => log.error(`password reset mail to user "${reset.username}" failed: ${e.message}`),
-      );
-    }
-    // The same answer whether or not the address belongs to anyone.
-    return page(c, 'Check your mail', ResetMailSent());
-  });
-
-  const unusableLink = (c: Context) => page(c, 'Link not valid', UnusableLink(), 400);
-
-  app.get('/admin/reset', (c) => {
-    const token = c.req.query('token') ?? '';
-    return users.resetTokenUser(token) === null ? unusableLink(c) : page(c, 'Reset password', resetForm(token));
-  });
-
-  app.post('/admin/reset', async (c) => {
-    const b = await readBody(c);
-    const token = field(b, 'token');
-    if (users.resetTokenUser(token) === null) return unusableLink(c);
-    const password = field(b, 'password');
-    if (password.length < PASSWORD_MIN || Buffer.byteLength(password) > 2000) return page(c, 'Reset password', resetForm(token, `The password must be ${PASSWORD_MIN} to 2000 characters long.`));
-    if (password !== field(b, 'password2')) return page(c, 'Reset password', resetForm(token, 'The passwords do not match.'));
-    const userId = users.resetPassword(token, password);
-    if (userId === null) return unusableLink(c);
-    startSession(c, userId);
-    log.info(`user ${userId} reset their password; their other sessions were ended`);
-    return c.redirect('/admin', 302);
-  });
-
-  // ---- the signed-in area ----
-  app.post('/admin/logout', (c) => {
-    assertSameOrigin(c, authn.trustedOrigin?.() ?? null);
-    const session = getCookie(c, SESSION_COOKIE);
-    if (session) users.endSession(session);
-    deleteCookie(c, SESSION_COOKIE, { path: '/' });
-    return c.redirect('/admin/login', 302);
-  });
-
-  const landing = (c: Context) => {
-    const session = getCookie(c, SESSION_COOKIE);
-    const user = session ? authn.bySession(session) : null;
-    if (!user) return c.redirect(`/admin/login?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search))}`, 307);
-    return page(c, 'Signed in', SignedIn({ name: user.name, username: user.username }));
-  };
-  app.get('/admin', landing);
-  app.get('/admin/*', landing);
+function landing(c: C, s: Deps) {
+  const session = getCookie(c, SESSION_COOKIE);
+  const user = session ? s.users.authenticator().bySession(session) : null;
+  if (!user) return c.redirect(`/admin/login?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search))}`, 307);
+  return page(c, s, 'Signed in', SignedIn({ name: user.name, username: user.username }));
 }

@@ -1,0 +1,152 @@
+// Signing in to the admin: the password, then the TOTP code for users with two-factor
+// authentication; forgotten and reset passwords. Failed sign-ins and 2FA codes, and reset
+// requests, are limited per client address and per username (docs/decisions.md §59). The
+// sign-in pages (login-routes.ts) show the outcomes; sessions are the user store's.
+import type { AppContext } from '../context.ts';
+import { LIMITS } from '../http/limits.ts';
+import { systemMessage } from '../mail/system.ts';
+import { AttemptLimiter } from './attempts.ts';
+import { randomString, sha256Hex } from './secrets.ts';
+import { PASSWORD_MIN, type UserStore } from './store.ts';
+import { totpCodeStep } from './totp.ts';
+
+/** Failed sign-ins allowed per client address and per username in the window. */
+const LOGIN_LIMIT = { max: 10, windowMs: 15 * 60 * 1000 };
+/** Forgot-password requests allowed per client address in the window. */
+const FORGOT_LIMIT = { max: 5, windowMs: 15 * 60 * 1000 };
+/** A password-checked login waits this long for its TOTP code, with this many tries. */
+const TWOFA_TTL_MS = 5 * 60 * 1000;
+const TWOFA_MAX_TRIES = 5;
+
+interface TwofaChallenge {
+  userId: number;
+  next: string;
+  expires: number;
+  tries: number;
+}
+
+export type LoginOutcome =
+  | { kind: 'too-many' }
+  | { kind: 'wrong' }
+  /** The password was right; the TOTP code is asked for with this token. */
+  | { kind: 'twofa'; token: string }
+  | { kind: 'signed-in'; userId: number };
+
+export type TwofaOutcome =
+  /** No such challenge, or it expired: sign in again. */
+  | { kind: 'no-challenge' }
+  | { kind: 'too-many' }
+  | { kind: 'wrong'; next: string }
+  /** Too many wrong codes for this challenge: it is void, sign in again. */
+  | { kind: 'start-over'; next: string }
+  | { kind: 'signed-in'; userId: number; next: string };
+
+export type ResetOutcome =
+  /** The link's token is unknown, used or expired. */
+  | { kind: 'unusable' }
+  | { kind: 'refused'; message: string }
+  | { kind: 'done'; userId: number };
+
+export class SignIn {
+  private readonly loginAttempts = new AttemptLimiter(LOGIN_LIMIT.max, LOGIN_LIMIT.windowMs);
+  private readonly forgotAttempts = new AttemptLimiter(FORGOT_LIMIT.max, FORGOT_LIMIT.windowMs);
+  /** Password-checked logins waiting for their TOTP code, by the hash of their token. */
+  private readonly challenges = new Map<string, TwofaChallenge>();
+
+  constructor(private readonly ctx: AppContext, private readonly users: UserStore) {}
+
+  /** Checks a username and password from `address`; `next` is where the user goes after the 2FA step. */
+  login(username: string, password: string, next: string, address: string): LoginOutcome {
+    const keys = [`addr:${address}`, `user:${username.toLowerCase()}`];
+    if (keys.some((k) => this.loginAttempts.blocked(k))) {
+      this.ctx.log.warn(`sign-in refused for "${username.slice(0, 100)}" from ${address}: too many failed attempts`);
+      return { kind: 'too-many' };
+    }
+    const account = this.users.checkLogin(username, password);
+    if (!account) {
+      keys.forEach((k) => this.loginAttempts.record(k));
+      return { kind: 'wrong' };
+    }
+    this.loginAttempts.clear(keys[1]);
+    if (account.twofaSecret) {
+      const token = randomString(64);
+      this.challenges.set(sha256Hex(token), { userId: account.id, next, expires: Date.now() + TWOFA_TTL_MS, tries: 0 });
+      return { kind: 'twofa', token };
+    }
+    this.ctx.log.info(`user "${account.username}" signed in`);
+    return { kind: 'signed-in', userId: account.id };
+  }
+
+  /** Whether the token names a 2FA challenge still waiting for its code. */
+  awaitsCode(token: string): boolean {
+    return this.liveChallenge(token) !== null;
+  }
+
+  /** Checks the TOTP code for a challenge. A code already used (by anyone) counts as wrong: it may have been seen or captured. */
+  twofa(token: string, code: string, address: string): TwofaOutcome {
+    const challenge = this.liveChallenge(token);
+    if (!challenge) return { kind: 'no-challenge' };
+    const addrKey = `addr:${address}`;
+    if (this.loginAttempts.blocked(addrKey)) return { kind: 'too-many' };
+    const secret = this.users.totpSecret(challenge.userId);
+    const step = secret ? totpCodeStep(secret, code) : null;
+    if (step === null || !this.users.useTotpStep(challenge.userId, step)) {
+      this.loginAttempts.record(addrKey);
+      challenge.tries++;
+      if (challenge.tries >= TWOFA_MAX_TRIES) {
+        this.challenges.delete(sha256Hex(token));
+        return { kind: 'start-over', next: challenge.next };
+      }
+      return { kind: 'wrong', next: challenge.next };
+    }
+    this.challenges.delete(sha256Hex(token));
+    this.ctx.log.info(`user ${challenge.userId} signed in with two-factor authentication`);
+    return { kind: 'signed-in', userId: challenge.userId, next: challenge.next };
+  }
+
+  /** Counts a forgot-password request from `address`; false when it is over the limit. */
+  mayRequestReset(address: string): boolean {
+    const key = `addr:${address}`;
+    if (this.forgotAttempts.blocked(key)) return false;
+    this.forgotAttempts.record(key);
+    return true;
+  }
+
+  /**
+   * Mails a reset link if the address belongs to a user. Not awaited: the answer must not take
+   * longer for addresses that exist.
+   */
+  requestReset(email: string): void {
+    const reset = this.users.createPasswordReset(email);
+    if (!reset) return;
+    const { settings, log } = this.ctx;
+    const url = `${settings.rootUrl()}/admin/reset?token=${reset.token}`;
+    const msg = systemMessage(this.ctx, 'forgot-password', { Username: reset.username, ResetURL: url }, [reset.email], `Reset your ${settings.str('app.site_name')} password`);
+    this.ctx.mailer.send('email', msg).then(
+      () => log.info(`password reset mail sent to user "${reset.username}"`),
+      (e: Error) => log.error(`password reset mail to user "${reset.username}" failed: ${e.message}`),
+    );
+  }
+
+  /** Whether a reset link's token can still be used. */
+  resetUsable(token: string): boolean {
+    return this.users.resetTokenUser(token) !== null;
+  }
+
+  /** Sets a new password from a reset link; the user's sessions end. */
+  resetPassword(token: string, password: string, repeated: string): ResetOutcome {
+    if (!this.resetUsable(token)) return { kind: 'unusable' };
+    if (password.length < PASSWORD_MIN || Buffer.byteLength(password) > LIMITS.name) return { kind: 'refused', message: `The password must be ${PASSWORD_MIN} to ${LIMITS.name} characters long.` };
+    if (password !== repeated) return { kind: 'refused', message: 'The passwords do not match.' };
+    const userId = this.users.resetPassword(token, password);
+    if (userId === null) return { kind: 'unusable' };
+    this.ctx.log.info(`user ${userId} reset their password; their other sessions were ended`);
+    return { kind: 'done', userId };
+  }
+
+  private liveChallenge(token: string): TwofaChallenge | null {
+    const now = Date.now();
+    for (const [k, ch] of this.challenges) if (ch.expires <= now) this.challenges.delete(k);
+    return this.challenges.get(sha256Hex(token)) ?? null;
+  }
+}
