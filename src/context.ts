@@ -3,7 +3,6 @@
 import type { Config } from './config.ts';
 import type { DB } from './db/connection.ts';
 import type { ForegroundWrites } from './db/foreground-writes.ts';
-import type { Orm } from './db/index.ts';
 import type { Logger } from './log.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { SettingsService } from './settings/service.ts';
@@ -13,7 +12,6 @@ export interface AppContext {
   db: DB;
   /** Requests in progress that may write; background writer threads give way to them. */
   foregroundWrites: ForegroundWrites;
-  orm: Orm;
   log: Logger;
   settings: SettingsService;
   mailer: Mailer;

@@ -6,7 +6,6 @@ import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { closeDatabase, openDatabase } from './db/connection.ts';
 import { ForegroundWrites } from './db/foreground-writes.ts';
-import { ormFor } from './db/index.ts';
 import { migrate } from './db/migrate.ts';
 import type { Logger } from './log.ts';
 import { makeAuth, type Guard } from './http/auth.ts';
@@ -96,7 +95,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const settings = new SettingsService(db, config.rootUrl);
   const mailer = new Mailer(log);
   mailer.addFactory(postbackMessengers);
-  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(), orm: ormFor(db), log, settings, mailer, startedAt: new Date() };
+  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(), log, settings, mailer, startedAt: new Date() };
 
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());

@@ -1,238 +1,117 @@
-// Drizzle mirror of the tables the migrations in sql/ create (the SQL files are the source of
-// truth; keep in step).
+// Drizzle mirror of the tables that stores query through drizzle (see README "Database access"):
+// lists, templates, media, users, roles, sessions, password resets and settings. The migrations
+// in sql/ are the source of truth; test/foundation/schema.test.ts checks each table here against
+// a freshly migrated database (column names, types, NOT NULL, defaults, primary keys, enum CHECKs).
+//
+// Keys are the column names, and JSON and 0/1 columns stay the text and integers SQLite returns,
+// so a row read through drizzle has the shape a row of named SQL has: the stores share row types
+// and JSON mapping between both. Omitted columns take the default given here on insert (drizzle
+// writes the default, or NULL, into the statement), so the defaults mirror the SQL ones.
+import { sql } from 'drizzle-orm';
 import { sqliteTable, integer, text, primaryKey } from 'drizzle-orm/sqlite-core';
 
-const ts = (name: string) => text(name).notNull();
+declare const jsonOf: unique symbol;
+/** The JSON text of a T, as a JSON column holds it (a string; the type says what it decodes to). */
+export type JsonText<T> = string & { readonly [jsonOf]?: T };
+export const toJsonText = <T>(value: T) => JSON.stringify(value) as JsonText<T>;
+export const parseJsonText = <T>(text: JsonText<T>) => JSON.parse(text) as T;
+
+/** The current time as the schema's timestamps hold it (ISO 8601 UTC with milliseconds). */
+export const NOW = sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+
+const timestamp = (name: string) => text(name).notNull().default(sql`(${NOW})`);
+const json = <T>(name: string, dflt: T) => text(name).$type<JsonText<T>>().notNull().default(toJsonText(dflt));
+const flag = (name: string) => integer(name).$type<0 | 1>().notNull().default(0);
 
 export const settings = sqliteTable('settings', {
   key: text('key').primaryKey(),
-  value: text('value').notNull(),
-  updatedAt: ts('updated_at'),
-});
-
-export const subscribers = sqliteTable('subscribers', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  uuid: text('uuid').notNull().unique(),
-  email: text('email').notNull().unique(),
-  name: text('name').notNull(),
-  attribs: text('attribs').notNull(),
-  status: text('status', { enum: ['enabled', 'disabled', 'blocklisted'] }).notNull(),
-  createdAt: ts('created_at'),
-  updatedAt: ts('updated_at'),
+  value: text('value').$type<JsonText<unknown>>().notNull(),
+  updated_at: timestamp('updated_at'),
 });
 
 export const lists = sqliteTable('lists', {
   id: integer('id').primaryKey({ autoIncrement: true }),
-  uuid: text('uuid').notNull().unique(),
+  uuid: text('uuid').notNull(),
   name: text('name').notNull(),
-  type: text('type', { enum: ['public', 'private'] }).notNull(),
-  optin: text('optin', { enum: ['single', 'double'] }).notNull(),
-  status: text('status', { enum: ['active', 'archived'] }).notNull(),
-  tags: text('tags').notNull(),
-  description: text('description').notNull(),
-  createdAt: ts('created_at'),
-  updatedAt: ts('updated_at'),
+  type: text('type', { enum: ['public', 'private'] }).notNull().default('private'),
+  optin: text('optin', { enum: ['single', 'double'] }).notNull().default('single'),
+  status: text('status', { enum: ['active', 'archived'] }).notNull().default('active'),
+  tags: json<string[]>('tags', []),
+  description: text('description').notNull().default(''),
+  created_at: timestamp('created_at'),
+  updated_at: timestamp('updated_at'),
 });
-
-export const subscriberLists = sqliteTable('subscriber_lists', {
-  subscriberId: integer('subscriber_id').notNull(),
-  listId: integer('list_id').notNull(),
-  status: text('status', { enum: ['unconfirmed', 'confirmed', 'unsubscribed'] }).notNull(),
-  source: text('source').notNull(),
-  meta: text('meta').notNull(),
-  createdAt: ts('created_at'),
-  updatedAt: ts('updated_at'),
-}, (t) => [primaryKey({ columns: [t.subscriberId, t.listId] })]);
 
 export const templates = sqliteTable('templates', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   name: text('name').notNull(),
-  type: text('type', { enum: ['campaign', 'campaign_visual', 'tx'] }).notNull(),
-  subject: text('subject').notNull(),
-  body: text('body').notNull(),
-  bodySource: text('body_source'),
-  isDefault: integer('is_default', { mode: 'boolean' }).notNull(),
-  createdAt: ts('created_at'),
-  updatedAt: ts('updated_at'),
+  type: text('type', { enum: ['campaign', 'campaign_visual', 'tx'] }).notNull().default('campaign'),
+  subject: text('subject').notNull().default(''),
+  body: text('body').notNull().default(''),
+  body_source: text('body_source'),
+  is_default: flag('is_default'),
+  created_at: timestamp('created_at'),
+  updated_at: timestamp('updated_at'),
 });
 
 export const media = sqliteTable('media', {
   id: integer('id').primaryKey({ autoIncrement: true }),
-  uuid: text('uuid').notNull().unique(),
-  provider: text('provider').notNull(),
-  filename: text('filename').notNull().unique(),
-  contentType: text('content_type').notNull(),
-  thumb: text('thumb'),
-  meta: text('meta').notNull(),
-  createdAt: ts('created_at'),
-});
-
-export const campaigns = sqliteTable('campaigns', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  uuid: text('uuid').notNull().unique(),
-  name: text('name').notNull(),
-  subject: text('subject').notNull(),
-  fromEmail: text('from_email').notNull(),
-  body: text('body').notNull(),
-  bodySource: text('body_source'),
-  altbody: text('altbody'),
-  contentType: text('content_type', { enum: ['richtext', 'html', 'markdown', 'plain', 'visual'] }).notNull(),
-  sendAt: text('send_at'),
-  headers: text('headers').notNull(),
-  attribs: text('attribs').notNull(),
-  status: text('status', { enum: ['draft', 'scheduled', 'running', 'paused', 'cancelled', 'finished'] }).notNull(),
-  statusReason: text('status_reason').notNull(),
-  tags: text('tags').notNull(),
-  type: text('type', { enum: ['regular', 'optin'] }).notNull(),
-  messenger: text('messenger').notNull(),
-  templateId: integer('template_id'),
-  toSend: integer('to_send').notNull(),
-  sent: integer('sent').notNull(),
-  maxSubscriberId: integer('max_subscriber_id').notNull(),
-  lastSubscriberId: integer('last_subscriber_id').notNull(),
-  archive: integer('archive', { mode: 'boolean' }).notNull(),
-  archiveSlug: text('archive_slug').unique(),
-  archiveTemplateId: integer('archive_template_id'),
-  archiveMeta: text('archive_meta').notNull(),
-  startedAt: text('started_at'),
-  createdAt: ts('created_at'),
-  updatedAt: ts('updated_at'),
-});
-
-export const campaignLists = sqliteTable('campaign_lists', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  campaignId: integer('campaign_id').notNull(),
-  listId: integer('list_id'),
-  listName: text('list_name').notNull(),
-});
-
-export const campaignMedia = sqliteTable('campaign_media', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  campaignId: integer('campaign_id').notNull(),
-  mediaId: integer('media_id'),
+  uuid: text('uuid').notNull(),
+  provider: text('provider').notNull().default('filesystem'),
   filename: text('filename').notNull(),
-});
-
-export const campaignSends = sqliteTable('campaign_sends', {
-  campaignId: integer('campaign_id').notNull(),
-  subscriberId: integer('subscriber_id').notNull(),
-  status: text('status', { enum: ['queued', 'sent', 'failed'] }).notNull(),
-  error: text('error').notNull(),
-  updatedAt: ts('updated_at'),
-}, (t) => [primaryKey({ columns: [t.campaignId, t.subscriberId] })]);
-
-export const campaignViews = sqliteTable('campaign_views', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  campaignId: integer('campaign_id'),
-  subscriberId: integer('subscriber_id'),
-  createdAt: ts('created_at'),
-});
-
-export const links = sqliteTable('links', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  uuid: text('uuid').notNull().unique(),
-  url: text('url').notNull().unique(),
-  createdAt: ts('created_at'),
-});
-
-export const linkClicks = sqliteTable('link_clicks', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  campaignId: integer('campaign_id'),
-  linkId: integer('link_id').notNull(),
-  subscriberId: integer('subscriber_id'),
-  createdAt: ts('created_at'),
-});
-
-export const bounces = sqliteTable('bounces', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  subscriberId: integer('subscriber_id').notNull(),
-  campaignId: integer('campaign_id'),
-  type: text('type', { enum: ['soft', 'hard', 'complaint'] }).notNull(),
-  source: text('source').notNull(),
-  meta: text('meta').notNull(),
-  createdAt: ts('created_at'),
+  content_type: text('content_type').notNull().default('application/octet-stream'),
+  thumb: text('thumb'),
+  meta: json<object>('meta', {}),
+  created_at: timestamp('created_at'),
 });
 
 export const roles = sqliteTable('roles', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   type: text('type', { enum: ['user', 'list'] }).notNull(),
   name: text('name').notNull(),
-  permissions: text('permissions').notNull(),
-  createdAt: ts('created_at'),
-  updatedAt: ts('updated_at'),
+  permissions: json<string[]>('permissions', []),
+  created_at: timestamp('created_at'),
+  updated_at: timestamp('updated_at'),
 });
 
 export const roleLists = sqliteTable('role_lists', {
-  roleId: integer('role_id').notNull(),
-  listId: integer('list_id').notNull(),
-  permissions: text('permissions').notNull(),
-}, (t) => [primaryKey({ columns: [t.roleId, t.listId] })]);
+  role_id: integer('role_id').notNull(),
+  list_id: integer('list_id').notNull(),
+  permissions: json<string[]>('permissions', []),
+}, (t) => [primaryKey({ columns: [t.role_id, t.list_id] })]);
 
 export const users = sqliteTable('users', {
   id: integer('id').primaryKey({ autoIncrement: true }),
-  username: text('username').notNull().unique(),
+  username: text('username').notNull(),
+  /** scrypt hash for login users, SHA-256 hex of the token for API users. */
   password: text('password'),
-  passwordLogin: integer('password_login', { mode: 'boolean' }).notNull(),
-  email: text('email').notNull().unique(),
+  password_login: flag('password_login'),
+  email: text('email').notNull(),
   name: text('name').notNull(),
   type: text('type', { enum: ['user', 'api'] }).notNull(),
-  userRoleId: integer('user_role_id').notNull(),
-  listRoleId: integer('list_role_id'),
-  status: text('status', { enum: ['enabled', 'disabled'] }).notNull(),
+  user_role_id: integer('user_role_id').notNull(),
+  list_role_id: integer('list_role_id'),
+  status: text('status', { enum: ['enabled', 'disabled'] }).notNull().default('enabled'),
   avatar: text('avatar'),
-  twofaType: text('twofa_type', { enum: ['none', 'totp'] }).notNull(),
-  twofaKey: text('twofa_key'),
-  totpLastStep: integer('totp_last_step').notNull(),
-  loggedinAt: text('loggedin_at'),
-  createdAt: ts('created_at'),
-  updatedAt: ts('updated_at'),
+  twofa_type: text('twofa_type', { enum: ['none', 'totp'] }).notNull().default('none'),
+  twofa_key: text('twofa_key'),
+  loggedin_at: text('loggedin_at'),
+  created_at: timestamp('created_at'),
+  updated_at: timestamp('updated_at'),
+  totp_last_step: integer('totp_last_step').notNull().default(0),
 });
 
+/** Login sessions; `id` is the SHA-256 hex of the cookie value. */
 export const sessions = sqliteTable('sessions', {
   id: text('id').primaryKey(),
-  userId: integer('user_id').notNull(),
-  createdAt: ts('created_at'),
-  expiresAt: text('expires_at').notNull(),
+  user_id: integer('user_id').notNull(),
+  created_at: timestamp('created_at'),
+  expires_at: text('expires_at').notNull(),
 });
-
-// Derived tables kept by triggers (0020, 0040) and the bulk-import gate; the FTS5 search index
-// `subscribers_fts` is a virtual table and is queried with SQL only.
-export const subscriberTotal = sqliteTable('subscriber_total', {
-  id: integer('id').primaryKey(),
-  n: integer('n').notNull(),
-});
-
-export const listSubscriberCounts = sqliteTable('list_subscriber_counts', {
-  listId: integer('list_id').notNull(),
-  status: text('status').notNull(),
-  n: integer('n').notNull(),
-}, (t) => [primaryKey({ columns: [t.listId, t.status] })]);
-
-export const subscriberBulkInsert = sqliteTable('subscriber_bulk_insert', {
-  id: integer('id').primaryKey(),
-  fromId: integer('from_id'),
-});
-
-/** Id ranges of bulk-imported subscribers not yet in the search index (0060). */
-export const subscriberSearchBacklog = sqliteTable('subscriber_search_backlog', {
-  firstId: integer('first_id').primaryKey(),
-  lastId: integer('last_id').notNull(),
-});
-
-export const dashboardCounts = sqliteTable('dashboard_counts', {
-  key: text('key').primaryKey(),
-  n: integer('n').notNull(),
-});
-
-export const dashboardDaily = sqliteTable('dashboard_daily', {
-  kind: text('kind', { enum: ['views', 'clicks'] }).notNull(),
-  day: text('day').notNull(),
-  n: integer('n').notNull(),
-}, (t) => [primaryKey({ columns: [t.kind, t.day] })]);
 
 export const passwordResets = sqliteTable('password_resets', {
-  tokenHash: text('token_hash').primaryKey(),
-  userId: integer('user_id').notNull(),
-  createdAt: ts('created_at'),
-  expiresAt: text('expires_at').notNull(),
+  token_hash: text('token_hash').primaryKey(),
+  user_id: integer('user_id').notNull(),
+  created_at: timestamp('created_at'),
+  expires_at: text('expires_at').notNull(),
 });

@@ -1,7 +1,11 @@
-// Lists: their SQL and rules. Counts come from list_subscriber_counts (kept by triggers),
-// so listing lists with counts never scans subscriptions.
+// Lists: their queries and rules. Counts come from list_subscriber_counts (kept by triggers),
+// so listing lists with counts never scans subscriptions. The lists' own rows go through
+// drizzle; the reads with counts (one list, the filtered page) are named SQL.
 import { randomUUID } from 'node:crypto';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { DB } from '../db/connection.ts';
+import { jsonEach, param, preparedStatements } from '../db/index.ts';
+import { lists, parseJsonText, toJsonText } from '../db/schema.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { Authorized } from '../http/permissions.ts';
 
@@ -12,18 +16,7 @@ export type ListType = (typeof LIST_TYPES)[number];
 export type ListOptin = (typeof LIST_OPTINS)[number];
 export type ListStatus = (typeof LIST_STATUSES)[number];
 
-export interface ListRow {
-  id: number;
-  uuid: string;
-  name: string;
-  type: ListType;
-  optin: ListOptin;
-  status: ListStatus;
-  tags: string;
-  description: string;
-  created_at: string;
-  updated_at: string;
-}
+export type ListRow = typeof lists.$inferSelect;
 
 export interface List {
   id: number;
@@ -80,23 +73,33 @@ const COUNTS = `(SELECT COALESCE(SUM(n), 0) FROM list_subscriber_counts c WHERE 
 
 const SQL = {
   byId: `SELECT l.*, ${COUNTS} FROM lists l WHERE l.id = ?`,
-  insert: `INSERT INTO lists (uuid, name, type, optin, status, tags, description, created_at, updated_at)
-           VALUES (@uuid, @name, @type, @optin, @status, @tags, @description, @now, @now)`,
-  update: `UPDATE lists SET name = @name, type = @type, optin = @optin, status = @status, tags = @tags,
-           description = @description, updated_at = @now WHERE id = @id`,
   renameInCampaigns: 'UPDATE campaign_lists SET list_name = ? WHERE list_id = ?',
-  delete: 'DELETE FROM lists WHERE id = ?',
-  existingIds: 'SELECT id FROM lists WHERE id IN (SELECT value FROM json_each(?))',
-  byIds: 'SELECT * FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
-  byUuids: 'SELECT * FROM lists WHERE uuid IN (SELECT value FROM json_each(?)) ORDER BY id',
-  publicActive: `SELECT * FROM lists WHERE type = 'public' AND status = 'active' ORDER BY id`,
 } as const;
+
+/** The lists' own rows (drizzle, prepared once per connection). */
+const statements = (db: DB) => preparedStatements(db, {
+  insert: (orm) => orm.insert(lists).values({
+    uuid: param('uuid'), name: param('name'), type: param('type'), optin: param('optin'), status: param('status'),
+    tags: param('tags'), description: param('description'), created_at: param('now'), updated_at: param('now'),
+  }).prepare(),
+  update: (orm) => orm.update(lists).set({
+    name: param('name'), type: param('type'), optin: param('optin'), status: param('status'), tags: param('tags'),
+    description: param('description'), updated_at: param('now'),
+  }).where(eq(lists.id, param('id'))).prepare(),
+  delete: (orm) => orm.delete(lists).where(eq(lists.id, param('id'))).prepare(),
+  existingIds: (orm) => orm.select({ id: lists.id }).from(lists).where(inArray(lists.id, jsonEach('ids'))).prepare(),
+  byIds: (orm) => orm.select().from(lists).where(inArray(lists.id, jsonEach('ids'))).orderBy(asc(lists.id)).prepare(),
+  byUuids: (orm) => orm.select().from(lists).where(inArray(lists.uuid, jsonEach('uuids'))).orderBy(asc(lists.id)).prepare(),
+  publicActive: (orm) => orm.select().from(lists).where(and(eq(lists.type, 'public'), eq(lists.status, 'active'))).orderBy(asc(lists.id)).prepare(),
+});
 
 export class ListStore {
   private readonly sql: Prepare;
+  private readonly q: ReturnType<typeof statements>;
 
   constructor(private readonly db: DB) {
     this.sql = statementCache(db);
+    this.q = statements(db);
   }
 
   get(id: number): List | null {
@@ -135,14 +138,14 @@ export class ListStore {
 
   create(f: ListFields): List {
     const now = new Date().toISOString();
-    const r = this.sql(SQL.insert).run({ uuid: randomUUID(), ...f, tags: JSON.stringify(f.tags), now });
+    const r = this.q.insert.run({ uuid: randomUUID(), ...f, tags: toJsonText(f.tags), now });
     return this.get(Number(r.lastInsertRowid))!;
   }
 
   /** Saves the fields; a rename is carried into campaigns' recorded list names. */
   update(id: Authorized<number>, f: ListFields): List {
     this.db.transaction(() => {
-      this.sql(SQL.update).run({ id, ...f, tags: JSON.stringify(f.tags), now: new Date().toISOString() });
+      this.q.update.run({ id, ...f, tags: toJsonText(f.tags), now: new Date().toISOString() });
       this.sql(SQL.renameInCampaigns).run(f.name, id);
     }).immediate();
     return this.get(id)!;
@@ -150,24 +153,24 @@ export class ListStore {
 
   /** Deletes the lists in one transaction; returns how many existed. */
   delete(ids: Authorized<number>[]): number {
-    return this.db.transaction(() => ids.reduce((n, id) => n + this.sql(SQL.delete).run(id).changes, 0)).immediate();
+    return this.db.transaction(() => ids.reduce((n, id) => n + this.q.delete.run({ id }).changes, 0)).immediate();
   }
 
   existingIds(ids: number[]): number[] {
-    return this.sql(SQL.existingIds).pluck().all(JSON.stringify(ids)) as number[];
+    return this.q.existingIds.all({ ids: JSON.stringify(ids) }).map((r) => r.id);
   }
 
   rowsByIds(ids: number[]): ListRow[] {
-    return this.sql<[string], ListRow>(SQL.byIds).all(JSON.stringify(ids));
+    return this.q.byIds.all({ ids: JSON.stringify(ids) });
   }
 
   rowsByUuids(uuids: string[]): ListRow[] {
-    return this.sql<[string], ListRow>(SQL.byUuids).all(JSON.stringify(uuids));
+    return this.q.byUuids.all({ uuids: JSON.stringify(uuids) });
   }
 
   /** Lists anyone may join: public and active. */
   publicLists(): ListRow[] {
-    return this.sql<[], ListRow>(SQL.publicActive).all();
+    return this.q.publicActive.all();
   }
 }
 
@@ -186,7 +189,7 @@ function toList(r: ListRow & CountColumns, withCounts: boolean): List {
     type: r.type,
     optin: r.optin,
     status: r.status,
-    tags: JSON.parse(r.tags) as string[],
+    tags: parseJsonText(r.tags),
     description: r.description,
     subscription_created_at: null,
     subscription_updated_at: null,

@@ -3,9 +3,10 @@
 // clear: they are masked on read, and a masked or empty secret on save keeps the stored one.
 // Reading them through the API takes settings:get, changing or testing them settings:manage.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import type { DB } from '../db/connection.ts';
-import { ormFor, schema, type Orm } from '../db/index.ts';
-import { statementCache, type Prepare } from '../db/statements.ts';
+import { param, preparedStatements } from '../db/index.ts';
+import { NOW, parseJsonText, settings } from '../db/schema.ts';
 import { badRequest, forbidden } from '../http/errors.ts';
 import { can, type Actor, type Permission } from '../http/permissions.ts';
 import { f, parseInput, z } from '../http/schema.ts';
@@ -16,10 +17,11 @@ import { emailProblem } from '../subscribers/email.ts';
 import { isValidFrom } from '../mail/message.ts';
 import type { CaptchaSettings } from '../public/captcha.ts';
 
-const SQL = {
-  upsert: `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-           ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-};
+const statements = (db: DB) => preparedStatements(db, {
+  all: (orm) => orm.select({ key: settings.key, value: settings.value }).from(settings).prepare(),
+  upsert: (orm) => orm.insert(settings).values({ key: param('key'), value: param('value'), updated_at: NOW })
+    .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value`, updated_at: sql`excluded.updated_at` } }).prepare(),
+});
 
 /** Keys stored in the settings table that are not settings (never returned or accepted). */
 const INTERNAL_KEYS = new Set(['app.installed_at']);
@@ -44,23 +46,20 @@ export interface SmtpTest {
 
 export class SettingsService {
   private current: Settings = clone(DEFAULT_SETTINGS);
-  private readonly sql: Prepare;
-  private readonly orm: Orm;
+  private readonly q: ReturnType<typeof statements>;
   private listeners: ((s: Settings) => void)[] = [];
 
   /** rootUrlOverride: LISTMGR_ROOT_URL, which wins over app.root_url. */
   constructor(private readonly db: DB, private readonly rootUrlOverride: string | null = null) {
-    this.sql = statementCache(db);
-    this.orm = ormFor(db);
+    this.q = statements(db);
     this.reload();
   }
 
   /** Re-reads the table (on start and on POST /admin/reload). */
   reload(): void {
     const stored: Settings = {};
-    const { key, value } = schema.settings;
-    for (const row of this.orm.select({ key, value }).from(schema.settings).all()) {
-      if (!INTERNAL_KEYS.has(row.key)) stored[row.key] = JSON.parse(row.value);
+    for (const row of this.q.all.all()) {
+      if (!INTERNAL_KEYS.has(row.key)) stored[row.key] = parseJsonText(row.value);
     }
     this.current = { ...clone(DEFAULT_SETTINGS), ...stored };
     for (const fn of this.listeners) fn(this.current);
@@ -154,7 +153,7 @@ export class SettingsService {
     this.db.transaction(() => {
       for (const key of Object.keys(DEFAULT_SETTINGS)) {
         if (JSON.stringify(next[key]) !== JSON.stringify(this.current[key]) || changed.includes(key)) {
-          this.sql(SQL.upsert).run(key, JSON.stringify(next[key]));
+          this.q.upsert.run({ key, value: JSON.stringify(next[key]) });
         }
       }
     }).immediate();
@@ -163,8 +162,8 @@ export class SettingsService {
 
   /** Writes every default (install). */
   static writeDefaults(db: DB): void {
-    const upsert = db.prepare(SQL.upsert);
-    for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) upsert.run(key, JSON.stringify(value));
+    const { upsert } = statements(db);
+    for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) upsert.run({ key, value: JSON.stringify(value) });
   }
 }
 
