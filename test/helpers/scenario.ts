@@ -36,9 +36,9 @@ export interface Scenario {
   contains?: Expectation[];
   notContains?: Expectation[];
   /** Set-up for this scenario alone, run before the database is read for the comparison. */
-  before?: (t: TestServer) => void | Promise<void>;
+  before?: (t: TestServer) => unknown;
   /** Side effects to assert once the answer is checked (the response, then the server). */
-  after?: (res: ApiResponse, t: TestServer) => void | Promise<void>;
+  after?: (res: ApiResponse, t: TestServer) => unknown;
   /**
    * A 4xx scenario checks that the database did not change. Give the reason here when the
    * refusal does change it (e.g. it records a failed sign-in attempt), to skip that check.
