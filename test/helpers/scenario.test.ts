@@ -2,9 +2,9 @@
 // fails, the expectations mean what they say, groups get their own database, and settings a
 // test changes come back.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { diffSnapshots, runScenario, runScenarios, snapshotDatabase } from './scenario.ts';
-import { startTestServer, useFreshServer, withSettings, type TestServer } from './server.ts';
+import { keepSettings, startTestServer, useFreshServer, withSettings, type TestServer } from './server.ts';
 
 describe('the database snapshot', () => {
   const t = useFreshServer();
@@ -124,6 +124,14 @@ describe('withSettings', () => {
     assert.equal(stored().str('bounce.sendgrid_key'), 'before-key');
   });
 
+  it('puts back a secret that was empty (which a PUT would keep as it is)', async () => {
+    assert.equal(stored().get<{ password: string }>('bounce.postmark').password, '');
+    await withSettings(t(), { 'bounce.postmark': { enabled: true, username: 'pm', password: 'pm-secret' } }, () => {
+      assert.equal(stored().get<{ password: string }>('bounce.postmark').password, 'pm-secret');
+    });
+    assert.deepEqual(stored().get('bounce.postmark'), { enabled: false, username: '', password: '' });
+  });
+
   it('puts them back when the function fails, and rethrows', async () => {
     await assert.rejects(withSettings(t(), { 'privacy.domain_blocklist': ['x.example'] }, () => {
       throw new Error('boom');
@@ -133,6 +141,29 @@ describe('withSettings', () => {
 
   it('refuses values the server refuses', async () => {
     await assert.rejects(withSettings(t(), { 'app.batch_size': 'lots' }, () => 1), /could not set app\.batch_size: 400/);
+  });
+});
+
+describe('keepSettings', () => {
+  const t = useFreshServer();
+  describe('after each test', () => {
+    keepSettings(t, ['app.site_name'], { each: true });
+    it('a test changes a setting', async () => {
+      assert.equal((await t().request('PUT', '/api/settings', { 'app.site_name': 'Changed by a test' })).status, 200);
+    });
+    it('the next test finds it as it was', () => assert.equal(t().server.ctx.settings.str('app.site_name'), 'Mailing list'));
+  });
+  describe('after the group', () => {
+    keepSettings(t, ['app.site_name', 'security.captcha']);
+    before(async () => {
+      const captcha = { altcha: { enabled: false, complexity: 1000 }, hcaptcha: { enabled: true, key: 'k', secret: 's' } };
+      assert.equal((await t().request('PUT', '/api/settings', { 'app.site_name': 'Group', 'security.captcha': captcha })).status, 200);
+    });
+    it('its tests see what its hooks set', () => assert.equal(t().server.ctx.settings.str('app.site_name'), 'Group'));
+  });
+  it('the next group finds them as they were', () => {
+    assert.equal(t().server.ctx.settings.str('app.site_name'), 'Mailing list');
+    assert.equal(t().server.ctx.settings.get<{ hcaptcha: { secret: string } }>('security.captcha').hcaptcha.secret, '');
   });
 });
 

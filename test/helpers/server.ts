@@ -3,7 +3,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before } from 'node:test';
+import { after, afterEach, before } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, openDatabase, type DB } from '../../src/db/connection.ts';
 import { install } from '../../src/install.ts';
@@ -146,14 +146,34 @@ export function useFreshServer(opts: TestServerOptions = {}): () => TestServer {
   };
 }
 
+/** The stored values of the given settings, in clear (secrets too). */
+function savedSettings(t: TestServer, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, structuredClone(t.server.ctx.settings.get(k))]));
+}
+
+/**
+ * Puts saved settings back through PUT /api/settings. An empty secret in a PUT means "keep the
+ * stored one", so a secret that was empty cannot come back that way: those values are written
+ * back as they were stored and reloaded (POST /api/admin/reload), then all are checked.
+ */
+async function putBack(t: TestServer, saved: Record<string, unknown>): Promise<void> {
+  const res = await t.request('PUT', '/api/settings', saved);
+  if (res.status !== 200) throw new Error(`could not restore the settings ${Object.keys(saved).join(', ')}: ${res.status} ${res.text}`);
+  const differ = () => Object.keys(saved).filter((k) => JSON.stringify(t.server.ctx.settings.get(k)) !== JSON.stringify(saved[k]));
+  if (!differ().length) return;
+  const write = t.server.ctx.db.prepare(`UPDATE settings SET value = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE key = ?`);
+  for (const k of differ()) write.run(JSON.stringify(saved[k]), k);
+  const reload = await t.request('POST', '/api/admin/reload');
+  if (reload.status !== 200 || differ().length) throw new Error(`could not restore the settings ${differ().join(', ')}: ${reload.status} ${reload.text}`);
+}
+
 /**
  * Sets the given settings through PUT /api/settings for the length of `fn`, then puts back
  * the values they had (in clear, so secrets come back too), whether `fn` passed or failed.
  * For tests that change settings on a server other tests share.
  */
 export async function withSettings<T>(t: TestServer, values: Record<string, unknown>, fn: () => Promise<T> | T): Promise<T> {
-  const settings = t.server.ctx.settings;
-  const saved = Object.fromEntries(Object.keys(values).map((k) => [k, structuredClone(settings.get(k))]));
+  const saved = savedSettings(t, Object.keys(values));
   const set = await t.request('PUT', '/api/settings', values);
   if (set.status !== 200) throw new Error(`could not set ${Object.keys(values).join(', ')}: ${set.status} ${set.text}`);
   let failed = false;
@@ -163,9 +183,22 @@ export async function withSettings<T>(t: TestServer, values: Record<string, unkn
     failed = true;
     throw e;
   } finally {
-    const res = await t.request('PUT', '/api/settings', saved);
-    // An empty secret in a PUT means "keep the stored one", so check the restore took.
-    const back = Object.keys(saved).filter((k) => JSON.stringify(settings.get(k)) !== JSON.stringify(saved[k]));
-    if (!failed && (res.status !== 200 || back.length)) throw new Error(`could not restore the settings ${back.join(', ') || Object.keys(saved).join(', ')}: ${res.status} ${res.text}`);
+    const restored = putBack(t, saved);
+    // A failure of the test itself is the one to report.
+    if (failed) await restored.catch(() => {});
+    else await restored;
   }
+}
+
+/**
+ * For a describe() whose tests (or hooks) change settings on a shared server: remembers the
+ * given settings when the group starts and puts them back after each of its tests
+ * (`each`), or once after the group. Call it before the group's own hooks.
+ */
+export function keepSettings(server: () => TestServer, keys: string[], opts: { each?: boolean } = {}): void {
+  let saved: Record<string, unknown> = {};
+  before(() => {
+    saved = savedSettings(server(), keys);
+  });
+  (opts.each ? afterEach : after)(() => putBack(server(), saved));
 }
