@@ -1,5 +1,6 @@
 // Test harness: the real server over a fresh database in a temp folder, on an ephemeral port,
 // driven with real HTTP requests; and a real SMTP server that records what arrives.
+import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,13 +159,14 @@ function savedSettings(t: TestServer, keys: string[]): Record<string, unknown> {
  */
 async function putBack(t: TestServer, saved: Record<string, unknown>): Promise<void> {
   const res = await t.request('PUT', '/api/settings', saved);
-  if (res.status !== 200) throw new Error(`could not restore the settings ${Object.keys(saved).join(', ')}: ${res.status} ${res.text}`);
+  assert.equal(res.status, 200, `could not restore the settings ${Object.keys(saved).join(', ')}: ${res.text}`);
   const differ = () => Object.keys(saved).filter((k) => JSON.stringify(t.server.ctx.settings.get(k)) !== JSON.stringify(saved[k]));
   if (!differ().length) return;
   const write = t.server.ctx.db.prepare(`UPDATE settings SET value = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE key = ?`);
   for (const k of differ()) write.run(JSON.stringify(saved[k]), k);
   const reload = await t.request('POST', '/api/admin/reload');
-  if (reload.status !== 200 || differ().length) throw new Error(`could not restore the settings ${differ().join(', ')}: ${reload.status} ${reload.text}`);
+  assert.equal(reload.status, 200, reload.text);
+  assert.deepEqual(differ(), [], 'settings not restored');
 }
 
 /**
@@ -175,7 +177,7 @@ async function putBack(t: TestServer, saved: Record<string, unknown>): Promise<v
 export async function withSettings<T>(t: TestServer, values: Record<string, unknown>, fn: () => Promise<T> | T): Promise<T> {
   const saved = savedSettings(t, Object.keys(values));
   const set = await t.request('PUT', '/api/settings', values);
-  if (set.status !== 200) throw new Error(`could not set ${Object.keys(values).join(', ')}: ${set.status} ${set.text}`);
+  assert.equal(set.status, 200, `could not set ${Object.keys(values).join(', ')}: ${set.text}`);
   let failed = false;
   try {
     return await fn();
