@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { runScenarios, type Scenario } from '../helpers/scenario.ts';
+import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 import { addCampaign, addList, addSubscriber, bounceCount, subscriberStatus, subscriptionStatuses, userWith, type Seeded } from './seed.ts';
 
 let t: TestServer;
@@ -42,36 +43,37 @@ describe('GET /api/bounces', () => {
     assert.deepEqual(res.body.data, { results: [], search: '', query: '', total: 0, per_page: 0, page: 0 });
   });
 
-  const cases: { name: string; query: string; emails: string[]; total: number; perPage?: number; page?: number }[] = [
-    { name: 'default order: newest first', query: '', emails: ['c@x.org', 'b@x.org', 'a@x.org'], total: 3, perPage: 20, page: 1 },
-    { name: 'order=asc', query: '?order=asc', emails: ['a@x.org', 'b@x.org', 'c@x.org'], total: 3 },
-    { name: 'order=ASC (any case)', query: '?order=ASC', emails: ['a@x.org', 'b@x.org', 'c@x.org'], total: 3 },
-    { name: 'order_by=email desc', query: '?order_by=email&order=desc', emails: ['c@x.org', 'b@x.org', 'a@x.org'], total: 3 },
-    { name: 'order_by=campaign_name asc (no campaign first)', query: '?order_by=campaign_name&order=asc', emails: ['c@x.org', 'b@x.org', 'a@x.org'], total: 3 },
-    { name: 'order_by=type asc', query: '?order_by=type&order=asc', emails: ['c@x.org', 'a@x.org', 'b@x.org'], total: 3 },
-    { name: 'order_by=source asc', query: '?order_by=source&order=asc', emails: ['a@x.org', 'c@x.org', 'b@x.org'], total: 3 },
-    { name: 'order_by=created_at asc', query: '?order_by=created_at&order=asc', emails: ['a@x.org', 'b@x.org', 'c@x.org'], total: 3 },
-    { name: 'unknown order_by falls back', query: '?order_by=drop+table', emails: ['c@x.org', 'b@x.org', 'a@x.org'], total: 3 },
-    { name: 'campaign_id filter', query: `?campaign_id=CAMPAIGN`, emails: ['b@x.org'], total: 1 },
-    { name: 'invalid campaign_id is ignored', query: '?campaign_id=abc', emails: ['c@x.org', 'b@x.org', 'a@x.org'], total: 3 },
-    { name: 'source filter', query: '?source=ses', emails: ['b@x.org'], total: 1 },
-    { name: 'no match: page/per_page 0', query: '?source=none', emails: [], total: 0, perPage: 0, page: 0 },
-    { name: 'paging', query: '?per_page=1&page=2', emails: ['b@x.org'], total: 3, perPage: 1, page: 2 },
+  /** A read over the three seeded bounces: the e-mails in order, the total, and per_page/page when given. */
+  const read = (name: string, query: string | (() => string), emails: string[], total: number, perPage?: number, page?: number): Scenario => ({
+    name, method: 'GET', path: () => `/api/bounces${typeof query === 'function' ? query() : query}`, status: 200, unchanged: true,
+    before: seedThree,
+    after: ({ body }) => {
+      assert.deepEqual(body.data.results.map((r: any) => r.email), emails);
+      assert.equal(body.data.total, total);
+      if (perPage !== undefined) assert.equal(body.data.per_page, perPage);
+      if (page !== undefined) assert.equal(body.data.page, page);
+    },
+  });
+  const [A, B, C] = ['a@x.org', 'b@x.org', 'c@x.org'];
+  runScenarios(() => t, [
+    read('default order: newest first', '', [C, B, A], 3, 20, 1),
+    read('order=asc', '?order=asc', [A, B, C], 3),
+    read('order=ASC (any case)', '?order=ASC', [A, B, C], 3),
+    read('order_by=email desc', '?order_by=email&order=desc', [C, B, A], 3),
+    read('order_by=campaign_name asc (no campaign first)', '?order_by=campaign_name&order=asc', [C, B, A], 3),
+    read('order_by=type asc', '?order_by=type&order=asc', [C, A, B], 3),
+    read('order_by=source asc', '?order_by=source&order=asc', [A, C, B], 3),
+    read('order_by=created_at asc', '?order_by=created_at&order=asc', [A, B, C], 3),
+    read('unknown order_by falls back', '?order_by=drop+table', [C, B, A], 3),
+    read('campaign_id filter', () => `?campaign_id=${alpha.id}`, [B], 1),
+    read('invalid campaign_id is ignored', '?campaign_id=abc', [C, B, A], 3),
+    read('source filter', '?source=ses', [B], 1),
+    read('no match: page/per_page 0', '?source=none', [], 0, 0, 0),
+    read('paging', '?per_page=1&page=2', [B], 3, 1, 2),
     // Past the end, listmonk's total (counted over the page's rows) is 0 too.
-    { name: 'a page past the end is all zeros', query: '?per_page=1&page=9', emails: [], total: 0, perPage: 0, page: 0 },
-    { name: 'per_page=all', query: '?per_page=all', emails: ['c@x.org', 'b@x.org', 'a@x.org'], total: 3, perPage: 0, page: 1 },
-  ];
-  for (const s of cases) {
-    it(s.name, async () => {
-      await seedThree();
-      const res = await t.request('GET', `/api/bounces${s.query.replace('CAMPAIGN', String(alpha.id))}`);
-      assert.equal(res.status, 200);
-      assert.deepEqual(res.body.data.results.map((r: any) => r.email), s.emails);
-      assert.equal(res.body.data.total, s.total);
-      if (s.perPage !== undefined) assert.equal(res.body.data.per_page, s.perPage);
-      if (s.page !== undefined) assert.equal(res.body.data.page, s.page);
-    });
-  }
+    read('a page past the end is all zeros', '?per_page=1&page=9', [], 0, 0, 0),
+    read('per_page=all', '?per_page=all', [C, B, A], 3, 0, 1),
+  ]);
 });
 
 describe('GET/DELETE /api/bounces/{id}', () => {
@@ -88,23 +90,17 @@ describe('GET/DELETE /api/bounces/{id}', () => {
     assert.equal(none.body.data.campaign, null);
   });
 
-  const errors = [
-    { name: 'GET unknown id', method: 'GET', path: '/api/bounces/99999', status: 404 },
-    { name: 'GET invalid id', method: 'GET', path: '/api/bounces/x1', status: 400 },
-    { name: 'DELETE unknown id', method: 'DELETE', path: '/api/bounces/99999', status: 404 },
-    { name: 'DELETE without ids or all', method: 'DELETE', path: '/api/bounces', status: 400 },
-    { name: 'DELETE with all=false', method: 'DELETE', path: '/api/bounces?all=false', status: 400 },
-    { name: 'DELETE with a bad id', method: 'DELETE', path: '/api/bounces?id=abc', status: 400 },
-  ];
-  for (const e of errors) {
-    it(`${e.name} → ${e.status}, nothing deleted`, async () => {
-      await seedThree();
-      const res = await t.request(e.method, e.path);
-      assert.equal(res.status, e.status);
-      assert.equal(typeof res.body.message, 'string');
-      assert.equal(bounceCount(t), 3);
-    });
-  }
+  const refused = (name: string, method: string, path: string, status: number): Scenario => ({
+    name: `${name} → ${status}, nothing deleted`, method, path, status, before: seedThree, after: () => assert.equal(bounceCount(t), 3),
+  });
+  runScenarios(() => t, [
+    refused('GET unknown id', 'GET', '/api/bounces/99999', 404),
+    refused('GET invalid id', 'GET', '/api/bounces/x1', 400),
+    refused('DELETE unknown id', 'DELETE', '/api/bounces/99999', 404),
+    refused('DELETE without ids or all', 'DELETE', '/api/bounces', 400),
+    refused('DELETE with all=false', 'DELETE', '/api/bounces?all=false', 400),
+    refused('DELETE with a bad id', 'DELETE', '/api/bounces?id=abc', 400),
+  ]);
 
   it('DELETE /api/bounces/{id} removes one', async () => {
     const [first] = await seedThree();
@@ -142,53 +138,49 @@ describe('PUT /api/bounces/blocklist', () => {
   });
 });
 
-describe('bounce permissions', () => {
-  it('bounces:get reads, bounces:manage changes', async () => {
-    const [first] = await seedThree();
-    const reader = userWith(t, 'bounce-reader', ['bounces:get']);
-    const nobody = userWith(t, 'bounce-nobody', ['lists:get_all']);
-    const table = [
-      { auth: reader, method: 'GET', path: '/api/bounces', status: 200 },
-      { auth: reader, method: 'GET', path: `/api/bounces/${first}`, status: 200 },
-      { auth: reader, method: 'DELETE', path: `/api/bounces/${first}`, status: 403 },
-      { auth: reader, method: 'DELETE', path: '/api/bounces?all=true', status: 403 },
-      { auth: reader, method: 'PUT', path: '/api/bounces/blocklist', status: 403 },
-      { auth: nobody, method: 'GET', path: '/api/bounces', status: 403 },
-      { auth: null, method: 'GET', path: '/api/bounces', status: 403 },
-    ];
-    for (const s of table) {
-      const res = await t.request(s.method, s.path, undefined, { auth: s.auth });
-      assert.equal(res.status, s.status, `${s.method} ${s.path}`);
-    }
-    assert.equal(bounceCount(t), 3);
+describe('bounce permissions: bounces:get reads, bounces:manage changes', () => {
+  let first = 0;
+  let reader = '';
+  let nobody = '';
+  before(async () => {
+    [first] = await seedThree();
+    reader = userWith(t, 'bounce-reader', ['bounces:get']);
+    nobody = userWith(t, 'bounce-nobody', ['lists:get_all']);
   });
+  const asReader = () => reader;
+  runScenarios(() => t, [
+    { name: 'a reader lists', auth: asReader, method: 'GET', path: '/api/bounces', status: 200 },
+    { name: 'a reader reads one', auth: asReader, method: 'GET', path: () => `/api/bounces/${first}`, status: 200 },
+    { name: 'a reader cannot delete one', auth: asReader, method: 'DELETE', path: () => `/api/bounces/${first}`, status: 403 },
+    { name: 'a reader cannot delete all', auth: asReader, method: 'DELETE', path: '/api/bounces?all=true', status: 403 },
+    { name: 'a reader cannot blocklist', auth: asReader, method: 'PUT', path: '/api/bounces/blocklist', status: 403 },
+    { name: 'without bounces:get no list', auth: () => nobody, method: 'GET', path: '/api/bounces', status: 403 },
+    { name: 'without credentials no list', auth: null, method: 'GET', path: '/api/bounces', status: 403 },
+  ]);
+  it('nothing was deleted', () => assert.equal(bounceCount(t), 3));
 });
 
 describe('POST /webhooks/bounce', () => {
-  const bad: { name: string; body?: unknown; raw?: string; message: RegExp }[] = [
-    { name: 'neither email nor subscriber_uuid', body: { type: 'hard' }, message: /"email" or "subscriber_uuid"/ },
-    { name: 'malformed subscriber_uuid', body: { subscriber_uuid: 'nope', type: 'hard' }, message: /not a UUID/ },
-    { name: 'invalid e-mail', body: { email: 'not-an-email', type: 'hard' }, message: /not a valid e-mail/ },
-    { name: 'e-mail with a display name', body: { email: 'A <a@x.org>', type: 'hard' }, message: /not a valid e-mail/ },
-    { name: 'e-mail with an empty domain label', body: { email: 'a@x..org', type: 'hard' }, message: /not a valid e-mail/ },
-    { name: 'e-mail not a string', body: { email: 42, type: 'hard' }, message: /"email"/ },
-    { name: 'missing type', body: { email: 'a@x.org' }, message: /"type" is required/ },
-    { name: 'unknown type', body: { email: 'a@x.org', type: 'bouncy' }, message: /"bouncy" is not one of/ },
-    { name: 'meta not an object', body: { email: 'a@x.org', type: 'hard', meta: [1] }, message: /"meta"/ },
-    { name: 'bad created_at', body: { email: 'a@x.org', type: 'hard', created_at: 'yesterday' }, message: /created_at/ },
-    { name: 'invalid JSON', raw: '{"email": ', message: /invalid JSON/ },
-  ];
-  for (const s of bad) {
-    it(`refuses ${s.name} with 400 and records nothing`, async () => {
+  const refused = (name: string, send: Pick<Scenario, 'body' | 'raw' | 'headers'>, message: RegExp): Scenario => ({
+    name: `refuses ${name} with 400 and records nothing`, method: 'POST', path: '/webhooks/bounce', ...send, status: 400, contains: [message],
+    before: () => {
       t.server.ctx.db.prepare('DELETE FROM bounces').run();
-      const res = s.raw !== undefined
-        ? await t.request('POST', '/webhooks/bounce', undefined, { raw: s.raw, headers: { 'content-type': 'application/json' } })
-        : await post(s.body);
-      assert.equal(res.status, 400);
-      assert.match(res.body.message, s.message);
-      assert.equal(bounceCount(t), 0);
-    });
-  }
+    },
+    after: () => assert.equal(bounceCount(t), 0),
+  });
+  runScenarios(() => t, [
+    refused('neither email nor subscriber_uuid', { body: { type: 'hard' } }, /"email" or "subscriber_uuid"/),
+    refused('malformed subscriber_uuid', { body: { subscriber_uuid: 'nope', type: 'hard' } }, /not a UUID/),
+    refused('invalid e-mail', { body: { email: 'not-an-email', type: 'hard' } }, /not a valid e-mail/),
+    refused('e-mail with a display name', { body: { email: 'A <a@x.org>', type: 'hard' } }, /not a valid e-mail/),
+    refused('e-mail with an empty domain label', { body: { email: 'a@x..org', type: 'hard' } }, /not a valid e-mail/),
+    refused('e-mail not a string', { body: { email: 42, type: 'hard' } }, /"email"/),
+    refused('missing type', { body: { email: 'a@x.org' } }, /"type" is required/),
+    refused('unknown type', { body: { email: 'a@x.org', type: 'bouncy' } }, /"bouncy" is not one of/),
+    refused('meta not an object', { body: { email: 'a@x.org', type: 'hard', meta: [1] } }, /"meta"/),
+    refused('bad created_at', { body: { email: 'a@x.org', type: 'hard', created_at: 'yesterday' } }, /created_at/),
+    refused('invalid JSON', { raw: '{"email": ', headers: { 'content-type': 'application/json' } }, /invalid JSON/),
+  ]);
 
   it('records by subscriber UUID with the campaign, meta and time; unknown subscribers are ignored', async () => {
     t.server.ctx.db.prepare('DELETE FROM bounces').run();
@@ -207,39 +199,42 @@ describe('POST /webhooks/bounce', () => {
   it('records bounces of addresses on a blocklisted domain (the domain rules govern subscribing only)', async () => {
     t.server.ctx.db.prepare('DELETE FROM bounces').run();
     const sub = addSubscriber(t, 'old@blocked.example');
-    await setSettings({ 'privacy.domain_blocklist': ['blocked.example'] });
-    try {
+    await withSettings(t, { 'privacy.domain_blocklist': ['blocked.example'] }, async () => {
       assert.equal((await post({ email: ' OLD@blocked.example ', type: 'hard' })).status, 200);
       assert.equal(bounceCount(t, sub.id), 1);
-    } finally {
-      await setSettings({ 'privacy.domain_blocklist': [] });
-    }
+    });
   });
 
-  it('needs credentials with webhooks:post_bounce', async () => {
-    const poster = userWith(t, 'bounce-poster', ['webhooks:post_bounce']);
-    const reader = userWith(t, 'bounce-reader-2', ['bounces:get']);
-    assert.equal((await post({ email: 'a@x.org', type: 'soft' }, null)).status, 403);
-    const denied = await post({ email: 'a@x.org', type: 'soft' }, reader);
-    assert.equal(denied.status, 403);
-    assert.match(denied.body.message, /webhooks:post_bounce/);
-    assert.equal((await post({ email: 'a@x.org', type: 'soft' }, poster)).status, 200);
+  describe('needs credentials with webhooks:post_bounce', () => {
+    let poster = '';
+    let reader = '';
+    before(() => {
+      poster = userWith(t, 'bounce-poster', ['webhooks:post_bounce']);
+      reader = userWith(t, 'bounce-reader-2', ['bounces:get']);
+    });
+    const bounce = { method: 'POST', path: '/webhooks/bounce', body: { email: 'a@x.org', type: 'soft' } };
+    runScenarios(() => t, [
+      { name: 'none', ...bounce, auth: null, status: 403 },
+      { name: 'without the permission', ...bounce, auth: () => reader, status: 403, contains: [/webhooks:post_bounce/] },
+      { name: 'with it', ...bounce, auth: () => poster, status: 200 },
+    ]);
   });
 
   it('answers 404 with webhooks off and 503 with bounce processing off, read at each request', async () => {
     t.server.ctx.db.prepare('DELETE FROM bounces').run();
-    await setSettings({ 'bounce.webhooks_enabled': false });
-    for (const path of ['/webhooks/bounce', '/webhooks/service/ses']) {
-      assert.equal((await t.request('POST', path, { email: 'a@x.org', type: 'hard' })).status, 404, path);
-    }
-    await setSettings({ 'bounce.webhooks_enabled': true, 'bounce.enabled': false });
-    for (const path of ['/webhooks/bounce', '/webhooks/service/ses']) {
-      const res = await t.request('POST', path, { email: 'a@x.org', type: 'hard' });
-      assert.equal(res.status, 503, path);
-      assert.match(res.body.message, /disabled/);
-    }
+    await withSettings(t, { 'bounce.webhooks_enabled': false }, async () => {
+      for (const path of ['/webhooks/bounce', '/webhooks/service/ses']) {
+        assert.equal((await t.request('POST', path, { email: 'a@x.org', type: 'hard' })).status, 404, path);
+      }
+    });
+    await withSettings(t, { 'bounce.enabled': false }, async () => {
+      for (const path of ['/webhooks/bounce', '/webhooks/service/ses']) {
+        const res = await t.request('POST', path, { email: 'a@x.org', type: 'hard' });
+        assert.equal(res.status, 503, path);
+        assert.match(res.body.message, /disabled/);
+      }
+    });
     assert.equal(bounceCount(t), 0);
-    await setSettings({ 'bounce.enabled': true });
     assert.equal((await post({ email: 'a@x.org', type: 'hard' })).status, 200);
     assert.equal(bounceCount(t), 1);
   });
@@ -282,8 +277,7 @@ describe('bounce actions', () => {
     },
   ];
   for (const s of cases) {
-    it(s.name, async () => {
-      await setSettings({ 'bounce.actions': { ...HIGH, [s.type]: s.rule } });
+    it(s.name, () => withSettings(t, { 'bounce.actions': { ...HIGH, [s.type]: s.rule } }, async () => {
       const email = `action-${s.type}-${s.rule.action}@x.org`;
       const sub = addSubscriber(t, email, { lists: [list] });
       for (let i = 0; i < s.sends; i++) {
@@ -293,15 +287,14 @@ describe('bounce actions', () => {
         assert.equal(subscriberStatus(t, sub.id) ?? null, want.status, `status after #${i + 1}`);
         assert.deepEqual(subscriptionStatuses(t, sub.id), want.subscriptions, `subscriptions after #${i + 1}`);
       }
-    });
+    }));
   }
 
-  it('counts each type on its own', async () => {
-    await setSettings({ 'bounce.actions': { ...HIGH, hard: { count: 2, action: 'blocklist' } } });
+  it('counts each type on its own', () => withSettings(t, { 'bounce.actions': { ...HIGH, hard: { count: 2, action: 'blocklist' } } }, async () => {
     const sub = addSubscriber(t, 'mixed@x.org');
     for (const type of ['soft', 'soft', 'complaint', 'hard']) await post({ email: 'mixed@x.org', type });
     assert.equal(subscriberStatus(t, sub.id), 'enabled');
     await post({ email: 'mixed@x.org', type: 'hard' });
     assert.equal(subscriberStatus(t, sub.id), 'blocklisted');
-  });
+  }));
 });

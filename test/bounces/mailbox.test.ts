@@ -8,7 +8,7 @@ import { parseBounceMail } from '../../src/bounces/dsn.ts';
 import { MailboxScheduler, type SchedulerClock } from '../../src/bounces/mailbox.ts';
 import { Pop3Client } from '../../src/bounces/pop3.ts';
 import { Logger } from '../../src/log.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { keepSettings, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startFakeImap, startFakePop3, type FakeMailbox } from './fake-servers.ts';
 import { addCampaign, addSubscriber, bounceCount, type Seeded } from './seed.ts';
 
@@ -137,6 +137,8 @@ describe('scanning bounce mailboxes', () => {
     assert.equal(res.status, 200, res.text);
   });
   after(() => t.stop());
+  // Each test points the server at its own fake mailbox: put the settings back after each.
+  keepSettings(() => t, ['bounce.mailboxes', 'bounce.enabled'], { each: true });
   beforeEach(() => {
     t.server.ctx.db.prepare('DELETE FROM bounces').run();
   });
@@ -208,7 +210,6 @@ describe('scanning bounce mailboxes', () => {
       assert.equal(box.log.length, 0);
       assert.equal(box.messages.length, 5);
     } finally {
-      await t.request('PUT', '/api/settings', { 'bounce.enabled': true });
       await box.close();
     }
   });

@@ -4,7 +4,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, createSign, generateKeyPairSync, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 import { addCampaign, addSubscriber, bounceCount, type Seeded } from './seed.ts';
 
 const fixture = (f: string) => readFileSync(new URL(`./fixtures/${f}`, import.meta.url), 'utf8');
@@ -429,18 +429,18 @@ describe('Lettermint webhook', () => {
 describe('provider switches', () => {
   it('refuses unknown and disabled services with 400, read at each request', async () => {
     assert.equal((await call('mailchimp', '{}', {})).status, 400);
-    await t.request('PUT', '/api/settings', { 'bounce.forwardemail': { enabled: false, key: 'fe-secret' } });
-    const b = '{}';
-    const res = await call('forwardemail', b, { 'x-webhook-signature': createHmac('sha256', 'fe-secret').update(b).digest('hex') });
-    assert.equal(res.status, 400);
-    assert.match(res.body.message, /unknown or disabled/);
+    await withSettings(t, { 'bounce.forwardemail': { enabled: false, key: 'fe-secret' } }, async () => {
+      const b = '{}';
+      const res = await call('forwardemail', b, { 'x-webhook-signature': createHmac('sha256', 'fe-secret').update(b).digest('hex') });
+      assert.equal(res.status, 400);
+      assert.match(res.body.message, /unknown or disabled/);
+    });
   });
 
-  it('refuses Postmark when no credentials are configured', async () => {
-    await t.request('PUT', '/api/settings', { 'bounce.postmark': { enabled: true, username: '', password: '' } });
-    // An empty password keeps the stored one, so clear the user name only.
+  // An empty password keeps the stored one, so clear the user name only.
+  it('refuses Postmark when no credentials are configured', () => withSettings(t, { 'bounce.postmark': { enabled: true, username: '', password: '' } }, async () => {
     const res = await call('postmark', '{}', { authorization: basic('', 'pm-pass') });
     assert.equal(res.status, 400);
     assert.match(res.body.message, /credentials .* not set/);
-  });
+  }));
 });

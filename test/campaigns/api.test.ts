@@ -2,6 +2,7 @@
 // forbidden status change, preview, test send, archive and visibility per user.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { addList, addSubscriber } from './fixtures.ts';
@@ -44,28 +45,24 @@ after(async () => {
 });
 
 describe('create and update', () => {
-  const cases: { name: string; body: () => Record<string, unknown>; status: number; message?: RegExp }[] = [
-    { name: 'valid', body: base, status: 200 },
-    { name: 'missing name', body: () => ({ ...base(), name: '' }), status: 400, message: /"name" is required/ },
-    { name: 'missing subject', body: () => ({ ...base(), subject: null }), status: 400, message: /"subject" is required/ },
-    { name: 'no lists', body: () => ({ ...base(), lists: [] }), status: 400, message: /"lists" is required/ },
-    { name: 'unknown lists only', body: () => ({ ...base(), lists: [9999] }), status: 400, message: /lists/ },
-    { name: 'past send_at', body: () => ({ ...base(), send_at: '2001-01-01T00:00:00Z' }), status: 400, message: /future/ },
-    { name: 'bad send_at', body: () => ({ ...base(), send_at: 'soon' }), status: 400, message: /send_at/ },
-    { name: 'bad from_email', body: () => ({ ...base(), from_email: 'not an address' }), status: 400, message: /from_email/ },
-    { name: 'unknown messenger', body: () => ({ ...base(), messenger: 'pigeon' }), status: 400, message: /messenger/ },
-    { name: 'bad headers', body: () => ({ ...base(), headers: { 'X-A': 'b' } }), status: 400, message: /headers/ },
-    { name: 'broken template action', body: () => ({ ...base(), body: '<p>{{ .Subscriber.Name </p>' }), status: 400, message: /compile/ },
-    { name: 'opt-in without double opt-in list', body: () => ({ ...base(), type: 'optin' }), status: 400, message: /double opt-in/ },
-    { name: 'bad type', body: () => ({ ...base(), type: 'weekly' }), status: 400, message: /type/ },
-  ];
-  for (const c of cases) {
-    it(c.name, async () => {
-      const r = await t.request('POST', '/api/campaigns', c.body());
-      assert.equal(r.status, c.status, r.text);
-      if (c.message) assert.match(r.body.message, c.message);
-    });
-  }
+  const create = (name: string, over: () => Record<string, unknown>, message?: RegExp): Scenario => ({
+    name, method: 'POST', path: '/api/campaigns', body: () => ({ ...base(), ...over() }), status: message ? 400 : 200, contains: message && [message],
+  });
+  runScenarios(() => t, [
+    create('valid', () => ({})),
+    create('missing name', () => ({ name: '' }), /"name" is required/),
+    create('missing subject', () => ({ subject: null }), /"subject" is required/),
+    create('no lists', () => ({ lists: [] }), /"lists" is required/),
+    create('unknown lists only', () => ({ lists: [9999] }), /lists/),
+    create('past send_at', () => ({ send_at: '2001-01-01T00:00:00Z' }), /future/),
+    create('bad send_at', () => ({ send_at: 'soon' }), /send_at/),
+    create('bad from_email', () => ({ from_email: 'not an address' }), /from_email/),
+    create('unknown messenger', () => ({ messenger: 'pigeon' }), /messenger/),
+    create('bad headers', () => ({ headers: { 'X-A': 'b' } }), /headers/),
+    create('broken template action', () => ({ body: '<p>{{ .Subscriber.Name </p>' }), /compile/),
+    create('opt-in without double opt-in list', () => ({ type: 'optin' }), /double opt-in/),
+    create('bad type', () => ({ type: 'weekly' }), /type/),
+  ]);
 
   it('answers listmonk\'s campaign object with defaults filled in', async () => {
     const r = await t.request('POST', '/api/campaigns', { ...base(), content_type: 'bogus', tags: [' a b ', ''], archive_slug: 'Hello, World!' });
@@ -121,11 +118,11 @@ describe('create and update', () => {
     assert.ok(r.body.data.results.every((c: { body: string; status: string }) => c.body === '' && c.status === 'draft'));
     const search = await t.request('GET', '/api/campaigns?query=Renamed');
     assert.deepEqual(search.body.data.results.map((c: { name: string }) => c.name), ['Renamed']);
-    const bad = await t.request('GET', '/api/campaigns?status=sending');
-    assert.equal(bad.status, 400);
-    const missing = await t.request('GET', '/api/campaigns/99999');
-    assert.equal(missing.status, 404);
   });
+  runScenarios(() => t, [
+    { name: 'a status filter that is not a status is 400', method: 'GET', path: '/api/campaigns?status=sending', status: 400 },
+    { name: 'an unknown campaign is 404', method: 'GET', path: '/api/campaigns/99999', status: 404 },
+  ]);
 });
 
 describe('status changes', () => {
@@ -140,17 +137,17 @@ describe('status changes', () => {
     ['draft', 'finished', false], ['running', 'finished', false], ['paused', 'finished', false], ['scheduled', 'finished', true],
     ['draft', 'sending', false], ['draft', '', false],
   ];
-  for (const [from, to, sendAt] of forbidden) {
-    it(`refuses ${from} → ${to || '(empty)'}`, async () => {
+  let id = 0;
+  runScenarios(() => t, forbidden.map(([from, to, sendAt]): Scenario => ({
+    name: `refuses ${from} → ${to || '(empty)'}`, method: 'PUT', path: () => `/api/campaigns/${id}/status`, body: { status: to }, status: 400,
+    contains: [(b) => b.message.length > 10],
+    before: async () => {
       const body = { ...base(), ...(sendAt ? { send_at: new Date(Date.now() + 86400_000).toISOString() } : {}) };
-      const c = (await t.request('POST', '/api/campaigns', body)).body.data;
-      setStatus(c.id, from);
-      const r = await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: to });
-      assert.equal(r.status, 400, r.text);
-      assert.ok(r.body.message.length > 10);
-      assert.equal((await t.request('GET', `/api/campaigns/${c.id}`)).body.data.status, from);
-    });
-  }
+      id = (await t.request('POST', '/api/campaigns', body)).body.data.id;
+      setStatus(id, from);
+    },
+    after: async () => assert.equal((await t.request('GET', `/api/campaigns/${id}`)).body.data.status, from),
+  })));
 
   it('schedules, unschedules, and stores "running" with a future send_at as scheduled', async () => {
     const c = (await t.request('POST', '/api/campaigns', { ...base(), send_at: new Date(Date.now() + 86400_000).toISOString() })).body.data;
@@ -181,14 +178,21 @@ describe('bulk delete', () => {
   const exists = (id: number) => t.server.ctx.db.prepare('SELECT 1 FROM campaigns WHERE id = ?').get(id) !== undefined;
   const make = async (name: string, lists = [listA]) => (await t.request('POST', '/api/campaigns', { ...base(), name, lists })).body.data.id as number;
 
-  it('refuses a request that selects nothing or has bad ids, changing nothing', async () => {
-    const keep = await make('Bulk keep');
-    for (const path of ['/api/campaigns', '/api/campaigns?all=false', '/api/campaigns?id=abc', '/api/campaigns?id=0', '/api/campaigns?query=']) {
-      const r = await t.request('DELETE', path);
-      assert.equal(r.status, 400, path);
-      assert.ok(r.body.message.length > 10);
-    }
-    assert.ok(exists(keep));
+  describe('refuses a request that selects nothing or has bad ids, changing nothing', () => {
+    let keep = 0;
+    before(async () => {
+      keep = await make('Bulk keep');
+    });
+    const refused = (name: string, path: string): Scenario => ({
+      name, method: 'DELETE', path, status: 400, contains: [(b) => b.message.length > 10], after: () => assert.ok(exists(keep)),
+    });
+    runScenarios(() => t, [
+      refused('no selection', '/api/campaigns'),
+      refused('all=false', '/api/campaigns?all=false'),
+      refused('an id that is not a number', '/api/campaigns?id=abc'),
+      refused('id 0', '/api/campaigns?id=0'),
+      refused('an empty query', '/api/campaigns?query='),
+    ]);
   });
 
   it('deletes by id (unknown ids ignored) and by name/subject search', async () => {
@@ -245,18 +249,26 @@ describe('preview, test send, archive', () => {
     assert.equal(bad.status, 400);
   });
 
-  it('refuses a preview template_id that is not a campaign template', async () => {
-    const c = (await t.request('POST', '/api/campaigns', base())).body.data;
-    const tx = Number(t.server.ctx.db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Tx', 'tx', 'S', '<p>tx</p>')`).run().lastInsertRowid);
-    for (const id of [99999, tx]) {
-      const get = await t.request('GET', `/api/campaigns/${c.id}/preview?template_id=${id}`);
-      assert.equal(get.status, 400, get.text);
-      assert.equal(get.body.message, `invalid "template_id": template ${id} not found or not a campaign template`);
-      const archive = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, { raw: new URLSearchParams({ template_id: String(id) }) });
-      assert.equal(archive.status, 400, archive.text);
-    }
-    // 0 (and a visual body) still mean the campaign's own template.
-    assert.equal((await t.request('GET', `/api/campaigns/${c.id}/preview?template_id=0`)).status, 200);
+  describe('refuses a preview template_id that is not a campaign template', () => {
+    let c = 0;
+    let tx = 0;
+    before(async () => {
+      c = (await t.request('POST', '/api/campaigns', base())).body.data.id;
+      tx = Number(t.server.ctx.db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Tx', 'tx', 'S', '<p>tx</p>')`).run().lastInsertRowid);
+    });
+    const refused = (what: string, template: () => number): Scenario[] => [
+      {
+        name: `preview with ${what}`, method: 'GET', path: () => `/api/campaigns/${c}/preview?template_id=${template()}`, status: 400,
+        after: (res) => assert.equal(res.body.message, `invalid "template_id": template ${template()} not found or not a campaign template`),
+      },
+      { name: `archive preview with ${what}`, method: 'POST', path: () => `/api/campaigns/${c}/preview/archive`, form: () => ({ template_id: String(template()) }), status: 400 },
+    ];
+    runScenarios(() => t, [
+      ...refused('an unknown template', () => 99999),
+      ...refused('a tx template', () => tx),
+      // 0 (and a visual body) still mean the campaign's own template.
+      { name: 'template_id 0 is the campaign\'s own template', method: 'GET', path: () => `/api/campaigns/${c}/preview?template_id=0`, status: 200 },
+    ]);
   });
 
   it('previews the archive page with posted archive_meta and template, sandboxed', async () => {
@@ -272,12 +284,6 @@ describe('preview, test send, archive', () => {
     });
     assert.equal(posted.status, 200, posted.text);
     assert.match(posted.text, /<main class="frame"><p>Hello Posted &lt;Reader&gt;<\/p><\/main>/);
-    const bad = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, { raw: new URLSearchParams({ archive_meta: '{nope' }) });
-    assert.equal(bad.status, 400);
-    assert.match(bad.body.message, /archive_meta/);
-    const list = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, { raw: new URLSearchParams({ archive_meta: '[1]' }) });
-    assert.equal(list.status, 400);
-    assert.equal((await t.request('POST', '/api/campaigns/99999/preview/archive', undefined, { raw: new URLSearchParams({}) })).status, 404);
     const db = t.server.ctx.db;
     assert.equal(db.prepare('SELECT COUNT(*) FROM campaign_views').pluck().get(), 0);
   });
@@ -292,10 +298,6 @@ describe('preview, test send, archive', () => {
     assert.deepEqual(m.to, ['tester@example.com']);
     assert.equal(m.parsed.headers.get('x-listmonk-campaign'), c.uuid);
     assert.equal((await t.request('GET', `/api/campaigns/${c.id}`)).body.data.sent, 0);
-    const none = await t.request('POST', `/api/campaigns/${c.id}/test`, { ...base(), subscribers: ['nobody@example.com'] });
-    assert.equal(none.status, 400);
-    const empty = await t.request('POST', `/api/campaigns/${c.id}/test`, { ...base(), subscribers: [] });
-    assert.equal(empty.status, 400);
   });
 
   it('answers 400 when the campaign does not render for a test recipient, sending nothing', async () => {
@@ -315,25 +317,42 @@ describe('preview, test send, archive', () => {
     assert.equal(await convert('html', 'markdown', '<h2>Hi</h2><p>A <strong>b</strong></p>'), '## Hi\n\nA **b**');
     assert.equal(await convert('html', 'plain', '<p>One</p><p>Two</p>'), 'One\n\nTwo');
     assert.match(await convert('plain', 'html', 'a < b'), /a &lt; b/);
-    const bad = await t.request('POST', '/api/campaigns/1/content', { from: 'html', to: 'visual', body: 'x' });
-    assert.equal(bad.status, 400);
-    assert.match(bad.body.message, /not supported/);
-    assert.equal((await t.request('POST', '/api/campaigns/1/content', { from: 'word', to: 'html', body: 'x' })).status, 400);
   });
 
-  it('refuses an archive template that is not a campaign template, changing nothing', async () => {
-    const c = (await t.request('POST', '/api/campaigns', base())).body.data;
-    const txTemplate = t.server.ctx.db.prepare("SELECT id FROM templates WHERE type = 'tx'").pluck().get() as number;
-    for (const id of [999, txTemplate]) {
-      const created = await t.request('POST', '/api/campaigns', { ...base(), archive_template_id: id });
-      assert.equal(created.status, 400, created.text);
-      assert.match(created.body.message, /archive_template_id/);
-      assert.equal((await t.request('PUT', `/api/campaigns/${c.id}`, { ...base(), archive_template_id: id })).status, 400);
-      assert.equal((await t.request('PUT', `/api/campaigns/${c.id}/archive`, { archive: true, archive_template_id: id })).status, 400);
-    }
-    const after = (await t.request('GET', `/api/campaigns/${c.id}`)).body.data;
-    assert.equal(after.archive, false);
-    assert.equal(after.archive_template_id, c.archive_template_id);
+  describe('refuses bad previews, test sends and conversions', () => {
+    let c = 0;
+    before(async () => {
+      c = (await t.request('POST', '/api/campaigns', base())).body.data.id;
+    });
+    runScenarios(() => t, [
+      { name: 'archive preview with archive_meta that is not JSON', method: 'POST', path: () => `/api/campaigns/${c}/preview/archive`, form: { archive_meta: '{nope' }, status: 400, contains: [/archive_meta/] },
+      { name: 'archive preview with archive_meta that is not an object', method: 'POST', path: () => `/api/campaigns/${c}/preview/archive`, form: { archive_meta: '[1]' }, status: 400 },
+      { name: 'archive preview of an unknown campaign', method: 'POST', path: '/api/campaigns/99999/preview/archive', form: {}, status: 404 },
+      { name: 'test send to no existing subscriber', method: 'POST', path: () => `/api/campaigns/${c}/test`, body: () => ({ ...base(), subscribers: ['nobody@example.com'] }), status: 400 },
+      { name: 'test send to nobody', method: 'POST', path: () => `/api/campaigns/${c}/test`, body: () => ({ ...base(), subscribers: [] }), status: 400 },
+      { name: 'converting to visual', method: 'POST', path: '/api/campaigns/1/content', body: { from: 'html', to: 'visual', body: 'x' }, status: 400, contains: [/not supported/] },
+      { name: 'converting from an unknown format', method: 'POST', path: '/api/campaigns/1/content', body: { from: 'word', to: 'html', body: 'x' }, status: 400 },
+    ]);
+  });
+
+  describe('refuses an archive template that is not a campaign template, changing nothing', () => {
+    let c: { id: number; archive_template_id: number | null };
+    let txTemplate = 0;
+    before(async () => {
+      c = (await t.request('POST', '/api/campaigns', base())).body.data;
+      txTemplate = t.server.ctx.db.prepare("SELECT id FROM templates WHERE type = 'tx'").pluck().get() as number;
+    });
+    const refused = (what: string, id: () => number): Scenario[] => [
+      { name: `create with ${what}`, method: 'POST', path: '/api/campaigns', body: () => ({ ...base(), archive_template_id: id() }), status: 400, contains: [/archive_template_id/] },
+      { name: `update with ${what}`, method: 'PUT', path: () => `/api/campaigns/${c.id}`, body: () => ({ ...base(), archive_template_id: id() }), status: 400 },
+      { name: `archive with ${what}`, method: 'PUT', path: () => `/api/campaigns/${c.id}/archive`, body: () => ({ archive: true, archive_template_id: id() }), status: 400 },
+    ];
+    runScenarios(() => t, [...refused('an unknown template', () => 999), ...refused('a tx template', () => txTemplate)]);
+    it('the campaign is as it was', async () => {
+      const after = (await t.request('GET', `/api/campaigns/${c.id}`)).body.data;
+      assert.equal(after.archive, false);
+      assert.equal(after.archive_template_id, c.archive_template_id);
+    });
   });
 
   it('publishes archived campaigns that were sent, never drafts', async () => {

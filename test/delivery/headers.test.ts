@@ -3,8 +3,8 @@
 // message, and every message carries listmonk's Message-Id shape.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { keepSettings, startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { addList, addSubscriber } from '../campaigns/fixtures.ts';
 
 let t: TestServer;
@@ -16,6 +16,7 @@ const SERVER_HEADERS = [{ 'X-Server': 'from-settings' }, { 'X-Mailer': 'server' 
 before(async () => {
   t = await startTestServer();
   sink = await startSmtpSink();
+  await useSmtpSink(t, sink);
   const db = t.server.ctx.db;
   tpl = Number(db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Note', 'tx', 'Note', '<p>Hi {{ .Subscriber.Name }}</p>')`).run().lastInsertRowid);
   addSubscriber(db, 'ann@example.com', 'Ann', [[addList(db, 'L', 'single'), 'confirmed']]);
@@ -29,6 +30,7 @@ const newMail = async (before: number, n = 1) => (await sink.waitFor(before + n)
 const headerNames = (raw: string) => raw.split(/\r\n\r\n/)[0].split(/\r\n/).filter((l) => /^\S/.test(l)).map((l) => l.slice(0, l.indexOf(':')).toLowerCase());
 
 describe('smtp[].email_headers', () => {
+  keepSettings(() => t, ['smtp']);
   it('are saved and read back', async () => {
     const res = await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock({ email_headers: SERVER_HEADERS })] });
     assert.equal(res.status, 200, res.text);

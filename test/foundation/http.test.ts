@@ -1,7 +1,7 @@
 // HTTP core: authentication, error shapes and codes, system endpoints.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 before(async () => {
@@ -145,12 +145,12 @@ describe('CORS', () => {
   it('sends no CORS headers by default and allows only trusted origins when configured', async () => {
     const plain = await t.request('GET', '/api/health', undefined, { headers: { origin: 'https://app.example' } });
     assert.equal(plain.headers.get('access-control-allow-origin'), null);
-    await t.request('PUT', '/api/settings', { 'security.trusted_urls': ['https://app.example/path'] });
-    const trusted = await t.request('GET', '/api/health', undefined, { headers: { origin: 'https://app.example' } });
-    assert.equal(trusted.headers.get('access-control-allow-origin'), 'https://app.example');
-    const other = await t.request('GET', '/api/health', undefined, { headers: { origin: 'https://evil.example' } });
-    assert.equal(other.headers.get('access-control-allow-origin'), null);
-    await t.request('PUT', '/api/settings', { 'security.trusted_urls': [] });
+    await withSettings(t, { 'security.trusted_urls': ['https://app.example/path'] }, async () => {
+      const trusted = await t.request('GET', '/api/health', undefined, { headers: { origin: 'https://app.example' } });
+      assert.equal(trusted.headers.get('access-control-allow-origin'), 'https://app.example');
+      const other = await t.request('GET', '/api/health', undefined, { headers: { origin: 'https://evil.example' } });
+      assert.equal(other.headers.get('access-control-allow-origin'), null);
+    });
   });
 });
 
@@ -160,9 +160,9 @@ describe('public root pages', () => {
     assert.equal(res.status, 200);
     assert.match(res.text, /href="\/admin"/);
     assert.match(res.text, /href="\/subscription\/form"/);
-    await t.request('PUT', '/api/settings', { 'app.enable_public_archive': false });
-    assert.doesNotMatch((await t.request('GET', '/', undefined, { auth: null })).text, /href="\/archive"/);
-    await t.request('PUT', '/api/settings', { 'app.enable_public_archive': true });
+    await withSettings(t, { 'app.enable_public_archive': false }, async () => {
+      assert.doesNotMatch((await t.request('GET', '/', undefined, { auth: null })).text, /href="\/archive"/);
+    });
   });
 
   it('serves robots.txt that keeps crawlers off per-subscriber links', async () => {

@@ -1,8 +1,10 @@
 // Test harness: the real server over a fresh database in a temp folder, on an ephemeral port,
 // driven with real HTTP requests; and a real SMTP server that records what arrives.
-import { mkdtempSync, rmSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, afterEach, before } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, openDatabase, type DB } from '../../src/db/connection.ts';
 import { install } from '../../src/install.ts';
@@ -46,15 +48,41 @@ export interface TestServerOptions {
   setup?: (db: DB) => void;
 }
 
-export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'listmgr-test-'));
+/**
+ * The database every test server of this process starts from: installed once (the admin, the
+ * default settings and templates) with the Super Admin API user "tester", then copied for each
+ * server, as pocketbase's TempDirClone. Installing is the slow part; a copy takes a millisecond.
+ */
+let template: { dir: string; dbPath: string; token: string } | null = null;
+
+function templateDatabase(): { dbPath: string; token: string } {
+  if (template) return template;
+  const dir = mkdtempSync(join(tmpdir(), 'listmgr-template-'));
   const dbPath = join(dir, 'listmgr.db');
   install(dbPath, { adminUser: ADMIN_USER, adminPassword: ADMIN_PASSWORD });
-  const setup = openDatabase(dbPath);
-  const users = new UserStore(setup);
-  const { token } = users.createApiUser('tester');
-  opts.setup?.(setup);
-  closeDatabase(setup);
+  const db = openDatabase(dbPath);
+  const { token } = new UserStore(db).createApiUser('tester');
+  closeDatabase(db); // checkpoints the WAL into the file: the file alone is the database
+  if (existsSync(`${dbPath}-wal`)) throw new Error('the template database was left with a WAL');
+  template = { dir, dbPath, token };
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return template;
+}
+
+/** Starts the real server on its own copy of the installed template database. */
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const { dbPath: templatePath, token } = templateDatabase();
+  const dir = mkdtempSync(join(tmpdir(), 'listmgr-test-'));
+  const dbPath = join(dir, 'listmgr.db');
+  copyFileSync(templatePath, dbPath);
+  if (opts.setup) {
+    const setup = openDatabase(dbPath);
+    try {
+      opts.setup(setup);
+    } finally {
+      closeDatabase(setup);
+    }
+  }
 
   const config = loadConfig({ db: dbPath, address: '127.0.0.1:0', uploads: join(dir, 'uploads') }, { ...opts.env });
   const server = await startServer(config, { quiet: true });
@@ -98,4 +126,81 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Gives the enclosing describe() its own server on a fresh copy of the template database,
+ * started before its tests and stopped after them, so whatever the group changes (settings
+ * above all) never reaches another group. Returns the server, available once started.
+ */
+export function useFreshServer(opts: TestServerOptions = {}): () => TestServer {
+  let t: TestServer | undefined;
+  before(async () => {
+    t = await startTestServer(opts);
+  });
+  after(async () => {
+    await t?.stop();
+  });
+  return () => {
+    if (!t) throw new Error('the group\'s server is not started yet (use it inside it() or a hook)');
+    return t;
+  };
+}
+
+/** The stored values of the given settings, in clear (secrets too). */
+function savedSettings(t: TestServer, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, structuredClone(t.server.ctx.settings.get(k))]));
+}
+
+/**
+ * Puts saved settings back through PUT /api/settings. An empty secret in a PUT means "keep the
+ * stored one", so a secret that was empty cannot come back that way: those values are written
+ * back as they were stored and reloaded (POST /api/admin/reload), then all are checked.
+ */
+async function putBack(t: TestServer, saved: Record<string, unknown>): Promise<void> {
+  const res = await t.request('PUT', '/api/settings', saved);
+  assert.equal(res.status, 200, `could not restore the settings ${Object.keys(saved).join(', ')}: ${res.text}`);
+  const differ = () => Object.keys(saved).filter((k) => JSON.stringify(t.server.ctx.settings.get(k)) !== JSON.stringify(saved[k]));
+  if (!differ().length) return;
+  const write = t.server.ctx.db.prepare(`UPDATE settings SET value = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE key = ?`);
+  for (const k of differ()) write.run(JSON.stringify(saved[k]), k);
+  const reload = await t.request('POST', '/api/admin/reload');
+  assert.equal(reload.status, 200, reload.text);
+  assert.deepEqual(differ(), [], 'settings not restored');
+}
+
+/**
+ * Sets the given settings through PUT /api/settings for the length of `fn`, then puts back
+ * the values they had (in clear, so secrets come back too), whether `fn` passed or failed.
+ * For tests that change settings on a server other tests share.
+ */
+export async function withSettings<T>(t: TestServer, values: Record<string, unknown>, fn: () => Promise<T> | T): Promise<T> {
+  const saved = savedSettings(t, Object.keys(values));
+  const set = await t.request('PUT', '/api/settings', values);
+  assert.equal(set.status, 200, `could not set ${Object.keys(values).join(', ')}: ${set.text}`);
+  let failed = false;
+  try {
+    return await fn();
+  } catch (e) {
+    failed = true;
+    throw e;
+  } finally {
+    const restored = putBack(t, saved);
+    // A failure of the test itself is the one to report.
+    if (failed) await restored.catch(() => {});
+    else await restored;
+  }
+}
+
+/**
+ * For a describe() whose tests (or hooks) change settings on a shared server: remembers the
+ * given settings when the group starts and puts them back after each of its tests
+ * (`each`), or once after the group. Call it before the group's own hooks.
+ */
+export function keepSettings(server: () => TestServer, keys: string[], opts: { each?: boolean } = {}): void {
+  let saved: Record<string, unknown> = {};
+  before(() => {
+    saved = savedSettings(server(), keys);
+  });
+  (opts.each ? afterEach : after)(() => putBack(server(), saved));
 }

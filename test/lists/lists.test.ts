@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -18,22 +19,23 @@ before(async () => {
 after(() => t.stop());
 
 describe('lists API', () => {
-  const cases: { name: string; method: string; path: () => string; body?: unknown; status: number; check?: (b: any) => void }[] = [
-    { name: 'create needs a name', method: 'POST', path: () => '/api/lists', body: { type: 'public', optin: 'single' }, status: 400 },
-    { name: 'create refuses a bad type', method: 'POST', path: () => '/api/lists', body: { name: 'x', type: 'temporary', optin: 'single' }, status: 400 },
-    { name: 'create refuses a bad optin', method: 'POST', path: () => '/api/lists', body: { name: 'x', type: 'public', optin: 'triple' }, status: 400 },
-    { name: 'create refuses a bad status', method: 'POST', path: () => '/api/lists', body: { name: 'x', type: 'public', optin: 'single', status: 'gone' }, status: 400 },
-    { name: 'create accepts a single tag as a string', method: 'POST', path: () => '/api/lists', body: { name: 'x', type: 'public', optin: 'single', tags: 'a' }, status: 200 },
-    { name: 'get unknown is 404', method: 'GET', path: () => '/api/lists/9999', status: 404 },
-    { name: 'get bad id is 400', method: 'GET', path: () => '/api/lists/abc', status: 400 },
-    { name: 'put unknown is 404', method: 'PUT', path: () => '/api/lists/9999', body: { name: 'x' }, status: 404 },
+  const post = (name: string, body: Record<string, unknown>, status: number): Scenario => ({ name, method: 'POST', path: '/api/lists', body, status });
+  runScenarios(() => t, [
+    post('create needs a name', { type: 'public', optin: 'single' }, 400),
+    post('create refuses a bad type', { name: 'x', type: 'temporary', optin: 'single' }, 400),
+    post('create refuses a bad optin', { name: 'x', type: 'public', optin: 'triple' }, 400),
+    post('create refuses a bad status', { name: 'x', type: 'public', optin: 'single', status: 'gone' }, 400),
+    post('create accepts a single tag as a string', { name: 'x', type: 'public', optin: 'single', tags: 'a' }, 200),
+    { name: 'get unknown is 404', method: 'GET', path: '/api/lists/9999', status: 404 },
+    { name: 'get bad id is 400', method: 'GET', path: '/api/lists/abc', status: 400 },
+    { name: 'put unknown is 404', method: 'PUT', path: '/api/lists/9999', body: { name: 'x' }, status: 404 },
     { name: 'put bad enum is 400', method: 'PUT', path: () => `/api/lists/${ids.news}`, body: { type: 'nope' }, status: 400 },
-    { name: 'delete unknown is 404', method: 'DELETE', path: () => '/api/lists/9999', status: 404 },
-    { name: 'bulk delete needs ids or query', method: 'DELETE', path: () => '/api/lists', status: 400 },
-    { name: 'bad status filter is 400', method: 'GET', path: () => '/api/lists?status=nope', status: 400 },
+    { name: 'delete unknown is 404', method: 'DELETE', path: '/api/lists/9999', status: 404 },
+    { name: 'bulk delete needs ids or query', method: 'DELETE', path: '/api/lists', status: 400 },
+    { name: 'bad status filter is 400', method: 'GET', path: '/api/lists?status=nope', status: 400 },
     {
       name: 'get one has counts', method: 'GET', path: () => `/api/lists/${ids.news}`, status: 200,
-      check: (b) => {
+      after: ({ body: b }) => {
         assert.equal(b.data.subscriber_count, 2);
         assert.deepEqual(b.data.subscriber_statuses, { confirmed: 1, unconfirmed: 1 });
         assert.deepEqual(b.data.tags, ['weekly', 'news-letter']);
@@ -41,20 +43,20 @@ describe('lists API', () => {
       },
     },
     {
-      name: 'search by name words', method: 'GET', path: () => '/api/lists?query=news', status: 200,
-      check: (b) => assert.deepEqual(b.data.results.map((l: any) => l.name).sort(), ['Old news', 'Weekly news']),
+      name: 'search by name words', method: 'GET', path: '/api/lists?query=news', status: 200,
+      after: ({ body: b }) => assert.deepEqual(b.data.results.map((l: any) => l.name).sort(), ['Old news', 'Weekly news']),
     },
     {
-      name: 'status filter hides archived', method: 'GET', path: () => '/api/lists?status=active&order_by=name&order=asc', status: 200,
-      check: (b) => assert.ok(b.data.results.every((l: any) => l.status === 'active') && !('query' in b.data)),
+      name: 'status filter hides archived', method: 'GET', path: '/api/lists?status=active&order_by=name&order=asc', status: 200,
+      after: ({ body: b }) => assert.ok(b.data.results.every((l: any) => l.status === 'active') && !('query' in b.data)),
     },
     {
-      name: 'tag filter needs all tags', method: 'GET', path: () => '/api/lists?tag=weekly&tag=news-letter', status: 200,
-      check: (b) => assert.deepEqual(b.data.results.map((l: any) => l.id), [ids.news]),
+      name: 'tag filter needs all tags', method: 'GET', path: '/api/lists?tag=weekly&tag=news-letter', status: 200,
+      after: ({ body: b }) => assert.deepEqual(b.data.results.map((l: any) => l.id), [ids.news]),
     },
     {
-      name: 'minimal omits counts', method: 'GET', path: () => '/api/lists?minimal=true&per_page=1', status: 200,
-      check: (b) => {
+      name: 'minimal omits counts', method: 'GET', path: '/api/lists?minimal=true&per_page=1', status: 200,
+      after: ({ body: b }) => {
         assert.ok(b.data.results.length >= 3);
         assert.equal(b.data.per_page, b.data.total);
         assert.ok(b.data.results.every((l: any) => !('subscriber_count' in l) && l.subscriber_statuses === null), 'statuses are null, as listmonk');
@@ -62,22 +64,14 @@ describe('lists API', () => {
       },
     },
     {
-      name: 'order by name asc, paged', method: 'GET', path: () => '/api/lists?order_by=name&order=ASC&per_page=2&page=1', status: 200,
-      check: (b) => {
+      name: 'order by name asc, paged', method: 'GET', path: '/api/lists?order_by=name&order=ASC&per_page=2&page=1', status: 200,
+      after: ({ body: b }) => {
         assert.equal(b.data.per_page, 2);
         assert.equal(b.data.results.length, 2);
         assert.ok(b.data.results[0].name <= b.data.results[1].name);
       },
     },
-  ];
-  for (const tc of cases) {
-    it(tc.name, async () => {
-      const res = await t.request(tc.method, tc.path(), tc.body);
-      assert.equal(res.status, tc.status, res.text);
-      if (res.status >= 400) assert.equal(typeof res.body.message, 'string');
-      tc.check?.(res.body);
-    });
-  }
+  ]);
 
   it('updates keep absent fields and rename carries into campaigns', async () => {
     const res = await t.request('PUT', `/api/lists/${ids.vip}`, { name: 'VIP', description: 'best' });
@@ -118,15 +112,16 @@ describe('list visibility for a restricted user', () => {
     db.close();
   });
 
-  it('sees only its lists', async () => {
-    const res = await t.request('GET', '/api/lists?per_page=all', undefined, { auth: restricted });
-    assert.equal(res.status, 200);
-    assert.deepEqual(res.body.data.results.map((l: any) => l.id), [ids.news]);
-    assert.equal((await t.request('GET', `/api/lists/${ids.vip}`, undefined, { auth: restricted })).status, 403);
-  });
+  runScenarios(() => t, [
+    {
+      name: 'sees only its lists', method: 'GET', path: '/api/lists?per_page=all', auth: () => restricted, status: 200,
+      after: ({ body }) => assert.deepEqual(body.data.results.map((l: any) => l.id), [ids.news]),
+    },
+    { name: 'cannot read a list it has no grant for', method: 'GET', path: () => `/api/lists/${ids.vip}`, auth: () => restricted, status: 403 },
+    { name: 'cannot create lists', method: 'POST', path: '/api/lists', body: { name: 'x', type: 'public', optin: 'single' }, auth: () => restricted, status: 403 },
+  ]);
 
-  it('cannot create lists; deleting by id ignores the lists it may not manage (spec)', async () => {
-    assert.equal((await t.request('POST', '/api/lists', { name: 'x', type: 'public', optin: 'single' }, { auth: restricted })).status, 403);
+  it('deleting by id ignores the lists it may not manage (spec)', async () => {
     const scratch = (await t.request('POST', '/api/lists', { name: 'Scratch', type: 'private', optin: 'single' })).body.data.id;
     const db = t.server.ctx.db;
     db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) SELECT id, ?, '["list:get","list:manage"]' FROM roles WHERE name = 'News only'`).run(scratch);

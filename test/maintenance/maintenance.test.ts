@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { parseCron } from '../../src/maintenance/cron.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { runScenarios, type Scenario } from '../helpers/scenario.ts';
+import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 const count = (sql: string) => t.server.ctx.db.prepare(sql).pluck().get() as number;
@@ -50,12 +51,10 @@ describe('DELETE /api/maintenance/subscribers/{type}', () => {
     const counts = (await t.request('GET', '/api/dashboard/counts')).body.data;
     assert.deepEqual(counts.subscribers, { total: 3, blocklisted: null, orphans: 0 });
   });
-  it('an unknown type is a 400 and deletes nothing', async () => {
-    const res = await t.request('DELETE', '/api/maintenance/subscribers/everyone');
-    assert.equal(res.status, 400);
-    assert.match(res.body.message, /orphan, blocklisted/);
-    assert.equal(count('SELECT COUNT(*) FROM subscribers'), 5);
-  });
+  runScenarios(() => t, [{
+    name: 'an unknown type is a 400 and deletes nothing', method: 'DELETE', path: '/api/maintenance/subscribers/everyone', status: 400, contains: [/orphan, blocklisted/],
+    after: () => assert.equal(count('SELECT COUNT(*) FROM subscribers'), 5),
+  }]);
 });
 
 describe('DELETE /api/maintenance/subscriptions/unconfirmed', () => {
@@ -112,54 +111,43 @@ describe('GET /api/maintenance/analytics/{type}/export', () => {
   it('streams the clicks with their URL, in batches of app.batch_size', async () => {
     const db = t.server.ctx.db;
     db.exec("INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) SELECT 1, 1, 1, '2025-04-01T00:00:00.000Z' FROM json_each('[1,2,3,4,5]')");
-    assert.equal((await t.request('PUT', '/api/settings', { 'app.batch_size': 2 })).status, 200);
-    try {
+    await withSettings(t, { 'app.batch_size': 2 }, async () => {
       const res = await exported('/api/maintenance/analytics/clicks/export?since=2025-01-01T00:00:00%2B01:00');
       const lines = res.text.trim().split('\n');
       assert.equal(lines[0], 'campaign_id,campaign_uuid,campaign_name,subscriber_id,subscriber_uuid,email,subscriber_name,url,created_at');
       assert.deepEqual(lines.slice(1), ['1,c1,C,3,u3,c@x.io,C,https://x.io,2025-03-01T00:00:00.000Z', ...Array(5).fill('1,c1,C,1,u1,a@x.io,A,https://x.io,2025-04-01T00:00:00.000Z')]);
-    } finally {
-      await t.request('PUT', '/api/settings', { 'app.batch_size': 1000 });
-    }
+    });
   });
 
-  it('refuses a bad type or date with 400', async () => {
-    for (const [path, message] of [
-      ['/api/maintenance/analytics/all/export?since=2025-01-01T00:00:00Z', /analytics type "all"/],
-      ['/api/maintenance/analytics/views/export', /"since" is required/],
-      ['/api/maintenance/analytics/views/export?since=2025-01-01', /RFC 3339/],
-    ] as const) {
-      const res = await t.request('GET', path);
-      assert.equal(res.status, 400, path);
-      assert.match(res.body.message, message);
-    }
-  });
+  describe('refuses a bad type or date with 400', () => runScenarios(() => t, [
+    { name: 'the type "all"', method: 'GET', path: '/api/maintenance/analytics/all/export?since=2025-01-01T00:00:00Z', status: 400, contains: [/analytics type "all"/] },
+    { name: 'no "since"', method: 'GET', path: '/api/maintenance/analytics/views/export', status: 400, contains: [/"since" is required/] },
+    { name: 'a date without a time', method: 'GET', path: '/api/maintenance/analytics/views/export?since=2025-01-01', status: 400, contains: [/RFC 3339/] },
+  ]));
 });
 
 describe('bad input changes nothing', () => {
-  const cases = [
-    { path: '/api/maintenance/analytics/links?before_date=2025-01-01T00:00:00Z', message: /analytics type "links"/ },
-    { path: '/api/maintenance/analytics/views', message: /"before_date" is required/ },
-    { path: '/api/maintenance/analytics/all?before_date=2025-01-01', message: /RFC 3339/ },
-    { path: '/api/maintenance/analytics/all?before_date=2025-13-45T00:00:00Z', message: /RFC 3339/ },
-    { path: '/api/maintenance/subscriptions/unconfirmed?before_date=yesterday', message: /RFC 3339/ },
-    { path: '/api/maintenance/subscriptions/unconfirmed', message: /"before_date" is required/ },
-  ];
-  for (const c of cases) {
-    it(c.path, async () => {
-      const res = await t.request('DELETE', c.path);
-      assert.equal(res.status, 400);
-      assert.match(res.body.message, c.message);
-      assert.equal(count('SELECT COUNT(*) FROM campaign_views') + count('SELECT COUNT(*) FROM link_clicks') + count('SELECT COUNT(*) FROM subscriber_lists'), 9);
-    });
-  }
-  it('needs settings:maintain', async () => {
-    const role = t.server.ctx.db.prepare("INSERT INTO roles (type, name, permissions) VALUES ('user', 'ops', '[\"settings:get\"]')").run().lastInsertRowid;
-    const creds = t.apiUser('ops', Number(role));
-    const res = await t.request('DELETE', '/api/maintenance/subscribers/blocklisted', undefined, { auth: creds });
-    assert.equal(res.status, 403);
-    assert.equal(count('SELECT COUNT(*) FROM subscribers'), 5);
+  const refused = (path: string, message: RegExp): Scenario => ({
+    name: path, method: 'DELETE', path, status: 400, contains: [message],
+    after: () => assert.equal(count('SELECT COUNT(*) FROM campaign_views') + count('SELECT COUNT(*) FROM link_clicks') + count('SELECT COUNT(*) FROM subscriber_lists'), 9),
   });
+  let ops = '';
+  runScenarios(() => t, [
+    refused('/api/maintenance/analytics/links?before_date=2025-01-01T00:00:00Z', /analytics type "links"/),
+    refused('/api/maintenance/analytics/views', /"before_date" is required/),
+    refused('/api/maintenance/analytics/all?before_date=2025-01-01', /RFC 3339/),
+    refused('/api/maintenance/analytics/all?before_date=2025-13-45T00:00:00Z', /RFC 3339/),
+    refused('/api/maintenance/subscriptions/unconfirmed?before_date=yesterday', /RFC 3339/),
+    refused('/api/maintenance/subscriptions/unconfirmed', /"before_date" is required/),
+    {
+      name: 'needs settings:maintain', method: 'DELETE', path: '/api/maintenance/subscribers/blocklisted', auth: () => ops, status: 403,
+      before: () => {
+        const role = t.server.ctx.db.prepare("INSERT INTO roles (type, name, permissions) VALUES ('user', 'ops', '[\"settings:get\"]')").run().lastInsertRowid;
+        ops = t.apiUser('ops', Number(role));
+      },
+      after: () => assert.equal(count('SELECT COUNT(*) FROM subscribers'), 5),
+    },
+  ]);
 });
 
 describe('cron expressions for the VACUUM schedule', () => {

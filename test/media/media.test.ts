@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
+import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -127,32 +128,36 @@ describe('media upload', () => {
     assert.equal(res.body.data.content_type, 'application/pdf');
   });
 
-  const refused: { name: string; send: () => Promise<{ status: number; body: any }>; message: RegExp }[] = [
-    { name: 'extension not allowed', send: () => upload('run.exe', 'MZ', 'application/octet-stream'), message: /\.exe.*not allowed/ },
-    { name: 'no extension with a list lacking *', send: () => upload('README', 'hello', 'text/plain'), message: /without extension/ },
-    { name: 'larger than upload.max_file_size', send: () => upload('big.png', Buffer.alloc(101 * 1024, 1), 'image/png'), message: /"big\.png" is larger than 100 KB/ },
-    { name: 'far larger than the limit', send: () => upload('huge.pdf', Buffer.alloc(400 * 1024, 1), 'application/pdf'), message: /"huge\.pdf" is larger than 100 KB/ },
-    { name: 'a file in another field', send: () => upload('a.png', png, 'image/png', { field: 'other' }), message: /unexpected file in the form field "other"/ },
-    { name: 'no "file" part', send: () => t.request('POST', '/api/media', undefined, { raw: textForm() }), message: /"file" is required/ },
-    { name: 'two files', send: () => t.request('POST', '/api/media', undefined, { raw: twoFiles() }), message: /at most 1 file/ },
-    { name: 'not multipart', send: () => t.request('POST', '/api/media', { file: 'x' }), message: /multipart/ },
-    { name: 'hidden file name', send: () => upload('.htaccess.png', png, 'image/png'), message: /starting with a dot/ },
-    { name: 'an image that is not one', send: () => upload('broken.png', 'not an image at all', 'image/png'), message: /image could not be read/ },
-    // Both stay under sharp's own default limit (268 megapixels): ours must refuse them.
-    { name: 'a header declaring 15000×15000 pixels', send: () => upload('declared.png', pngOf(15000, 15000, 1), 'image/png'), message: /15000×15000 pixels: images over 50 megapixels/ },
-    { name: 'a 60 KB PNG that decodes to 8000×8000 pixels', send: () => upload('bomb.png', pngOf(8000, 8000), 'image/png'), message: /8000×8000 pixels: images over 50 megapixels/ },
-  ];
-  for (const s of refused) {
-    it(`refuses: ${s.name}`, async () => {
-      const before = readdirSync(uploads()).sort();
-      const count = (await t.request('GET', '/api/media')).body.data.length;
-      const res = await s.send();
-      assert.equal(res.status, 400, JSON.stringify(res.body));
-      assert.match(res.body.message, s.message);
-      assert.deepEqual(readdirSync(uploads()).sort(), before, 'no file left behind');
+  // Each refusal also leaves the uploads folder and the media list as they were.
+  let files: string[] = [];
+  let count = 0;
+  const refused = (name: string, send: Pick<Scenario, 'raw' | 'body'>, message: RegExp): Scenario => ({
+    name: `refuses: ${name}`, method: 'POST', path: '/api/media', ...send, status: 400, contains: [message],
+    before: async () => {
+      files = readdirSync(uploads()).sort();
+      count = (await t.request('GET', '/api/media')).body.data.length;
+    },
+    after: async () => {
+      assert.deepEqual(readdirSync(uploads()).sort(), files, 'no file left behind');
       assert.equal((await t.request('GET', '/api/media')).body.data.length, count);
-    });
-  }
+    },
+  });
+  const file = (name: string, data: () => Buffer | string, type: string, field?: string) => ({ raw: () => form(name, data(), type, field) });
+  runScenarios(() => t, [
+    refused('extension not allowed', file('run.exe', () => 'MZ', 'application/octet-stream'), /\.exe.*not allowed/),
+    refused('no extension with a list lacking *', file('README', () => 'hello', 'text/plain'), /without extension/),
+    refused('larger than upload.max_file_size', file('big.png', () => Buffer.alloc(101 * 1024, 1), 'image/png'), /"big\.png" is larger than 100 KB/),
+    refused('far larger than the limit', file('huge.pdf', () => Buffer.alloc(400 * 1024, 1), 'application/pdf'), /"huge\.pdf" is larger than 100 KB/),
+    refused('a file in another field', file('a.png', () => png, 'image/png', 'other'), /unexpected file in the form field "other"/),
+    refused('no "file" part', { raw: textForm }, /"file" is required/),
+    refused('two files', { raw: twoFiles }, /at most 1 file/),
+    refused('not multipart', { body: { file: 'x' } }, /multipart/),
+    refused('hidden file name', file('.htaccess.png', () => png, 'image/png'), /starting with a dot/),
+    refused('an image that is not one', file('broken.png', () => 'not an image at all', 'image/png'), /image could not be read/),
+    // Both stay under sharp's own default limit (268 megapixels): ours must refuse them.
+    refused('a header declaring 15000×15000 pixels', file('declared.png', () => pngOf(15000, 15000, 1), 'image/png'), /15000×15000 pixels: images over 50 megapixels/),
+    refused('a 60 KB PNG that decodes to 8000×8000 pixels', file('bomb.png', () => pngOf(8000, 8000), 'image/png'), /8000×8000 pixels: images over 50 megapixels/),
+  ]);
 
   it('a too-big upload leaves nothing in the uploads folder, not even its incoming folder', async () => {
     const before = readdirSync(uploads()).sort();
@@ -174,17 +179,21 @@ describe('media upload', () => {
     assert.ok(!existsSync(join(t.dir, 'etc')));
   });
 
-  it('needs media:manage to upload and media:get to read', async () => {
-    const roleId = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'media-reader', '["media:get"]')`).run().lastInsertRowid);
-    const reader = t.apiUser('media-reader', roleId);
-    const noRole = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'nothing', '[]')`).run().lastInsertRowid);
-    const nobody = t.apiUser('nobody', noRole);
-    const up = await upload('x.png', png, 'image/png', { auth: reader });
-    assert.equal(up.status, 403);
-    assert.match(up.body.message, /media:manage/);
-    assert.equal((await t.request('GET', '/api/media', undefined, { auth: reader })).status, 200);
-    assert.equal((await t.request('GET', '/api/media', undefined, { auth: nobody })).status, 403);
-    assert.equal((await t.request('GET', '/api/media', undefined, { auth: null })).status, 403);
+  describe('needs media:manage to upload and media:get to read', () => {
+    let reader = '';
+    let nobody = '';
+    before(() => {
+      const roleId = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'media-reader', '["media:get"]')`).run().lastInsertRowid);
+      reader = t.apiUser('media-reader', roleId);
+      const noRole = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'nothing', '[]')`).run().lastInsertRowid);
+      nobody = t.apiUser('nobody', noRole);
+    });
+    runScenarios(() => t, [
+      { name: 'a reader cannot upload', method: 'POST', path: '/api/media', raw: () => form('x.png', png, 'image/png'), auth: () => reader, status: 403, contains: [/media:manage/] },
+      { name: 'a reader lists', method: 'GET', path: '/api/media', auth: () => reader, status: 200 },
+      { name: 'without media:get no list', method: 'GET', path: '/api/media', auth: () => nobody, status: 403 },
+      { name: 'without credentials no list', method: 'GET', path: '/api/media', auth: null, status: 403 },
+    ]);
   });
 });
 
@@ -202,14 +211,16 @@ describe('media listing, fetching and serving', () => {
     assert.deepEqual((await t.request('GET', '/api/media?query=nomatch')).body.data, []);
   });
 
-  it('gets one by id; unknown id 404, bad id 400', async () => {
+  it('gets one by id', async () => {
     const first = (await t.request('GET', '/api/media?query=Spring')).body.data[0];
     const res = await t.request('GET', `/api/media/${first.id}`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data, first);
-    assert.equal((await t.request('GET', '/api/media/99999')).status, 404);
-    assert.equal((await t.request('GET', '/api/media/abc')).status, 400);
   });
+  runScenarios(() => t, [
+    { name: 'an unknown id is 404', method: 'GET', path: '/api/media/99999', status: 404 },
+    { name: 'a bad id is 400', method: 'GET', path: '/api/media/abc', status: 400 },
+  ]);
 
   it('serves files publicly with safe headers', async () => {
     const img = await fetch(`${t.url}/uploads/Spring-banner.png`);

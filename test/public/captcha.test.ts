@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { solveChallenge } from 'altcha-lib/v1';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { keepSettings, startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 let listUuid: string;
@@ -53,6 +53,7 @@ describe('no captcha', () => {
 });
 
 describe('Altcha', () => {
+  keepSettings(() => t, ['security.captcha']);
   before(() => setCaptcha({ altcha: { enabled: true, complexity: 1000 } }));
 
   it('puts the widget on the form and serves its script', async () => {
@@ -95,6 +96,7 @@ describe('Altcha', () => {
 });
 
 describe('hCaptcha', () => {
+  keepSettings(() => t, ['security.captcha']);
   let verifier: Server;
   const received: URLSearchParams[] = [];
   let reply = (token: string) => JSON.stringify({ success: token === 'good-token' });

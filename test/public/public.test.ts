@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { loadLanguage } from '../../src/i18n/index.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 let t: TestServer;
@@ -260,10 +260,10 @@ describe('unsubscribe, preferences, export and wipe pages', () => {
     const att = JSON.parse(mail.parsed.attachments[0].content.toString());
     assert.equal(att.profile[0].email, 'mine@example.com');
     assert.equal(att.subscriptions[0].name, 'Private list');
-    await t.request('PUT', '/api/settings', { 'privacy.allow_wipe': false });
-    assert.equal((await page('POST', `/subscription/wipe/${uuid}`)).status, 400);
-    assert.ok(subscriberByEmail('mine@example.com'));
-    await t.request('PUT', '/api/settings', { 'privacy.allow_wipe': true });
+    await withSettings(t, { 'privacy.allow_wipe': false }, async () => {
+      assert.equal((await page('POST', `/subscription/wipe/${uuid}`)).status, 400);
+      assert.ok(subscriberByEmail('mine@example.com'));
+    });
     // The page's button asks first: a GET shows the question and deletes nothing.
     assert.match((await page('GET', `/subscription/${zero}/${uuid}`)).text, new RegExp(`<form method="get" action="/subscription/wipe/${uuid}">`));
     const ask = await page('GET', `/subscription/wipe/${uuid}`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RateLimiter } from '../../src/http/rate-limit.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 before(async () => {
@@ -10,8 +10,7 @@ before(async () => {
 after(() => t.stop());
 
 describe('public rate limit', () => {
-  it('answers 429 past the per-minute limit, and X-Forwarded-For from untrusted peers is ignored', async () => {
-    assert.equal((await t.request('PUT', '/api/settings', { 'security.public_rate_limit': 3 })).status, 200);
+  it('answers 429 past the per-minute limit, and X-Forwarded-For from untrusted peers is ignored', () => withSettings(t, { 'security.public_rate_limit': 3 }, async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       // A spoofed header must not give a fresh budget: 127.0.0.1 is not a trusted proxy.
@@ -26,15 +25,15 @@ describe('public rate limit', () => {
     const pageRes = await fetch(`${t.url}/subscription/form`);
     assert.equal(pageRes.status, 429);
     assert.match(await pageRes.text(), /Too many requests/);
-  });
+  }));
 
-  it('trusted proxies pass the client address through X-Forwarded-For', async () => {
-    await t.request('PUT', '/api/settings', { 'security.trusted_proxies': ['127.0.0.1'] });
+  it('trusted proxies pass the client address through X-Forwarded-For', () => withSettings(t, { 'security.trusted_proxies': ['127.0.0.1'] }, async () => {
     const a = await t.request('GET', '/api/public/lists', undefined, { auth: null, headers: { 'x-forwarded-for': '203.0.113.7' } });
     assert.equal(a.status, 200);
-    await t.request('PUT', '/api/settings', { 'security.public_rate_limit': 0 });
-    for (let i = 0; i < 5; i++) assert.equal((await t.request('GET', '/api/public/lists', undefined, { auth: null })).status, 200, '0 turns the limit off');
-  });
+    await withSettings(t, { 'security.public_rate_limit': 0 }, async () => {
+      for (let i = 0; i < 5; i++) assert.equal((await t.request('GET', '/api/public/lists', undefined, { auth: null })).status, 200, '0 turns the limit off');
+    });
+  }));
 
   it('one-click unsubscribes are limited per subscriber, not per client address', async () => {
     const list = (await t.request('POST', '/api/lists', { name: 'Limits', type: 'public', optin: 'single' })).body.data.id;
@@ -43,10 +42,9 @@ describe('public rate limit', () => {
       const id = (await t.request('POST', '/api/subscribers', { email: `oneclick${i}@example.com`, name: 'O', lists: [list] })).body.data.id;
       uuids.push((await t.request('GET', `/api/subscribers/${id}`)).body.data.uuid);
     }
-    // A fresh client address (127.0.0.1 is a trusted proxy since the test above).
-    assert.equal((await t.request('PUT', '/api/settings', { 'security.public_rate_limit': 2, 'security.trusted_proxies': ['127.0.0.1'] })).status, 200);
+    // A fresh client address, through 127.0.0.1 as a trusted proxy.
     const headers = { 'x-forwarded-for': '198.51.100.9' };
-    try {
+    await withSettings(t, { 'security.public_rate_limit': 2, 'security.trusted_proxies': ['127.0.0.1'] }, async () => {
       const zero = '00000000-0000-0000-0000-000000000000';
       const oneClick = (uuid: string) => fetch(`${t.url}/subscription/${zero}/${uuid}`, { method: 'POST', headers, body: new URLSearchParams({ 'List-Unsubscribe': 'One-Click' }) });
       // More one-clicks from this one address than its budget, each for another subscriber: all pass.
@@ -58,9 +56,7 @@ describe('public rate limit', () => {
       assert.equal((await fetch(`${t.url}/subscription/form`, { headers })).status, 200);
       assert.equal((await fetch(`${t.url}/subscription/form`, { headers })).status, 200);
       assert.equal((await fetch(`${t.url}/subscription/form`, { headers })).status, 429);
-    } finally {
-      await t.request('PUT', '/api/settings', { 'security.public_rate_limit': 0 });
-    }
+    });
   });
 
   it('limiter windows are per key and reset after a minute', () => {

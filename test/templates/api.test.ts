@@ -3,6 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -17,36 +18,7 @@ const TEMPLATE_KEYS = ['body', 'body_source', 'created_at', 'id', 'is_default', 
 const ZERO = '00000000-0000-0000-0000-000000000000';
 const LAYOUT = '<div class="wrap">{{ template "content" . }}</div>';
 
-interface Scenario {
-  name: string;
-  method: string;
-  path: string | (() => string);
-  /** JSON body, unless `form` is given. */
-  body?: unknown;
-  form?: Record<string, string>;
-  /** "user:token" of another API user; default the Super Admin test user. */
-  auth?: () => string;
-  status: number;
-  contains?: string[];
-  notContains?: string[];
-  check?: (res: ApiResponse) => void;
-}
-
-function run(scenarios: Scenario[]): void {
-  for (const s of scenarios) {
-    it(s.name, async () => {
-      const path = typeof s.path === 'function' ? s.path() : s.path;
-      const raw = s.form ? new URLSearchParams(s.form) : undefined;
-      const res = await t.request(s.method, path, raw ? undefined : s.body, { raw, auth: s.auth?.() });
-      assert.equal(res.status, s.status, `${s.method} ${path}: ${res.text.slice(0, 300)}`);
-      // An error is checked by its message, anything else by the whole answer.
-      const seen: string = typeof res.body?.message === 'string' ? res.body.message : res.text;
-      for (const text of s.contains ?? []) assert.ok(seen.includes(text), `answer lacks ${JSON.stringify(text)}: ${seen.slice(0, 300)}`);
-      for (const text of s.notContains ?? []) assert.ok(!seen.includes(text), `answer holds ${JSON.stringify(text)}`);
-      s.check?.(res);
-    });
-  }
-}
+const run = (scenarios: Scenario[]) => runScenarios(() => t, scenarios);
 
 const row = (id: number) => db().prepare('SELECT * FROM templates WHERE id = ?').get(id) as Record<string, unknown> | undefined;
 const count = () => db().prepare('SELECT count(*) FROM templates').pluck().get() as number;
@@ -76,7 +48,7 @@ describe('reading templates', () => {
     {
       name: 'the list holds the four installed templates in creation order, with bodies (no_body missing = false)',
       method: 'GET', path: '/api/templates', status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         const list = body.data as Array<Record<string, unknown>>;
         assert.deepEqual(list.map((x) => [x.id, x.type, x.is_default]), [
           [DEFAULT_CAMPAIGN, 'campaign', true], [ARCHIVE, 'campaign', false], [SAMPLE_TX, 'tx', false], [SAMPLE_VISUAL, 'campaign_visual', false],
@@ -95,7 +67,7 @@ describe('reading templates', () => {
       name: 'no_body=true omits body and nulls body_source',
       method: 'GET', path: '/api/templates?no_body=true', status: 200,
       notContains: ['"body":', '<!doctype'],
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data.length, 4);
         for (const x of body.data) {
           assert.deepEqual(Object.keys(x).sort(), TEMPLATE_KEYS.filter((k) => k !== 'body'));
@@ -106,12 +78,12 @@ describe('reading templates', () => {
     {
       name: 'no_body=false keeps bodies',
       method: 'GET', path: '/api/templates?no_body=false', status: 200,
-      check: ({ body }) => assert.ok(body.data.every((x: { body?: string }) => x.body)),
+      after: ({ body }) => assert.ok(body.data.every((x: { body?: string }) => x.body)),
     },
     {
       name: 'one template by id',
       method: 'GET', path: `/api/templates/${SAMPLE_VISUAL}`, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data.name, 'Sample visual template');
         assert.ok(body.data.body_source.length > 100);
       },
@@ -119,7 +91,7 @@ describe('reading templates', () => {
     {
       name: 'one template with no_body',
       method: 'GET', path: `/api/templates/${SAMPLE_VISUAL}?no_body=true`, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data.body, undefined);
         assert.equal(body.data.body_source, null);
       },
@@ -138,7 +110,7 @@ describe('creating templates', () => {
     {
       name: 'a campaign template: type defaults to campaign, subject forced empty, nulls mean not given',
       method: 'POST', path: '/api/templates', body: { name: 'Plain wrap', subject: null, is_default: null, body: LAYOUT }, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         const x = body.data;
         assert.deepEqual(Object.keys(x).sort(), TEMPLATE_KEYS);
         assert.equal(x.type, 'campaign');
@@ -152,13 +124,13 @@ describe('creating templates', () => {
       name: 'a campaign template ignores a subject and may use the campaign functions and shorthands',
       method: 'POST', path: '/api/templates',
       body: { name: 'Footer wrap', type: 'campaign', subject: 'ignored', body: `${LAYOUT}<a href="{{ UnsubscribeURL }}">x</a>{{ TrackView }}<a href="https://example.com@TrackLink">y</a>` },
-      status: 200, check: ({ body }) => assert.equal(body.data.subject, ''),
+      status: 200, after: ({ body }) => assert.equal(body.data.subject, ''),
     },
     {
       name: 'a tx template with a templated subject',
       method: 'POST', path: '/api/templates',
       body: { name: 'Receipt', type: 'tx', subject: 'Order {{ .Tx.Data.order_id }}', body: '<p>Thanks {{ .Subscriber.Name }}</p>' }, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data.type, 'tx');
         assert.equal(body.data.subject, 'Order {{ .Tx.Data.order_id }}');
       },
@@ -167,12 +139,12 @@ describe('creating templates', () => {
       name: 'a visual template keeps its body_source',
       method: 'POST', path: '/api/templates',
       body: { name: 'Blocks', type: 'campaign_visual', body: '<!doctype html><p>{{ .Subscriber.Name }}</p>', body_source: '{"root":{}}' }, status: 200,
-      check: ({ body }) => assert.equal(body.data.body_source, '{"root":{}}'),
+      after: ({ body }) => assert.equal(body.data.body_source, '{"root":{}}'),
     },
     {
       name: 'a form body is accepted too',
       method: 'POST', path: '/api/templates', form: { name: 'From a form', type: 'campaign', body: LAYOUT }, status: 200,
-      check: ({ body }) => assert.equal(body.data.name, 'From a form'),
+      after: ({ body }) => assert.equal(body.data.name, 'From a form'),
     },
   ]);
   it('(five created)', () => assert.equal(count(), before + 5));
@@ -191,17 +163,17 @@ describe('creating templates', () => {
     {
       name: 'syntax error in a campaign template names line and column',
       method: 'POST', path: '/api/templates', body: { name: 'x', body: `<html>\n<body>\n  ${LAYOUT}\n  {{ .Subscriber.Name | nosuchfunc }}\n</body>` }, status: 400,
-      check: ({ body }) => assert.match(body.message, /^the template does not compile: body: template: base:4:\d+: function "nosuchfunc" not defined$/),
+      after: ({ body }) => assert.match(body.message, /^the template does not compile: body: template: base:4:\d+: function "nosuchfunc" not defined$/),
     },
     {
       name: 'syntax error in a tx body names line and column',
       method: 'POST', path: '/api/templates', body: { name: 'x', type: 'tx', subject: 'Hi', body: '<p>\n  {{ if }}\n</p>' }, status: 400,
-      check: ({ body }) => assert.match(body.message, /^the template does not compile: body: template: content:2:\d+: /),
+      after: ({ body }) => assert.match(body.message, /^the template does not compile: body: template: content:2:\d+: /),
     },
     {
       name: 'syntax error in a tx subject',
       method: 'POST', path: '/api/templates', body: { name: 'x', type: 'tx', subject: 'Hi {{ .Subscriber.Name | }}', body: '<p>hi</p>' }, status: 400,
-      check: ({ body }) => assert.match(body.message, /subject: template: content:1:\d+: /),
+      after: ({ body }) => assert.match(body.message, /subject: template: content:1:\d+: /),
     },
     {
       name: 'a tx template cannot use campaign-only functions',
@@ -232,7 +204,7 @@ describe('updating templates', () => {
     {
       name: 'rename and new body',
       method: 'PUT', path: () => `/api/templates/${campaignTpl}`, body: { name: 'Wrap v2', body: `<section>${LAYOUT}</section>` }, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data.name, 'Wrap v2');
         assert.equal(body.data.body, `<section>${LAYOUT}</section>`);
         assert.equal(row(campaignTpl)?.body, `<section>${LAYOUT}</section>`);
@@ -241,7 +213,7 @@ describe('updating templates', () => {
     {
       name: 'an empty body keeps the stored body; the type never changes',
       method: 'PUT', path: () => `/api/templates/${campaignTpl}`, body: { name: 'Wrap v3', type: 'tx', body: '', subject: 'nope' }, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data.body, `<section>${LAYOUT}</section>`);
         assert.equal(body.data.type, 'campaign');
         assert.equal(body.data.subject, '');
@@ -250,7 +222,7 @@ describe('updating templates', () => {
     {
       name: 'an empty or null subject keeps the stored tx subject (listmonk would put the name there)',
       method: 'PUT', path: () => `/api/templates/${txTpl}`, body: { name: 'Notice v2', subject: null, body: '<p>Bye {{ .Subscriber.Name }}</p>' }, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data.subject, 'Notice for {{ .Subscriber.Name }}');
         assert.equal(body.data.body, '<p>Bye {{ .Subscriber.Name }}</p>');
       },
@@ -259,7 +231,7 @@ describe('updating templates', () => {
       name: 'a full object rebuilt from a GET is accepted',
       method: 'PUT', path: () => `/api/templates/${txTpl}`,
       body: { id: 1, created_at: '2020-01-01T00:00:00Z', name: 'Notice v3', type: 'tx', subject: 'New {{ .Tx.Data.x }}', body: '<p>x</p>', body_source: null, is_default: false }, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data.id, txTpl);
         assert.equal(body.data.subject, 'New {{ .Tx.Data.x }}');
       },
@@ -276,7 +248,7 @@ describe('updating templates', () => {
       { name: 'removing the placeholder (the stored type rules)', method: 'PUT', path: () => `/api/templates/${campaignTpl}`, body: { name: 'x', type: 'tx', subject: 's', body: '<p>gone</p>' }, status: 400, contains: ['placeholder'] },
       {
         name: 'syntax error names line and column', method: 'PUT', path: () => `/api/templates/${campaignTpl}`, body: { name: 'x', body: `${LAYOUT}\n\n{{ end }}` }, status: 400,
-        check: ({ body }) => assert.match(body.message, /template: base:3:\d+: unexpected/),
+        after: ({ body }) => assert.match(body.message, /template: base:3:\d+: unexpected/),
       },
       { name: 'an invalid type value', method: 'PUT', path: () => `/api/templates/${campaignTpl}`, body: { name: 'x', type: 'weird', body: LAYOUT }, status: 400, contains: ['"type"'] },
     ]);
@@ -289,7 +261,7 @@ describe('updating templates', () => {
       { name: 'tx body with a campaign-only function', method: 'PUT', path: () => `/api/templates/${txTpl}`, body: { name: 'x', body: '{{ TrackView }}' }, status: 400, contains: ['TrackView'] },
       {
         name: 'tx subject with a syntax error', method: 'PUT', path: () => `/api/templates/${txTpl}`, body: { name: 'x', subject: '{{ if }}' }, status: 400,
-        check: ({ body }) => assert.match(body.message, /subject: template: content:1:\d+/),
+        after: ({ body }) => assert.match(body.message, /subject: template: content:1:\d+/),
       },
     ]);
     it('(tx template unchanged)', () => snapshot());
@@ -307,7 +279,7 @@ describe('the default template', () => {
     {
       name: 'a campaign template becomes the default; the answer is the bare template object',
       method: 'PUT', path: () => `/api/templates/${second}/default`, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data, undefined);
         assert.deepEqual(Object.keys(body).sort(), TEMPLATE_KEYS);
         assert.equal(body.id, second);
@@ -316,13 +288,13 @@ describe('the default template', () => {
         assert.equal(row(DEFAULT_CAMPAIGN)?.is_default, 0);
       },
     },
-    { name: 'a tx template cannot be the default', method: 'PUT', path: `/api/templates/${SAMPLE_TX}/default`, status: 400, contains: ['only a campaign template'], check: () => assert.equal(defaultId(), second) },
-    { name: 'a visual template cannot be the default', method: 'PUT', path: `/api/templates/${SAMPLE_VISUAL}/default`, status: 400, check: () => assert.equal(defaultId(), second) },
-    { name: 'unknown id is 404 and the default stays', method: 'PUT', path: '/api/templates/999/default', status: 404, check: () => assert.equal(defaultId(), second) },
+    { name: 'a tx template cannot be the default', method: 'PUT', path: `/api/templates/${SAMPLE_TX}/default`, status: 400, contains: ['only a campaign template'], after: () => assert.equal(defaultId(), second) },
+    { name: 'a visual template cannot be the default', method: 'PUT', path: `/api/templates/${SAMPLE_VISUAL}/default`, status: 400, after: () => assert.equal(defaultId(), second) },
+    { name: 'unknown id is 404 and the default stays', method: 'PUT', path: '/api/templates/999/default', status: 404, after: () => assert.equal(defaultId(), second) },
     {
       name: 'the installed template becomes the default again',
       method: 'PUT', path: `/api/templates/${DEFAULT_CAMPAIGN}/default`, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.is_default, true);
         assert.equal(defaultId(), DEFAULT_CAMPAIGN);
         assert.equal(row(second)?.is_default, 0);
@@ -341,19 +313,19 @@ describe('deleting templates', () => {
     campaign = insertCampaign(inUse, inUse);
   });
   run([
-    { name: 'the default template is refused', method: 'DELETE', path: `/api/templates/${DEFAULT_CAMPAIGN}`, status: 400, contains: ['default template'], check: () => assert.ok(row(DEFAULT_CAMPAIGN)) },
+    { name: 'the default template is refused', method: 'DELETE', path: `/api/templates/${DEFAULT_CAMPAIGN}`, status: 400, contains: ['default template'], after: () => assert.ok(row(DEFAULT_CAMPAIGN)) },
     { name: 'unknown id is 404', method: 'DELETE', path: '/api/templates/999', status: 404 },
     {
       name: 'a template in use: campaigns switch to the default, archive references are cleared',
       method: 'DELETE', path: () => `/api/templates/${inUse}`, status: 200,
-      check: ({ body }) => {
+      after: ({ body }) => {
         assert.equal(body.data, true);
         assert.equal(row(inUse), undefined);
         const c = db().prepare('SELECT template_id, archive_template_id FROM campaigns WHERE id = ?').get(campaign) as { template_id: number; archive_template_id: number | null };
         assert.deepEqual(c, { template_id: DEFAULT_CAMPAIGN, archive_template_id: null });
       },
     },
-    { name: 'a tx template', method: 'DELETE', path: () => `/api/templates/${tx}`, status: 200, check: () => assert.equal(row(tx), undefined) },
+    { name: 'a tx template', method: 'DELETE', path: () => `/api/templates/${tx}`, status: 200, after: () => assert.equal(row(tx), undefined) },
     { name: 'deleted means gone', method: 'GET', path: () => `/api/templates/${tx}`, status: 404 },
   ]);
 });
@@ -374,54 +346,54 @@ describe('previews', () => {
       method: 'GET', path: `/api/templates/${DEFAULT_CAMPAIGN}/preview`, status: 200,
       contains: ['Hello Demo Subscriber,', 'A section heading', `/subscription/${ZERO}/${ZERO}`, `/campaign/${ZERO}/${ZERO}/px.png`, '>Unsubscribe</a>', `/${ZERO}/${ZERO}"`],
       notContains: ['{{', 'email.unsub'],
-      check: (res) => {
+      after: (res) => {
         sandboxed(res);
         assert.match(res.text, /href="http[^"]*\/link\/[0-9a-f-]{36}\/0{8}-0{4}-0{4}-0{4}-0{12}\/0{8}-/, 'the sample link is tracked with dummy UUIDs');
       },
     },
-    { name: 'the sample tx template with the demo subscriber', method: 'GET', path: `/api/templates/${SAMPLE_TX}/preview`, status: 200, contains: ['Demo Subscriber'], check: sandboxed },
-    { name: 'the sample visual template as a full document', method: 'GET', path: `/api/templates/${SAMPLE_VISUAL}/preview`, status: 200, contains: ['<strong>Demo Subscriber</strong>'], notContains: ['A section heading'], check: sandboxed },
+    { name: 'the sample tx template with the demo subscriber', method: 'GET', path: `/api/templates/${SAMPLE_TX}/preview`, status: 200, contains: ['Demo Subscriber'], after: sandboxed },
+    { name: 'the sample visual template as a full document', method: 'GET', path: `/api/templates/${SAMPLE_VISUAL}/preview`, status: 200, contains: ['<strong>Demo Subscriber</strong>'], notContains: ['A section heading'], after: sandboxed },
     {
       name: 'a posted stored-template preview with a form body overriding the stored body',
       method: 'POST', path: `/api/templates/${ARCHIVE}/preview`, form: { body: '<main>{{ template "content" . }}</main><i>{{ .Subscriber.Attribs.city }}</i>' }, status: 200,
-      contains: ['<main>', '<i>Bengaluru</i>', 'Hello Demo Subscriber,'], check: sandboxed,
+      contains: ['<main>', '<i>Bengaluru</i>', 'Hello Demo Subscriber,'], after: sandboxed,
     },
     {
       name: 'a posted body for the stored tx template is rendered as tx',
       method: 'POST', path: `/api/templates/${SAMPLE_TX}/preview`, form: { body: '<p>{{ .Subscriber.Email }}</p>' }, status: 200,
-      contains: ['<p>demo@listmonk.app</p>'], check: sandboxed,
+      contains: ['<p>demo@listmonk.app</p>'], after: sandboxed,
     },
     {
       name: 'a GET carries the body to preview in its query string, as listmonk reads form values',
       method: 'GET', path: `/api/templates/${SAMPLE_TX}/preview?template_type=tx&body=${encodeURIComponent('<p>Q {{ .Subscriber.Email }}</p>')}`, status: 200,
-      contains: ['<p>Q demo@listmonk.app</p>'], check: sandboxed,
+      contains: ['<p>Q demo@listmonk.app</p>'], after: sandboxed,
     },
-    { name: 'unknown template id is 404', method: 'GET', path: '/api/templates/999/preview', status: 404, check: jsonError },
+    { name: 'unknown template id is 404', method: 'GET', path: '/api/templates/999/preview', status: 404, after: jsonError },
     {
       name: 'an unsaved campaign template (form)',
       method: 'POST', path: '/api/templates/preview', form: { template_type: 'campaign', body: `<h1>{{ .Campaign.Subject }}</h1>${LAYOUT}` }, status: 200,
-      contains: ['<h1>Sample campaign subject</h1>', '<div class="wrap">', 'Hello Demo Subscriber,'], check: sandboxed,
+      contains: ['<h1>Sample campaign subject</h1>', '<div class="wrap">', 'Hello Demo Subscriber,'], after: sandboxed,
     },
     {
       name: 'template_type defaults to campaign; JSON is accepted too',
       method: 'POST', path: '/api/templates/preview', body: { body: `${LAYOUT}<p>{{ .Subscriber.FirstName }}</p>` }, status: 200,
-      contains: ['<p>Demo</p>', 'A section heading'], check: sandboxed,
+      contains: ['<p>Demo</p>', 'A section heading'], after: sandboxed,
     },
     {
       name: 'an unsaved tx template has an empty .Tx',
       method: 'POST', path: '/api/templates/preview', form: { template_type: 'tx', body: '<p>{{ .Subscriber.Name }}|{{ .Tx.Data.order_id }}|{{ len .Tx.Data }}</p>' }, status: 200,
-      contains: ['<p>Demo Subscriber||0</p>'], check: sandboxed,
+      contains: ['<p>Demo Subscriber||0</p>'], after: sandboxed,
     },
     {
       name: 'a script in a template is served, but sandboxed',
       method: 'POST', path: '/api/templates/preview', form: { body: `${LAYOUT}<script>fetch('/api/settings')</script>` }, status: 200,
-      contains: ['<script>'], check: sandboxed,
+      contains: ['<script>'], after: sandboxed,
     },
-    { name: 'campaign type without the placeholder', method: 'POST', path: '/api/templates/preview', form: { body: '<p>none</p>' }, status: 400, contains: ['placeholder'], check: jsonError },
+    { name: 'campaign type without the placeholder', method: 'POST', path: '/api/templates/preview', form: { body: '<p>none</p>' }, status: 400, contains: ['placeholder'], after: jsonError },
     {
       name: 'a syntax error names line and column',
       method: 'POST', path: '/api/templates/preview', form: { body: `${LAYOUT}\n{{ range }}` }, status: 400,
-      check: (res) => {
+      after: (res) => {
         jsonError(res);
         assert.match(res.body.message, /^the template does not compile: .*base:2:\d+/);
       },
@@ -429,7 +401,7 @@ describe('previews', () => {
     {
       name: 'a render error is a 400 too',
       method: 'POST', path: '/api/templates/preview', form: { body: `${LAYOUT}{{ fail "stop here" }}` }, status: 400,
-      check: (res) => {
+      after: (res) => {
         jsonError(res);
         assert.match(res.body.message, /^the template does not render: .*stop here/);
       },
@@ -444,13 +416,13 @@ describe('previews', () => {
       campaign = insertCampaign(DEFAULT_CAMPAIGN, null, '<p>Dear {{ .Subscriber.Name }}</p>');
     });
     run([
-      { name: 'GET preview', method: 'GET', path: () => `/api/campaigns/${campaign}/preview`, status: 200, contains: ['Dear Demo Subscriber'], check: sandboxed },
-      { name: 'POST preview with a body', method: 'POST', path: () => `/api/campaigns/${campaign}/preview`, form: { body: '<p>Edited</p>' }, status: 200, contains: ['<p>Edited</p>'], check: sandboxed },
+      { name: 'GET preview', method: 'GET', path: () => `/api/campaigns/${campaign}/preview`, status: 200, contains: ['Dear Demo Subscriber'], after: sandboxed },
+      { name: 'POST preview with a body', method: 'POST', path: () => `/api/campaigns/${campaign}/preview`, form: { body: '<p>Edited</p>' }, status: 200, contains: ['<p>Edited</p>'], after: sandboxed },
       {
         name: 'plain text preview',
         method: 'POST', path: () => `/api/campaigns/${campaign}/text`, form: { body: 'Plain {{ .Subscriber.Name }}', content_type: 'plain' }, status: 200,
         contains: ['Plain Demo Subscriber'],
-        check: (res) => {
+        after: (res) => {
           assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
           assert.equal(res.headers.get('content-security-policy'), 'sandbox');
           assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
@@ -497,14 +469,14 @@ describe('the only template', () => {
   run([
     {
       name: 'cannot be deleted',
-      method: 'DELETE', path: () => {
+      method: 'DELETE', path: `/api/templates/${ARCHIVE}`,
+      before: () => {
         // Leave one non-default template (a state only reachable by hand in the database).
         db().prepare('UPDATE templates SET is_default = 0').run();
         db().prepare('DELETE FROM templates WHERE id <> ?').run(ARCHIVE);
-        return `/api/templates/${ARCHIVE}`;
       },
       status: 400, contains: ['only template'],
-      check: () => assert.equal(count(), 1),
+      after: () => assert.equal(count(), 1),
     },
   ]);
 });

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import { sha256Hex } from '../../src/users/secrets.ts';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.ts';
+import { ADMIN_PASSWORD, startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { assertNoSecrets, form, recorder, sessionCookie, signIn, withCookie, type Recorder } from './helpers.ts';
 
@@ -428,13 +428,11 @@ describe('admin sign-in', () => {
       assert.equal(ok.status, 302);
     });
 
-    it('X-Forwarded-For is ignored unless the proxy is trusted', async () => {
-      await setSetting('security.trusted_proxies', []);
-      // All these come from 127.0.0.1 whatever they claim (so this test runs last).
+    // All these come from 127.0.0.1 whatever they claim (so this test runs last).
+    it('X-Forwarded-For is ignored unless the proxy is trusted', () => withSettings(t, { 'security.trusted_proxies': [] }, async () => {
       for (let i = 0; i < 10; i++) await signIn(r, t, `ghost${i}`, 'whatever-password', {}, from(`10.9.9.${i}`));
       assert.equal((await signIn(r, t, 'sofia', 'reset-password-9', {}, from('10.9.8.8'))).status, 429);
-      await setSetting('security.trusted_proxies', ['127.0.0.1']);
-    });
+    }));
   });
 
 });

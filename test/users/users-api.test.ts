@@ -2,19 +2,9 @@
 // expected status, what the answer must (and must not) hold, and the side effects.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { assertNoSecrets, recorder, type Recorder } from './helpers.ts';
-
-interface Step {
-  name: string;
-  method: string;
-  path: string | (() => string);
-  body?: unknown | (() => unknown);
-  auth?: () => string;
-  status: number;
-  /** Checks on the parsed answer and on the database afterwards. */
-  then?: (body: any) => void;
-}
 
 describe('users and roles API', () => {
   let t: TestServer;
@@ -22,18 +12,8 @@ describe('users and roles API', () => {
   const ids: Record<string, number> = {};
   const secrets: string[] = [];
   const q = (sql: string, ...params: unknown[]) => t.server.ctx.db.prepare(sql).all(...params) as any[];
-  const run = (steps: Step[]) => {
-    for (const s of steps) {
-      it(s.name, async () => {
-        const path = typeof s.path === 'function' ? s.path() : s.path;
-        const body = typeof s.body === 'function' ? (s.body as () => unknown)() : s.body;
-        const res = await r.request(s.method, path, body, s.auth ? { auth: s.auth() } : {});
-        assert.equal(res.status, s.status, res.text);
-        if (res.status >= 400) assert.equal(typeof res.body.message, 'string');
-        s.then?.(res.body);
-      });
-    }
-  };
+  // Every answer goes through the recorder, so the suite can prove no secret left the server.
+  const run = (scenarios: Scenario[]) => runScenarios(() => t, scenarios, { request: (...a) => r.request(...a) });
 
   before(async () => {
     t = await startTestServer();
@@ -50,7 +30,7 @@ describe('users and roles API', () => {
 
   describe('user roles', () => run([
     { name: 'create a user role', method: 'POST', path: '/api/roles/users', body: { name: 'Editors', permissions: ['campaigns:get', 'users:get', 'campaigns:get'] }, status: 200,
-      then: (b) => {
+      after: ({ body: b }) => {
         ids.editors = b.data.id;
         assert.deepEqual(b.data.permissions, ['campaigns:get', 'users:get']);
         assert.equal(b.data.type, 'user');
@@ -58,26 +38,26 @@ describe('users and roles API', () => {
       } },
     { name: 'duplicate name → 409', method: 'POST', path: '/api/roles/users', body: { name: 'Editors', permissions: [] }, status: 409 },
     { name: 'unknown permission → 400, nothing stored', method: 'POST', path: '/api/roles/users', body: { name: 'Bad', permissions: ['lists:destroy'] }, status: 400,
-      then: (b) => {
+      after: ({ body: b }) => {
         assert.match(b.message, /lists:destroy/);
         assert.equal(q(`SELECT * FROM roles WHERE name = 'Bad'`).length, 0);
       } },
     { name: 'empty name → 400', method: 'POST', path: '/api/roles/users', body: { name: '  ', permissions: [] }, status: 400 },
     { name: 'a single permission string counts as a list of one', method: 'POST', path: '/api/roles/users', body: { name: 'X', permissions: 'users:get' }, status: 200,
-      then: (b) => { ids.single = b.data.id; assert.deepEqual(b.data.permissions, ['users:get']); } },
+      after: ({ body: b }) => { ids.single = b.data.id; assert.deepEqual(b.data.permissions, ['users:get']); } },
     { name: 'update a user role', method: 'PUT', path: () => `/api/roles/users/${ids.editors}`, body: { name: 'Editors', permissions: ['campaigns:get', 'campaigns:manage'] }, status: 200,
-      then: (b) => assert.deepEqual(b.data.permissions, ['campaigns:get', 'campaigns:manage']) },
+      after: ({ body: b }) => assert.deepEqual(b.data.permissions, ['campaigns:get', 'campaigns:manage']) },
     { name: 'rename onto another role → 409', method: 'PUT', path: () => `/api/roles/users/${ids.single}`, body: { name: 'Editors', permissions: [] }, status: 409 },
     { name: 'the Super Admin role cannot be changed', method: 'PUT', path: '/api/roles/users/1', body: { name: 'Nobody', permissions: [] }, status: 400,
-      then: () => assert.equal(q('SELECT name FROM roles WHERE id = 1')[0].name, 'Super Admin') },
+      after: () => assert.equal(q('SELECT name FROM roles WHERE id = 1')[0].name, 'Super Admin') },
     { name: 'unknown role → 404', method: 'PUT', path: '/api/roles/users/9999', body: { name: 'Z', permissions: [] }, status: 404 },
     { name: 'list the user roles in creation order', method: 'GET', path: '/api/roles/users', status: 200,
-      then: (b) => assert.deepEqual(b.data.map((x: any) => x.name), ['Super Admin', 'Editors', 'X']) },
+      after: ({ body: b }) => assert.deepEqual(b.data.map((x: any) => x.name), ['Super Admin', 'Editors', 'X']) },
   ]));
 
   describe('list roles', () => run([
     { name: 'create a list role (empty grants dropped)', method: 'POST', path: '/api/roles/lists', body: () => ({ name: 'Digest team', lists: [{ id: ids.list, permissions: ['list:manage', 'list:get'] }, { id: 424242, permissions: [] }] }), status: 200,
-      then: (b) => {
+      after: ({ body: b }) => {
         ids.digest = b.data.id;
         assert.deepEqual(b.data.lists, [{ id: ids.list, name: 'Digest', permissions: ['list:get', 'list:manage'] }]);
       } },
@@ -85,17 +65,17 @@ describe('users and roles API', () => {
     { name: 'a user-role permission in a list role → 400', method: 'POST', path: '/api/roles/lists', body: () => ({ name: 'Wrong', lists: [{ id: ids.list, permissions: ['lists:get_all'] }] }), status: 400 },
     { name: 'duplicate name → 409', method: 'POST', path: '/api/roles/lists', body: { name: 'Digest team', lists: [] }, status: 409 },
     { name: 'a user role through the list-role route → 404', method: 'PUT', path: () => `/api/roles/lists/${ids.editors}`, body: { name: 'Y', lists: [] }, status: 404,
-      then: () => assert.equal(q('SELECT permissions FROM roles WHERE id = ?', ids.editors)[0].permissions, '["campaigns:get","campaigns:manage"]') },
+      after: () => assert.equal(q('SELECT permissions FROM roles WHERE id = ?', ids.editors)[0].permissions, '["campaigns:get","campaigns:manage"]') },
     { name: 'update replaces the grants', method: 'PUT', path: () => `/api/roles/lists/${ids.digest}`, body: () => ({ name: 'Digest team', lists: [{ id: ids.list, permissions: ['list:get'] }] }), status: 200,
-      then: (b) => assert.deepEqual(b.data.lists[0].permissions, ['list:get']) },
+      after: ({ body: b }) => assert.deepEqual(b.data.lists[0].permissions, ['list:get']) },
     { name: 'list the list roles', method: 'GET', path: '/api/roles/lists', status: 200,
-      then: (b) => assert.deepEqual(b.data.map((x: any) => x.name), ['Digest team']) },
+      after: ({ body: b }) => assert.deepEqual(b.data.map((x: any) => x.name), ['Digest team']) },
   ]));
 
   describe('users', () => run([
     { name: 'create a login user', method: 'POST', path: '/api/users', status: 200,
       body: () => ({ username: 'sofia', email: ' Sofia@Acme.Example ', name: 'Sofia Marin', type: 'user', status: 'enabled', password_login: true, password: 'sofia-password', user_role_id: ids.editors, list_role_id: ids.digest }),
-      then: (b) => {
+      after: ({ body: b }) => {
         ids.sofia = b.data.id;
         assert.equal(b.data.password, null);
         assert.equal(b.data.email, 'sofia@acme.example');
@@ -107,7 +87,7 @@ describe('users and roles API', () => {
       } },
     { name: 'a user created without a status is disabled (listmonk\'s column default)', method: 'POST', path: '/api/users', status: 200,
       body: () => ({ username: 'nostatus', email: 'nostatus@acme.example', type: 'user', user_role_id: ids.editors }),
-      then: (b) => {
+      after: ({ body: b }) => {
         assert.equal(b.data.status, 'disabled');
         t.server.ctx.db.prepare('DELETE FROM users WHERE id = ?').run(b.data.id);
       } },
@@ -117,7 +97,7 @@ describe('users and roles API', () => {
       body: () => ({ username: 'other', email: 'SOFIA@acme.example', type: 'user', password_login: true, password: 'password-1', user_role_id: ids.editors }) },
     { name: 'password shorter than 8 → 400', method: 'POST', path: '/api/users', status: 400,
       body: () => ({ username: 'shorty', email: 's@acme.example', type: 'user', password_login: true, password: '1234567', user_role_id: ids.editors }),
-      then: () => assert.equal(q(`SELECT * FROM users WHERE username = 'shorty'`).length, 0) },
+      after: () => assert.equal(q(`SELECT * FROM users WHERE username = 'shorty'`).length, 0) },
     { name: 'bad username → 400', method: 'POST', path: '/api/users', status: 400,
       body: () => ({ username: 'no spaces', email: 'n@acme.example', type: 'user', user_role_id: ids.editors }) },
     { name: 'invalid e-mail → 400', method: 'POST', path: '/api/users', status: 400,
@@ -126,7 +106,7 @@ describe('users and roles API', () => {
     { name: 'a list role as user role → 400', method: 'POST', path: '/api/users', status: 400, body: () => ({ username: 'rolemix', type: 'api', user_role_id: ids.digest }) },
     { name: 'create an API user: the token is answered once', method: 'POST', path: '/api/users', status: 200,
       body: () => ({ username: 'crm-sync', type: 'api', status: 'enabled', user_role_id: ids.editors, email: 'ignored@x.io', password: 'ignored-pass' }),
-      then: (b) => {
+      after: ({ body: b }) => {
         ids.crm = b.data.id;
         assert.match(b.data.password, /^[A-Za-z0-9]{48}$/);
         assert.equal(b.data.email, null);
@@ -139,35 +119,35 @@ describe('users and roles API', () => {
         assert.match(stored, /^[0-9a-f]{64}$/);
       } },
     { name: 'the new token authenticates, with its role', method: 'GET', path: '/api/roles/users', auth: () => (t as any).crmCreds, status: 403 },
-    { name: 'later reads never show the token', method: 'GET', path: () => `/api/users/${ids.crm}`, status: 200, then: (b) => assert.equal(b.data.password, null) },
+    { name: 'later reads never show the token', method: 'GET', path: () => `/api/users/${ids.crm}`, status: 200, after: ({ body: b }) => assert.equal(b.data.password, null) },
     { name: 'list users', method: 'GET', path: '/api/users', status: 200,
-      then: (b) => {
+      after: ({ body: b }) => {
         assert.deepEqual(b.data.map((u: any) => u.username), ['admin', 'tester', 'sofia', 'crm-sync']);
         assert.ok(b.data.every((u: any) => u.password === null && !('twofa_key' in u)));
       } },
     { name: 'unknown user → 404', method: 'GET', path: '/api/users/9999', status: 404 },
     { name: 'update: absent list_role_id removes the list role', method: 'PUT', path: () => `/api/users/${ids.sofia}`, body: { name: 'Sofia M.' }, status: 200,
-      then: (b) => {
+      after: ({ body: b }) => {
         assert.equal(b.data.name, 'Sofia M.');
         assert.equal(b.data.list_role, null);
         assert.equal(b.data.username, 'sofia');
       } },
     { name: 'update: list_role_id 0 keeps it', method: 'PUT', path: () => `/api/users/${ids.sofia}`, body: () => ({ list_role_id: ids.digest }), status: 200,
-      then: (b) => assert.equal(b.data.list_role.id, ids.digest) },
+      after: ({ body: b }) => assert.equal(b.data.list_role.id, ids.digest) },
     { name: 'update: e-mail taken → 409', method: 'PUT', path: () => `/api/users/${ids.sofia}`, body: { email: 'admin@listmgr.localhost', list_role_id: 0 }, status: 409 },
     { name: 'update: bad status → 400', method: 'PUT', path: () => `/api/users/${ids.sofia}`, body: { status: 'paused' }, status: 400 },
   ]));
 
   describe('roles in use', () => run([
     { name: 'a user role in use cannot be deleted (409)', method: 'DELETE', path: () => `/api/roles/${ids.editors}`, status: 409,
-      then: () => assert.equal(q('SELECT * FROM roles WHERE id = ?', ids.editors).length, 1) },
+      after: () => assert.equal(q('SELECT * FROM roles WHERE id = ?', ids.editors).length, 1) },
     { name: 'a list role in use cannot be deleted (409), and its users stay', method: 'DELETE', path: () => `/api/roles/${ids.digest}`, status: 409,
-      then: () => assert.equal(q('SELECT list_role_id FROM users WHERE id = ?', ids.sofia)[0].list_role_id, ids.digest) },
+      after: () => assert.equal(q('SELECT list_role_id FROM users WHERE id = ?', ids.sofia)[0].list_role_id, ids.digest) },
     { name: 'the Super Admin role cannot be deleted', method: 'DELETE', path: '/api/roles/1', status: 400 },
     { name: 'unknown role → 404', method: 'DELETE', path: '/api/roles/9999', status: 404 },
     { name: 'after unassigning, the list role goes; no user is deleted', method: 'PUT', path: () => `/api/users/${ids.sofia}`, body: {}, status: 200 },
     { name: 'delete the list role', method: 'DELETE', path: () => `/api/roles/${ids.digest}`, status: 200,
-      then: () => {
+      after: () => {
         assert.equal(q('SELECT * FROM users WHERE id = ?', ids.sofia).length, 1);
         assert.equal(q('SELECT * FROM role_lists WHERE role_id = ?', ids.digest).length, 0);
       } },
@@ -176,33 +156,33 @@ describe('users and roles API', () => {
 
   describe('the last enabled Super Admin', () => run([
     { name: 'cannot be disabled', method: 'PUT', path: '/api/users/1', body: { status: 'disabled' }, status: 400,
-      then: (b) => {
+      after: ({ body: b }) => {
         assert.match(b.message, /Super Admin/);
         assert.equal(q('SELECT status FROM users WHERE id = 1')[0].status, 'enabled');
       } },
     { name: 'cannot be demoted', method: 'PUT', path: '/api/users/1', body: () => ({ user_role_id: ids.editors }), status: 400,
-      then: () => assert.equal(q('SELECT user_role_id FROM users WHERE id = 1')[0].user_role_id, 1) },
+      after: () => assert.equal(q('SELECT user_role_id FROM users WHERE id = 1')[0].user_role_id, 1) },
     { name: 'cannot be deleted', method: 'DELETE', path: '/api/users/1', status: 400 },
     { name: 'cannot be deleted along with others; nothing is deleted', method: 'DELETE', path: () => `/api/users?id=1&id=${ids.crm}`, status: 400,
-      then: () => assert.equal(q('SELECT * FROM users WHERE id = ?', ids.crm).length, 1) },
+      after: () => assert.equal(q('SELECT * FROM users WHERE id = ?', ids.crm).length, 1) },
     { name: 'an API user with the Super Admin role does not count: promote sofia instead', method: 'PUT', path: () => `/api/users/${ids.sofia}`, body: { user_role_id: 1 }, status: 200 },
     { name: 'now the first admin may be disabled', method: 'PUT', path: '/api/users/1', body: { status: 'disabled' }, status: 200 },
     { name: 'but not the remaining one', method: 'DELETE', path: () => `/api/users/${ids.sofia}`, status: 400 },
     { name: 're-enable the first admin', method: 'PUT', path: '/api/users/1', body: { status: 'enabled' }, status: 200 },
     { name: 'delete several users at once', method: 'DELETE', path: () => `/api/users?id=${ids.crm},${ids.sofia}`, status: 200,
-      then: () => assert.equal(q('SELECT * FROM users WHERE id IN (?, ?)', ids.crm, ids.sofia).length, 0) },
+      after: () => assert.equal(q('SELECT * FROM users WHERE id IN (?, ?)', ids.crm, ids.sofia).length, 0) },
     { name: 'non-integer id → 400', method: 'DELETE', path: '/api/users?id=abc', status: 400 },
     { name: 'unknown id → 404', method: 'DELETE', path: '/api/users/9999', status: 404 },
   ]));
 
   describe('profile', () => run([
     { name: 'GET /api/profile answers the caller', method: 'GET', path: '/api/profile', status: 200,
-      then: (b) => {
+      after: ({ body: b }) => {
         assert.equal(b.data.username, 'tester');
         assert.equal(b.data.user_role.id, 1);
       } },
     { name: 'PUT /api/profile changes the name only (role untouched)', method: 'PUT', path: '/api/profile', body: { name: 'Test Robot', user_role_id: 2, status: 'disabled' }, status: 200,
-      then: (b) => {
+      after: ({ body: b }) => {
         assert.equal(b.data.name, 'Test Robot');
         assert.equal(b.data.user_role.id, 1);
         assert.equal(b.data.status, 'enabled');
