@@ -4,7 +4,7 @@
 // original message (message/rfc822 or text/rfc822-headers) names the campaign and subscriber
 // in the X-Listmonk-* headers we send.
 import type { Attachment } from 'mailparser';
-import { isUuid } from '../http/validate.ts';
+import { isUuid } from '../http/schema.ts';
 import type { BounceType } from './store.ts';
 
 export interface ParsedBounce {

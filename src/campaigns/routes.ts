@@ -6,9 +6,8 @@ import { LIMITS } from '../http/limits.ts';
 import { orderByQuery, orderQuery, pagingQuery, parsePaging } from '../http/paging.ts';
 import { sendPreview } from '../http/preview.ts';
 import { routesFor, type Input } from '../http/routes.ts';
-import { f, q, z } from '../http/schema.ts';
+import { f, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { pathId } from '../http/validate.ts';
 import { CAMPAIGN_TYPES, type CampaignService } from './service.ts';
 import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES } from './store.ts';
 

@@ -53,10 +53,11 @@ function operation(r: Route<unknown, z.ZodType | undefined, z.ZodType | undefine
     schema: name === 'id' ? { type: 'integer', minimum: 1 } : { type: 'string' },
   }));
   if (r.query) {
-    const q = schemaOf(r.query, components);
-    const props = (q.properties ?? (q.$ref ? (components[String(q.$ref).split('/').pop()!].properties as JsonSchema) : {})) as Record<string, JsonSchema>;
-    for (const [name, schema] of Object.entries(props)) {
-      parameters.push({ name, in: 'query', required: false, schema, ...(schema.type === 'array' ? { style: 'form', explode: true } : {}) });
+    const ref = schemaOf(r.query, components);
+    const q = ref.$ref ? components[String(ref.$ref).split('/').pop()!] : ref;
+    const required = (q.required ?? []) as string[];
+    for (const [name, schema] of Object.entries((q.properties ?? {}) as Record<string, JsonSchema>)) {
+      parameters.push({ name, in: 'query', required: required.includes(name), schema, ...(schema.type === 'array' ? { style: 'form', explode: true } : {}) });
     }
   }
   const op: JsonSchema = {

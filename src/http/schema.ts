@@ -5,6 +5,7 @@
 // given"; strings are trimmed; integers may come as numeric strings; a single value is read as
 // a one-item array where an array is expected (form bodies carry repeated fields). Each error
 // message names the field through a `{key}` placeholder that `inputError` fills with its path.
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { HttpError } from './errors.ts';
 import { LIMITS } from './limits.ts';
@@ -13,9 +14,12 @@ export { z };
 
 const present = (v: unknown) => v !== undefined && v !== null;
 
-/** A field reader: `read` returns the value or throws a FieldError; `schema` describes the input. */
-function field<T>(json: Record<string, unknown>, read: (v: unknown) => T) {
-  return z.unknown().optional().transform((v, ctx): T => {
+/**
+ * A field reader: `read` returns the value or throws a FieldError; `json` describes the input
+ * (JSON Schema), and `required` marks a field that must be given.
+ */
+function field<T>(json: Record<string, unknown>, read: (v: unknown) => T, required = false) {
+  return (required ? z.unknown() : z.unknown().optional()).transform((v, ctx): T => {
     try {
       return read(v);
     } catch (e) {
@@ -136,13 +140,13 @@ export const f = {
     const s = readString(v, o);
     if (s === undefined || s === '') throw required();
     return s;
-  }),
+  }, true),
   optEnum: <T extends string>(allowed: readonly T[]) => field({ type: 'string', enum: allowed }, (v) => readEnum(v, allowed)),
   reqEnum: <T extends string>(allowed: readonly T[]) => field({ type: 'string', enum: allowed }, (v) => {
     const e = readEnum(v, allowed);
     if (e === undefined) throw required(` (one of ${allowed.join(', ')})`);
     return e;
-  }),
+  }, true),
   optInt: (o: { min?: number } = {}) => field({ type: 'integer', ...(o.min !== undefined ? { minimum: o.min } : {}) }, (v) => readInt(v, o.min)),
   optBool: () => field({ type: 'boolean' }, readBool),
   /** A checkbox: ticked (see isChecked) or not; never refused. */
@@ -156,7 +160,7 @@ export const f = {
     const ids = readIntArray(v);
     if (!ids?.length) throw required(hint);
     return ids;
-  }),
+  }, true),
   /** IDs, or objects with an `id` (a resource's `lists` or `media` read back from a GET and PUT back whole). */
   optIdList: () => field({ type: 'array', items: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'object', properties: { id: { type: ['integer', 'null'] } } }] } }, (v) => {
     if (!present(v)) return undefined;
@@ -235,8 +239,8 @@ export const f = {
 /** A query-string parameter as the URL gives it: every value of a repeated key. */
 export type QueryValues = string[] | undefined;
 
-function queryField<T>(json: Record<string, unknown>, read: (values: string[]) => T) {
-  return field(json, (v) => read((v as QueryValues) ?? []));
+function queryField<T>(json: Record<string, unknown>, read: (values: string[]) => T, required = false) {
+  return field(json, (v) => read((v as QueryValues) ?? []), required);
 }
 
 function readQueryIds(values: string[]): number[] {
@@ -260,7 +264,7 @@ export const q = {
     const ids = readQueryIds(vs);
     if (!ids.length) throw required(hint);
     return ids;
-  }),
+  }, true),
   /** Every value, as given. */
   all: () => queryField({ type: 'array', items: { type: 'string' } }, (vs) => vs),
   /** The first value as an integer (absent or empty: undefined); otherwise a 400. */
@@ -294,4 +298,18 @@ export function inputError(e: z.ZodError): HttpError {
   if (issue.message.includes('{key}')) return new HttpError(400, issue.message.replaceAll('{key}', key));
   // zod's own checks (an object where a body must be one, an unknown key in a strict object).
   return new HttpError(400, key ? `invalid "${key}": ${issue.message}` : issue.message);
+}
+
+/** Path parameter that must be an integer >= 1. */
+export function pathId(c: Context, name = 'id'): number {
+  const raw = c.req.param(name) ?? '';
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new HttpError(400, 'invalid ID');
+  return Number(raw);
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its canonical text form (any case). */
+export function isUuid(s: string): boolean {
+  return UUID_RE.test(s);
 }

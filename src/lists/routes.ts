@@ -4,9 +4,8 @@ import { ok, pageResults } from '../http/envelope.ts';
 import { LIMITS } from '../http/limits.ts';
 import { orderByQuery, orderQuery, pagingQuery, parsePaging } from '../http/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
-import { f, normaliseTags, q, z } from '../http/schema.ts';
+import { f, normaliseTags, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { pathId } from '../http/validate.ts';
 import type { ListService } from './service.ts';
 import { LIST_OPTINS, LIST_ORDER_COLUMNS, LIST_STATUSES, LIST_TYPES } from './store.ts';
 

@@ -6,9 +6,8 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { ok } from '../http/envelope.ts';
 import { routesFor, type Input } from '../http/routes.ts';
-import { q, z } from '../http/schema.ts';
+import { pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { pathId } from '../http/validate.ts';
 import { servingHeaders } from './files.ts';
 import type { MediaService } from './service.ts';
 

@@ -4,9 +4,8 @@ import { ok } from '../http/envelope.ts';
 import { LIMITS } from '../http/limits.ts';
 import { sendPreview } from '../http/preview.ts';
 import { routesFor, type Input } from '../http/routes.ts';
-import { f, q, z } from '../http/schema.ts';
+import { f, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { pathId } from '../http/validate.ts';
 import type { TemplateService } from './service.ts';
 import { TEMPLATE_TYPES, templateJson } from './store.ts';
 

@@ -3,7 +3,7 @@
 // privacy.individual_tracking; preview renders (zero campaign UUID) are never counted.
 import type { Context } from 'hono';
 import type { AppContext } from '../context.ts';
-import { layoutFor, renderEnv, toRenderSubscriber } from '../delivery/compose.ts';
+import { layoutFor, renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
 import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
@@ -12,9 +12,8 @@ import { Message, sendPage } from '../http/layout.tsx';
 import { sendPreview } from '../http/preview.ts';
 import { pagingQuery, parsePaging } from '../http/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
-import { z } from '../http/schema.ts';
+import { isUuid, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { isUuid } from '../http/validate.ts';
 import { publicLook } from '../public/look.ts';
 import { archiveFeed, ArchiveList } from './pages.tsx';
 import type { TrackingStore } from './store.ts';

@@ -8,9 +8,8 @@ import { badRequest } from '../http/errors.ts';
 import { LIMITS } from '../http/limits.ts';
 import { LIST_PERMISSIONS } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
-import { f, parseInput, q, z } from '../http/schema.ts';
+import { f, parseInput, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { pathId } from '../http/validate.ts';
 import type { ListRoleInput, UserService } from './service.ts';
 import type { UserInput, UserStatus, UserType } from './store.ts';
 

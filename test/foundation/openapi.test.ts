@@ -42,6 +42,7 @@ describe('OpenAPI document', () => {
     const input = doc.components.schemas[schema.$ref.split('/').pop()];
     assert.deepEqual(input.properties.type.enum, ['private', 'public']);
     assert.equal(input.properties.name.maxLength, 2000);
+    assert.deepEqual(input.required, ['name', 'type', 'optin']);
     const get = doc.paths['/api/lists/{id}'].get;
     assert.deepEqual(get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`), ['path:id']);
   });
