@@ -20,7 +20,7 @@ import { ListStore } from './lists/store.ts';
 import { ListService } from './lists/service.ts';
 import { registerSegmentFunctions } from './segments/index.ts';
 import { SubscriberStore } from './subscribers/store.ts';
-import { SubscriberService, type SubscriberPages } from './subscribers/service.ts';
+import { SubscriberService } from './subscribers/service.ts';
 import { TrackingStore } from './tracking/store.ts';
 import { CampaignStore } from './campaigns/store.ts';
 import { CampaignService } from './campaigns/service.ts';
@@ -55,8 +55,7 @@ export interface Services extends AppContext {
   lists: ListService;
   listStore: ListStore;
   subscriberService: SubscriberService;
-  /** The subscriber store, as the public pages use it (see SubscriberPages). */
-  subscribers: SubscriberPages;
+  subscribers: SubscriberStore;
   tracking: TrackingStore;
   campaignStore: CampaignStore;
   campaigns: CampaignService;

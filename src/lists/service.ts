@@ -2,21 +2,12 @@
 // role grants, changes to the ones it may manage. Routes pass the actor and typed input.
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
-import type { List, ListFields, ListOptin, ListStatus, ListStore, ListType } from './store.ts';
+import type { List, ListFields, ListQuery, ListStore } from './store.ts';
 
-export interface ListQueryInput {
+/** A listing as a caller asks for it: the store's query, less what the service decides. */
+export interface ListQueryInput extends Omit<ListQuery, 'visible' | 'words'> {
   /** Words that must all occur in the name. */
   search: string;
-  status?: ListStatus;
-  type?: ListType;
-  optin?: ListOptin;
-  tags: string[];
-  orderBy: string;
-  order: 'ASC' | 'DESC';
-  limit: number;
-  offset: number;
-  /** Every visible list, without counts, in id order (listmonk's `minimal`). */
-  minimal: boolean;
 }
 
 /** What a PUT may change; absent or empty fields keep the stored value. */

@@ -57,6 +57,7 @@ export interface ListQuery {
   order: 'ASC' | 'DESC';
   limit: number;
   offset: number;
+  /** Every visible list, without counts, in id order (listmonk's `minimal`). */
   minimal: boolean;
 }
 

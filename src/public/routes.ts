@@ -15,8 +15,10 @@ import type { AppEnv } from '../http/types.ts';
 import { exportableSections } from '../subscribers/routes.ts';
 import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.ts';
 import { sendOptinQuietly } from '../subscribers/optin.ts';
-import type { Audience } from '../subscribers/service.ts';
-import type { SubscriberRow } from '../subscribers/store.ts';
+import type { Audience, SubscriberService } from '../subscribers/service.ts';
+
+/** The subscriber a page's link names. */
+type LinkedSubscriber = NonNullable<ReturnType<SubscriberService['byLink']>>;
 import type { AttemptLimiter } from '../users/attempts.ts';
 import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, type Captcha } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
@@ -25,6 +27,7 @@ import { ManagePreferences, OptinConfirm, SubscriptionForm, Unsubscribe, WipeCon
 
 interface Deps extends AppContext {
   subscribers: Audience['subscribers'];
+  subscriberService: SubscriberService;
   listStore: Audience['lists'];
   captcha: Captcha;
   /** Per-address counts of public requests (the API and the pages share them). */
@@ -193,11 +196,11 @@ async function readForm<S extends z.ZodType>(c: C, schema: S): Promise<z.output<
 }
 
 /** The subscriber the link names (`:subUUID`). */
-function subscriberOf(c: C, s: Deps): SubscriberRow {
+function subscriberOf(c: C, s: Deps): LinkedSubscriber {
   const t = subscriberTranslator(s);
   const uuid = c.req.param('subUUID') ?? '';
   if (!isUuid(uuid)) throw new PageError(400, t('public.invalidLink'));
-  const sub = s.subscribers.rowByUuid(uuid.toLowerCase());
+  const sub = s.subscriberService.byLink(uuid);
   if (!sub) throw new PageError(404, t('public.subNotFound'));
   return sub;
 }
@@ -278,7 +281,7 @@ async function confirmOptin(c: C, s: Deps, { query }: Input<undefined, OptinQuer
 }
 
 /** Double opt-in: the question for the pending lists among `listUuids`, or with `confirm` their confirmation. */
-function optin(c: C, s: Deps, sub: SubscriberRow, listUuids: string[], confirm: boolean) {
+function optin(c: C, s: Deps, sub: LinkedSubscriber, listUuids: string[], confirm: boolean) {
   const t = subscriberTranslator(s);
   if (listUuids.some((u) => !isUuid(u))) throw new PageError(400, t('public.invalidLink'));
   const pending = s.subscribers.pendingConfirmation(sub.id, [...new Set(listUuids.map((u) => u.toLowerCase()))]);

@@ -18,23 +18,9 @@ import type {
   Subscription, SubscriptionSource, SubscriptionStatus,
 } from './store.ts';
 
-/**
- * The store as the public pages use it. They change the subscriber their link's UUID names
- * (holding the UUID is their check) and pass its id as it is: the same store, with those
- * changes typed for plain ids (method parameters are compared both ways, so the store fits).
- */
-export interface SubscriberPages extends Omit<SubscriberStore, 'delete' | 'blocklist' | 'confirm' | 'unsubscribe' | 'unsubscribeAll' | 'savePreferences'> {
-  delete(ids: readonly number[]): number;
-  blocklist(ids: readonly number[]): void;
-  confirm(sid: number, lists: number[], evidence: Record<string, string>): number;
-  unsubscribe(sid: number, lists: number[]): void;
-  unsubscribeAll(sid: number): void;
-  savePreferences(sid: number, name: string, keepUuids: string[]): void;
-}
-
 /** The audience stores the public pages and opt-in mails work with. */
 export interface Audience {
-  subscribers: SubscriberPages;
+  subscribers: SubscriberStore;
   lists: ListStore;
 }
 
@@ -103,6 +89,15 @@ export function exportableSections(ctx: Pick<AppContext, 'settings'>): string[] 
 
 export class SubscriberService {
   constructor(private readonly ctx: AppContext, private readonly store: SubscriberStore) {}
+
+  /**
+   * The subscriber a link in one of our mails names by UUID (the public pages). Holding the
+   * UUID is the check, as in listmonk, so the id comes back authorised for changes.
+   */
+  byLink(uuid: string): (SubscriberRow & { id: Authorized<number> }) | null {
+    const row = this.store.rowByUuid(uuid.toLowerCase());
+    return row ? { ...row, id: authorized(row.id) } : null;
+  }
 
   // Reads ---------------------------------------------------------------------------------
 
