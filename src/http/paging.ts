@@ -42,8 +42,8 @@ export function parseOrderBy<K extends string>(v: string | undefined, allowed: R
 
 /** The paging and ordering parameters of a listing's query schema (listmonk's names). */
 export const pagingQuery = {
-  page: q.str(),
-  per_page: q.str(),
+  page: q.first({ type: 'integer', minimum: 1, default: 1 }, (v) => v),
+  per_page: q.first({ anyOf: [{ type: 'integer', minimum: 1, default: DEFAULT_PER_PAGE }, { const: 'all' }] }, (v) => v),
 };
 
 /** `order_by` from an allow-list, as its SQL column (fallback when absent or unknown). */

@@ -19,9 +19,15 @@ table{border-collapse:collapse;width:100%;margin:.4rem 0;font-size:.9rem}th,td{t
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.88em}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}`;
 
+/** Text whose `backticked` parts are code, as the OpenAPI descriptions write them. */
+function Prose({ text }: { text: string }): JSX.Element {
+  return <>{text.split('`').map((part, i) => (i % 2 ? <code>{part}</code> : part))}</>;
+}
+
 /** A short description of a JSON Schema's type and rules. */
 function typeOf(s: Json | undefined): string {
   if (!s) return 'any';
+  if (s.const !== undefined) return `"${String(s.const)}"`;
   if (Array.isArray(s.enum)) return `one of ${(s.enum as unknown[]).map(String).join(', ')}`;
   if (s.type === 'array') return `array of ${typeOf(s.items as Json | undefined)}`;
   if (Array.isArray(s.anyOf)) return (s.anyOf as Json[]).map(typeOf).join(' or ');
@@ -56,7 +62,7 @@ function Operation({ method, path, op, schemas }: { method: string; path: string
   return (
     <section class="op" id={String(op.operationId)}>
       <h3><span class="m">{method.toUpperCase()}</span>{path}</h3>
-      <p>{String(op.summary ?? '')} <span class="muted">{String(op.description ?? '')}</span></p>
+      <p><Prose text={String(op.summary ?? '')} /><br /><span class="muted"><Prose text={String(op.description ?? '')} /></span></p>
       {params.length ? (
         <table>
           <thead><tr><th scope="col">parameter</th><th scope="col">in</th><th scope="col">type</th></tr></thead>
@@ -97,7 +103,7 @@ export function ReferencePage({ doc }: { doc: Json }): JSX.Element {
       <body>
         <div class="wrap">
           <h1>{String(info.title)} <span class="muted">{String(info.version)}</span></h1>
-          <p>{String(info.description)}</p>
+          <p><Prose text={String(info.description)} /></p>
           <p>Machine-readable: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1).</p>
           <nav aria-label="Sections">
             <ul>{[...bySection.keys()].map((tag) => <li><a href={`#section-${tag}`}>{tag}</a></li>)}</ul>

@@ -57,7 +57,7 @@ describe('OpenAPI document', () => {
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type') ?? '', /text\/html/);
     assert.match(r.text, /<h3><span class="m">POST<\/span>\/api\/lists<\/h3>/);
-    assert.match(r.text, /Requires `lists:manage_all`/);
+    assert.match(r.text, /Requires <code>lists:manage_all<\/code>/);
     assert.match(r.headers.get('content-security-policy') ?? '', /default-src 'none'/);
     assert.doesNotMatch(r.text, /<script/);
   });
