@@ -61,12 +61,10 @@ export interface Services extends AppContext {
   campaigns: CampaignService;
   delivery: DeliveryEngine;
   templates: TemplateService;
-  templateStore: TemplateStore;
   tx: TxService;
   media: MediaService;
   bounces: BounceService;
   importer: Importer;
-  searchIndexer: SearchIndexer;
   maintenance: MaintenanceStore;
   vacuum: VacuumSchedule;
   dashboard: DashboardStore;
@@ -103,7 +101,6 @@ export function buildServices(config: Config, log: Logger): Services {
   const tracking = new TrackingStore(db);
   const campaignStore = new CampaignStore(db);
   const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking);
-  const templateStore = new TemplateStore(db);
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db);
 
@@ -123,13 +120,11 @@ export function buildServices(config: Config, log: Logger): Services {
     campaignStore,
     campaigns: new CampaignService(core, campaignStore, tracking, delivery),
     delivery,
-    templates: new TemplateService(core, templateStore, tracking),
-    templateStore,
+    templates: new TemplateService(core, new TemplateStore(db), tracking),
     tx: new TxService(core, new TxStore(db), subscribers, tracking),
     media: new MediaService(core, new MediaStore(db)),
     bounces: new BounceService(core, new BounceStore(db)),
     importer: new Importer(core, new ImportStore(db), searchIndexer),
-    searchIndexer,
     maintenance,
     vacuum: new VacuumSchedule(core, maintenance),
     dashboard: new DashboardStore(db),
