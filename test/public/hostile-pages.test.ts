@@ -203,7 +203,7 @@ describe('pages with hostile values', () => {
   });
 
   it('the logo and favicon URLs come back attribute-escaped, in place', async () => {
-    const res = await fetchPage('GET', '/');
+    const res = await fetchPage('GET', '/subscription/form');
     assert.ok(res.text.includes(`<img src="${esc(LOGO)}" alt="${esc(SITE)}"`), res.text);
     assert.ok(res.text.includes(`<link rel="icon" href="${esc(FAVICON)}"`), res.text);
   });
