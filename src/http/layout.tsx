@@ -47,7 +47,7 @@ input[type=text],input[type=email],input[type=password]{width:100%;padding:.6rem
 button,.button{display:inline-block;margin-top:1.1rem;padding:.6rem 1.2rem;border:0;border-radius:.45rem;background:var(--accent);color:var(--on-accent);font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
 button.secondary{background:transparent;color:var(--accent);border:1px solid var(--field-border)}button.danger{background:var(--danger);color:var(--on-danger)}
 .muted{color:var(--muted);font-size:.9rem}.error{color:var(--danger);font-weight:600;background:var(--bg);border-left:4px solid var(--danger);padding:.6rem .8rem;border-radius:.3rem}
-ul.plain{list-style:none;padding:0}footer{margin-top:1.5rem;text-align:center}
+ul.plain{list-style:none;padding:0}ul.plain li{margin:.4rem 0}footer{margin-top:1.5rem;text-align:center}
 .next{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;margin:1.25rem 0 0;padding:0;list-style:none}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}`;
 
