@@ -190,7 +190,9 @@ const PLAIN_TEXT_OPTIONS: HtmlToTextOptions = {
     },
   },
   selectors: [
-    { selector: 'a', options: { linkBrackets: ['(', ')'], hideLinkHrefIfSameAsText: true } },
+    // `<url>` (RFC 3986, appendix C), not `(url)`: some mail clients' linkifiers take a closing
+    // parenthesis into the URL. The subscriber-facing routes forgive trailing punctuation too.
+    { selector: 'a', options: { linkBrackets: ['<', '>'], hideLinkHrefIfSameAsText: true } },
     { selector: 'img', format: 'imageAltOnly' },
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
       selector,
@@ -209,7 +211,7 @@ const htmlToTextCompiled = compileHtmlToText(PLAIN_TEXT_OPTIONS);
 
 /**
  * HTML → readable plain text (the text/plain alternative of HTML mails): links as
- * `text (url)`, images as their alt text, lines wrapped at 78 columns. Template actions
+ * `text <url>`, images as their alt text, lines wrapped at 78 columns. Template actions
  * are never split across lines.
  */
 export function htmlToPlainText(html: string): string {

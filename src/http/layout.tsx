@@ -27,43 +27,52 @@ export interface PageOptions extends PageLook {
   indexable?: boolean;
 }
 
-const STYLE = `
-:root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1d2330;--muted:#5b6474;--accent:#2456d3;--border:#d9dde5;--danger:#b3261e}
-@media (prefers-color-scheme:dark){:root{--bg:#14171c;--card:#1d2129;--fg:#e7eaf0;--muted:#a3abb9;--accent:#7ea2ff;--border:#353b47;--danger:#ff8a80}}
+/**
+ * The pages' stylesheet. Every colour is a variable of the two palettes (light, and dark in the
+ * media query), and every text/background pair meets WCAG AA (4.5:1; 3:1 for field borders):
+ * test/public/contrast.test.ts reads the palettes from this text and checks them.
+ * --on-accent / --on-danger are the text on an accent / danger button.
+ */
+export const PAGE_STYLE = `
+:root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1d2330;--muted:#535c6b;--accent:#2456d3;--on-accent:#fff;--border:#d9dde5;--field-border:#7d8595;--danger:#b3261e;--on-danger:#fff}
+@media (prefers-color-scheme:dark){:root{--bg:#14171c;--card:#1d2129;--fg:#e7eaf0;--muted:#a3abb9;--accent:#7ea2ff;--on-accent:#0e1320;--border:#353b47;--field-border:#6f7889;--danger:#ff8a80;--on-danger:#0e1320}}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .wrap{max-width:36rem;margin:0 auto;padding:2rem 1rem}header{margin-bottom:1.25rem}header img{max-height:3rem}
 header .site{font-weight:600;font-size:1.1rem;color:var(--fg);text-decoration:none}
 main{background:var(--card);border:1px solid var(--border);border-radius:.75rem;padding:1.5rem 1.5rem 1.75rem}
-h1{font-size:1.4rem;line-height:1.3;margin:0 0 .75rem}p{margin:.5rem 0 1rem}a{color:var(--accent)}
+h1{font-size:1.4rem;line-height:1.3;margin:0 0 .75rem}h2{font-size:1.1rem;line-height:1.3;margin:1.75rem 0 .5rem}p{margin:.5rem 0 1rem}a{color:var(--accent)}
 label{display:block;font-weight:600;margin:.9rem 0 .3rem}
-input[type=text],input[type=email],input[type=password]{width:100%;padding:.6rem .7rem;border:1px solid var(--border);border-radius:.45rem;background:var(--bg);color:var(--fg);font:inherit}
+input[type=text],input[type=email],input[type=password]{width:100%;padding:.6rem .7rem;border:1px solid var(--field-border);border-radius:.45rem;background:var(--bg);color:var(--fg);font:inherit}
 .check{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.5rem 0}.check input{margin-top:.35rem}
-button,.button{display:inline-block;margin-top:1.1rem;padding:.6rem 1.2rem;border:0;border-radius:.45rem;background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
-button.secondary{background:transparent;color:var(--accent);border:1px solid var(--border)}button.danger{background:var(--danger)}
-.muted{color:var(--muted);font-size:.9rem}.error{color:var(--danger);font-weight:600}
-ul.plain{list-style:none;padding:0}footer{margin-top:1.5rem;text-align:center}
+button,.button{display:inline-block;margin-top:1.1rem;padding:.6rem 1.2rem;border:0;border-radius:.45rem;background:var(--accent);color:var(--on-accent);font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
+button.secondary{background:transparent;color:var(--accent);border:1px solid var(--field-border)}button.danger{background:var(--danger);color:var(--on-danger)}
+.muted{color:var(--muted);font-size:.9rem}.error{color:var(--danger);font-weight:600;background:var(--bg);border-left:4px solid var(--danger);padding:.6rem .8rem;border-radius:.3rem}
+ul.plain{list-style:none;padding:0}ul.plain li{margin:.4rem 0}footer{margin-top:1.5rem;text-align:center}
+.next{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;margin:1.25rem 0 0;padding:0;list-style:none}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}`;
 
 /** The whole document: head (title, look, scripts) and the page's content in <main>. */
 export function Layout(o: PageOptions): JSX.Element {
   const site = o.siteName ?? '';
+  // A page titled with the site's name (the landing page) says it once, in its heading.
+  const own = site !== '' && o.title === site;
   return (
     <html lang={o.lang ?? 'en'}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         {o.indexable ? null : <meta name="robots" content="noindex" />}
-        <title>{o.title}{site ? ` · ${site}` : ''}</title>
+        <title>{o.title}{site && !own ? ` · ${site}` : ''}</title>
         {o.faviconUrl ? <link rel="icon" href={o.faviconUrl} /> : null}
         {/* Raw: our own CSS, then the custom CSS the appearance settings hold, as the admin wrote it
             (escaping would break quotes and `>` selectors; keeping it inside <style> is a later change). */}
-        <style>{raw(STYLE + (o.customCss ?? ''))}</style>
+        <style>{raw(PAGE_STYLE + (o.customCss ?? ''))}</style>
         {/* hono/html rather than JSX, which would write `defer=""`: the pages have always said `defer`. */}
         {(o.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>
       <body>
         <div class="wrap">
-          <header>{o.logoUrl ? <span class="site"><img src={o.logoUrl} alt={site} /></span> : site ? <span class="site">{site}</span> : null}</header>
+          <header>{o.logoUrl ? <span class="site"><img src={o.logoUrl} alt={own ? '' : site} /></span> : site && !own ? <span class="site">{site}</span> : null}</header>
           <main>{o.body}</main>
         </div>
       </body>

@@ -33,24 +33,34 @@ export function CaptchaField({ widget }: { widget: CaptchaWidget | null }): JSX.
   }
 }
 
-export function SubscriptionForm(p: { t: Translate; lists: (ListEntry & { description: string })[]; captcha: CaptchaWidget | null; archiveLink: boolean }): JSX.Element {
-  const { t } = p;
+/** What the reader typed, given back with the form when it was refused. */
+export interface FormValues {
+  email: string;
+  name: string;
+  /** The list UUIDs that were ticked. */
+  lists: string[];
+}
+
+export function SubscriptionForm(p: { t: Translate; lists: (ListEntry & { description: string })[]; captcha: CaptchaWidget | null; archiveLink: boolean; error?: string; values?: FormValues }): JSX.Element {
+  const { t, values } = p;
+  const ticked = values ? new Set(values.lists.map((u) => u.toLowerCase())) : null;
   return (
     <>
       <h1>{t('public.subTitle')}</h1>
+      {p.error ? <p class="error" id="form-error" role="alert">{p.error}</p> : null}
       <p>{t('public.subIntro')}</p>
       <form method="post" action="/subscription/form">
         <label for="email">{t('subscribers.email')}</label>
-        <input type="email" id="email" name="email" required autocomplete="email" />
+        <input type="email" id="email" name="email" required autocomplete="email" value={values?.email} aria-describedby={p.error ? 'form-error' : undefined} />
         <label for="name">{t('public.subName')}</label>
-        <input type="text" id="name" name="name" autocomplete="name" />
+        <input type="text" id="name" name="name" autocomplete="name" value={values?.name} />
         {/* The honeypot: people never see it, bots fill it in. */}
         <div style="position:absolute;left:-9999px" aria-hidden="true"><input type="text" name="nonce" tabindex={-1} autocomplete="off" /></div>
         <fieldset style={listsFieldset}>
           <legend style={legendStyle}>{t('globals.terms.lists')}</legend>
           {p.lists.map((l) => (
             <label class="check">
-              <input type="checkbox" name="l" value={l.uuid} checked />
+              <input type="checkbox" name="l" value={l.uuid} checked={ticked ? ticked.has(l.uuid.toLowerCase()) : true} />
               <span>{l.name}{l.description ? <><br /><span class="muted">{l.description}</span></> : null}</span>
             </label>
           ))}
@@ -144,6 +154,23 @@ export function ManagePreferences(p: { t: Translate; action: string; subUuid: st
         <button type="submit">{t('globals.buttons.save')}</button>
       </form>
       <DataSection t={t} subUuid={p.subUuid} allow={p.allow} />
+    </>
+  );
+}
+
+/** A link offered after an outcome (back to the site, subscribe again, manage preferences). */
+export interface NextLink {
+  href: string;
+  label: string;
+}
+
+/** The outcome of a reader's action (confirmed, already confirmed, unsubscribed) and where to go next. */
+export function Outcome({ title, text, links }: { title: string; text: string; links: NextLink[] }): JSX.Element {
+  return (
+    <>
+      <h1>{title}</h1>
+      <p>{text}</p>
+      {links.length ? <ul class="next">{links.map((l) => <li><a href={l.href}>{l.label}</a></li>)}</ul> : null}
     </>
   );
 }

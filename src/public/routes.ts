@@ -10,7 +10,7 @@ import { LIMITS } from '../http/limits.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
 import { clientAddress, rateLimit, type RateLimiter } from '../http/rate-limit.ts';
 import { routesFor, type Handler, type Input } from '../http/routes.ts';
-import { f, isUuid, parseInput, q, z } from '../http/schema.ts';
+import { f, isUuid, parseBool, parseInput, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import { exportableSections } from '../subscribers/routes.ts';
 import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.ts';
@@ -22,8 +22,10 @@ type LinkedSubscriber = NonNullable<ReturnType<SubscriberService['byLink']>>;
 import type { AttemptLimiter } from '../users/attempts.ts';
 import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, type Captcha } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
+import { linkUuid, linkValue } from './link.ts';
 import { publicLook } from './look.ts';
-import { ManagePreferences, OptinConfirm, SubscriptionForm, Unsubscribe, WipeConfirm, type SelfService } from './pages.tsx';
+import { ManagePreferences, OptinConfirm, Outcome, SubscriptionForm, Unsubscribe, WipeConfirm, type FormValues, type NextLink, type SelfService } from './pages.tsx';
+import { ZERO_UUID } from '../campaigns/render.ts';
 
 interface Deps extends AppContext {
   subscribers: Audience['subscribers'];
@@ -93,7 +95,7 @@ function perClientPage(s: Deps) {
  * bursts after each campaign, so a per-address limit would refuse them.
  */
 function perSubscriberPage(s: Deps) {
-  return publicLimit(s, tooManyRequests(s), (c) => `unsubscribe:${c.req.param('subUUID') ?? ''}`);
+  return publicLimit(s, tooManyRequests(s), (c) => `unsubscribe:${linkUuid(c.req.param('subUUID')).toLowerCase()}`);
 }
 
 function tooManyRequests(s: Deps) {
@@ -175,6 +177,25 @@ function message(c: Context, s: Deps, title: string, text: string, status: Statu
   return page(c, s, title, Message({ title, text }), status);
 }
 
+/** The page after a reader's action: what happened, and links onwards. */
+function outcome(c: Context, s: Deps, title: string, text: string, links: NextLink[]) {
+  return page(c, s, title, Outcome({ title, text, links }));
+}
+
+/**
+ * Where a reader can go after confirming or unsubscribing: back to the site (the root URL),
+ * and, as the settings allow, their preferences and the subscription form.
+ */
+function nextLinks(s: Deps, sub: { uuid: string; status: string }, campUuid: string, offer: { manage?: boolean; subscribe?: boolean }): NextLink[] {
+  const t = subscriberTranslator(s);
+  const site = s.settings.str('app.site_name').trim();
+  const links: NextLink[] = [{ href: `${s.settings.rootUrl()}/`, label: site ? t('public.backToSite', { site }) : t('public.backToSiteDefault') }];
+  if (sub.status === 'blocklisted') return links;
+  if (offer.manage && s.settings.bool('privacy.allow_preferences')) links.push({ href: `/subscription/${campUuid}/${sub.uuid}?manage=true`, label: t('public.managePrefs') });
+  if (offer.subscribe && s.settings.bool('app.enable_public_subscription_page')) links.push({ href: '/subscription/form', label: t('public.subAgain') });
+  return links;
+}
+
 /** Wraps a page handler: errors become message pages with their status, never JSON. */
 function pageRoute<B, Q>(fn: Handler<Deps, B, Q>): Handler<Deps, B, Q> {
   return async (c, s, input) => {
@@ -198,7 +219,7 @@ async function readForm<S extends z.ZodType>(c: C, schema: S): Promise<z.output<
 /** The subscriber the link names (`:subUUID`). */
 function subscriberOf(c: C, s: Deps): LinkedSubscriber {
   const t = subscriberTranslator(s);
-  const uuid = c.req.param('subUUID') ?? '';
+  const uuid = linkUuid(c.req.param('subUUID'));
   if (!isUuid(uuid)) throw new PageError(400, t('public.invalidLink'));
   const sub = s.subscriberService.byLink(uuid);
   if (!sub) throw new PageError(404, t('public.subNotFound'));
@@ -207,7 +228,7 @@ function subscriberOf(c: C, s: Deps): LinkedSubscriber {
 
 /** The campaign the link names (`:campUUID`): only its shape is checked here. */
 function campaignUuidOf(c: C, s: Deps): string {
-  const uuid = c.req.param('campUUID') ?? '';
+  const uuid = linkUuid(c.req.param('campUUID'));
   if (!isUuid(uuid)) throw new PageError(400, subscriberTranslator(s)('public.invalidLink'));
   return uuid;
 }
@@ -219,11 +240,24 @@ function altchaScript(c: C) {
 function subscriptionFormPage(c: C, s: Deps) {
   const t = subscriberTranslator(s);
   if (!s.settings.bool('app.enable_public_subscription_page')) return message(c, s, t('public.subTitle'), t('public.invalidFeature'), 404);
+  return formPage(c, s);
+}
+
+/** The form; after a refused submission, with the reason and what the reader typed, and status 400. */
+function formPage(c: C, s: Deps, refused?: { error: string; values: FormValues }) {
+  const t = subscriberTranslator(s);
   const lists = s.listStore.publicLists();
-  if (!lists.length) return message(c, s, t('public.subTitle'), t('public.noListsAvailable'));
+  if (!lists.length) return message(c, s, t('public.subTitle'), refused ? refused.error : t('public.noListsAvailable'), refused ? 400 : 200);
   const captcha = s.captcha.widget();
-  const form = SubscriptionForm({ t, lists, captcha: captcha.widget, archiveLink: s.settings.bool('app.enable_public_archive') });
-  return page(c, s, t('public.subTitle'), form, 200, { indexable: true, scripts: [...publicLook(s.settings).scripts ?? [], ...captcha.scripts] });
+  const form = SubscriptionForm({ t, lists, captcha: captcha.widget, archiveLink: s.settings.bool('app.enable_public_archive'), error: refused?.error, values: refused?.values });
+  return page(c, s, t('public.subTitle'), form, refused ? 400 : 200, { indexable: !refused, scripts: [...publicLook(s.settings).scripts ?? [], ...captcha.scripts] });
+}
+
+/** What the reader typed, as the form gives it back (only strings; the lists the form offers are ticked by UUID). */
+function typedValues(form: { email?: unknown; name?: unknown; l?: unknown }): FormValues {
+  const str = (v: unknown) => (typeof v === 'string' ? v.slice(0, LIMITS.publicName) : '');
+  const lists = [form.l].flat().filter((u): u is string => typeof u === 'string');
+  return { email: str(form.email), name: str(form.name), lists };
 }
 
 function subscriptionForm() {
@@ -249,11 +283,26 @@ function subscribeByForm(c: C, s: Deps, input: Input<undefined, undefined>) {
 
 async function submitForm(c: C, s: Deps) {
   const t = subscriberTranslator(s);
-  const form = await readForm(c, subscriptionForm());
+  const raw = await readBody(c);
+  let form: z.output<ReturnType<typeof subscriptionForm>>;
+  try {
+    form = parseInput(subscriptionForm(), raw);
+  } catch (e) {
+    if (!(e instanceof HttpError) || e.status >= 500) throw e;
+    return formPage(c, s, { error: e.message, values: typedValues(typeof raw === 'object' && raw && !Array.isArray(raw) ? raw as Record<string, unknown> : {}) });
+  }
   // A filled honeypot is a bot: refuse without subscribing anyone.
   if (form.nonce) return message(c, s, t('public.errorTitle'), t('public.errorProcessingRequest'), 400);
-  if (!(await s.captcha.passes(form))) return message(c, s, t('public.errorTitle'), t('public.invalidCaptcha'), 400);
-  const { hasOptin } = await subscribePublic(s, { email: form.email, name: form.name, listUuids: form.l ?? [] });
+  // A refusal gives the form back with the reason and what the reader typed.
+  const refuse = (error: string) => formPage(c, s, { error, values: typedValues(form) });
+  if (!(await s.captcha.passes(form))) return refuse(t('public.invalidCaptcha'));
+  let hasOptin: boolean;
+  try {
+    ({ hasOptin } = await subscribePublic(s, { email: form.email, name: form.name, listUuids: form.l ?? [] }));
+  } catch (e) {
+    if (e instanceof HttpError && e.status < 500) return refuse(e.message);
+    throw e;
+  }
   const trusted = (s.settings.get<unknown>('security.trusted_urls') as string[] | undefined) ?? [];
   if (form.next && form.next !== '*' && trusted.includes(form.next)) return c.redirect(form.next, 303);
   return message(c, s, t('public.subTitle'), hasOptin ? t('public.subOptinPending') : t('public.subConfirmed'));
@@ -271,24 +320,32 @@ function optinForm() {
 type OptinQuery = ReturnType<typeof optinQuery>;
 
 function optinPage(c: C, s: Deps, { query }: Input<undefined, OptinQuery>) {
-  return optin(c, s, subscriberOf(c, s), query.l, false);
+  return optin(c, s, subscriberOf(c, s), query.l.map(linkUuid), false);
 }
 
 async function confirmOptin(c: C, s: Deps, { query }: Input<undefined, OptinQuery>) {
   const sub = subscriberOf(c, s);
   const form = await readForm(c, optinForm());
-  return optin(c, s, sub, [...query.l, ...(form.l ?? [])], form.confirm);
+  return optin(c, s, sub, [...query.l.map(linkUuid), ...(form.l ?? [])], form.confirm);
 }
 
 /** Double opt-in: the question for the pending lists among `listUuids`, or with `confirm` their confirmation. */
 function optin(c: C, s: Deps, sub: LinkedSubscriber, listUuids: string[], confirm: boolean) {
   const t = subscriberTranslator(s);
   if (listUuids.some((u) => !isUuid(u))) throw new PageError(400, t('public.invalidLink'));
-  const pending = s.subscribers.pendingConfirmation(sub.id, [...new Set(listUuids.map((u) => u.toLowerCase()))]);
-  if (!pending.length) return message(c, s, t('public.noSubTitle'), t('public.noSubInfo'));
+  const named = [...new Set(listUuids.map((u) => u.toLowerCase()))];
+  const pending = s.subscribers.pendingConfirmation(sub.id, named);
+  const links = nextLinks(s, sub, ZERO_UUID, { manage: true });
+  if (!pending.length) {
+    // A second click on the link: the lists it names (any, for a link naming none) are confirmed.
+    const confirmed = (s.subscribers.get(sub.id)?.lists ?? [])
+      .some((l) => l.subscription_status === 'confirmed' && (!named.length || named.includes(l.uuid.toLowerCase())));
+    if (confirmed && sub.status !== 'blocklisted') return outcome(c, s, t('public.alreadyConfirmedTitle'), t('public.alreadyConfirmed'), links);
+    return outcome(c, s, t('public.noSubTitle'), t('public.noSubInfo'), nextLinks(s, sub, ZERO_UUID, {}));
+  }
   if (confirm) {
     s.subscribers.confirm(sub.id, pending.map((l) => l.id), optinEvidence(c, s));
-    return message(c, s, t('public.subConfirmedTitle'), t('public.subConfirmed'));
+    return outcome(c, s, t('public.subConfirmedTitle'), t('public.subConfirmed'), links);
   }
   return page(c, s, t('public.confirmOptinSubTitle'), OptinConfirm({ t, subUuid: sub.uuid, lists: pending }));
 }
@@ -334,7 +391,8 @@ function wipe(c: C, s: Deps) {
 }
 
 function manageQuery() {
-  return z.object({ manage: q.bool() });
+  // `manage=true)`: the punctuation a linkifier took lands on the query's last value.
+  return z.object({ manage: q.first({ type: 'boolean' }, (v) => parseBool(linkValue(v))) });
 }
 
 /** What the privacy settings let a subscriber do from the unsubscribe and preferences pages. */
@@ -349,7 +407,7 @@ function unsubscribePage(c: C, s: Deps, { query }: Input<undefined, ReturnType<t
   const t = subscriberTranslator(s);
   const campUuid = campaignUuidOf(c, s);
   const sub = subscriberOf(c, s);
-  if (sub.status === 'blocklisted') return message(c, s, t('public.unsubTitle'), t('public.blocklisted'));
+  if (sub.status === 'blocklisted') return outcome(c, s, t('public.unsubTitle'), t('public.blocklisted'), nextLinks(s, sub, campUuid, {}));
   const action = `/subscription/${campUuid}/${sub.uuid}`;
   const allow = selfService(s);
   if (query.manage === true && allow.preferences) {
@@ -377,14 +435,14 @@ async function unsubscribe(c: C, s: Deps) {
   const form = await readForm(c, unsubscribeForm());
   if (s.settings.bool('privacy.allow_blocklist') && form.blocklist) {
     s.subscribers.blocklist([sub.id]);
-    return message(c, s, t('public.unsubTitle'), t('public.blocklisted'));
+    return outcome(c, s, t('public.unsubTitle'), t('public.blocklisted'), nextLinks(s, { ...sub, status: 'blocklisted' }, campUuid, {}));
   }
   if (!form.manage) {
     // The campaign's lists; for opt-in mails (zero UUID) or unknown campaigns, every list.
     const lists = s.subscribers.campaignLists(campUuid.toLowerCase());
     if (lists.length) s.subscribers.unsubscribe(sub.id, lists);
     else s.subscribers.unsubscribeAll(sub.id);
-    return message(c, s, t('public.unsubbedTitle'), t('public.unsubbedInfo'));
+    return outcome(c, s, t('public.unsubbedTitle'), t('public.unsubbedInfo'), nextLinks(s, sub, campUuid, { manage: lists.length > 0, subscribe: true }));
   }
   if (!s.settings.bool('privacy.allow_preferences')) throw new PageError(400, t('public.invalidFeature'));
   const name = form.name ?? '';
@@ -392,5 +450,5 @@ async function unsubscribe(c: C, s: Deps) {
   if ([...name].length < 1 || [...name].length > max) throw new PageError(400, t('public.invalidNameLength', { max }));
   const keep = (form.l ?? form.list_uuids ?? []).map((u) => u.toLowerCase());
   s.subscribers.savePreferences(sub.id, name, keep);
-  return message(c, s, t('public.managePrefs'), t('public.prefsSaved'));
+  return outcome(c, s, t('public.managePrefs'), t('public.prefsSaved'), nextLinks(s, sub, campUuid, { manage: true, subscribe: true }));
 }

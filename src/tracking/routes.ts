@@ -14,6 +14,7 @@ import { pagingQuery, parsePaging } from '../http/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { isUuid, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
+import { linkUuid } from '../public/link.ts';
 import { publicLook } from '../public/look.ts';
 import { archiveFeed, ArchiveList } from './pages.tsx';
 import type { TrackingStore } from './store.ts';
@@ -60,8 +61,14 @@ function badLink(c: C, s: Deps) {
 
 // ---- tracking ----
 
+/** The link's UUID segments, less any punctuation a mail client's linkifier took into the URL. */
+function uuidParams(c: C): { link: string; camp: string; sub: string } {
+  const p = c.req.param() as Record<string, string | undefined>;
+  return { link: linkUuid(p.link), camp: linkUuid(p.camp), sub: linkUuid(p.sub) };
+}
+
 function followLink(c: C, s: Deps) {
-  const { link, camp, sub } = c.req.param();
+  const { link, camp, sub } = uuidParams(c);
   if (![link, camp, sub].every(isUuid)) return badLink(c, s);
   const l = s.tracking.link(link);
   if (!l) return badLink(c, s);
@@ -102,7 +109,7 @@ function renderCampaign(c: C, s: Deps, campaign: CampaignRow, sub: RenderSubscri
 
 // Web view: only for subscribers the campaign was sent to (docs/decisions.md §35).
 function webView(c: C, s: Deps) {
-  const { camp, sub } = c.req.param();
+  const { camp, sub } = uuidParams(c);
   if (!isUuid(camp) || !isUuid(sub)) return badLink(c, s);
   const campaign = s.campaignStore.byUuid(camp);
   const subscriber = s.campaignStore.subscriberByUuid(sub);

@@ -82,7 +82,7 @@ describe('a campaign to a mixed audience', () => {
     assert.match(String(m.parsed.html), /<title>Hello Gus Both<\/title>/, 'the default template titles the page with the rendered subject');
     const text = String(m.parsed.text);
     assert.match(text, /Dear Gus Both/);
-    assert.match(text, new RegExp(`Read \\(${t.url}/link/[0-9a-f-]{36}/${camp.uuid}/`));
+    assert.match(text, new RegExp(`Read <${t.url}/link/[0-9a-f-]{36}/${camp.uuid}/`));
     assert.doesNotMatch(text, /<img|px\.png|\{\{/);
     assert.equal(m.parsed.headers.get('x-listmonk-campaign'), camp.uuid);
     assert.equal(m.parsed.headers.get('x-custom'), 'for both@example.com');

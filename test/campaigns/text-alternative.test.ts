@@ -37,7 +37,7 @@ test('derived in the default template: per-subscriber values and conditions, lin
   assert.match(pro, /Pro tips inside\./);
   assert.match(free, /Dear Bob,/);
   assert.doesNotMatch(free, /Pro tips/);
-  assert.match(free, /Read \(https:\/\/news\.example\/link\/https%3A%2F%2Fexample\.org%2Fa\/11111111-2222-3333-4444-555555555555\/99999999-/);
+  assert.match(free, /Read <https:\/\/news\.example\/link\/https%3A%2F%2Fexample\.org%2Fa\/11111111-2222-3333-4444-555555555555\/99999999-/);
   assert.match(free, /\/subscription\/11111111-2222-3333-4444-555555555555\/99999999-8888-7777-6666-555555555555/);
   for (const t of [pro, free]) assert.doesNotMatch(t, /<img|<!--|px\.png|\{\{|\n\n\n/);
 });

@@ -156,7 +156,7 @@ test('htmlToPlainText gives readable text with links', () => {
   ].join('');
   assert.equal(
     htmlToPlainText(html),
-    'Big news\n\nHello there, read the post (https://x.com/post) or visit https://x.com.\n\n * one\n * two\n\nOur logo',
+    'Big news\n\nHello there, read the post <https://x.com/post> or visit https://x.com.\n\n * one\n * two\n\nOur logo',
   );
 });
 
@@ -170,7 +170,7 @@ test('htmlToPlainText wraps long paragraphs but never splits a template action',
   assert.ok(text.split('\n').length > 2);
   assert.equal(
     htmlToPlainText('<p><a href="{{ TrackLink "https://x.com" }}">Read</a> &amp; {{ UnsubscribeURL }}</p>'),
-    'Read ({{ TrackLink "https://x.com" }}) & {{ UnsubscribeURL }}',
+    'Read <{{ TrackLink "https://x.com" }}> & {{ UnsubscribeURL }}',
   );
 });
 
@@ -185,7 +185,7 @@ test('plainToHtml escapes text and builds paragraphs', () => {
 test('convertContent implements the content-conversion request', () => {
   assert.equal(convertContent('markdown', 'html', '# Launch day\n\n- item one'), '<h1 id="launch-day">Launch day</h1>\n<ul>\n<li>item one</li>\n</ul>\n');
   assert.equal(convertContent('markdown', 'richtext', 'Hi *x*'), '<p>Hi <em>x</em></p>\n');
-  assert.equal(convertContent('markdown', 'plain', '# Hi\n\n[a](https://x.com)'), 'Hi\n\na (https://x.com)');
+  assert.equal(convertContent('markdown', 'plain', '# Hi\n\n[a](https://x.com)'), 'Hi\n\na <https://x.com>');
   assert.equal(convertContent('html', 'markdown', '<h2>Hi</h2>'), '## Hi');
   assert.equal(convertContent('richtext', 'plain', '<p>a<br>b</p>'), 'a\nb');
   assert.equal(convertContent('richtext', 'html', '<p>x</p>'), '<p>x</p>');
@@ -207,4 +207,11 @@ test('convertContent rejects unknown types and unsupported pairs', () => {
   for (const [from, to, body, message] of cases) {
     assert.throws(() => convertContent(from, to, body), (err: unknown) => err instanceof ContentConversionError && message.test(err.message));
   }
+});
+
+test('htmlToPlainText puts link targets in <…>, never in (…) where a linkifier would take the `)`', () => {
+  const text = htmlToPlainText('<p>Please <a href="https://x.com/subscription/optin/11111111-2222-3333-4444-555555555555?l=a">confirm</a></p>');
+  // A long URL wraps onto a line of its own.
+  assert.equal(text, 'Please confirm\n<https://x.com/subscription/optin/11111111-2222-3333-4444-555555555555?l=a>');
+  assert.doesNotMatch(text, /\(https?:/);
 });

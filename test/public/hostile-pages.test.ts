@@ -110,6 +110,7 @@ before(async () => {
   const dbl = await list({ name: OPTIN_LIST, type: 'public', optin: 'double' });
   const priv = await list({ name: PRIVATE_LIST, type: 'private', optin: 'double' });
   ids.pub = pub.uuid;
+  ids.dbl = dbl.uuid;
 
   // A subscriber on every list: the public ones pending or confirmed, the private one pending.
   const sub = await t.request('POST', '/api/subscribers', { email: 'hostile@example.com', name: SUB_NAME, lists: [pub.id, dbl.id, priv.id] });
@@ -153,8 +154,13 @@ const scenarios: Scenario[] = [
   { name: 'landing page', path: () => '/', status: 200, shows: [SITE] },
   { name: 'subscription form', path: () => '/subscription/form', status: 200, shows: [SITE, LIST, LIST_DESC, OPTIN_LIST], hides: [PRIVATE_LIST] },
   {
-    name: 'subscription form: an invalid address is echoed in the error', method: 'POST', path: () => '/subscription/form',
-    form: () => ({ email: BAD_EMAIL, name: SUB_NAME, l: ids.pub }), status: 400, shows: [SITE, BAD_EMAIL.toLowerCase()],
+    // The form comes back with the reason and what was typed, in the fields.
+    name: 'subscription form: an invalid address is echoed in the error and kept in the form', method: 'POST', path: () => '/subscription/form',
+    form: () => ({ email: BAD_EMAIL, name: SUB_NAME, l: ids.pub }), status: 400, shows: [SITE, BAD_EMAIL.toLowerCase(), BAD_EMAIL, SUB_NAME, LIST, LIST_DESC],
+  },
+  {
+    name: 'subscription form: a hostile list value is not echoed', method: 'POST', path: () => '/subscription/form',
+    form: () => ({ email: BAD_EMAIL, name: SUB_NAME, l: LIST }), status: 400, shows: [SITE, SUB_NAME],
   },
   {
     name: 'subscription form: subscribed with a hostile name', method: 'POST', path: () => '/subscription/form',
@@ -165,12 +171,18 @@ const scenarios: Scenario[] = [
   { name: 'unsubscribe page', path: () => `/subscription/${ZERO}/${ids.sub}`, status: 200, shows: [SITE] },
   { name: 'preferences page', path: () => `/subscription/${ZERO}/${ids.sub}?manage=true`, status: 200, shows: [SITE, SUB_NAME, LIST, OPTIN_LIST], hides: [PRIVATE_LIST] },
   { name: 'wipe question', path: () => `/subscription/wipe/${ids.sub}`, status: 200, shows: [SITE] },
+  // The outcome pages name the site in their "back to" link.
+  { name: 'opt-in confirmed', method: 'POST', path: () => `/subscription/optin/${ids.sub}`, form: () => ({ confirm: 'true' }), status: 200, shows: [SITE] },
+  { name: 'opt-in already confirmed', path: () => `/subscription/optin/${ids.sub}?l=${ids.dbl}`, status: 200, shows: [SITE] },
+  { name: 'opt-in link followed by punctuation', path: () => `/subscription/optin/${ids.sub})?l=${ids.dbl})`, status: 200, shows: [SITE] },
+  { name: 'preferences saved with a hostile name', method: 'POST', path: () => `/subscription/${ZERO}/${ids.sub}`, form: () => ({ manage: 'true', name: SUB_NAME, l: ids.pub }), status: 200, shows: [SITE] },
   { name: 'unknown subscriber', path: () => `/subscription/${ZERO}/11111111-1111-4111-8111-111111111111`, status: 404, shows: [SITE] },
   { name: 'archive', path: () => '/archive', status: 200, shows: [SITE, SUBJECT], hides: [CAMPAIGN_NAME] },
   { name: 'archive, second page of one', path: () => '/archive?page=2&per_page=1', status: 200, shows: [SITE, SUBJECT] },
   { name: 'archive entry not found', path: () => '/archive/no-such-entry', status: 404, shows: [SITE] },
   { name: 'tracking link not valid', path: () => `/link/${encodeURIComponent(LIST)}/x/y`, status: 400, shows: [SITE] },
   { name: 'web view not available', path: () => `/campaign/${ZERO}/${ZERO}`, status: 404, shows: [SITE] },
+  { name: 'unsubscribed', method: 'POST', path: () => `/subscription/${ZERO}/${ids.sub}`, form: () => ({}), status: 200, shows: [SITE] },
   { name: 'login page with a hostile next', path: () => `/admin/login?next=${encodeURIComponent(NEXT)}`, status: 200, shows: [SITE] },
   {
     name: 'login refused, with a hostile username and next', method: 'POST', path: () => '/admin/login',
@@ -203,7 +215,7 @@ describe('pages with hostile values', () => {
   });
 
   it('the logo and favicon URLs come back attribute-escaped, in place', async () => {
-    const res = await fetchPage('GET', '/');
+    const res = await fetchPage('GET', '/subscription/form');
     assert.ok(res.text.includes(`<img src="${esc(LOGO)}" alt="${esc(SITE)}"`), res.text);
     assert.ok(res.text.includes(`<link rel="icon" href="${esc(FAVICON)}"`), res.text);
   });
