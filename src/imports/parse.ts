@@ -90,6 +90,42 @@ class LineTaggingParser extends Parser {
 /** Header name as listmonk matches it: non-printable-ASCII (e.g. a BOM) removed, trimmed, lower-cased. */
 const headerName = (s: string) => s.replace(/[^\x20-\x7e]/g, '').trim().toLowerCase();
 
+/**
+ * Header names other tools (Mailchimp, spreadsheets) write for the e-mail column, as headerName
+ * leaves them; listmonk's own `email` comes first and wins when a file has several.
+ */
+export const EMAIL_HEADERS = ['email', 'email address', 'e-mail', 'e-mail address'];
+
+/** Where a file's columns are, decided once from its header row. */
+interface Columns {
+  email: number;
+  name: number;
+  /** `first name` / `last name`, read only when there is no `name` column. */
+  first: number;
+  last: number;
+  attribs: number;
+}
+
+function columnsOf(names: string[]): Columns | null {
+  const email = EMAIL_HEADERS.map((h) => names.indexOf(h)).find((i) => i >= 0) ?? -1;
+  if (email < 0) return null;
+  const name = names.indexOf('name');
+  return {
+    email,
+    name,
+    first: name < 0 ? names.indexOf('first name') : -1,
+    last: name < 0 ? names.indexOf('last name') : -1,
+    attribs: names.indexOf('attributes'),
+  };
+}
+
+/** `First Name` and `Last Name` joined by a space; either may be empty or absent. */
+function joinedName(record: string[], first: number, last: number): string {
+  const a = first >= 0 ? record[first].trim() : '';
+  const b = last >= 0 ? record[last].trim() : '';
+  return a && b ? `${a} ${b}` : a || b;
+}
+
 export async function parseSource(src: ImportSource, opts: ParseOptions, sink: ParseSink): Promise<void> {
   const source = await openSource(src);
   try {
@@ -109,16 +145,18 @@ export async function parseSource(src: ImportSource, opts: ParseOptions, sink: P
       let columns = 0;
       let emailAt = -1;
       let nameAt = -1;
+      let firstAt = -1;
+      let lastAt = -1;
       let attribsAt = -1;
       for await (const { record, line } of parser as AsyncIterable<{ record: string[]; line: number }>) {
         if (emailAt < 0) {
           const names = record.map(headerName);
-          emailAt = names.indexOf('email');
-          if (emailAt < 0) throw new ImportFileError(`${file.name}: the header has no "email" column`);
-          nameAt = names.indexOf('name');
-          attribsAt = names.indexOf('attributes');
+          const cols = columnsOf(names);
+          if (!cols) throw new ImportFileError(`${file.name}: the header has no "email" column (nor "Email Address" or "E-mail")`);
+          ({ email: emailAt, name: nameAt, first: firstAt, last: lastAt, attribs: attribsAt } = cols);
           columns = record.length;
-          const ignored = names.filter((n) => !['email', 'name', 'attributes'].includes(n));
+          const used = [emailAt, nameAt, firstAt, lastAt, attribsAt];
+          const ignored = names.filter((_, i) => !used.includes(i));
           if (ignored.length) sink.log(`${file.name}: ignoring columns ${ignored.map((n) => `"${n}"`).join(', ')}`);
           continue;
         }
@@ -133,7 +171,7 @@ export async function parseSource(src: ImportSource, opts: ParseOptions, sink: P
           sink.log(`${where}: skipped: ${problem}`);
           continue;
         }
-        const name = nameAt >= 0 ? record[nameAt].trim() : '';
+        const name = nameAt >= 0 ? record[nameAt].trim() : firstAt >= 0 || lastAt >= 0 ? joinedName(record, firstAt, lastAt) : '';
         let attribs = '{}';
         const rawAttribs = attribsAt >= 0 ? record[attribsAt].trim() : '';
         if (rawAttribs !== '') {
