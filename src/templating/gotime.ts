@@ -202,7 +202,11 @@ function layoutChunks(layout: string): Chunk[] {
     i++;
   }
   if (lit) out.push({ lit });
-  layoutCache.set(layout, out);
+  // Templates can make any number of layouts: keep a few short ones.
+  if (layout.length <= 256) {
+    if (layoutCache.size >= 500) layoutCache.clear();
+    layoutCache.set(layout, out);
+  }
   return out;
 }
 

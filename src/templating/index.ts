@@ -38,6 +38,7 @@ import { BUILTINS } from './funcs/builtins.ts';
 import { CAMPAIGN_LISTMONK, GENERIC_LISTMONK, SYSTEM_LISTMONK } from './funcs/listmonk.ts';
 import { SPRIG } from './funcs/sprig.ts';
 import { parseTemplate, type Tree } from './parse.ts';
+import { setMeter } from './value.ts';
 
 export type { RenderContext, I18nCatalog } from './context.ts';
 export type { Limits } from './exec.ts';
@@ -124,12 +125,16 @@ class Template implements CompiledTemplate {
     const st = new ExecState(ctx, this.limits, this.compiled, this.html, this.name);
     const frame = new Array(this.root.slots);
     frame[0] = data;
+    // Functions that walk values charge this render for what they visit (value.ts).
+    const outer = setMeter(st);
     try {
       this.root.run(st, data, frame);
     } catch (e) {
       if (e instanceof TemplateError) throw e;
       // Anything else (e.g. a JS stack overflow) still fails only this render.
       throw new TemplateError(`template: ${this.name}: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      setMeter(outer);
     }
     return st.out;
   }

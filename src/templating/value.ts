@@ -16,6 +16,57 @@ import { formatGoTime, GoTime } from './gotime.ts';
 
 export { GoTime };
 
+// ---- the cost of walking values ----
+//
+// A template can build values that share parts ({{ $x = list $x $x }} doubles a value's size
+// at the cost of one step), so one call of a function that walks a value as a tree (printing,
+// JSON, deep comparison or copy) could take 2^n time, between two of the render's step and
+// time checks. Such walks charge what they visit to the render in progress (NODE units per
+// container and per element, one per 32 characters of the strings they copy), so the render's
+// step budget and deadline fire in the middle of a walk. Rendering is synchronous, so the
+// render in progress is module state (set and restored by render(); outside a render nothing
+// is charged).
+
+/** What value walks are charged to (the render's ExecState). */
+export interface Meter {
+  charge(n: number): void;
+}
+
+let meter: Meter | null = null;
+
+/** Makes `m` the meter of value walks; returns the previous one, to restore after the render. */
+export function setMeter(m: Meter | null): Meter | null {
+  const prev = meter;
+  meter = m;
+  return prev;
+}
+
+/**
+ * Units per node a deep walk visits (a container, an element, a map entry). A unit is about
+ * what a loop iteration costs; visiting, comparing or copying a node costs about three.
+ */
+export const NODE = 3;
+
+/** Charges `n` units of work to the render in progress. */
+export function chargeWalk(n: number): void {
+  if (meter !== null && n > 0) meter.charge(n);
+}
+
+/** Units for handling a string of `len` characters natively (copying, searching): one per 32. */
+export function stringUnits(len: number): number {
+  return len >>> 5;
+}
+
+/** Charges a function that loops over a string in JavaScript, character by character. */
+export function chargePerChar(s: string): void {
+  if (meter !== null && s.length > 0) meter.charge(s.length);
+}
+
+/** Charges sorting `n` items: about n·log2(n) comparisons. */
+export function chargeSort(n: number): void {
+  if (meter !== null && n > 1) meter.charge(n * Math.ceil(Math.log2(n)));
+}
+
 /** Trusted HTML (Go's template.HTML): not escaped in HTML text context. */
 export class SafeHTML {
   readonly html: string;
@@ -127,7 +178,12 @@ export function truth(v: unknown): boolean {
 
 /** Sorted keys of a map, the order Go's fmt and range use. */
 export function sortedKeys(m: Record<string, unknown>): string[] {
-  return Object.keys(m).sort(compareBytes);
+  const keys = Object.keys(m);
+  if (keys.length > 1) {
+    chargeWalk(keys.length);
+    chargeSort(keys.length);
+  }
+  return keys.sort(compareBytes);
 }
 
 /** Bytewise string comparison (Go compares strings as UTF-8 bytes). */
@@ -184,24 +240,45 @@ export function formatV(v: unknown): string {
   if (v === null) return '<nil>';
   if (v instanceof SafeHTML) return v.html;
   if (v instanceof GoTime) return formatGoTime(v, '2006-01-02 15:04:05.999999999 -0700 MST');
+  return formatContainer(v);
+}
+
+/** An element of a container as %v prints it, charged to the render in progress. */
+function formatElem(v: unknown): string {
+  if (typeof v === 'string') {
+    chargeWalk(stringUnits(v.length));
+    return v;
+  }
+  return formatV(v);
+}
+
+function formatContainer(v: unknown): string {
   if (Array.isArray(v)) {
+    chargeWalk(NODE * (1 + v.length));
     let s = '[';
-    for (let i = 0; i < v.length; i++) s += (i ? ' ' : '') + formatV(v[i]);
+    for (let i = 0; i < v.length; i++) s += (i ? ' ' : '') + formatElem(v[i]);
     return s + ']';
   }
-  if (v instanceof Uint8Array) return '[' + Array.from(v).join(' ') + ']';
+  if (v instanceof Uint8Array) {
+    chargeWalk(NODE * (1 + v.length));
+    return '[' + Array.from(v).join(' ') + ']';
+  }
   const obj = v as Record<string, unknown>;
   if (isStruct(obj)) {
     const parts: string[] = [];
-    for (const k of Object.keys(obj)) {
-      if (typeof obj[k] !== 'function') parts.push(formatV(obj[k]));
+    const keys = Object.keys(obj);
+    chargeWalk(NODE * (1 + keys.length));
+    for (const k of keys) {
+      if (typeof obj[k] !== 'function') parts.push(formatElem(obj[k]));
     }
     return '{' + parts.join(' ') + '}';
   }
+  chargeWalk(NODE * (1 + Object.keys(obj).length));
   let s = 'map[';
   let first = true;
   for (const k of sortedKeys(obj)) {
-    s += (first ? '' : ' ') + k + ':' + formatV(obj[k]);
+    chargeWalk(stringUnits(k.length));
+    s += (first ? '' : ' ') + k + ':' + formatElem(obj[k]);
     first = false;
   }
   return s + ']';
