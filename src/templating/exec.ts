@@ -36,7 +36,7 @@ export interface Limits {
   timeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxSteps: 1_000_000, maxOutput: 10 * 1024 * 1024, maxDepth: 100, timeoutMs: 2000 };
+export const DEFAULT_LIMITS: Limits = { maxSteps: 500_000, maxOutput: 10 * 1024 * 1024, maxDepth: 100, timeoutMs: 2000 };
 
 /** Thrown when a render exceeds a limit; never caught by template-level error handling. */
 export class LimitError extends TemplateError {}

@@ -156,13 +156,13 @@ test('printf: widths and precisions over a million are refused as in Go', () => 
   assert.equal(r('{{ printf "%*d" 1000000 1 | len }}'), '1000000');
 });
 
-test('limits: legitimate templates stay far within the budget', () => {
+test('limits: legitimate templates stay far within the budget (a quarter of it for 1,000 lines printed, encoded, copied and compared)', () => {
   // A tx template listing 1,000 order lines, printing and encoding its data.
   const items = Array.from({ length: 1000 }, (_, i) => ({ name: `item ${i}`, qty: (i % 5) + 1, price: 9.99 }));
   const t = compileTemplate(
     '<table>{{ range $i, $it := .items }}<tr><td>{{ add1 $i }}</td><td>{{ $it.name | title }}</td><td>{{ $it.qty }}</td>' +
       '<td>{{ printf "%.2f" (mulf $it.price $it.qty) }}</td></tr>{{ end }}</table>{{ toJson . | len }} {{ len (printf "%v" .) }} {{ deepEqual . (deepCopy .) }}',
-    { limits: { maxSteps: DEFAULT_LIMITS.maxSteps / 5 } },
+    { limits: { maxSteps: DEFAULT_LIMITS.maxSteps / 4 } },
   );
   assert.match(t.render({ items }), /<\/table>\d+ \d+ true$/);
 });
