@@ -133,6 +133,19 @@ test('limits: functions are charged for the length of the strings they take and 
   failsOnSteps('{{ $s := repeat 100000 "ab" }}{{ range until 100 }}{{ $_ := regexFindAll "a" $s -1 }}{{ end }}');
 });
 
+test('limits: a pattern V8 must backtrack is charged its worst case before it runs', () => {
+  // Multi-line with \A or \z, or case-insensitive with a class range mixing letters and
+  // other characters: no linear engine, and adjacent quantifiers backtrack polynomially.
+  for (const re of ['(?m)\\\\Aa*a*a*a*a*a*b', '(?m)a*a*a*a*a*a*b\\\\z', '(?i)[0-z]*[0-z]*[0-z]*[0-z]*[0-z]*!']) {
+    const start = performance.now();
+    assert.throws(() => compileTemplate(`{{ regexMatch "${re}" (repeat 300 "a") }}`).render({}), /render exceeded \d+ steps/, re);
+    assert.ok(performance.now() - start < 1000, re);
+  }
+  // The same kinds of pattern on ordinary text still match.
+  const r = (src: string) => compileTemplate(src, { mode: 'text' }).render({});
+  assert.equal(r('{{ regexMatch "(?m)\\\\Aab" "ab\\ncd" }} {{ regexMatch "(?i)[0-z]*!" (repeat 1000 "a") }} {{ regexReplaceAll "(?i)[0-z]+" "ab-CD" "X" }}'), 'true false X-X');
+});
+
 test('limits: a string doubled in a loop fails on its size, before it is built', () => {
   for (const grow of ['print $s $s', 'printf "%s%s" $s $s', 'cat $s $s', 'join "" (list $s $s)', 'replace "x" "xx" $s', 'indent 1 (print $s "\\n" $s)']) {
     const t = compileTemplate(`{{ $s := "xxxxxxxx" }}{{ range until 40 }}{{ $s = ${grow} }}{{ end }}`, NO_DEADLINE);

@@ -549,13 +549,15 @@ function goRegex(pattern: string, global = false): RegExp {
     const caseSensitive = flags.replace('i', '');
     if (folded !== null && runsInLinearTime(folded, caseSensitive)) [p, flags] = [folded, caseSensitive];
   }
-  if (!runsInLinearTime(p, flags) && hasNestedRepetition(p)) throw new Error(`regular expression too complex (nested repetition): ${goQuote(pattern)}`);
+  const linear = runsInLinearTime(p, flags);
+  if (!linear && hasNestedRepetition(p)) throw new Error(`regular expression too complex (nested repetition): ${goQuote(pattern)}`);
   let re: RegExp;
   try {
     re = new RegExp(p, flags);
   } catch (e) {
     throw new Error(`error parsing regexp: ${(e as Error).message}`);
   }
+  if (!linear) backtracking.set(re, countQuantifiers(p));
   if (regexCache.size > 500) regexCache.clear();
   regexCache.set(key, re);
   return re;
@@ -652,6 +654,29 @@ function coversCasesAlike(lo: number, hi: number): boolean {
   return upper !== 'some' && upper === covers(97, 122);
 }
 
+/**
+ * Patterns V8's linear engine cannot run (see goRegex), by the number of quantifiers they
+ * hold: without nested repetition, matching one backtracks in up to (text length)^(q+1) steps
+ * (a*a*a*b over a run of a's), so they are charged that much before they run.
+ */
+const backtracking = new WeakMap<RegExp, number>();
+
+/** Quantifiers (*, +, ?, {…}) outside classes and escapes. */
+function countQuantifiers(p: string): number {
+  let n = 0;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === '\\') { i++; continue; }
+    if (c === '[') {
+      while (i < p.length && p[i] !== ']') { if (p[i] === '\\') i++; i++; }
+      continue;
+    }
+    if (c === '(' && p[i + 1] === '?') { i++; continue; }
+    if (c === '*' || c === '+' || c === '?' || c === '{') n++;
+  }
+  return n;
+}
+
 /** True when a quantified group itself contains a quantifier: the shape behind catastrophic backtracking. */
 function hasNestedRepetition(p: string): boolean {
   const stack: boolean[] = [];
@@ -713,18 +738,23 @@ function goReplacer(template: string): (...m: unknown[]) => string {
 const MATCH = 6;
 
 /**
- * Charges matching `pattern` against `text`: linear in the text, times the pattern's size
- * (V8's linear engine simulates the pattern's automaton over the text).
+ * The compiled pattern, charged for matching it against `text`: linear in the text times the
+ * pattern's size (V8's linear engine simulates the pattern's automaton over the text), or the
+ * worst case of backtracking for a pattern that engine cannot run.
  */
-function chargeRegex(pattern: string, text: string): void {
-  chargeWalk(Math.ceil(((text.length + 1) * (pattern.length + 1)) / 64));
+function chargedRegex(pattern: string, text: string, global = false): RegExp {
+  const re = goRegex(pattern, global);
+  const q = backtracking.get(re);
+  const units = q === undefined ? (text.length + 1) * (pattern.length + 1) : Math.min(1e15, (text.length + 1) ** (q + 1));
+  chargeWalk(Math.ceil(units / 64));
+  return re;
 }
 
 /** s.replace(re, …) with the replacement's added length bounded by the output budget as it grows. */
 function regexReplace(st: ExecState, pattern: string, s: string, replacement: (...m: unknown[]) => string): string {
-  chargeRegex(pattern, s);
+  const re = chargedRegex(pattern, s, true);
   let added = 0;
-  return s.replace(goRegex(pattern, true), (...m: unknown[]) => {
+  return s.replace(re, (...m: unknown[]) => {
     chargeWalk(MATCH);
     const r = replacement(...m);
     added += r.length;
@@ -735,8 +765,7 @@ function regexReplace(st: ExecState, pattern: string, s: string, replacement: (.
 
 function regexSplit(re: string, s: string, n: number): string[] {
   if (n === 0) return [];
-  chargeRegex(re, s);
-  const r = goRegex(re, true);
+  const r = chargedRegex(re, s, true);
   const out: string[] = [];
   let last = 0;
   for (const m of s.matchAll(r)) {
@@ -1210,13 +1239,11 @@ function indent(st: ExecState, spaces: number, s: string): string {
 }
 
 function regexTest(re: string, s: string): boolean {
-  chargeRegex(re, s);
-  return goRegex(re).test(s);
+  return chargedRegex(re, s).test(s);
 }
 
 function regexFind(re: string, s: string): string {
-  chargeRegex(re, s);
-  return goRegex(re).exec(s)?.[0] ?? '';
+  return chargedRegex(re, s).exec(s)?.[0] ?? '';
 }
 
 /** s.split(sep), charged per part. */
@@ -1229,8 +1256,7 @@ function splitCharged(s: string, sep: string): string[] {
 function regexFindAll(re: string, s: string, n: number): string[] {
   const out: string[] = [];
   if (n === 0) return out;
-  chargeRegex(re, s);
-  for (const m of s.matchAll(goRegex(re, true))) {
+  for (const m of s.matchAll(chargedRegex(re, s, true))) {
     chargeWalk(MATCH);
     out.push(m[0]);
     if (n > 0 && out.length >= n) break;
