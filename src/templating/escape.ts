@@ -559,7 +559,9 @@ function jsonForJS(v: unknown): string {
     }
     return x;
   };
-  return (JSON.stringify(plain(v)) ?? 'null').replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  // Plain replacements (no callback per character: a string can be full of them).
+  return (JSON.stringify(plain(v)) ?? 'null')
+    .replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026').replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
 }
 const jsValEscaper: Escaper = (v) => {
   const b = jsonForJS(v === undefined ? null : v);

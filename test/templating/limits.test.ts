@@ -126,6 +126,12 @@ test('limits: functions are charged for the length of the strings they take and 
   failsOnSteps('{{ $s := repeat 600000 "ab" }}{{ $_ := title $s }}');
   failsOnSteps('{{ $s := repeat 600000 "ab" }}{{ $_ := js $s }}');
   failsOnSteps('{{ $s := repeat 600000 "ab" }}{{ $_ := quote $s }}');
+  // Splitting: counted before the parts are made.
+  failsOnSteps('{{ $s := repeat 2000000 "a" }}{{ $_ := splitList "" $s }}');
+  failsOnSteps('{{ $s := repeat 2000000 "a" }}{{ $_ := splitList "a" $s }}');
+  failsOnSteps('{{ $s := repeat 2000000 "\\n" }}{{ $_ := indent 1 $s }}');
+  failsOnSteps('{{ $s := repeat 2000000 "<" }}{{ $_ := html $s }}');
+  failsOnSteps('{{ $s := repeat 1000000 "<" }}{{ range until 100 }}{{ $_ := toJson $s }}{{ end }}');
   // Escaping what an action writes: a unit per character.
   failsOnSteps('{{ $s := repeat 100000 "<>" }}{{ range until 100 }}<a {{ $s }}>{{ end }}');
   // Regular expressions: per match, and the text times the pattern.

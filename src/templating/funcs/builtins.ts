@@ -65,6 +65,7 @@ export function evalArgs(args: unknown[]): string {
 
 /** template.HTMLEscapeString */
 export function htmlEscapeString(s: string): string {
+  chargePerChar(s);
   return s.replace(/[\0"'&<>]/g, (c) => HTML_ESC[c]);
 }
 const HTML_ESC: Record<string, string> = { '\0': '\uFFFD', '"': '&#34;', "'": '&#39;', '&': '&amp;', '<': '&lt;', '>': '&gt;' };

@@ -147,6 +147,7 @@ function swapcase(s: string): string {
 }
 
 function splitWords(s: string): string[] {
+  chargePerChar(s);
   return s
     .replace(/([\p{Ll}\d])(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
@@ -156,6 +157,7 @@ function splitWords(s: string): string[] {
 }
 
 function camelcase(s: string): string {
+  chargePerChar(s);
   const lead = /^_*/.exec(s)![0];
   const trail = /_*$/.exec(s.slice(lead.length))![0];
   const core = s.slice(lead.length, s.length - trail.length);
@@ -338,13 +340,14 @@ function toJSONValue(v: unknown): unknown {
 function goJSON(v: unknown, indent: string, escapeHTML: boolean): string {
   // toJSONValue leaves nothing JSON.stringify cannot write (no bigint), so no replacer is needed.
   const s = JSON.stringify(toJSONValue(v), null, indent) ?? 'null';
-  const fixed = s.replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
-  return escapeHTML ? fixed.replace(/[<>&]/g, (c) => '\\u00' + c.charCodeAt(0).toString(16)) : fixed;
+  // Plain replacements (no callback per character: a string can be full of them).
+  const fixed = s.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
+  return escapeHTML ? fixed.replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026') : fixed;
 }
 
 function fromJSON(s: string): unknown {
-  // Parsing is native, but every few characters can make a value.
-  chargeWalk(s.length >>> 3);
+  // Parsing is native, but every few characters can make a value (as in "[[],[],…]").
+  chargeWalk(s.length >>> 2);
   return JSON.parse(s);
 }
 
@@ -770,12 +773,12 @@ function regexSplit(re: string, s: string, n: number): string[] {
   let last = 0;
   for (const m of s.matchAll(r)) {
     if (n > 0 && out.length === n - 1) break;
+    chargeWalk(MATCH);
     if (m[0] === '' && (m.index === 0 || m.index === s.length)) continue;
     out.push(s.slice(last, m.index));
     last = m.index! + m[0].length;
   }
   out.push(s.slice(last));
-  chargeWalk(MATCH * out.length);
   return out;
 }
 
@@ -978,8 +981,8 @@ const entries: [string, FuncDef][] = [
     return s;
   })],
   ['initials', f('s', (a) => {
+    chargePerChar(a[0] as string);
     const words = (a[0] as string).split(/\s+/u).filter(Boolean);
-    chargeWalk(words.length);
     return words.map((w) => String.fromCodePoint(w.codePointAt(0)!)).join('');
   })],
   ['swapcase', f('s', (a) => swapcase(a[0] as string))],
@@ -1006,9 +1009,7 @@ const entries: [string, FuncDef][] = [
   ['indent', f('is', (a, st) => indent(st, num(a[0]), a[1] as string))],
   ['nindent', f('is', (a, st) => '\n' + indent(st, num(a[0]), a[1] as string))],
   ['replace', f('sss', (a, st) => {
-    const parts = (a[2] as string).split(a[0] as string);
-    chargeWalk(parts.length);
-    return joinBounded(st, parts, a[1] as string);
+    return joinBounded(st, splitCharged(a[2] as string, a[0] as string), a[1] as string);
   })],
   ['plural', f('ssi', (a) => (num(a[2]) === 1 ? a[0] : a[1]))],
   ['toString', f('a', (a) => strval(a[0]))],
@@ -1230,9 +1231,8 @@ function trimCutset(s: string, cutset: string): string {
 }
 
 function indent(st: ExecState, spaces: number, s: string): string {
-  const lines = s.split('\n');
+  const lines = splitCharged(s, '\n');
   const width = Math.max(0, spaces);
-  chargeWalk(lines.length);
   guardLen(st, s.length + lines.length * width);
   const pad = ' '.repeat(width);
   return pad + lines.join('\n' + pad);
@@ -1246,11 +1246,18 @@ function regexFind(re: string, s: string): string {
   return chargedRegex(re, s).exec(s)?.[0] ?? '';
 }
 
-/** s.split(sep), charged per part. */
+/** s.split(sep), charged per part, counted (natively) before the parts are made. */
 function splitCharged(s: string, sep: string): string[] {
-  const parts = s.split(sep);
-  chargeWalk(parts.length);
-  return parts;
+  if (sep === '') {
+    chargeWalk(s.length);
+  } else {
+    let n = 1;
+    for (let i = s.indexOf(sep); i !== -1; i = s.indexOf(sep, i + sep.length)) {
+      if (++n % 1024 === 0) chargeWalk(1024);
+    }
+    chargeWalk(n % 1024);
+  }
+  return s.split(sep);
 }
 
 function regexFindAll(re: string, s: string, n: number): string[] {
