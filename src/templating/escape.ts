@@ -7,7 +7,8 @@ import { TemplateError } from './errors.ts';
 import type { Escaper, EscapedNode } from './exec.ts';
 import type { Arg, Cmd, Node, Pipe, Tree } from './parse.ts';
 import { evalArgs, htmlEscapeString, queryEscape } from './funcs/builtins.ts';
-import { chargePerChar, chargeWalk, formatV, NODE, SafeHTML, stringUnits } from './value.ts';
+import { formatV, SafeHTML } from './value.ts';
+import { chargePerChar, chargeWalk, NODE, stringUnits } from './meter.ts';
 
 const enum S {
   Text, Tag, AttrName, AfterName, BeforeValue, HTMLCmt, RCDATA, Attr, URL, Srcset,
@@ -533,17 +534,18 @@ const jsRegexpEscaper: Escaper = (v) => {
 const jsTmplLitEscaper: Escaper = (v) => escapeJSTmpl(stringify(v));
 
 function jsonForJS(v: unknown): string {
-  // A copy JSON.stringify can write, charged to the render per node and string (value.ts).
+  // A copy JSON.stringify can write, charged to the render per node and string (meter.ts).
   const plain = (x: unknown): unknown => {
     chargeWalk(2 * NODE);
     if (x === undefined) return null;
+    // Strings are written escaped: a unit per character (what one full of `<` costs).
     if (typeof x === 'string') {
-      chargeWalk(stringUnits(x.length));
+      chargePerChar(x);
       return x;
     }
     if (typeof x === 'bigint') return Number(x);
     if (x instanceof SafeHTML) {
-      chargeWalk(stringUnits(x.html.length));
+      chargePerChar(x.html);
       return x.html;
     }
     if (Array.isArray(x)) return x.map(plain);
@@ -559,9 +561,7 @@ function jsonForJS(v: unknown): string {
     }
     return x;
   };
-  // Plain replacements (no callback per character: a string can be full of them).
-  return (JSON.stringify(plain(v)) ?? 'null')
-    .replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026').replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
+  return (JSON.stringify(plain(v)) ?? 'null').replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 const jsValEscaper: Escaper = (v) => {
   const b = jsonForJS(v === undefined ? null : v);
@@ -690,7 +690,7 @@ class Escaper_ {
         if (n.pipe.decl.length) return [n, c];
         const [chain, c1] = this.escapers(c, tree, n.pos);
         const [pipe, merged] = mergePredefined(n.pipe, chain, c1, tree);
-        return [{ ...n, pipe, esc: compose(merged) }, c1];
+        return [{ ...n, pipe, esc: compose(merged), trustedAsIs: merged.length === 1 && merged[0] === htmlEscaper }, c1];
       }
       case 'if':
       case 'with':

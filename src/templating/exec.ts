@@ -3,7 +3,8 @@
 
 import { errorPrefix, TemplateError } from './errors.ts';
 import type { Arg, Cmd, Node, Pipe, Tree } from './parse.ts';
-import { formatV, GoTime, hasMapPrototype, isMap, isStruct, isVariadic, SafeHTML, sortedKeys, stringUnits, structType, truth } from './value.ts';
+import { formatV, GoTime, hasMapPrototype, isMap, isStruct, isVariadic, SafeHTML, sortedKeys, structType, truth } from './value.ts';
+import { stringUnits } from './meter.ts';
 import type { RenderContext } from './context.ts';
 
 /** Parameter kinds of a function: s string, i int, f float64, m map, a any. */
@@ -73,6 +74,12 @@ export class ExecState {
     if (len >= 32) this.charge(stringUnits(len));
   }
 
+  /** Charges a string of `len` characters a function returned; fails the render when it is longer than the output budget. */
+  chargeResult(len: number): void {
+    this.checkValueSize(len);
+    this.chargeString(len);
+  }
+
   /** Fails the render when a value a function returns is a string longer than the output budget. */
   checkValueSize(len: number): void {
     if (len > this.limits.maxOutput) {
@@ -104,7 +111,8 @@ export interface CompiledTree {
 /** The printing escaper (chain, composed) installed by the html escaper on an action. */
 export type Escaper = (v: unknown) => string;
 
-export type EscapedNode = Node & { esc?: Escaper };
+/** `trustedAsIs`: the escaper writes trusted HTML unchanged (HTML text), so it costs nothing. */
+export type EscapedNode = Node & { esc?: Escaper; trustedAsIs?: boolean };
 
 const OK = 0;
 const BREAK = 1;
@@ -282,16 +290,20 @@ export class Compiler {
           };
         }
         const esc = n.esc;
+        const trustedAsIs = n.trustedAsIs === true;
         if (this.html && esc) {
           return (st, dot, vars) => {
             st.charge();
             const v = pipe(st, dot, vars);
             // Escapers read the whole string, and some write little of it (attribute names,
             // URLs): a unit per character, what text full of characters to escape costs.
-            // Trusted HTML is written as it is, or stripped of tags at a unit per character.
+            // Trusted HTML is the same, except where it is written as it is.
             if (typeof v === 'string') {
               if (v.length >= 16) st.charge(v.length);
-            } else if (v instanceof SafeHTML) st.chargeString(v.html.length);
+            } else if (v instanceof SafeHTML) {
+              if (trustedAsIs) st.chargeString(v.html.length);
+              else st.charge(v.html.length);
+            }
             st.write(esc(v));
             return OK;
           };
@@ -557,11 +569,13 @@ export class Compiler {
       const args = new Array(piped ? argFns.length + 1 : argFns.length);
       for (let i = 0; i < argFns.length; i++) args[i] = convertArg(argFns[i](st, dot, vars), kinds[i]);
       if (piped) args[argFns.length] = convertArg(final, pipedKind);
-      // Functions take time in the length of the strings they are given and return.
+      // Functions take time in the length of the strings they are given and return (most are
+      // short: nothing to charge).
       for (let i = 0; i < args.length; i++) {
         const x = args[i];
-        if (typeof x === 'string') st.chargeString(x.length);
-        else if (x instanceof SafeHTML) st.chargeString(x.html.length);
+        if (typeof x === 'string') {
+          if (x.length >= 32) st.chargeString(x.length);
+        } else if (x instanceof SafeHTML) st.chargeString(x.html.length);
       }
       let r: unknown;
       try {
@@ -571,12 +585,8 @@ export class Compiler {
         throw new ExecError(`error calling ${name}: ${e instanceof Error ? e.message : String(e)}`);
       }
       if (typeof r === 'string') {
-        st.checkValueSize(r.length);
-        st.chargeString(r.length);
-      } else if (r instanceof SafeHTML) {
-        st.checkValueSize(r.html.length);
-        st.chargeString(r.html.length);
-      }
+        if (r.length >= 32) st.chargeResult(r.length);
+      } else if (r instanceof SafeHTML) st.chargeResult(r.html.length);
       return r;
     };
   }

@@ -2,7 +2,8 @@
 // %t %c %U %T %%, flags + - # 0 space, width and precision (also `*`), and Go's error
 // notation for bad verbs, missing and extra operands.
 
-import { byteLen, chargePerChar, chargeWalk, formatExp, formatFloatV, formatV, goTypeName, NODE, SafeHTML, stringUnits } from './value.ts';
+import { byteLen, formatExp, formatFloatV, formatV, goTypeName, SafeHTML } from './value.ts';
+import { chargePerChar, chargeWalk, NODE, stringUnits } from './meter.ts';
 
 interface Spec {
   plus: boolean;

@@ -42,7 +42,7 @@ import { BUILTINS } from './funcs/builtins.ts';
 import { CAMPAIGN_LISTMONK, GENERIC_LISTMONK, SYSTEM_LISTMONK } from './funcs/listmonk.ts';
 import { SPRIG } from './funcs/sprig.ts';
 import { isEmptyList, parseTemplate, type Tree } from './parse.ts';
-import { setMeter } from './value.ts';
+import { setMeter } from './meter.ts';
 
 export type { RenderContext, I18nCatalog } from './context.ts';
 export type { Limits } from './exec.ts';
@@ -133,7 +133,7 @@ class Template implements CompiledTemplate {
     const st = new ExecState(ctx, this.limits, this.compiled, this.html, this.name);
     const frame = new Array(this.root.slots);
     frame[0] = data;
-    // Functions that walk values charge this render for what they visit (value.ts).
+    // Functions charge this render for the work they do inside a call (meter.ts).
     const outer = setMeter(st);
     try {
       this.root.run(st, data, frame);

@@ -132,6 +132,16 @@ test('limits: functions are charged for the length of the strings they take and 
   failsOnSteps('{{ $s := repeat 2000000 "\\n" }}{{ $_ := indent 1 $s }}');
   failsOnSteps('{{ $s := repeat 2000000 "<" }}{{ $_ := html $s }}');
   failsOnSteps('{{ $s := repeat 1000000 "<" }}{{ range until 100 }}{{ $_ := toJson $s }}{{ end }}');
+  // Strings JSON-encoded: a unit per character (escaping one full of < costs that much).
+  failsOnSteps('{{ $s := repeat 600000 "<" }}{{ $_ := toJson $s }}');
+  failsOnSteps('{{ $s := repeat 600000 "<" }}<script>var s = {{ $s }};</script>');
+  // Paths, looked at character by character.
+  failsOnSteps('{{ $s := repeat 600000 "a" }}{{ $_ := ext $s }}');
+  // Time zones: Intl takes about 10 µs a lookup, and 50 µs to try a name.
+  failsOnSteps('{{ range until 5000 }}{{ $_ := dateInZone "2006" now "Europe/Paris" }}{{ end }}');
+  // Trusted HTML is charged where it is escaped, not where it is written as it is.
+  failsOnSteps('{{ $h := Safe (repeat 100000 "<b>") }}{{ range until 10 }}<script>var s = "{{ $h }}";</script>{{ end }}');
+  assert.equal(compileTemplate('{{ $h := Safe (repeat 100000 "<b>") }}{{ range until 10 }}{{ $h }}{{ end }}').render({}).length, 3_000_000);
   // Escaping what an action writes: a unit per character.
   failsOnSteps('{{ $s := repeat 100000 "<>" }}{{ range until 100 }}<a {{ $s }}>{{ end }}');
   // Regular expressions: per match, and the text times the pattern.

@@ -2,7 +2,8 @@
 
 import { ExecError, type FuncDef } from '../exec.ts';
 import { sprintf } from '../gofmt.ts';
-import { byteLen, chargePerChar, chargeWalk, compareBytes, formatV, isMap, SafeHTML, sprint, sprintln, truth } from '../value.ts';
+import { byteLen, compareBytes, formatV, isMap, SafeHTML, sprint, sprintln, truth } from '../value.ts';
+import { chargePerChar, chargeWalk } from '../meter.ts';
 
 type BasicKind = 'bool' | 'int' | 'float' | 'string' | 'invalid' | 'other';
 

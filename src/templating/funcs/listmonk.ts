@@ -99,10 +99,7 @@ const def = (params: string, fn: FuncDef['fn'], variadic?: FuncDef['variadic']):
 
 /** Date, L, Safe: in every set. */
 export const GENERIC_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
-  ['Date', def('s', (a, st) => {
-    st.charge((a[0] as string).length);
-    return formatGoTime(nowLocal(st.ctx), (a[0] as string) || 'Mon Jan _2 15:04:05 2006');
-  })],
+  ['Date', def('s', (a, st) => formatGoTime(nowLocal(st.ctx), (a[0] as string) || 'Mon Jan _2 15:04:05 2006'))],
   ['L', def('', (_a, st) => i18nStruct(st.ctx.i18n ?? EMPTY_CATALOG))],
   ['Safe', { params: 's', fn: (a) => new SafeHTML(a[0] as string), pure: true }],
 ]);

@@ -10,9 +10,8 @@ import { ExecError, type ExecState, type FuncDef } from '../exec.ts';
 import { runsInLinearTime } from '../../linear-regexp.ts';
 import { goQuote } from '../gofmt.ts';
 import { formatGoTime, GoTime, inZone, isValidZone, localTime, parseGoTime, zeroTime } from '../gotime.ts';
-import {
-  byteLen, chargePerChar, chargeSort, chargeWalk, compareBytes, formatV, goKind, goTypeName, isMap, NODE, SafeHTML, sortedKeys, stringUnits, struct, truth,
-} from '../value.ts';
+import { byteLen, compareBytes, formatV, goKind, goTypeName, isMap, SafeHTML, sortedKeys, struct, truth } from '../value.ts';
+import { chargePerChar, chargeSort, chargeWalk, NODE, stringUnits } from '../meter.ts';
 
 type Fn = FuncDef['fn'];
 const f = (params: string, fn: Fn, variadic?: FuncDef['variadic']): FuncDef => ({ params, fn, variadic });
@@ -94,6 +93,12 @@ function joinBounded(st: ExecState, parts: string[], sep: string): string {
   for (const p of parts) len += p.length;
   guardLen(st, len);
   return parts.join(sep);
+}
+
+/** `s`, charged a unit per character (for regular expressions replacing in it). */
+function chargedChars(s: string): string {
+  chargePerChar(s);
+  return s;
 }
 
 /** A fallback for a function that fails quietly in Sprig; render limits still fail the render. */
@@ -312,13 +317,15 @@ function toJSONValue(v: unknown): unknown {
   // Copying and then writing each node: twice a walk's cost.
   chargeWalk(2 * NODE);
   if (v === undefined || v === null) return null;
+  // Strings are written escaped, and escaped again for HTML: a unit per character (what a
+  // string full of characters to escape costs).
   if (typeof v === 'string') {
-    chargeWalk(stringUnits(v.length));
+    chargePerChar(v);
     return v;
   }
   if (typeof v === 'bigint') return Number(v);
   if (v instanceof SafeHTML) {
-    chargeWalk(stringUnits(v.html.length));
+    chargePerChar(v.html);
     return v.html;
   }
   if (v instanceof GoTime) return formatGoTime(v, '2006-01-02T15:04:05.999999999Z07:00');
@@ -340,9 +347,8 @@ function toJSONValue(v: unknown): unknown {
 function goJSON(v: unknown, indent: string, escapeHTML: boolean): string {
   // toJSONValue leaves nothing JSON.stringify cannot write (no bigint), so no replacer is needed.
   const s = JSON.stringify(toJSONValue(v), null, indent) ?? 'null';
-  // Plain replacements (no callback per character: a string can be full of them).
-  const fixed = s.replaceAll('\u2028', '\\u2028').replaceAll('\u2029', '\\u2029');
-  return escapeHTML ? fixed.replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026') : fixed;
+  const fixed = s.replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+  return escapeHTML ? fixed.replace(/[<>&]/g, (c) => '\\u00' + c.charCodeAt(0).toString(16)) : fixed;
 }
 
 function fromJSON(s: string): unknown {
@@ -364,7 +370,6 @@ function now(st: ExecState): GoTime {
 }
 
 function dateInZone(st: ExecState, layout: string, date: unknown, zone: string): string {
-  chargePerChar(layout);
   const t = dateArg(st, date);
   return formatGoTime(isValidZone(zone) ? inZone(t, zone) : t.UTC(), layout);
 }
@@ -749,7 +754,7 @@ function chargedRegex(pattern: string, text: string, global = false): RegExp {
   const re = goRegex(pattern, global);
   const q = backtracking.get(re);
   const units = q === undefined ? (text.length + 1) * (pattern.length + 1) : Math.min(1e15, (text.length + 1) ** (q + 1));
-  chargeWalk(Math.ceil(units / 64));
+  chargeWalk(Math.ceil(units / 8));
   return re;
 }
 
@@ -971,7 +976,7 @@ const entries: [string, FuncDef][] = [
   ['trimall', f('ss', (a) => trimCutset(a[1] as string, a[0] as string))],
   ['trimPrefix', f('ss', (a) => ((a[1] as string).startsWith(a[0] as string) ? (a[1] as string).slice((a[0] as string).length) : a[1]))],
   ['trimSuffix', f('ss', (a) => ((a[1] as string).endsWith(a[0] as string) && (a[0] as string) ? (a[1] as string).slice(0, -(a[0] as string).length) : a[1]))],
-  ['nospace', f('s', (a) => (a[0] as string).replace(/\s/gu, ''))],
+  ['nospace', f('s', (a) => chargedChars(a[0] as string).replace(/\s/gu, ''))],
   ['abbrev', f('is', (a) => (num(a[0]) < 4 ? a[1] : abbrevFull(a[1] as string, 0, num(a[0]))))],
   ['abbrevboth', f('iis', (a) => abbrevFull(a[2] as string, num(a[0]), num(a[1])))],
   ['trunc', f('is', (a) => {
@@ -1128,15 +1133,15 @@ const entries: [string, FuncDef][] = [
   ['kindIs', f('sa', (a) => a[0] === goKind(a[1]))],
   ['deepEqual', f('aa', (a) => deepEqual(a[0], a[1]))],
   // Paths (string manipulation only)
-  ['base', f('s', (a) => goPathBase(a[0] as string))],
-  ['dir', f('s', (a) => goPathDir(a[0] as string))],
-  ['clean', f('s', (a) => goPathClean(a[0] as string))],
-  ['ext', f('s', (a) => goPathExt(a[0] as string))],
+  ['base', f('s', (a) => goPathBase(chargedChars(a[0] as string)))],
+  ['dir', f('s', (a) => goPathDir(chargedChars(a[0] as string)))],
+  ['clean', f('s', (a) => goPathClean(chargedChars(a[0] as string)))],
+  ['ext', f('s', (a) => goPathExt(chargedChars(a[0] as string)))],
   ['isAbs', f('s', (a) => (a[0] as string).startsWith('/'))],
-  ['osBase', f('s', (a) => goPathBase(a[0] as string))],
-  ['osDir', f('s', (a) => goPathDir(a[0] as string))],
-  ['osClean', f('s', (a) => goPathClean(a[0] as string))],
-  ['osExt', f('s', (a) => goPathExt(a[0] as string))],
+  ['osBase', f('s', (a) => goPathBase(chargedChars(a[0] as string)))],
+  ['osDir', f('s', (a) => goPathDir(chargedChars(a[0] as string)))],
+  ['osClean', f('s', (a) => goPathClean(chargedChars(a[0] as string)))],
+  ['osExt', f('s', (a) => goPathExt(chargedChars(a[0] as string)))],
   ['osIsAbs', f('s', (a) => (a[0] as string).startsWith('/'))],
   // Lists
   ['list', f('', (a) => a, 'a')],
@@ -1199,7 +1204,7 @@ const entries: [string, FuncDef][] = [
   ['mustRegexReplaceAllLiteral', f('sss', (a, st) => regexReplace(st, a[0] as string, a[1] as string, () => a[2] as string))],
   ['regexSplit', f('ssi', (a) => regexSplit(a[0] as string, a[1] as string, num(a[2])))],
   ['mustRegexSplit', f('ssi', (a) => regexSplit(a[0] as string, a[1] as string, num(a[2])))],
-  ['regexQuoteMeta', f('s', (a) => (a[0] as string).replace(/[\\.+*?()|[\]{}^$]/g, '\\$&'))],
+  ['regexQuoteMeta', f('s', (a) => chargedChars(a[0] as string).replace(/[\\.+*?()|[\]{}^$]/g, '\\$&'))],
   // Crypto
   ['encryptAES', f('ss', (a) => encryptAES(a[0] as string, a[1] as string))],
   ['decryptAES', f('ss', (a) => decryptAES(a[0] as string, a[1] as string))],
