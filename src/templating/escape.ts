@@ -8,6 +8,7 @@ import type { Escaper, EscapedNode } from './exec.ts';
 import type { Arg, Cmd, Node, Pipe, Tree } from './parse.ts';
 import { evalArgs, htmlEscapeString, queryEscape } from './funcs/builtins.ts';
 import { formatV, SafeHTML } from './value.ts';
+import { chargePerChar, chargeWalk, NODE, stringUnits } from './meter.ts';
 
 const enum S {
   Text, Tag, AttrName, AfterName, BeforeValue, HTMLCmt, RCDATA, Attr, URL, Srcset,
@@ -416,6 +417,7 @@ const escapeNospace = charReplacer(/[\0\t\n\v\f\r "&'+<=>`]/, NOSPACE_TABLE);
 const normalizeNospace = charReplacer(/[\0\t\n\v\f\r "'+<=>`]/, NOSPACE_TABLE);
 
 function stripTags(html: string): string {
+  chargePerChar(html);
   // Text content of an HTML fragment: tags and comments removed, the rest kept.
   let out = '';
   let c: Ctx = TEXT;
@@ -494,6 +496,7 @@ function urlProcess(s: string, norm: boolean): string {
   const n = s.length;
   while (i < n && keepURLByte(s.charCodeAt(i), s.charCodeAt(i + 1), s.charCodeAt(i + 2), norm)) i++;
   if (i === n) return s;
+  chargePerChar(s);
   const bytes = Buffer.from(s, 'utf8');
   let out = s.slice(0, i);
   for (let j = i; j < bytes.length; j++) {
@@ -531,14 +534,29 @@ const jsRegexpEscaper: Escaper = (v) => {
 const jsTmplLitEscaper: Escaper = (v) => escapeJSTmpl(stringify(v));
 
 function jsonForJS(v: unknown): string {
+  // A copy JSON.stringify can write, charged to the render per node and string (meter.ts).
   const plain = (x: unknown): unknown => {
+    chargeWalk(2 * NODE);
     if (x === undefined) return null;
+    // Strings are written escaped: a unit per character (what one full of `<` costs).
+    if (typeof x === 'string') {
+      chargePerChar(x);
+      return x;
+    }
     if (typeof x === 'bigint') return Number(x);
-    if (x instanceof SafeHTML) return x.html;
+    if (x instanceof SafeHTML) {
+      chargePerChar(x.html);
+      return x.html;
+    }
     if (Array.isArray(x)) return x.map(plain);
     if (x && typeof x === 'object') {
       const o: Record<string, unknown> = {};
-      for (const k of Object.keys(x).sort()) if (typeof (x as Record<string, unknown>)[k] !== 'function') o[k] = plain((x as Record<string, unknown>)[k]);
+      const keys = Object.keys(x);
+      chargeWalk(keys.length * Math.ceil(Math.log2(keys.length + 1)));
+      for (const k of keys.sort()) {
+        chargeWalk(stringUnits(k.length));
+        if (typeof (x as Record<string, unknown>)[k] !== 'function') o[k] = plain((x as Record<string, unknown>)[k]);
+      }
       return o;
     }
     return x;
@@ -553,6 +571,7 @@ const jsValEscaper: Escaper = (v) => {
 
 const cssValueFilter: Escaper = (v) => {
   const s = stringify(v);
+  chargePerChar(s);
   const b = decodeCSS(s);
   let id = '';
   for (let i = 0; i < b.length; i++) {
@@ -571,6 +590,7 @@ const CSS_TABLE: Record<string, string> = {
 };
 const cssEscaper: Escaper = (v) => {
   const s = stringify(v);
+  chargePerChar(s);
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const r = CSS_TABLE[s[i]];
@@ -670,7 +690,7 @@ class Escaper_ {
         if (n.pipe.decl.length) return [n, c];
         const [chain, c1] = this.escapers(c, tree, n.pos);
         const [pipe, merged] = mergePredefined(n.pipe, chain, c1, tree);
-        return [{ ...n, pipe, esc: compose(merged) }, c1];
+        return [{ ...n, pipe, esc: compose(merged), trustedAsIs: merged.length === 1 && merged[0] === htmlEscaper }, c1];
       }
       case 'if':
       case 'with':

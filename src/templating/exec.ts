@@ -4,6 +4,7 @@
 import { errorPrefix, TemplateError } from './errors.ts';
 import type { Arg, Cmd, Node, Pipe, Tree } from './parse.ts';
 import { formatV, GoTime, hasMapPrototype, isMap, isStruct, isVariadic, SafeHTML, sortedKeys, structType, truth } from './value.ts';
+import { stringUnits } from './meter.ts';
 import type { RenderContext } from './context.ts';
 
 /** Parameter kinds of a function: s string, i int, f float64, m map, a any. */
@@ -22,9 +23,13 @@ export interface FuncDef {
 export type FuncMap = ReadonlyMap<string, FuncDef>;
 
 export interface Limits {
-  /** Nodes executed + loop iterations + function calls + elements built by list functions. */
+  /**
+   * Nodes executed + loop iterations + function calls + elements built by list functions +
+   * containers and elements visited by functions that walk values (printing, JSON, deep
+   * comparison and copy) + one per 32 characters of the strings functions take and return.
+   */
   maxSteps: number;
-  /** Output length in characters. */
+  /** Output length in characters; also the longest string a function may return. */
   maxOutput: number;
   /** Nesting of {{template}} calls. */
   maxDepth: number;
@@ -32,7 +37,7 @@ export interface Limits {
   timeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxSteps: 2_000_000, maxOutput: 10 * 1024 * 1024, maxDepth: 100, timeoutMs: 2000 };
+export const DEFAULT_LIMITS: Limits = { maxSteps: 500_000, maxOutput: 10 * 1024 * 1024, maxDepth: 100, timeoutMs: 2000 };
 
 /** Thrown when a render exceeds a limit; never caught by template-level error handling. */
 export class LimitError extends TemplateError {}
@@ -64,6 +69,24 @@ export class ExecState {
     }
   }
 
+  /** Charges a function's string argument or result of `len` characters (see Limits.maxSteps). */
+  chargeString(len: number): void {
+    if (len >= 32) this.charge(stringUnits(len));
+  }
+
+  /** Charges a string of `len` characters a function returned; fails the render when it is longer than the output budget. */
+  chargeResult(len: number): void {
+    this.checkValueSize(len);
+    this.chargeString(len);
+  }
+
+  /** Fails the render when a value a function returns is a string longer than the output budget. */
+  checkValueSize(len: number): void {
+    if (len > this.limits.maxOutput) {
+      throw new LimitError(`template: ${this.rootName}: a value exceeds ${this.limits.maxOutput} characters`);
+    }
+  }
+
   /** Fails the render when a string about to be produced would exceed the output budget. */
   checkSize(len: number): void {
     if (len > this.limits.maxOutput) {
@@ -88,7 +111,8 @@ export interface CompiledTree {
 /** The printing escaper (chain, composed) installed by the html escaper on an action. */
 export type Escaper = (v: unknown) => string;
 
-export type EscapedNode = Node & { esc?: Escaper };
+/** `trustedAsIs`: the escaper writes trusted HTML unchanged (HTML text), so it costs nothing. */
+export type EscapedNode = Node & { esc?: Escaper; trustedAsIs?: boolean };
 
 const OK = 0;
 const BREAK = 1;
@@ -175,6 +199,8 @@ function evalField(st: ExecState, recv: unknown, name: string, args: unknown[] |
       st.charge();
       const bad = argCountError(name, member.length, isVariadic(member), args?.length ?? 0);
       if (bad) throw new ExecError(bad);
+      // Methods (L.T, Time.Format, …) read their string arguments character by character.
+      if (args) for (const x of args) if (typeof x === 'string') st.charge(x.length);
       return args ? member.apply(recv, args) : member.call(recv);
     }
     if (member !== undefined && exported && (!isStructRecv || Object.hasOwn(recv, name))) {
@@ -264,10 +290,21 @@ export class Compiler {
           };
         }
         const esc = n.esc;
+        const trustedAsIs = n.trustedAsIs === true;
         if (this.html && esc) {
           return (st, dot, vars) => {
             st.charge();
-            st.write(esc(pipe(st, dot, vars)));
+            const v = pipe(st, dot, vars);
+            // Escapers read the whole string, and some write little of it (attribute names,
+            // URLs): a unit per character, what text full of characters to escape costs.
+            // Trusted HTML is the same, except where it is written as it is.
+            if (typeof v === 'string') {
+              if (v.length >= 16) st.charge(v.length);
+            } else if (v instanceof SafeHTML) {
+              if (trustedAsIs) st.chargeString(v.html.length);
+              else st.charge(v.html.length);
+            }
+            st.write(esc(v));
             return OK;
           };
         }
@@ -532,12 +569,25 @@ export class Compiler {
       const args = new Array(piped ? argFns.length + 1 : argFns.length);
       for (let i = 0; i < argFns.length; i++) args[i] = convertArg(argFns[i](st, dot, vars), kinds[i]);
       if (piped) args[argFns.length] = convertArg(final, pipedKind);
+      // Functions take time in the length of the strings they are given and return (most are
+      // short: nothing to charge).
+      for (let i = 0; i < args.length; i++) {
+        const x = args[i];
+        if (typeof x === 'string') {
+          if (x.length >= 32) st.chargeString(x.length);
+        } else if (x instanceof SafeHTML) st.chargeString(x.html.length);
+      }
+      let r: unknown;
       try {
-        return fn(args, st);
+        r = fn(args, st);
       } catch (e) {
         if (e instanceof TemplateError) throw e;
         throw new ExecError(`error calling ${name}: ${e instanceof Error ? e.message : String(e)}`);
       }
+      if (typeof r === 'string') {
+        if (r.length >= 32) st.chargeResult(r.length);
+      } else if (r instanceof SafeHTML) st.chargeResult(r.html.length);
+      return r;
     };
   }
 

@@ -3,6 +3,7 @@
 // notation for bad verbs, missing and extra operands.
 
 import { byteLen, formatExp, formatFloatV, formatV, goTypeName, SafeHTML } from './value.ts';
+import { chargePerChar, chargeWalk, NODE, stringUnits } from './meter.ts';
 
 interface Spec {
   plus: boolean;
@@ -15,6 +16,7 @@ interface Spec {
 }
 
 function runeCount(s: string): number {
+  chargePerChar(s);
   let n = 0;
   for (const _ of s) n++;
   return n;
@@ -103,6 +105,7 @@ function fmtFloat(f: number, verb: string, spec: Spec): string {
 
 /** strconv.Quote: Go double-quoted string with Go escapes. */
 export function goQuote(s: string): string {
+  chargePerChar(s);
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
@@ -132,7 +135,10 @@ function badVerb(verb: string, v: unknown): string {
 function fmtString(s: string, verb: string, spec: Spec): string {
   switch (verb) {
     case 'v': case 's': {
-      if (spec.prec >= 0) s = Array.from(s).slice(0, spec.prec).join('');
+      if (spec.prec >= 0) {
+        chargePerChar(s);
+        s = Array.from(s).slice(0, spec.prec).join('');
+      }
       return padTo(s, spec, false);
     }
     case 'q': return padTo(goQuote(s), spec, false);
@@ -170,20 +176,45 @@ function fmtOne(v: unknown, verb: string, spec: Spec): string {
   }
   if (v === null || v === undefined) return verb === 'v' ? padTo('<nil>', spec, false) : badVerb(verb, v);
   if (Array.isArray(v)) {
+    chargeWalk(NODE * (1 + v.length));
     if ((verb === 'x' || verb === 'X') && v.every((e) => typeof e === 'string')) return fmtString(v.join(''), verb, spec);
-    return '[' + v.map((e) => fmtOne(e, verb, spec)).join(' ') + ']';
+    return '[' + v.map((e) => {
+      if (typeof e === 'string') chargeWalk(stringUnits(e.length));
+      return fmtOne(e, verb, spec);
+    }).join(' ') + ']';
   }
   if (verb === 'v' || verb === 's') return padTo(formatV(v), spec, false);
   return badVerb(verb, v);
 }
 
+/** Go's fmt refuses widths and precisions beyond a million (fmt.tooLarge). */
+const TOO_LARGE = 1e6;
+
 function toIntArg(v: unknown): number | null {
-  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'bigint') {
+    const n = Number(v);
+    return n > TOO_LARGE || n < -TOO_LARGE ? null : n;
+  }
   return null;
 }
 
-/** fmt.Sprintf with Go semantics. */
-export function sprintf(format: string, args: unknown[]): string {
+/** Go's parsenum: digits at i, or none (num -1) when there are none or the number is too large. */
+function parseNum(format: string, i: number): { num: number; next: number } {
+  const start = i;
+  let num = 0;
+  while (i < format.length && format[i] >= '0' && format[i] <= '9') {
+    if (num > TOO_LARGE) return { num: -1, next: format.length };
+    num = num * 10 + (format.charCodeAt(i) - 48);
+    i++;
+  }
+  return { num: i > start ? num : -1, next: i };
+}
+
+/**
+ * fmt.Sprintf with Go semantics. `checkLen` is given the length of the text built after each
+ * operand, to fail (throw) as soon as it is too long.
+ */
+export function sprintf(format: string, args: unknown[], checkLen: (len: number) => void = () => {}): string {
   let out = '';
   let argi = 0;
   let i = 0;
@@ -215,9 +246,9 @@ export function sprintf(format: string, args: unknown[]): string {
         if (w < 0) spec.minus = true;
       }
     } else {
-      const st = i;
-      while (i < n && format[i] >= '0' && format[i] <= '9') i++;
-      if (i > st) spec.width = Number(format.slice(st, i));
+      const w = parseNum(format, i);
+      i = w.next;
+      if (w.num >= 0) spec.width = w.num;
     }
     if (format[i] === '.') {
       i++;
@@ -227,9 +258,9 @@ export function sprintf(format: string, args: unknown[]): string {
         if (p === null || p < 0) out += '%!(BADPREC)';
         else spec.prec = p;
       } else {
-        const st = i;
-        while (i < n && format[i] >= '0' && format[i] <= '9') i++;
-        spec.prec = Number(format.slice(st, i) || '0');
+        const p = parseNum(format, i);
+        i = p.next;
+        spec.prec = Math.max(0, p.num);
       }
     }
     if (i >= n) {
@@ -248,7 +279,9 @@ export function sprintf(format: string, args: unknown[]): string {
     }
     const arg = args[argi++];
     out += fmtOne(arg === undefined ? null : arg, verb, spec);
+    checkLen(out.length);
   }
+  checkLen(out.length);
   if (argi < args.length) {
     out += '%!(EXTRA ' + args.slice(argi).map((a) => (a === null || a === undefined ? '<nil>' : `${goTypeName(a)}=${formatV(a)}`)).join(', ') + ')';
   }

@@ -1,5 +1,8 @@
 // Go's time.Time as templates see it: formatting and parsing with Go reference layouts
-// ("2006-01-02 15:04:05"), fixed offsets and IANA zones (through Intl).
+// ("2006-01-02 15:04:05"), fixed offsets and IANA zones (through Intl). Intl is slow (about
+// 10 µs a lookup, 50 µs a new zone), so renders are charged for it (meter.ts).
+
+import { chargePerChar, chargeWalk } from './meter.ts';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -60,12 +63,21 @@ function yearDay(d: Date): number {
   return Math.round((day - start) / 86400000) + 1;
 }
 
+/** Units charged for an Intl lookup, and for making a formatter for a zone (or failing to). */
+const INTL_LOOKUP = 200;
+const INTL_NEW_ZONE = 1000;
+
+// Zone names are case-insensitive for Intl, so templates can make any number of them: the
+// caches keep a few hundred.
 const zoneNameCache = new Map<string, Intl.DateTimeFormat>();
+const invalidZones = new Set<string>();
 
 function zoneFormatter(tz: string | undefined): Intl.DateTimeFormat {
   const key = tz ?? '';
   let f = zoneNameCache.get(key);
   if (!f) {
+    chargeWalk(INTL_NEW_ZONE);
+    if (zoneNameCache.size >= 500) zoneNameCache.clear();
     f = new Intl.DateTimeFormat('en-US', {
       timeZone: tz, timeZoneName: 'short', hourCycle: 'h23',
       year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
@@ -95,6 +107,7 @@ export function zoneAt(ms: number, tz: string | undefined): { offset: number; zo
 }
 
 function intlZoneAt(ms: number, tz: string | undefined): { offset: number; zone: string } {
+  chargeWalk(INTL_LOOKUP);
   const parts = zoneFormatter(tz).formatToParts(new Date(ms));
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
   const wall = new Date(0);
@@ -121,10 +134,13 @@ export function inZone(t: GoTime, tz: string): GoTime {
 
 export function isValidZone(tz: string): boolean {
   if (tz === 'UTC' || tz === 'Local' || tz === '') return true;
+  if (invalidZones.has(tz)) return false;
   try {
     zoneFormatter(tz);
     return true;
   } catch {
+    if (invalidZones.size >= 500) invalidZones.clear();
+    invalidZones.add(tz);
     return false;
   }
 }
@@ -158,6 +174,7 @@ const layoutCache = new Map<string, Chunk[]>();
 function layoutChunks(layout: string): Chunk[] {
   const cached = layoutCache.get(layout);
   if (cached) return cached;
+  chargePerChar(layout);
   const out: Chunk[] = [];
   let lit = '';
   let i = 0;
@@ -202,7 +219,11 @@ function layoutChunks(layout: string): Chunk[] {
     i++;
   }
   if (lit) out.push({ lit });
-  layoutCache.set(layout, out);
+  // Templates can make any number of layouts: keep a few short ones.
+  if (layout.length <= 256) {
+    if (layoutCache.size >= 500) layoutCache.clear();
+    layoutCache.set(layout, out);
+  }
   return out;
 }
 
@@ -212,7 +233,9 @@ export function formatGoTime(t: GoTime, layout: string): string {
   const hour = w.getUTCHours();
   const nanos = (((t.ms % 1000) + 1000) % 1000) * 1e6 + t.subNanos;
   let s = '';
-  for (const ch of layoutChunks(layout)) {
+  const chunks = layoutChunks(layout);
+  chargeWalk(chunks.length);
+  for (const ch of chunks) {
     if ('lit' in ch) { s += ch.lit; continue; }
     const std = ch.std;
     switch (std) {

@@ -7,8 +7,12 @@
  *     function set) and html escaping errors.
  *   compileCampaignLayout(layout: string, body: string, opts?: CompileOptions): CompiledTemplate
  *     listmonk's composition: `layout` is template "base", `body` becomes template "content"
- *     (templates {{define}}d inside the body are dropped, as in listmonk). Empty layout = just
+ *     (templates {{define}}d inside the body are dropped, as in listmonk; a "content" the
+ *     layout defines is replaced by the body unless the body is empty). Empty layout = just
  *     the placeholder.
+ *   Names follow Go: a source that defines its own name ({{ define "content" }}…{{ end }} in
+ *   a template named "content") is a "multiple definition" error unless its top level is
+ *   empty; listmonk names transactional templates "base", so they can define "content".
  *   CompiledTemplate.render(data: unknown, ctx?: RenderContext): string
  *     Executes for one recipient; throws TemplateError on render errors or exceeded limits.
  *   hasContentPlaceholder(layout: string): boolean — campaign templates must contain
@@ -37,7 +41,8 @@ import { Compiler, type CompiledTree, DEFAULT_LIMITS, ExecState, type FuncDef, t
 import { BUILTINS } from './funcs/builtins.ts';
 import { CAMPAIGN_LISTMONK, GENERIC_LISTMONK, SYSTEM_LISTMONK } from './funcs/listmonk.ts';
 import { SPRIG } from './funcs/sprig.ts';
-import { parseTemplate, type Tree } from './parse.ts';
+import { isEmptyList, parseTemplate, type Tree } from './parse.ts';
+import { setMeter } from './meter.ts';
 
 export type { RenderContext, I18nCatalog } from './context.ts';
 export type { Limits } from './exec.ts';
@@ -52,7 +57,11 @@ export type FuncSet = 'generic' | 'campaign' | 'system';
 export interface CompileOptions {
   mode?: 'html' | 'text';
   funcs?: FuncSet;
-  /** Template name used in error messages (listmonk: "base" for layouts, "content" for bodies). */
+  /**
+   * Template name, in error messages and for {{define}} clashes (listmonk: "base" for campaign
+   * layouts and for transactional bodies and subjects, "content" for campaign bodies and
+   * subjects). Default "content".
+   */
   name?: string;
   shorthands?: boolean;
   limits?: Partial<Limits>;
@@ -124,12 +133,16 @@ class Template implements CompiledTemplate {
     const st = new ExecState(ctx, this.limits, this.compiled, this.html, this.name);
     const frame = new Array(this.root.slots);
     frame[0] = data;
+    // Functions charge this render for the work they do inside a call (meter.ts).
+    const outer = setMeter(st);
     try {
       this.root.run(st, data, frame);
     } catch (e) {
       if (e instanceof TemplateError) throw e;
       // Anything else (e.g. a JS stack overflow) still fails only this render.
       throw new TemplateError(`template: ${this.name}: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      setMeter(outer);
     }
     return st.out;
   }
@@ -157,6 +170,9 @@ export function compileCampaignLayout(layout: string, body: string, opts: Omit<C
   const base = layout.trim() === '' ? '{{ template "content" . }}' : layout;
   const trees = parse('base', rewrite ? applyShorthands(base) : base, funcs);
   const content = parse('content', rewrite ? applyShorthands(body) : body, funcs).get('content')!;
-  trees.set('content', content);
+  // listmonk adds the body with AddParseTree("content", …): it replaces a "content" the layout
+  // defines ({{ define "content" }}…{{ end }} or a block), unless the body is empty (only
+  // white space), which never replaces a template in Go.
+  if (!(trees.has('content') && isEmptyList(content.list))) trees.set('content', content);
   return new Template('base', trees, (opts.mode ?? 'html') === 'html', funcs, opts.limits);
 }

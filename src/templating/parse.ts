@@ -323,7 +323,8 @@ export function parseTemplate(name: string, src: string, isFunc: (name: string) 
   return new Parser(name, src, isFunc).parse();
 }
 
-function isEmptyList(list: Node[]): boolean {
+/** Go's parse.IsEmptyTree: only white space (comments are dropped by the lexer). */
+export function isEmptyList(list: Node[]): boolean {
   return list.every((n) => n.t === 'text' && n.text.trim() === '');
 }
 
@@ -344,6 +345,14 @@ class Parser {
   parse(): ParseResult {
     this.toks = new Lexer(this.src, (p, m) => this.fail(p, m)).toks;
     const list = this.withFrame(() => this.itemList(true));
+    // Go adds the top-level tree last, under the same rule as a {{define}} (Tree.add): a
+    // definition of its name that is not empty stays when the top level is empty (only white
+    // space and definitions), and clashes with it otherwise; an empty definition is replaced.
+    const defined = this.trees.get(this.name);
+    if (defined && !isEmptyList(defined.list)) {
+      if (!isEmptyList(list.list)) this.fail(this.src.length, `template: multiple definition of template "${this.name}"`);
+      return { trees: this.trees };
+    }
     this.trees.set(this.name, { ...list, name: this.name, parseName: this.name, source: this.src });
     return { trees: this.trees };
   }

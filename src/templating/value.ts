@@ -13,6 +13,7 @@
 //   function          -> a func value (usable with `call`)
 
 import { formatGoTime, GoTime } from './gotime.ts';
+import { chargeSort, chargeWalk, NODE, stringUnits } from './meter.ts';
 
 export { GoTime };
 
@@ -127,7 +128,12 @@ export function truth(v: unknown): boolean {
 
 /** Sorted keys of a map, the order Go's fmt and range use. */
 export function sortedKeys(m: Record<string, unknown>): string[] {
-  return Object.keys(m).sort(compareBytes);
+  const keys = Object.keys(m);
+  if (keys.length > 1) {
+    chargeWalk(keys.length);
+    chargeSort(keys.length);
+  }
+  return keys.sort(compareBytes);
 }
 
 /** Bytewise string comparison (Go compares strings as UTF-8 bytes). */
@@ -184,24 +190,45 @@ export function formatV(v: unknown): string {
   if (v === null) return '<nil>';
   if (v instanceof SafeHTML) return v.html;
   if (v instanceof GoTime) return formatGoTime(v, '2006-01-02 15:04:05.999999999 -0700 MST');
+  return formatContainer(v);
+}
+
+/** An element of a container as %v prints it, charged to the render in progress. */
+function formatElem(v: unknown): string {
+  if (typeof v === 'string') {
+    chargeWalk(stringUnits(v.length));
+    return v;
+  }
+  return formatV(v);
+}
+
+function formatContainer(v: unknown): string {
   if (Array.isArray(v)) {
+    chargeWalk(NODE * (1 + v.length));
     let s = '[';
-    for (let i = 0; i < v.length; i++) s += (i ? ' ' : '') + formatV(v[i]);
+    for (let i = 0; i < v.length; i++) s += (i ? ' ' : '') + formatElem(v[i]);
     return s + ']';
   }
-  if (v instanceof Uint8Array) return '[' + Array.from(v).join(' ') + ']';
+  if (v instanceof Uint8Array) {
+    chargeWalk(NODE * (1 + v.length));
+    return '[' + Array.from(v).join(' ') + ']';
+  }
   const obj = v as Record<string, unknown>;
   if (isStruct(obj)) {
     const parts: string[] = [];
-    for (const k of Object.keys(obj)) {
-      if (typeof obj[k] !== 'function') parts.push(formatV(obj[k]));
+    const keys = Object.keys(obj);
+    chargeWalk(NODE * (1 + keys.length));
+    for (const k of keys) {
+      if (typeof obj[k] !== 'function') parts.push(formatElem(obj[k]));
     }
     return '{' + parts.join(' ') + '}';
   }
+  chargeWalk(NODE * (1 + Object.keys(obj).length));
   let s = 'map[';
   let first = true;
   for (const k of sortedKeys(obj)) {
-    s += (first ? '' : ' ') + k + ':' + formatV(obj[k]);
+    chargeWalk(stringUnits(k.length));
+    s += (first ? '' : ' ') + k + ':' + formatElem(obj[k]);
     first = false;
   }
   return s + ']';

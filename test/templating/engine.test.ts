@@ -77,6 +77,9 @@ const cases: [name: string, src: string, want: string][] = [
   ['template does not see caller variables', '{{ define "x" }}{{ $ }}{{ end }}{{ $v := 1 }}{{ template "x" 7 }}', '7'],
   ['block', '{{ block "b" .N }}B{{ . }}{{ end }}', 'B3'],
   ['empty define does not replace', '{{ define "b" }}B{{ end }}{{ define "b" }} {{ end }}{{ template "b" }}', 'B'],
+  ['define "content" and call it (what listmonk clients send)', '{{ define "content" }}[{{ .N }}]{{ end }}{{ template "content" . }}', '[3]'],
+  ['a top level of only definitions is the definition of its own name', '{{ define "body" }}B{{ .N }}{{ end }}\n', 'B3'],
+  ['an empty definition of its own name is replaced', '{{ define "body" }} {{ end }}T', 'T'],
   // built-ins
   ['and returns operand', '{{ and 1 0 2 }}|{{ and 1 2 }}', '0|2'],
   ['or returns operand', '{{ or 0 "" "x" }}|{{ or 0 "" }}', 'x|'],
@@ -134,6 +137,9 @@ const syntaxErrors: [name: string, src: string, message: string][] = [
   ['unclosed comment', '{{/* abc }}', 'unclosed comment'],
   ['non-function with args', '{{ "a" "b" }}', "can't give argument to non-function"],
   ['two definitions in one source', '{{ block "b" . }}x{{ end }}{{ define "b" }}y{{ end }}', 'template: multiple definition of template "b"'],
+  // Go adds the top level last, as a definition of the template's own name.
+  ['a source defining its own name', '{{ define "body" }}x{{ end }}{{ template "body" . }}', 'template: body:1:52: template: multiple definition of template "body"'],
+  ['a block of its own name', '{{ block "body" . }}x{{ end }}', 'template: multiple definition of template "body"'],
 ];
 
 for (const [name, src, message] of syntaxErrors) {
@@ -194,7 +200,7 @@ test('limits: unbounded recursion fails on depth', () => {
 });
 
 test('limits: huge output fails', () => {
-  assert.throws(() => render('{{ repeat 100000000 "xy" }}'), /output exceeds/);
+  assert.throws(() => render('{{ repeat 100000000 "xy" }}'), /a value exceeds 10485760 characters/);
   const t = compileTemplate('{{ range 1000 }}0123456789{{ end }}', { mode: 'text', limits: { maxOutput: 5000 } });
   assert.throws(() => t.render({}), /output exceeds 5000/);
 });

@@ -5,6 +5,7 @@ import {
   applyShorthands, campaignData, campaignMessageData, compileCampaignLayout, compileTemplate, containsTemplateExpression,
   hasContentPlaceholder, subscriberData, TemplateError, txMessageData, firstName, lastName, type RenderContext,
 } from '../../src/templating/index.ts';
+import { defaultTemplates } from '../../src/templates/defaults/index.ts';
 
 process.env.TZ = 'UTC';
 
@@ -197,6 +198,43 @@ test('campaign layout: body inside <title> is escaped as RCDATA', () => {
 test('campaign layout: syntax error in the body names the content template', () => {
   assert.throws(() => compileCampaignLayout(layout, '<p>\n{{ if }}</p>'), /template: content:2:\d+: missing value for if/);
 });
+
+// {{ define "content" }}…{{ end }}{{ template "content" . }}, which listmonk client libraries
+// send for every template type, composed as listmonk composes each type: campaign and archive
+// templates are layouts ("base") that the campaign body replaces "content" in (AddParseTree),
+// unless the body is empty; tx templates are parsed as "base" (body and subject); a visual
+// template is a campaign body ("content"), where Go refuses a second "content".
+const DEFINE_AND_CALL = '{{ define "content" }}<p>Hi {{ .Subscriber.FirstName }}</p>{{ end }}{{ template "content" . }}';
+const archiveLayout = defaultTemplates.find((t) => t.name === 'Default archive template')!.body;
+const txMsg = txMessageData(subscriberData({ uuid: 'u', email: 'a@b.c', name: 'Ann Lee' }), { data: {} });
+
+const composition: [name: string, render: () => string, want: string | RegExp][] = [
+  ['campaign template defining "content": the body takes its place', () => compileCampaignLayout(DEFINE_AND_CALL, '<b>body</b>').render(msg, ctx), '<b>body</b>'],
+  ['campaign template defining "content", empty body: its own "content"', () => compileCampaignLayout(DEFINE_AND_CALL, ' \n').render(msg, ctx), '<p>Hi Tom</p>'],
+  ['campaign template with a "content" block', () => compileCampaignLayout('<div>{{ block "content" . }}default{{ end }}</div>', 'B').render(msg, ctx), '<div>B</div>'],
+  ['campaign template with a "content" block, empty body', () => compileCampaignLayout('<div>{{ block "content" . }}default{{ end }}</div>', '').render(msg, ctx), '<div>default</div>'],
+  ['campaign template defining "content" and more, the body calling the others', () => compileCampaignLayout(`{{ define "btn" }}[{{ . }}]{{ end }}${DEFINE_AND_CALL}`, '{{ template "btn" "go" }}').render(msg, ctx), '[go]'],
+  ['archive template defining "content"', () => compileCampaignLayout(`{{ define "content" }}<p>placeholder</p>{{ end }}${archiveLayout}`, '<p>archived body</p>').render(msg, ctx), /<p>archived body<\/p>/],
+  ['tx template (parsed as "base", as listmonk does)', () => compileTemplate(DEFINE_AND_CALL, { name: 'base' }).render(txMsg, ctx), '<p>Hi Ann</p>'],
+  ['tx subject (text, "base")', () => compileTemplate('{{ define "content" }}Hi {{ .Subscriber.Name }}{{ end }}{{ template "content" . }}', { name: 'base', mode: 'text' }).render(txMsg, ctx), 'Hi Ann Lee'],
+  ['visual template (a campaign body, "content"): Go refuses it', () => compileCampaignLayout('', DEFINE_AND_CALL).render(msg, ctx), /template: content:1:\d+: template: multiple definition of template "content"/],
+  ['a tx template parsed as "content": Go refuses it', () => compileTemplate(DEFINE_AND_CALL, { name: 'content' }).render(txMsg, ctx), /multiple definition of template "content"/],
+];
+
+for (const [name, render, want] of composition) {
+  test(`define and call: ${name}`, () => {
+    if (typeof want === 'string') return assert.equal(render(), want);
+    let out: string;
+    try {
+      out = render();
+    } catch (e) {
+      assert.ok(e instanceof TemplateError, String(e));
+      out = e.message;
+    }
+    assert.match(out, want);
+    assert.doesNotMatch(out, /nested deeper/);
+  });
+}
 
 test('visual-style template: MSO comments stripped, Safe keeps them', () => {
   const t = compileTemplate('<!--[if mso]><table><tr><td><![endif]-->{{ Safe "<!--[if mso]></td></tr></table><![endif]-->" }}<h1>{{ .Subscriber.Name }}</h1>', { funcs: 'campaign', shorthands: true });

@@ -3,6 +3,7 @@
 import { ExecError, type FuncDef } from '../exec.ts';
 import { sprintf } from '../gofmt.ts';
 import { byteLen, compareBytes, formatV, isMap, SafeHTML, sprint, sprintln, truth } from '../value.ts';
+import { chargePerChar, chargeWalk } from '../meter.ts';
 
 type BasicKind = 'bool' | 'int' | 'float' | 'string' | 'invalid' | 'other';
 
@@ -65,12 +66,14 @@ export function evalArgs(args: unknown[]): string {
 
 /** template.HTMLEscapeString */
 export function htmlEscapeString(s: string): string {
+  chargePerChar(s);
   return s.replace(/[\0"'&<>]/g, (c) => HTML_ESC[c]);
 }
 const HTML_ESC: Record<string, string> = { '\0': '\uFFFD', '"': '&#34;', "'": '&#39;', '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 /** template.JSEscapeString */
 export function jsEscapeString(s: string): string {
+  chargePerChar(s);
   let out = '';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
@@ -94,6 +97,7 @@ export function jsEscapeString(s: string): string {
 
 /** url.QueryEscape */
 export function queryEscape(s: string): string {
+  chargePerChar(s);
   let out = '';
   for (const b of Buffer.from(s, 'utf8')) {
     const c = String.fromCharCode(b);
@@ -140,7 +144,11 @@ function len(v: unknown): bigint {
   if (typeof v === 'string') return BigInt(byteLen(v));
   if (v instanceof SafeHTML) return BigInt(byteLen(v.html));
   if (Array.isArray(v)) return BigInt(v.length);
-  if (isMap(v)) return BigInt(Object.keys(v).length);
+  if (isMap(v)) {
+    const n = Object.keys(v).length;
+    chargeWalk(n);
+    return BigInt(n);
+  }
   if (v === undefined || v === null) throw new ExecError('len of nil pointer');
   throw new ExecError(`len of type ${typeof v === 'bigint' ? 'int' : typeof v === 'number' ? 'float64' : typeof v}`);
 }
@@ -153,9 +161,7 @@ export const BUILTINS: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   ['index', any('a', index, 'a')],
   ['print', any('', (a) => sprint(a), 'a')],
   ['printf', any('s', (a, st) => {
-    const out = sprintf(a[0] as string, a.slice(1));
-    st.checkSize(out.length);
-    return out;
+    return sprintf(a[0] as string, a.slice(1), (n) => st.checkValueSize(n));
   }, 'a')],
   ['println', any('', (a) => sprintln(a), 'a')],
   ['html', any('', (a) => htmlEscapeString(evalArgs(a)), 'a')],

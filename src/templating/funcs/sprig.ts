@@ -5,11 +5,13 @@
 // called.
 
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { TemplateError } from '../errors.ts';
 import { ExecError, type ExecState, type FuncDef } from '../exec.ts';
 import { runsInLinearTime } from '../../linear-regexp.ts';
 import { goQuote } from '../gofmt.ts';
 import { formatGoTime, GoTime, inZone, isValidZone, localTime, parseGoTime, zeroTime } from '../gotime.ts';
 import { byteLen, compareBytes, formatV, goKind, goTypeName, isMap, SafeHTML, sortedKeys, struct, truth } from '../value.ts';
+import { chargePerChar, chargeSort, chargeWalk, NODE, stringUnits } from '../meter.ts';
 
 type Fn = FuncDef['fn'];
 const f = (params: string, fn: Fn, variadic?: FuncDef['variadic']): FuncDef => ({ params, fn, variadic });
@@ -68,7 +70,10 @@ function toList(v: unknown, fname: string): unknown[] {
 }
 
 function strslice(v: unknown): string[] {
-  if (Array.isArray(v)) return v.filter((x) => x !== null && x !== undefined).map(strval);
+  if (Array.isArray(v)) {
+    chargeWalk(NODE * v.length);
+    return v.filter((x) => x !== null && x !== undefined).map(strval);
+  }
   if (v === null || v === undefined) return [];
   return [strval(v)];
 }
@@ -78,13 +83,38 @@ function bytesSlice(s: string, start: number, end?: number): string {
 }
 
 function guardLen(st: ExecState, n: number): void {
-  st.checkSize(n);
-  st.charge(Math.ceil(n / 64));
+  st.checkValueSize(n);
+  st.charge(stringUnits(n));
+}
+
+/** parts.join(sep), refused before it is built when the result would be too long. */
+function joinBounded(st: ExecState, parts: string[], sep: string): string {
+  let len = parts.length > 1 ? (parts.length - 1) * sep.length : 0;
+  for (const p of parts) len += p.length;
+  guardLen(st, len);
+  return parts.join(sep);
+}
+
+/** `s`, charged a unit per character (for regular expressions replacing in it). */
+function chargedChars(s: string): string {
+  chargePerChar(s);
+  return s;
+}
+
+/** A fallback for a function that fails quietly in Sprig; render limits still fail the render. */
+function quietly<T, F>(fn: () => T, fallback: F): T | F {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof TemplateError) throw e;
+    return fallback;
+  }
 }
 
 // ---- strings ----
 
 function goTitle(s: string): string {
+  chargePerChar(s);
   let prev = ' ';
   let out = '';
   for (const ch of s) {
@@ -95,6 +125,7 @@ function goTitle(s: string): string {
 }
 
 function untitle(s: string): string {
+  chargePerChar(s);
   let prev = ' ';
   let out = '';
   for (const ch of s) {
@@ -105,6 +136,7 @@ function untitle(s: string): string {
 }
 
 function swapcase(s: string): string {
+  chargePerChar(s);
   let out = '';
   let wordStart = true;
   for (const ch of s) {
@@ -120,6 +152,7 @@ function swapcase(s: string): string {
 }
 
 function splitWords(s: string): string[] {
+  chargePerChar(s);
   return s
     .replace(/([\p{Ll}\d])(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
@@ -129,6 +162,7 @@ function splitWords(s: string): string[] {
 }
 
 function camelcase(s: string): string {
+  chargePerChar(s);
   const lead = /^_*/.exec(s)![0];
   const trail = /_*$/.exec(s.slice(lead.length))![0];
   const core = s.slice(lead.length, s.length - trail.length);
@@ -136,7 +170,8 @@ function camelcase(s: string): string {
   return (lead ? '_' : '') + parts.join('') + (trail ? '_' : '');
 }
 
-function wrapText(s: string, width: number, sep: string, wrapLong: boolean): string {
+function wrapText(st: ExecState, s: string, width: number, sep: string, wrapLong: boolean): string {
+  chargePerChar(s);
   if (width < 1) width = 1;
   const lines: string[] = [];
   for (const para of s.split('\n')) {
@@ -156,7 +191,7 @@ function wrapText(s: string, width: number, sep: string, wrapLong: boolean): str
     }
     lines.push(line);
   }
-  return lines.join(sep);
+  return joinBounded(st, lines, sep);
 }
 
 function abbrevFull(s: string, left: number, right: number): string {
@@ -177,6 +212,8 @@ function seq(args: unknown[]): string {
   else if (p.length === 2) { start = p[0]; end = p[1]; if (end < start) step = -1; }
   else if (p.length === 3) { start = p[0]; step = p[1]; end = p[2]; if (step === 0 || (end < start && step > 0) || (end > start && step < 0)) return ''; }
   else return '';
+  // Two units per number written.
+  chargeWalk(2 * (Math.floor(Math.abs((end - start) / step)) + 1));
   const out: number[] = [];
   for (let i = start; step > 0 ? i <= end : i >= end; i += step) out.push(i);
   return out.join(' ');
@@ -186,7 +223,8 @@ function untilStep(st: ExecState, start: number, stop: number, step: number): bi
   const out: bigint[] = [];
   if (step === 0 || (step > 0 && start >= stop) || (step < 0 && start <= stop)) return out;
   const n = Math.ceil(Math.abs((stop - start) / step));
-  st.charge(n);
+  // Each element is a new Go int (a bigint): about two units.
+  st.charge(2 * n);
   for (let i = start; step > 0 ? i < stop : i > stop; i += step) out.push(BigInt(i));
   return out;
 }
@@ -197,6 +235,7 @@ const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 function randFrom(st: ExecState, chars: string, count: unknown): string {
   const n = Math.max(0, num(count));
   guardLen(st, n);
+  st.charge(n);
   let s = '';
   for (let i = 0; i < n; i++) s += chars[randomInt(chars.length)];
   return s;
@@ -206,6 +245,7 @@ const ASCII = Array.from({ length: 94 }, (_, i) => String.fromCharCode(32 + i + 
 // ---- hashes / encodings ----
 
 function adler32(s: string): string {
+  chargePerChar(s);
   let a = 1, b = 0;
   for (const byte of Buffer.from(s, 'utf8')) {
     a = (a + byte) % 65521;
@@ -216,6 +256,7 @@ function adler32(s: string): string {
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 function b32enc(s: string): string {
+  chargePerChar(s);
   const bytes = Buffer.from(s, 'utf8');
   let bits = 0, value = 0, out = '';
   for (const byte of bytes) {
@@ -228,6 +269,7 @@ function b32enc(s: string): string {
   return out;
 }
 function b32dec(s: string): string {
+  chargePerChar(s);
   const clean = s.replace(/=+$/, '');
   let bits = 0, value = 0;
   const out: number[] = [];
@@ -270,16 +312,29 @@ function decryptAES(password: string, crypt: string): string {
 
 // ---- JSON (Go encoding/json) ----
 
+/** A copy of `v` JSON.stringify writes as Go's encoding/json would; charged per node and string. */
 function toJSONValue(v: unknown): unknown {
+  // Copying and then writing each node: twice a walk's cost.
+  chargeWalk(2 * NODE);
   if (v === undefined || v === null) return null;
+  // Strings are written escaped, and escaped again for HTML: a unit per character (what a
+  // string full of characters to escape costs).
+  if (typeof v === 'string') {
+    chargePerChar(v);
+    return v;
+  }
   if (typeof v === 'bigint') return Number(v);
-  if (v instanceof SafeHTML) return v.html;
+  if (v instanceof SafeHTML) {
+    chargePerChar(v.html);
+    return v.html;
+  }
   if (v instanceof GoTime) return formatGoTime(v, '2006-01-02T15:04:05.999999999Z07:00');
   if (Array.isArray(v)) return v.map(toJSONValue);
   if (typeof v === 'object') {
     const out: Record<string, unknown> = {};
     const keys = isMap(v) ? sortedKeys(v) : Object.keys(v);
     for (const k of keys) {
+      chargeWalk(stringUnits(k.length));
       const x = (v as Record<string, unknown>)[k];
       if (typeof x !== 'function') out[k] = toJSONValue(x);
     }
@@ -290,12 +345,15 @@ function toJSONValue(v: unknown): unknown {
 }
 
 function goJSON(v: unknown, indent: string, escapeHTML: boolean): string {
-  const s = JSON.stringify(toJSONValue(v), (_k, x) => (typeof x === 'bigint' ? Number(x) : x), indent) ?? 'null';
+  // toJSONValue leaves nothing JSON.stringify cannot write (no bigint), so no replacer is needed.
+  const s = JSON.stringify(toJSONValue(v), null, indent) ?? 'null';
   const fixed = s.replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
   return escapeHTML ? fixed.replace(/[<>&]/g, (c) => '\\u00' + c.charCodeAt(0).toString(16)) : fixed;
 }
 
 function fromJSON(s: string): unknown {
+  // Parsing is native, but every few characters can make a value (as in "[[],[],…]").
+  chargeWalk(s.length >>> 2);
   return JSON.parse(s);
 }
 
@@ -369,6 +427,12 @@ function durationRound(st: ExecState, v: unknown): string {
   return '0s';
 }
 
+function toDate(layout: string, value: string): GoTime {
+  chargePerChar(layout);
+  chargePerChar(value);
+  return parseGoTime(layout, value, undefined);
+}
+
 function dateModify(fmt: string, date: unknown): GoTime {
   const t = date instanceof GoTime ? date : zeroTime();
   const ns = parseDuration(fmt);
@@ -379,24 +443,31 @@ function dateModify(fmt: string, date: unknown): GoTime {
 // ---- lists and dicts ----
 
 function uniq(list: unknown[]): unknown[] {
+  chargeWalk(list.length);
   const out: unknown[] = [];
   for (const v of list) if (!out.some((o) => deepEqual(o, v))) out.push(v);
   return out;
 }
 
+/** reflect.DeepEqual; charged per pair of values compared (and per 32 characters of equal-length strings). */
 function deepEqual(a: unknown, b: unknown): boolean {
+  chargeWalk(NODE);
+  if (typeof a === 'string' && typeof b === 'string' && a.length === b.length) chargeWalk(stringUnits(a.length));
   if (a === b) return true;
   if (a instanceof SafeHTML && b instanceof SafeHTML) return a.html === b.html;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   if (isMap(a) && isMap(b)) {
     const ka = Object.keys(a);
+    chargeWalk(NODE * ka.length);
     return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
   }
   if (a instanceof GoTime && b instanceof GoTime) return a.ms === b.ms && a.offset === b.offset;
   return false;
 }
 
+/** A copy of the maps and slices in `v`; charged per node copied. */
 function deepCopy(v: unknown): unknown {
+  chargeWalk(NODE);
   if (Array.isArray(v)) return v.map(deepCopy);
   if (isMap(v)) {
     const out: Record<string, unknown> = {};
@@ -419,7 +490,9 @@ function asMap(v: unknown): Record<string, unknown> {
 }
 
 function merge(dst: Record<string, unknown>, src: Record<string, unknown>, overwrite: boolean): void {
-  for (const k of Object.keys(src)) {
+  const keys = Object.keys(src);
+  chargeWalk(NODE * (1 + keys.length));
+  for (const k of keys) {
     const s = src[k];
     const d = dst[k];
     if (isMap(d) && isMap(s)) merge(d, s, overwrite);
@@ -445,6 +518,7 @@ function sliceList(list: unknown, idx: unknown[]): unknown {
   const start = i.length > 0 ? i[0] : 0;
   const end = i.length > 1 ? i[1] : l.length;
   if (start < 0 || end > l.length || start > end) throw new ExecError(`slice bounds out of range [${start}:${end}]`);
+  chargeWalk(end - start);
   return l.slice(start, end);
 }
 
@@ -483,13 +557,15 @@ function goRegex(pattern: string, global = false): RegExp {
     const caseSensitive = flags.replace('i', '');
     if (folded !== null && runsInLinearTime(folded, caseSensitive)) [p, flags] = [folded, caseSensitive];
   }
-  if (!runsInLinearTime(p, flags) && hasNestedRepetition(p)) throw new Error(`regular expression too complex (nested repetition): ${goQuote(pattern)}`);
+  const linear = runsInLinearTime(p, flags);
+  if (!linear && hasNestedRepetition(p)) throw new Error(`regular expression too complex (nested repetition): ${goQuote(pattern)}`);
   let re: RegExp;
   try {
     re = new RegExp(p, flags);
   } catch (e) {
     throw new Error(`error parsing regexp: ${(e as Error).message}`);
   }
+  if (!linear) backtracking.set(re, countQuantifiers(p));
   if (regexCache.size > 500) regexCache.clear();
   regexCache.set(key, re);
   return re;
@@ -586,6 +662,29 @@ function coversCasesAlike(lo: number, hi: number): boolean {
   return upper !== 'some' && upper === covers(97, 122);
 }
 
+/**
+ * Patterns V8's linear engine cannot run (see goRegex), by the number of quantifiers they
+ * hold: without nested repetition, matching one backtracks in up to (text length)^(q+1) steps
+ * (a*a*a*b over a run of a's), so they are charged that much before they run.
+ */
+const backtracking = new WeakMap<RegExp, number>();
+
+/** Quantifiers (*, +, ?, {…}) outside classes and escapes. */
+function countQuantifiers(p: string): number {
+  let n = 0;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === '\\') { i++; continue; }
+    if (c === '[') {
+      while (i < p.length && p[i] !== ']') { if (p[i] === '\\') i++; i++; }
+      continue;
+    }
+    if (c === '(' && p[i + 1] === '?') { i++; continue; }
+    if (c === '*' || c === '+' || c === '?' || c === '{') n++;
+  }
+  return n;
+}
+
 /** True when a quantified group itself contains a quantifier: the shape behind catastrophic backtracking. */
 function hasNestedRepetition(p: string): boolean {
   const stack: boolean[] = [];
@@ -615,26 +714,71 @@ function hasNestedRepetition(p: string): boolean {
 
 /** Go's Regexp.Expand template ($1, ${1}, $name, ${name}, $$) as a replacer. */
 function goReplacer(template: string): (...m: unknown[]) => string {
+  if (!template.includes('$')) return () => template;
+  // Parsed once: literal text and group references, alternating (references at odd indices).
+  const parts: string[] = [];
+  let last = 0;
+  for (const m of template.matchAll(/\$(\$|\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))/g)) {
+    if (m[1] === '$') {
+      parts.push(template.slice(last, m.index) + '$', '');
+    } else {
+      parts.push(template.slice(last, m.index), m[2] ?? m[3]);
+    }
+    last = m.index + m[0].length;
+  }
+  parts.push(template.slice(last));
   return (...m: unknown[]) => {
+    chargeWalk(parts.length);
     const groupsIdx = m.length - 1;
     const named = (typeof m[groupsIdx] === 'object' ? m[groupsIdx] : undefined) as Record<string, string> | undefined;
     const numbered = m.slice(0, named ? m.length - 3 : m.length - 2) as (string | undefined)[];
-    return template.replace(/\$(\$|\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))/g, (_x, all: string, braced?: string, bare?: string) => {
-      if (all === '$') return '$';
-      const name = braced ?? bare!;
-      if (/^\d+$/.test(name)) return numbered[Number(name)] ?? '';
-      return named?.[name] ?? '';
-    });
+    let out = parts[0];
+    for (let i = 1; i < parts.length; i += 2) {
+      const name = parts[i];
+      if (name !== '') out += (/^\d+$/.test(name) ? numbered[Number(name)] : named?.[name]) ?? '';
+      out += parts[i + 1];
+    }
+    return out;
   };
+}
+
+/** Units per match a regex function handles (a match with its groups, its replacement). */
+const MATCH = 6;
+
+/**
+ * The compiled pattern, charged for matching it against `text`: linear in the text times the
+ * pattern's size (V8's linear engine simulates the pattern's automaton over the text), or the
+ * worst case of backtracking for a pattern that engine cannot run.
+ */
+function chargedRegex(pattern: string, text: string, global = false): RegExp {
+  const re = goRegex(pattern, global);
+  const q = backtracking.get(re);
+  const units = q === undefined ? (text.length + 1) * (pattern.length + 1) : Math.min(1e15, (text.length + 1) ** (q + 1));
+  chargeWalk(Math.ceil(units / 8));
+  return re;
+}
+
+/** s.replace(re, …) with the replacement's added length bounded by the output budget as it grows. */
+function regexReplace(st: ExecState, pattern: string, s: string, replacement: (...m: unknown[]) => string): string {
+  const re = chargedRegex(pattern, s, true);
+  let added = 0;
+  return s.replace(re, (...m: unknown[]) => {
+    chargeWalk(MATCH);
+    const r = replacement(...m);
+    added += r.length;
+    st.checkValueSize(s.length + added);
+    return r;
+  });
 }
 
 function regexSplit(re: string, s: string, n: number): string[] {
   if (n === 0) return [];
-  const r = goRegex(re, true);
+  const r = chargedRegex(re, s, true);
   const out: string[] = [];
   let last = 0;
   for (const m of s.matchAll(r)) {
     if (n > 0 && out.length === n - 1) break;
+    chargeWalk(MATCH);
     if (m[0] === '' && (m.index === 0 || m.index === s.length)) continue;
     out.push(s.slice(last, m.index));
     last = m.index! + m[0].length;
@@ -766,6 +910,14 @@ function listFn(name: string, fn: (l: unknown[], a: unknown[]) => unknown, param
   return f(params, (a) => fn(toList(a[0], name), a.slice(1)), variadic);
 }
 
+/** A list function that copies the list: charged per element. */
+function copyingListFn(name: string, fn: (l: unknown[], a: unknown[]) => unknown, params = 'a', variadic?: FuncDef['variadic']): FuncDef {
+  return listFn(name, (l, a) => {
+    chargeWalk(l.length);
+    return fn(l, a);
+  }, params, variadic);
+}
+
 function mathReduce(a: unknown[], op: (x: bigint, y: bigint) => bigint): bigint {
   return a.slice(1).reduce<bigint>((acc, v) => op(acc, toInt64(v)), toInt64(a[0]));
 }
@@ -794,8 +946,8 @@ const entries: [string, FuncDef][] = [
   ['ago', f('a', (a, st) => durationString(Math.round((now(st).ms - dateArg(st, a[0]).ms) / 1000) * 1e9))],
   ['duration', f('a', (a) => durationString(Number(toInt64(a[0])) * 1e9))],
   ['durationRound', f('a', (a, st) => durationRound(st, a[0]))],
-  ['toDate', f('ss', (a) => { try { return parseGoTime(a[0] as string, a[1] as string, undefined); } catch { return zeroTime(); } })],
-  ['mustToDate', f('ss', (a) => parseGoTime(a[0] as string, a[1] as string, undefined))],
+  ['toDate', f('ss', (a) => quietly(() => toDate(a[0] as string, a[1] as string), zeroTime()))],
+  ['mustToDate', f('ss', (a) => toDate(a[0] as string, a[1] as string))],
   ['unixEpoch', f('a', (a) => {
     if (!(a[0] instanceof GoTime)) throw new ExecError(`wrong type for value; expected time.Time; got ${goTypeName(a[0])}`);
     return String(Math.floor(a[0].ms / 1000));
@@ -824,7 +976,7 @@ const entries: [string, FuncDef][] = [
   ['trimall', f('ss', (a) => trimCutset(a[1] as string, a[0] as string))],
   ['trimPrefix', f('ss', (a) => ((a[1] as string).startsWith(a[0] as string) ? (a[1] as string).slice((a[0] as string).length) : a[1]))],
   ['trimSuffix', f('ss', (a) => ((a[1] as string).endsWith(a[0] as string) && (a[0] as string) ? (a[1] as string).slice(0, -(a[0] as string).length) : a[1]))],
-  ['nospace', f('s', (a) => (a[0] as string).replace(/\s/gu, ''))],
+  ['nospace', f('s', (a) => chargedChars(a[0] as string).replace(/\s/gu, ''))],
   ['abbrev', f('is', (a) => (num(a[0]) < 4 ? a[1] : abbrevFull(a[1] as string, 0, num(a[0]))))],
   ['abbrevboth', f('iis', (a) => abbrevFull(a[2] as string, num(a[0]), num(a[1])))],
   ['trunc', f('is', (a) => {
@@ -833,9 +985,14 @@ const entries: [string, FuncDef][] = [
     if (c >= 0 && n > c) return bytesSlice(s, 0, c);
     return s;
   })],
-  ['initials', f('s', (a) => (a[0] as string).split(/\s+/u).filter(Boolean).map((w) => String.fromCodePoint(w.codePointAt(0)!)).join(''))],
+  ['initials', f('s', (a) => {
+    chargePerChar(a[0] as string);
+    const words = (a[0] as string).split(/\s+/u).filter(Boolean);
+    return words.map((w) => String.fromCodePoint(w.codePointAt(0)!)).join('');
+  })],
   ['swapcase', f('s', (a) => swapcase(a[0] as string))],
   ['shuffle', f('s', (a) => {
+    chargePerChar(a[0] as string);
     const chars = Array.from(a[0] as string);
     for (let i = chars.length - 1; i > 0; i--) {
       const j = randomInt(i + 1);
@@ -846,20 +1003,18 @@ const entries: [string, FuncDef][] = [
   ['snakecase', f('s', (a) => splitWords(a[0] as string).map((w) => w.toLowerCase()).join('_'))],
   ['camelcase', f('s', (a) => camelcase(a[0] as string))],
   ['kebabcase', f('s', (a) => splitWords(a[0] as string).map((w) => w.toLowerCase()).join('-'))],
-  ['wrap', f('is', (a) => wrapText(a[1] as string, num(a[0]), '\n', false))],
-  ['wrapWith', f('iss', (a) => wrapText(a[2] as string, num(a[0]), a[1] as string, true))],
+  ['wrap', f('is', (a, st) => wrapText(st, a[1] as string, num(a[0]), '\n', false))],
+  ['wrapWith', f('iss', (a, st) => wrapText(st, a[2] as string, num(a[0]), a[1] as string, true))],
   ['contains', f('ss', (a) => (a[1] as string).includes(a[0] as string))],
   ['hasPrefix', f('ss', (a) => (a[1] as string).startsWith(a[0] as string))],
   ['hasSuffix', f('ss', (a) => (a[1] as string).endsWith(a[0] as string))],
   ['quote', f('', (a) => a.filter((v) => v !== null).map((v) => goQuote(strval(v))).join(' '), 'a')],
   ['squote', f('', (a) => a.filter((v) => v !== null).map((v) => `'${strval(v)}'`).join(' '), 'a')],
   ['cat', f('', (a) => a.filter((v) => v !== null).map(strval).join(' '), 'a')],
-  ['indent', f('is', (a) => indent(num(a[0]), a[1] as string))],
-  ['nindent', f('is', (a) => '\n' + indent(num(a[0]), a[1] as string))],
+  ['indent', f('is', (a, st) => indent(st, num(a[0]), a[1] as string))],
+  ['nindent', f('is', (a, st) => '\n' + indent(st, num(a[0]), a[1] as string))],
   ['replace', f('sss', (a, st) => {
-    const out = (a[2] as string).split(a[0] as string).join(a[1] as string);
-    guardLen(st, out.length);
-    return out;
+    return joinBounded(st, splitCharged(a[2] as string, a[0] as string), a[1] as string);
   })],
   ['plural', f('ssi', (a) => (num(a[2]) === 1 ? a[0] : a[1]))],
   ['toString', f('a', (a) => strval(a[0]))],
@@ -900,20 +1055,21 @@ const entries: [string, FuncDef][] = [
   })],
   ['toStrings', f('a', (a) => strslice(a[0]))],
   // Splitting and sequences
-  ['split', f('ss', (a) => Object.fromEntries((a[1] as string).split(a[0] as string).map((p, i) => [`_${i}`, p])))],
-  ['splitList', f('ss', (a) => (a[1] as string).split(a[0] as string))],
+  ['split', f('ss', (a) => Object.fromEntries(splitCharged(a[1] as string, a[0] as string).map((p, i) => [`_${i}`, p])))],
+  ['splitList', f('ss', (a) => splitCharged(a[1] as string, a[0] as string))],
   ['splitn', f('sis', (a) => {
     const n = num(a[1]);
-    const parts = (a[2] as string).split(a[0] as string);
+    const parts = splitCharged(a[2] as string, a[0] as string);
     const capped = n > 0 && parts.length > n ? [...parts.slice(0, n - 1), parts.slice(n - 1).join(a[0] as string)] : n === 0 ? [] : parts;
     return Object.fromEntries(capped.map((p, i) => [`_${i}`, p]));
   })],
-  ['join', f('sa', (a) => strslice(a[1]).join(a[0] as string))],
-  ['sortAlpha', f('a', (a) => strslice(a[0]).sort(compareBytes))],
-  ['seq', f('', (a, st) => {
-    st.charge(Math.min(1e9, Math.abs(a.reduce<number>((m, v) => Math.max(m, Math.abs(num(v))), 0))));
-    return seq(a);
-  }, 'i')],
+  ['join', f('sa', (a, st) => joinBounded(st, strslice(a[1]), a[0] as string))],
+  ['sortAlpha', f('a', (a) => {
+    const l = strslice(a[0]);
+    chargeSort(l.length);
+    return l.sort(compareBytes);
+  })],
+  ['seq', f('', (a) => seq(a), 'i')],
   ['until', f('i', (a, st) => untilStep(st, 0, num(a[0]), num(a[0]) < 0 ? -1 : 1))],
   ['untilStep', f('iii', (a, st) => untilStep(st, num(a[0]), num(a[1]), num(a[2])))],
   // Integer math
@@ -955,17 +1111,17 @@ const entries: [string, FuncDef][] = [
   })],
   ['all', f('', (a) => a.every((v) => !empty(v)), 'a')],
   ['any', f('', (a) => a.some((v) => !empty(v)), 'a')],
-  ['compact', listFn('compact', (l) => l.filter((v) => !empty(v)))],
-  ['mustCompact', listFn('compact', (l) => l.filter((v) => !empty(v)))],
+  ['compact', copyingListFn('compact', (l) => l.filter((v) => !empty(v)))],
+  ['mustCompact', copyingListFn('compact', (l) => l.filter((v) => !empty(v)))],
   ['fail', f('s', (a) => { throw new Error(a[0] as string); })],
   // JSON
-  ['toJson', f('a', (a) => { try { return goJSON(a[0], '', true); } catch { return ''; } })],
-  ['toPrettyJson', f('a', (a) => { try { return goJSON(a[0], '  ', true); } catch { return ''; } })],
-  ['toRawJson', f('a', (a) => { try { return goJSON(a[0], '', false); } catch { return ''; } })],
+  ['toJson', f('a', (a) => quietly(() => goJSON(a[0], '', true), ''))],
+  ['toPrettyJson', f('a', (a) => quietly(() => goJSON(a[0], '  ', true), ''))],
+  ['toRawJson', f('a', (a) => quietly(() => goJSON(a[0], '', false), ''))],
   ['mustToJson', f('a', (a) => goJSON(a[0], '', true))],
   ['mustToPrettyJson', f('a', (a) => goJSON(a[0], '  ', true))],
   ['mustToRawJson', f('a', (a) => goJSON(a[0], '', false))],
-  ['fromJson', f('s', (a) => { try { return fromJSON(a[0] as string); } catch { return null; } })],
+  ['fromJson', f('s', (a) => quietly(() => fromJSON(a[0] as string), null))],
   ['mustFromJson', f('s', (a) => fromJSON(a[0] as string))],
   // Copy and reflection
   ['deepCopy', f('a', (a) => deepCopy(a[0]))],
@@ -977,35 +1133,40 @@ const entries: [string, FuncDef][] = [
   ['kindIs', f('sa', (a) => a[0] === goKind(a[1]))],
   ['deepEqual', f('aa', (a) => deepEqual(a[0], a[1]))],
   // Paths (string manipulation only)
-  ['base', f('s', (a) => goPathBase(a[0] as string))],
-  ['dir', f('s', (a) => goPathDir(a[0] as string))],
-  ['clean', f('s', (a) => goPathClean(a[0] as string))],
-  ['ext', f('s', (a) => goPathExt(a[0] as string))],
+  ['base', f('s', (a) => goPathBase(chargedChars(a[0] as string)))],
+  ['dir', f('s', (a) => goPathDir(chargedChars(a[0] as string)))],
+  ['clean', f('s', (a) => goPathClean(chargedChars(a[0] as string)))],
+  ['ext', f('s', (a) => goPathExt(chargedChars(a[0] as string)))],
   ['isAbs', f('s', (a) => (a[0] as string).startsWith('/'))],
-  ['osBase', f('s', (a) => goPathBase(a[0] as string))],
-  ['osDir', f('s', (a) => goPathDir(a[0] as string))],
-  ['osClean', f('s', (a) => goPathClean(a[0] as string))],
-  ['osExt', f('s', (a) => goPathExt(a[0] as string))],
+  ['osBase', f('s', (a) => goPathBase(chargedChars(a[0] as string)))],
+  ['osDir', f('s', (a) => goPathDir(chargedChars(a[0] as string)))],
+  ['osClean', f('s', (a) => goPathClean(chargedChars(a[0] as string)))],
+  ['osExt', f('s', (a) => goPathExt(chargedChars(a[0] as string)))],
   ['osIsAbs', f('s', (a) => (a[0] as string).startsWith('/'))],
   // Lists
   ['list', f('', (a) => a, 'a')],
   ['tuple', f('', (a) => a, 'a')],
   ...(['first', 'mustFirst'] as const).map((n): [string, FuncDef] => [n, listFn('find first', (l) => (l.length ? l[0] : null))]),
   ...(['last', 'mustLast'] as const).map((n): [string, FuncDef] => [n, listFn('find last', (l) => (l.length ? l[l.length - 1] : null))]),
-  ...(['rest', 'mustRest'] as const).map((n): [string, FuncDef] => [n, listFn('find rest', (l) => (l.length ? l.slice(1) : null))]),
-  ...(['initial', 'mustInitial'] as const).map((n): [string, FuncDef] => [n, listFn('find initial', (l) => (l.length ? l.slice(0, -1) : null))]),
-  ...(['append', 'push', 'mustAppend', 'mustPush'] as const).map((n): [string, FuncDef] => [n, listFn('push', (l, a) => [...l, a[0]], 'aa')]),
-  ...(['prepend', 'mustPrepend'] as const).map((n): [string, FuncDef] => [n, listFn('prepend', (l, a) => [a[0], ...l], 'aa')]),
-  ['concat', f('', (a) => a.flatMap((l) => toList(l, 'concat')), 'a')],
-  ...(['reverse', 'mustReverse'] as const).map((n): [string, FuncDef] => [n, listFn('reverse', (l) => [...l].reverse())]),
+  ...(['rest', 'mustRest'] as const).map((n): [string, FuncDef] => [n, copyingListFn('find rest', (l) => (l.length ? l.slice(1) : null))]),
+  ...(['initial', 'mustInitial'] as const).map((n): [string, FuncDef] => [n, copyingListFn('find initial', (l) => (l.length ? l.slice(0, -1) : null))]),
+  ...(['append', 'push', 'mustAppend', 'mustPush'] as const).map((n): [string, FuncDef] => [n, copyingListFn('push', (l, a) => [...l, a[0]], 'aa')]),
+  ...(['prepend', 'mustPrepend'] as const).map((n): [string, FuncDef] => [n, copyingListFn('prepend', (l, a) => [a[0], ...l], 'aa')]),
+  ['concat', f('', (a) => a.flatMap((l) => {
+    const list = toList(l, 'concat');
+    chargeWalk(list.length);
+    return list;
+  }), 'a')],
+  ...(['reverse', 'mustReverse'] as const).map((n): [string, FuncDef] => [n, copyingListFn('reverse', (l) => [...l].reverse())]),
   ...(['uniq', 'mustUniq'] as const).map((n): [string, FuncDef] => [n, listFn('uniq', uniq)]),
-  ...(['without', 'mustWithout'] as const).map((n): [string, FuncDef] => [n, listFn('without', (l, a) => l.filter((v) => !a.some((o) => deepEqual(o, v))), 'a', 'a')]),
+  ...(['without', 'mustWithout'] as const).map((n): [string, FuncDef] => [n, copyingListFn('without', (l, a) => l.filter((v) => !a.some((o) => deepEqual(o, v))), 'a', 'a')]),
   ...(['has', 'mustHas'] as const).map((n): [string, FuncDef] => [n, f('aa', (a) => toList(a[1], 'find has').some((v) => deepEqual(v, a[0])))]),
   ...(['slice', 'mustSlice'] as const).map((n): [string, FuncDef] => [n, f('a', (a) => sliceList(a[0], a.slice(1)), 'a')]),
   ...(['chunk', 'mustChunk'] as const).map((n): [string, FuncDef] => [n, f('ia', (a) => {
     const size = num(a[0]);
     const l = toList(a[1], 'chunk');
     if (size < 1) throw new Error('size must be positive');
+    chargeWalk(l.length + Math.ceil(l.length / size));
     const out: unknown[][] = [];
     for (let i = 0; i < l.length; i += size) out.push(l.slice(i, i + size));
     return out;
@@ -1021,23 +1182,29 @@ const entries: [string, FuncDef][] = [
   ['keys', f('', (a) => a.flatMap((d) => sortedKeys(asMap(d))), 'm')],
   ['values', f('m', (a) => { const d = asMap(a[0]); return sortedKeys(d).map((k) => d[k]); })],
   ['pick', f('m', (a) => { const d = asMap(a[0]); return Object.fromEntries(a.slice(1).map(strval).filter((k) => Object.hasOwn(d, k)).map((k) => [k, d[k]])); }, 'a')],
-  ['omit', f('m', (a) => { const d = asMap(a[0]); const drop = new Set(a.slice(1).map(strval)); return Object.fromEntries(Object.keys(d).filter((k) => !drop.has(k)).map((k) => [k, d[k]])); }, 'a')],
+  ['omit', f('m', (a) => {
+    const d = asMap(a[0]);
+    const drop = new Set(a.slice(1).map(strval));
+    const keys = Object.keys(d);
+    chargeWalk(keys.length);
+    return Object.fromEntries(keys.filter((k) => !drop.has(k)).map((k) => [k, d[k]]));
+  }, 'a')],
   ...(['merge', 'mustMerge'] as const).map((n): [string, FuncDef] => [n, f('m', (a) => { const d = asMap(a[0]); for (const s of a.slice(1)) merge(d, asMap(s), false); return d; }, 'm')]),
   ...(['mergeOverwrite', 'mustMergeOverwrite'] as const).map((n): [string, FuncDef] => [n, f('m', (a) => { const d = asMap(a[0]); for (const s of a.slice(1)) merge(d, asMap(s), true); return d; }, 'm')]),
   // Regex
-  ['regexMatch', f('ss', (a) => { try { return goRegex(a[0] as string).test(a[1] as string); } catch { return false; } })],
-  ['mustRegexMatch', f('ss', (a) => goRegex(a[0] as string).test(a[1] as string))],
+  ['regexMatch', f('ss', (a) => quietly(() => regexTest(a[0] as string, a[1] as string), false))],
+  ['mustRegexMatch', f('ss', (a) => regexTest(a[0] as string, a[1] as string))],
   ['regexFindAll', f('ssi', (a) => regexFindAll(a[0] as string, a[1] as string, num(a[2])))],
   ['mustRegexFindAll', f('ssi', (a) => regexFindAll(a[0] as string, a[1] as string, num(a[2])))],
-  ['regexFind', f('ss', (a) => goRegex(a[0] as string).exec(a[1] as string)?.[0] ?? '')],
-  ['mustRegexFind', f('ss', (a) => goRegex(a[0] as string).exec(a[1] as string)?.[0] ?? '')],
-  ['regexReplaceAll', f('sss', (a) => (a[1] as string).replace(goRegex(a[0] as string, true), goReplacer(a[2] as string)))],
-  ['mustRegexReplaceAll', f('sss', (a) => (a[1] as string).replace(goRegex(a[0] as string, true), goReplacer(a[2] as string)))],
-  ['regexReplaceAllLiteral', f('sss', (a) => (a[1] as string).replace(goRegex(a[0] as string, true), () => a[2] as string))],
-  ['mustRegexReplaceAllLiteral', f('sss', (a) => (a[1] as string).replace(goRegex(a[0] as string, true), () => a[2] as string))],
+  ['regexFind', f('ss', (a) => regexFind(a[0] as string, a[1] as string))],
+  ['mustRegexFind', f('ss', (a) => regexFind(a[0] as string, a[1] as string))],
+  ['regexReplaceAll', f('sss', (a, st) => regexReplace(st, a[0] as string, a[1] as string, goReplacer(a[2] as string)))],
+  ['mustRegexReplaceAll', f('sss', (a, st) => regexReplace(st, a[0] as string, a[1] as string, goReplacer(a[2] as string)))],
+  ['regexReplaceAllLiteral', f('sss', (a, st) => regexReplace(st, a[0] as string, a[1] as string, () => a[2] as string))],
+  ['mustRegexReplaceAllLiteral', f('sss', (a, st) => regexReplace(st, a[0] as string, a[1] as string, () => a[2] as string))],
   ['regexSplit', f('ssi', (a) => regexSplit(a[0] as string, a[1] as string, num(a[2])))],
   ['mustRegexSplit', f('ssi', (a) => regexSplit(a[0] as string, a[1] as string, num(a[2])))],
-  ['regexQuoteMeta', f('s', (a) => (a[0] as string).replace(/[\\.+*?()|[\]{}^$]/g, '\\$&'))],
+  ['regexQuoteMeta', f('s', (a) => chargedChars(a[0] as string).replace(/[\\.+*?()|[\]{}^$]/g, '\\$&'))],
   // Crypto
   ['encryptAES', f('ss', (a) => encryptAES(a[0] as string, a[1] as string))],
   ['decryptAES', f('ss', (a) => decryptAES(a[0] as string, a[1] as string))],
@@ -1057,6 +1224,8 @@ entries.push(['date_modify', entries.find(([n]) => n === 'dateModify')![1]]);
 entries.push(['must_date_modify', entries.find(([n]) => n === 'mustDateModify')![1]]);
 
 function trimCutset(s: string, cutset: string): string {
+  chargePerChar(s);
+  chargePerChar(cutset);
   const set = new Set(Array.from(cutset));
   const chars = Array.from(s);
   let i = 0;
@@ -1066,15 +1235,41 @@ function trimCutset(s: string, cutset: string): string {
   return chars.slice(i, j).join('');
 }
 
-function indent(spaces: number, s: string): string {
-  const pad = ' '.repeat(Math.max(0, spaces));
-  return pad + s.split('\n').join('\n' + pad);
+function indent(st: ExecState, spaces: number, s: string): string {
+  const lines = splitCharged(s, '\n');
+  const width = Math.max(0, spaces);
+  guardLen(st, s.length + lines.length * width);
+  const pad = ' '.repeat(width);
+  return pad + lines.join('\n' + pad);
+}
+
+function regexTest(re: string, s: string): boolean {
+  return chargedRegex(re, s).test(s);
+}
+
+function regexFind(re: string, s: string): string {
+  return chargedRegex(re, s).exec(s)?.[0] ?? '';
+}
+
+/** s.split(sep), charged per part, counted (natively) before the parts are made. */
+function splitCharged(s: string, sep: string): string[] {
+  if (sep === '') {
+    chargeWalk(s.length);
+  } else {
+    let n = 1;
+    for (let i = s.indexOf(sep); i !== -1; i = s.indexOf(sep, i + sep.length)) {
+      if (++n % 1024 === 0) chargeWalk(1024);
+    }
+    chargeWalk(n % 1024);
+  }
+  return s.split(sep);
 }
 
 function regexFindAll(re: string, s: string, n: number): string[] {
   const out: string[] = [];
   if (n === 0) return out;
-  for (const m of s.matchAll(goRegex(re, true))) {
+  for (const m of s.matchAll(chargedRegex(re, s, true))) {
+    chargeWalk(MATCH);
     out.push(m[0]);
     if (n > 0 && out.length >= n) break;
   }
