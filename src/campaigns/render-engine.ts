@@ -22,9 +22,9 @@ const context = (env: RenderEnv): RenderContext => ({
 });
 
 /** A string field: compiled when it holds an expression, else used verbatim. */
-function textPart(src: string, what: string, funcs: 'campaign' | 'generic', mode: 'text' | 'html' = 'text'): (data: unknown, ctx: RenderContext) => string {
+function textPart(src: string, what: string, funcs: 'campaign' | 'generic', mode: 'text' | 'html' = 'text', name?: string): (data: unknown, ctx: RenderContext) => string {
   if (!containsTemplateExpression(src)) return () => src;
-  const t: CompiledTemplate = wrap(what, () => compileTemplate(src, { mode, funcs, shorthands: funcs === 'campaign' && what !== 'header' }));
+  const t: CompiledTemplate = wrap(what, () => compileTemplate(src, { mode, funcs, shorthands: funcs === 'campaign' && what !== 'header', name }));
   return (data, ctx) => wrap(what, () => t.render(data, ctx));
 }
 
@@ -121,8 +121,9 @@ export function compileCampaign(c: RenderCampaign, layout: string | null, env: R
 }
 
 export function compileTx(subject: string, body: string, altbody: string | null, env: RenderEnv): CompiledTx {
-  const main = wrap('body', () => compileTemplate(body, { mode: 'html', funcs: 'generic' }));
-  const subj = textPart(subject, 'subject', 'generic');
+  // Named "base" as listmonk names them, so a template may define and call its own "content".
+  const main = wrap('body', () => compileTemplate(body, { mode: 'html', funcs: 'generic', name: 'base' }));
+  const subj = textPart(subject, 'subject', 'generic', 'text', 'base');
   const alt = altbody ? textPart(altbody, 'altbody', 'generic') : null;
   const ctx = context(env);
   return {

@@ -168,12 +168,12 @@ describe('creating templates', () => {
     {
       name: 'syntax error in a tx body names line and column',
       method: 'POST', path: '/api/templates', body: { name: 'x', type: 'tx', subject: 'Hi', body: '<p>\n  {{ if }}\n</p>' }, status: 400,
-      after: ({ body }) => assert.match(body.message, /^the template does not compile: body: template: content:2:\d+: /),
+      after: ({ body }) => assert.match(body.message, /^the template does not compile: body: template: base:2:\d+: /),
     },
     {
       name: 'syntax error in a tx subject',
       method: 'POST', path: '/api/templates', body: { name: 'x', type: 'tx', subject: 'Hi {{ .Subscriber.Name | }}', body: '<p>hi</p>' }, status: 400,
-      after: ({ body }) => assert.match(body.message, /subject: template: content:1:\d+: /),
+      after: ({ body }) => assert.match(body.message, /subject: template: base:1:\d+: /),
     },
     {
       name: 'a tx template cannot use campaign-only functions',
@@ -261,7 +261,7 @@ describe('updating templates', () => {
       { name: 'tx body with a campaign-only function', method: 'PUT', path: () => `/api/templates/${txTpl}`, body: { name: 'x', body: '{{ TrackView }}' }, status: 400, contains: ['TrackView'] },
       {
         name: 'tx subject with a syntax error', method: 'PUT', path: () => `/api/templates/${txTpl}`, body: { name: 'x', subject: '{{ if }}' }, status: 400,
-        after: ({ body }) => assert.match(body.message, /subject: template: content:1:\d+/),
+        after: ({ body }) => assert.match(body.message, /subject: template: base:1:\d+/),
       },
     ]);
     it('(tx template unchanged)', () => snapshot());

@@ -43,6 +43,20 @@ describe('POST /api/tx', () => {
     assert.equal(ann.parsed.headers.get('x-listmonk-campaign'), undefined);
   });
 
+  it('renders a template that defines its own "content" block and calls it, as listmonk client libraries send', async () => {
+    const created = await t.request('POST', '/api/templates', {
+      name: 'Defines content', type: 'tx', subject: 'Hello {{ .Subscriber.Name }}',
+      body: '{{ define "content" }}<p>Order {{ .Tx.Data.order }} for {{ .Subscriber.Name }}</p>{{ end }}{{ template "content" . }}',
+    });
+    assert.equal(created.status, 200, created.text);
+    const n = sink.messages.length;
+    const r = await t.request('POST', '/api/tx', { subscriber_email: 'ann@example.com', template_id: created.body.data.id, data: { order: 'B-7' } });
+    assert.equal(r.status, 200, r.text);
+    const [mail] = await newMail(n);
+    assert.equal(mail.parsed.subject, 'Hello Ann');
+    assert.match(String(mail.parsed.html), /<p>Order B-7 for Ann<\/p>/);
+  });
+
   it('sends by id, and to unknown addresses in fallback/external modes', async () => {
     const n = sink.messages.length;
     assert.equal((await t.request('POST', '/api/tx', { subscriber_id: annId, template_id: tpl, data: { order: 'B' } })).status, 200);
