@@ -9,6 +9,7 @@ import { acquireServeLock, LockError } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { HttpError } from './http/errors.ts';
 import { announceAdmin, install, InstallError } from './install.ts';
+import { installProcessGuards } from './process-guard.ts';
 import { startServer } from './server.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
@@ -139,6 +140,7 @@ export function buildCli(): Command {
       };
       process.once('SIGINT', () => onSignal('SIGINT'));
       process.once('SIGTERM', () => onSignal('SIGTERM'));
+      installProcessGuards(() => server?.ctx.log ?? null);
       // A full GC once the old generation has grown 25% over what survived the last one (V8
       // otherwise lets it grow up to 4×). Sending promotes a steady trickle of short-lived
       // message data; in the 100,000-message bench one run with V8's default peaked at 194 MB
