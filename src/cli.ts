@@ -233,17 +233,24 @@ export function buildCli(): Command {
     });
 
   dbOption(program.command('vacuum'))
-    .description('compact the database file (VACUUM) and refresh query statistics')
+    .description('compact the database file (VACUUM) and refresh query statistics; refuses while a server runs on it')
     .action((opts: { db?: string }) => {
       const { dbPath } = loadConfig({ db: opts.db });
-      const db = openInstalled(dbPath);
+      // VACUUM holds the write lock from start to end: every write of a running server would
+      // wait for it, and its sends could not record their outcomes.
+      const release = acquireServeLock(dbPath, 'vacuuming holds the database locked from start to end, and the writes of the server would wait for it');
       try {
-        const before = statSync(dbPath).size;
-        db.exec('VACUUM');
-        db.pragma('optimize');
-        console.log(`Vacuumed ${dbPath}: ${humanSize(before)} → ${humanSize(statSync(dbPath).size)}.`);
+        const db = openInstalled(dbPath);
+        try {
+          const before = statSync(dbPath).size;
+          db.exec('VACUUM');
+          db.pragma('optimize');
+          console.log(`Vacuumed ${dbPath}: ${humanSize(before)} → ${humanSize(statSync(dbPath).size)}.`);
+        } finally {
+          closeDatabase(db);
+        }
       } finally {
-        closeDatabase(db);
+        release();
       }
     });
 

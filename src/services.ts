@@ -82,7 +82,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const settings = new SettingsService(db, config.rootUrl);
   const mailer = new Mailer(log);
   mailer.addFactory(postbackMessengers);
-  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(), orm: ormFor(db), log, settings, mailer, startedAt: new Date() };
+  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(db), orm: ormFor(db), log, settings, mailer, startedAt: new Date() };
 
   const users = new UserStore(db);
   const listStore = new ListStore(db);

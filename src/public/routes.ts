@@ -4,6 +4,7 @@
 import type { Context, Hono } from 'hono';
 import type { AppContext } from '../context.ts';
 import type { Services } from '../services.ts';
+import { isDatabaseBusy } from '../db/connection.ts';
 import { readBody, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
@@ -107,6 +108,7 @@ export function registerPublicPages(app: Hono<AppEnv>, ctx: Services): void {
     try {
       return await fn(c);
     } catch (e) {
+      if (isDatabaseBusy(e)) throw e; // 503 with Retry-After from app.ts, as for the API
       if (e instanceof PageError) return message(c, t('public.errorTitle'), e.message, e.status);
       if (e instanceof HttpError && e.status < 500) return message(c, t('public.errorTitle'), e.message, e.status === 404 ? 404 : 400);
       ctx.log.error(`${c.req.method} ${c.req.path} failed: ${(e as Error).stack ?? e}`);
