@@ -1,10 +1,11 @@
 // The listmgr command line. This contract is fixed: other tools depend on it.
 import { Command, CommanderError } from 'commander';
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { loadConfig, VERSION } from './config.ts';
 import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
+import { copyDatabase } from './db/copy.ts';
 import { acquireServeLock, LockError } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { HttpError } from './http/errors.ts';
@@ -224,10 +225,20 @@ export function buildCli(): Command {
       if (target === dbPath) throw new CliError('the backup file must not be the database itself');
       if (existsSync(target)) throw new CliError(`${target} already exists; choose a new file name`);
       const db = openInstalled(dbPath);
+      // What the copy will hold: the pages in use (VACUUM INTO leaves the free ones out).
+      const expected = ((db.pragma('page_count', { simple: true }) as number) - (db.pragma('freelist_count', { simple: true }) as number)) * (db.pragma('page_size', { simple: true }) as number);
+      closeDatabase(db);
+      // Written beside the target and renamed when complete, so FILE is never a partial copy.
+      const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
       try {
-        await db.backup(target);
-      } finally {
-        closeDatabase(db);
+        await copyDatabase(dbPath, partial, (written) => {
+          console.log(`Backing up: ${humanSize(written)} of about ${humanSize(expected)} written (${Math.min(99, Math.floor((written / Math.max(1, expected)) * 100))}%)`);
+        });
+        if (existsSync(target)) throw new CliError(`${target} appeared meanwhile; the copy is left at ${partial}`);
+        renameSync(partial, target);
+      } catch (e) {
+        if (!(e instanceof CliError)) rmSync(partial, { force: true });
+        throw e;
       }
       console.log(`Backed up ${dbPath} to ${target} (${humanSize(statSync(target).size)}).`);
     });
