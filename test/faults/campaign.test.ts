@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { addList, addMany, until } from '../campaigns/fixtures.ts';
-import { healthMs, installDatabase, RESPONSIVE_MS, startChildServer, type ChildServer } from '../helpers/child-server.ts';
+import { type ChildServer, healthMs, installDatabase, killChildServers, RESPONSIVE_MS, startChildServer } from '../helpers/child-server.ts';
+
+after(killChildServers);
 import { makeDisks, type Disks } from '../helpers/full-disk.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 

@@ -11,7 +11,9 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { healthMs, installDatabase, RESPONSIVE_MS, LAUNCHER, startChildServer, type ChildServer } from '../helpers/child-server.ts';
+import { type ChildServer, healthMs, installDatabase, killChildServers, LAUNCHER, RESPONSIVE_MS, startChildServer } from '../helpers/child-server.ts';
+
+after(killChildServers);
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

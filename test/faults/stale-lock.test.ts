@@ -7,7 +7,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installDatabase, LAUNCHER, startChildServer } from '../helpers/child-server.ts';
+import { installDatabase, killChildServers, LAUNCHER, startChildServer } from '../helpers/child-server.ts';
+
+after(killChildServers);
 
 let dir: string;
 let dbPath: string;

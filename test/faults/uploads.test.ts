@@ -7,7 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { installDatabase, startChildServer, type ChildServer } from '../helpers/child-server.ts';
+import { type ChildServer, installDatabase, killChildServers, startChildServer } from '../helpers/child-server.ts';
+
+after(killChildServers);
 import { makeDisks, type Disks, type Folder } from '../helpers/full-disk.ts';
 import type { ApiResponse } from '../helpers/server.ts';
 

@@ -50,12 +50,24 @@ export interface ChildServerOptions {
   cwd?: string;
 }
 
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills the servers still running (a failed test skipped its stop); call it in an `after`
+ * hook, else their pipes keep the test file's process alive.
+ */
+export function killChildServers(): void {
+  for (const p of running) p.kill('SIGKILL');
+}
+
 /** Starts `listmgr serve` on an ephemeral port; resolves once it listens. */
 export function startChildServer(o: ChildServerOptions): Promise<ChildServer> {
   const proc = spawn(LAUNCHER, ['serve', '--db', o.dbPath, '--uploads', o.uploads, '--address', '127.0.0.1:0'], {
     cwd: o.cwd,
     env: { ...process.env, LISTMGR_ROOT_URL: '', ...o.env },
   });
+  running.add(proc);
+  proc.once('exit', () => running.delete(proc));
   let out = '';
   let code: number | string | null | undefined;
   const exited = new Promise<number | string | null>((resolve) => proc.once('exit', (c, signal) => resolve((code = c ?? signal))));
