@@ -11,6 +11,7 @@ import { migrate } from './db/migrate.ts';
 import type { Logger } from './log.ts';
 import { makeAuth, type Guard } from './http/auth.ts';
 import { RateLimiter } from './http/rate-limit.ts';
+import { removeLeftoverUploads } from './http/upload-dirs.ts';
 import { Mailer } from './mail/mailer.ts';
 import { postbackMessengers } from './mail/postback.ts';
 import { SettingsService } from './settings/service.ts';
@@ -75,6 +76,8 @@ export interface Services extends AppContext {
 export function buildServices(config: Config, log: Logger): Services {
   const db = openDatabase(config.dbPath);
   for (const m of migrate(db)) log.info(`applied migration ${String(m.version).padStart(4, '0')}_${m.name}`);
+  // Before any upload can arrive: what a killed run of this server was receiving or importing.
+  for (const dir of removeLeftoverUploads(config.dbPath)) log.info(`removed ${dir}, an upload left behind by a server that was killed`);
   // User-written segment expressions run on a read-only connection: a second wall behind the translator.
   const reader = openDatabase(config.dbPath, { readonly: true });
   registerSegmentFunctions(reader);

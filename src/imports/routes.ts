@@ -1,13 +1,12 @@
 // /api/import/subscribers: upload and start an import, its status and log, and stop.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Hono } from 'hono';
 import type { Services } from '../services.ts';
 import type { Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, forbidden } from '../http/errors.ts';
 import { receiveMultipart } from '../http/multipart.ts';
+import { uploadTempDir } from '../http/upload-dirs.ts';
 import { filterLists, type AuthUser } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { optBool, optEnum, optIntArray, optString, reqEnum } from '../http/validate.ts';
@@ -28,7 +27,7 @@ export function registerImportRoutes(api: Hono<AppEnv>, ctx: Services): void {
 
   api.post('/import/subscribers', guard, async (c) => {
     importer.reserve();
-    const dir = mkdtempSync(join(tmpdir(), 'listmgr-import-'));
+    const dir = uploadTempDir(ctx.config.dbPath, 'import', () => importer.release());
     try {
       const contentType = c.req.header('content-type') ?? '';
       if (!/^multipart\/form-data\b/i.test(contentType)) throw badRequest('send the file as multipart/form-data (fields "params" and "file")');

@@ -1,13 +1,12 @@
 // POST /api/tx: JSON, or multipart with a `data` JSON part and `file` parts (attachments).
 import type { Hono } from 'hono';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
 import type { Services } from '../services.ts';
 import { readJson, type Body } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
 import { receiveMultipart, type MultipartForm } from '../http/multipart.ts';
+import { uploadTempDir } from '../http/upload-dirs.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Attachment } from '../mail/types.ts';
 
@@ -32,7 +31,7 @@ export function registerTxRoutes(api: Hono<AppEnv>, ctx: Services): void {
       await tx.send(await readJson(c), []);
       return ok(c, true);
     }
-    const dir = await mkdtemp(join(tmpdir(), 'listmgr-tx-'));
+    const dir = uploadTempDir(ctx.config.dbPath, 'tx');
     try {
       const form = await receiveMultipart(c.req.raw.body, type, dir, {
         fileFields: ['file'], maxFiles: MAX_ATTACHMENTS, maxFileBytes: MAX_ATTACHMENT_BYTES, maxFields: 8, maxFieldBytes: 1024 * 1024,
