@@ -1,6 +1,6 @@
 // A full disk (or quota, or file-size limit) is the server's condition, not a bug and not the
 // caller's fault: it is answered 507 Insufficient Storage with words an administrator can act
-// on, and the process goes on serving.
+// on, and the process goes on serving (docs/decisions.md §82).
 import Database from 'better-sqlite3';
 import { HttpError } from './errors.ts';
 
