@@ -10,7 +10,9 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { SnsError } from './bounces/sns.ts';
 import { RenderError } from './campaigns/render.ts';
 import { ContentConversionError } from './content/convert.ts';
+import { isDiskFull } from './http/disk-full.ts';
 import { HttpError } from './http/errors.ts';
+import { requestScope } from './http/request-scope.ts';
 import { notFoundPage } from './http/layout.tsx';
 import { LIMITS } from './http/limits.ts';
 import { SegmentError } from './segments/index.ts';
@@ -66,8 +68,9 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use('*', async (c, next) => {
-    c.set('requestId', randomUUID().slice(0, 8));
-    await next();
+    const id = randomUUID().slice(0, 8);
+    c.set('requestId', id);
+    await requestScope.run({ id, method: c.req.method, path: c.req.path }, next);
   });
 
   // CORS only for the origins in security.trusted_urls (none by default). Unlike listmonk we
@@ -116,6 +119,10 @@ export function createApp(ctx: Services): Hono<AppEnv> {
       ctx.log.warn(`request ${id} ${c.req.method} ${c.req.path}: the database stayed locked past the busy timeout`);
       c.header('Retry-After', '1');
       return c.json({ message: 'the database is busy with a long write (such as an index rebuild after an import); try again in a moment' }, 503);
+    }
+    if (isDiskFull(err)) {
+      ctx.log.error(`request ${id} ${c.req.method} ${c.req.path}: no space left: ${err.message}`);
+      return c.json({ message: 'the server has no disk space left to store this; try again once space has been freed' }, 507);
     }
     ctx.log.error(`request ${id} ${c.req.method} ${c.req.path} failed: ${err.stack ?? err.message}`);
     return c.json({ message: `Internal Server Error (request ${id})` }, 500);

@@ -1,14 +1,16 @@
 // The listmgr command line. This contract is fixed: other tools depend on it.
 import { Command, CommanderError } from 'commander';
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { loadConfig, VERSION } from './config.ts';
 import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
+import { copyDatabase } from './db/copy.ts';
 import { acquireServeLock, LockError } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { HttpError } from './http/errors.ts';
 import { announceAdmin, install, InstallError } from './install.ts';
+import { installProcessGuards } from './process-guard.ts';
 import { startServer } from './server.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
@@ -139,6 +141,7 @@ export function buildCli(): Command {
       };
       process.once('SIGINT', () => onSignal('SIGINT'));
       process.once('SIGTERM', () => onSignal('SIGTERM'));
+      installProcessGuards(() => server?.ctx.log ?? null);
       // A full GC once the old generation has grown 25% over what survived the last one (V8
       // otherwise lets it grow up to 4×). Sending promotes a steady trickle of short-lived
       // message data; in the 100,000-message bench one run with V8's default peaked at 194 MB
@@ -222,26 +225,43 @@ export function buildCli(): Command {
       if (target === dbPath) throw new CliError('the backup file must not be the database itself');
       if (existsSync(target)) throw new CliError(`${target} already exists; choose a new file name`);
       const db = openInstalled(dbPath);
+      // What the copy will hold: the pages in use (VACUUM INTO leaves the free ones out).
+      const expected = ((db.pragma('page_count', { simple: true }) as number) - (db.pragma('freelist_count', { simple: true }) as number)) * (db.pragma('page_size', { simple: true }) as number);
+      closeDatabase(db);
+      // Written beside the target and renamed when complete, so FILE is never a partial copy.
+      const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
       try {
-        await db.backup(target);
-      } finally {
-        closeDatabase(db);
+        await copyDatabase(dbPath, partial, (written) => {
+          console.log(`Backing up: ${humanSize(written)} of about ${humanSize(expected)} written (${Math.min(99, Math.floor((written / Math.max(1, expected)) * 100))}%)`);
+        });
+        if (existsSync(target)) throw new CliError(`${target} appeared meanwhile; the copy is left at ${partial}`);
+        renameSync(partial, target);
+      } catch (e) {
+        if (!(e instanceof CliError)) rmSync(partial, { force: true });
+        throw e;
       }
       console.log(`Backed up ${dbPath} to ${target} (${humanSize(statSync(target).size)}).`);
     });
 
   dbOption(program.command('vacuum'))
-    .description('compact the database file (VACUUM) and refresh query statistics')
+    .description('compact the database file (VACUUM) and refresh query statistics; refuses while a server runs on it')
     .action((opts: { db?: string }) => {
       const { dbPath } = loadConfig({ db: opts.db });
-      const db = openInstalled(dbPath);
+      // VACUUM holds the write lock from start to end: every write of a running server would
+      // wait for it, and its sends could not record their outcomes.
+      const release = acquireServeLock(dbPath, 'vacuuming holds the database locked from start to end, and the writes of the server would wait for it');
       try {
-        const before = statSync(dbPath).size;
-        db.exec('VACUUM');
-        db.pragma('optimize');
-        console.log(`Vacuumed ${dbPath}: ${humanSize(before)} → ${humanSize(statSync(dbPath).size)}.`);
+        const db = openInstalled(dbPath);
+        try {
+          const before = statSync(dbPath).size;
+          db.exec('VACUUM');
+          db.pragma('optimize');
+          console.log(`Vacuumed ${dbPath}: ${humanSize(before)} → ${humanSize(statSync(dbPath).size)}.`);
+        } finally {
+          closeDatabase(db);
+        }
       } finally {
-        closeDatabase(db);
+        release();
       }
     });
 

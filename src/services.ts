@@ -10,6 +10,7 @@ import { migrate } from './db/migrate.ts';
 import type { Logger } from './log.ts';
 import { makeAuth, type Guard } from './http/auth.ts';
 import { RateLimiter } from './http/rate-limit.ts';
+import { removeLeftoverUploads } from './http/upload-dirs.ts';
 import { Mailer } from './mail/mailer.ts';
 import { postbackMessengers } from './mail/postback.ts';
 import { SettingsService } from './settings/service.ts';
@@ -85,6 +86,8 @@ export interface Services extends AppContext {
 export function buildServices(config: Config, log: Logger): Services {
   const db = openDatabase(config.dbPath);
   for (const m of migrate(db)) log.info(`applied migration ${String(m.version).padStart(4, '0')}_${m.name}`);
+  // Before any upload can arrive: what a killed run of this server was receiving or importing.
+  for (const dir of removeLeftoverUploads(config.dbPath)) log.info(`removed ${dir}, an upload left behind by a server that was killed`);
   // User-written segment expressions run on a read-only connection: a second wall behind the translator.
   const reader = openDatabase(config.dbPath, { readonly: true });
   registerSegmentFunctions(reader);
@@ -92,7 +95,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const settings = new SettingsService(db, config.rootUrl);
   const mailer = new Mailer(log);
   mailer.addFactory(postbackMessengers);
-  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(), log, settings, mailer, startedAt: new Date() };
+  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(db), log, settings, mailer, startedAt: new Date() };
 
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());

@@ -90,6 +90,16 @@ export function isDatabaseBusy(e: unknown): boolean {
   return e instanceof Database.SqliteError && (e.code.startsWith('SQLITE_BUSY') || e.code.startsWith('SQLITE_LOCKED'));
 }
 
+/**
+ * Whether `e` is the database failing for a while rather than a bug: locked by another
+ * connection, the disk or a quota full, an I/O error, out of memory. Writing again later may
+ * succeed (the sending engine retries such writes, then pauses the campaign).
+ */
+export function isStorageFailure(e: unknown): boolean {
+  if (!(e instanceof Database.SqliteError)) return false;
+  return isDatabaseBusy(e) || ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_NOMEM', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL'].some((c) => e.code.startsWith(c));
+}
+
 /** Runs fn in one IMMEDIATE transaction (all or nothing). */
 export function inTransaction<T>(db: DB, fn: () => T): T {
   return db.transaction(fn).immediate();

@@ -12,7 +12,12 @@
 //   oversleep by up to a poll).
 // Each side counts itself before it looks at the other, so at least one of two that start
 // together sees the other.
+// A lock held outside the process is waited for the same way, polled (write-lock.ts): such a
+// request answers 503 once the busy timeout has passed with the lock still taken, instead of
+// holding the event loop in SQLite's busy handler all that time.
 import type { MiddlewareHandler } from 'hono';
+import type { DB } from './connection.ts';
+import { databaseLocked, waitForWriteLock } from './write-lock.ts';
 
 const WRITES = 0;
 const BACKGROUND = 1;
@@ -34,6 +39,9 @@ export class ForegroundWrites {
   readonly buffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   private readonly slots = new Int32Array(this.buffer);
 
+  /** `db`: the server's connection, whose write lock requests wait for (none: only the counters). */
+  constructor(private readonly db?: DB) {}
+
   /** Middleware for the routes that may write. */
   readonly track: MiddlewareHandler = async (_c, next) => {
     Atomics.add(this.slots, WRITES, 1);
@@ -45,6 +53,7 @@ export class ForegroundWrites {
         const wait = Atomics.waitAsync(this.slots, BACKGROUND, n, left);
         if (wait.async) await wait.value;
       }
+      if (this.db && !(await waitForWriteLock(this.db))) throw databaseLocked();
       await next();
     } finally {
       release(this.slots, WRITES);

@@ -6,10 +6,20 @@
 // messenger and marked sent only after the server accepted it; the walk skips everyone
 // marked sent. Outcomes are written in small batches (every FLUSH_MS or FLUSH_EVERY results),
 // so the one window for a repeat is a crash between acceptance and that write.
+//
+// The database may refuse a write for a while: locked by another process, the disk full. Such
+// writes are waited for without blocking the event loop (db/write-lock.ts) and retried with
+// backoff; outcomes stay in memory until they are written, and no new message is handed over
+// while they cannot be. A write that keeps failing stops the run: the messages in flight
+// finish, their outcomes are written as soon as the database takes them again, and the
+// campaign is paused with the reason. The run stays registered until then, so the scheduler
+// does not start the campaign again (and re-send what is in flight) meanwhile.
 import type { AppContext } from '../context.ts';
 import type { Logger } from '../log.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import { RenderError } from '../campaigns/render.ts';
+import { isStorageFailure } from '../db/connection.ts';
+import { databaseLocked, waitForWriteLock } from '../db/write-lock.ts';
 import { composer, loadAttachments, type Composer, type TrackedLinks } from '../campaigns/compose.ts';
 import { DeliveryStore, type SendResult } from './store.ts';
 import { Throttle } from './throttle.ts';
@@ -20,32 +30,68 @@ const FLUSH_MS = 200;
 const FLUSH_EVERY = 500;
 /** Messages composed between yields to the event loop, so the API stays responsive. */
 const YIELD_EVERY = 32;
+/**
+ * Tries of a failing write before the campaign is paused (about 8 s of backoff, plus up to the
+ * busy timeout per try while another process holds the lock).
+ */
+const WRITE_TRIES = 6;
+/** Pause after the nth failed try: 250 ms doubling up to 4 s. */
+const backoff = (n: number) => Math.min(4000, 250 * 2 ** (n - 1));
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Failed messages logged in full per run; the rest are counted (each is stored with its recipient). */
 const LOGGED_FAILURES = 20;
 
+/** A write of the engine, retried while the database refuses it for a reason that may pass. */
+type Persist = <T>(what: string, write: () => T, tries?: number, onFailure?: (e: Error) => void) => Promise<T>;
+
 /** One campaign being sent by this process. */
 class Run {
   stopped = false;
+  /** Set when the run stops for a reason the campaign is paused with. */
+  pauseReason = '';
   errors = 0;
   /** Messages that failed to render or to send. */
   failures = 0;
+  /** Outcomes not written yet, oldest first. */
   private pending: SendResult[] = [];
   /** Fetched ids in order, and which of them are done: the low-water mark is the done prefix. */
   private order: number[] = [];
   private head = 0;
   private done = new Set<number>();
   lowWater: number;
+  private written: number;
   private inFlight = 0;
   private drained: (() => void) | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
+  /** The write under way (one at a time), and whether more was asked for meanwhile. */
+  private writing: Promise<void> | null = null;
+  private writeAgain = false;
+  /** Set while writing outcomes fails: no new message is handed over. */
+  private failing = false;
+  private recovered: (() => void)[] = [];
   /** Sends per second over the last minute, for running stats. */
   private perSecond = new Map<number, number>();
 
-  constructor(readonly campaign: CampaignRow, private readonly store: DeliveryStore, start: number) {
+  constructor(readonly campaign: CampaignRow, private readonly store: DeliveryStore, private readonly persist: Persist, private readonly onStop: (reason: string) => void, start: number) {
     this.lowWater = start;
+    this.written = start;
+  }
+
+  /** Stops handing over messages; with a reason, the campaign is paused with it (the first reason wins). */
+  stop(reason = ''): void {
+    if (reason && !this.pauseReason) this.pauseReason = reason;
+    if (this.stopped) return;
+    this.stopped = true;
+    this.onStop(reason);
+    for (const r of this.recovered.splice(0)) r();
+  }
+
+  start(from: number): void {
+    this.lowWater = from;
+    this.written = from;
   }
 
   logFailure(log: Logger, what: string): void {
@@ -76,26 +122,77 @@ class Run {
     if (this.inFlight === 0) this.drained?.();
   }
 
-  /** Recipients whose message was never handed over (stop) count as done for the cursor only if sent; so just stop advancing. */
+  /** Resolves at once, or, while outcomes cannot be written, when they can again or the run stops. */
+  async writable(): Promise<void> {
+    if (this.failing && !this.stopped) await new Promise<void>((r) => this.recovered.push(r));
+  }
+
+  /** Starts writing the pending outcomes (in the background; never throws). */
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    while (this.head < this.order.length && this.done.has(this.order[this.head])) {
-      this.done.delete(this.order[this.head]);
-      this.lowWater = this.order[this.head++];
+    if (this.writing) {
+      this.writeAgain = true;
+      return;
     }
-    if (this.head > 4096) {
-      this.order = this.order.slice(this.head);
-      this.head = 0;
-    }
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length || this.lowWater > 0) this.store.record(this.campaign.id, batch, this.lowWater);
+    this.writing = this.writeWhilePending().finally(() => (this.writing = null));
   }
 
-  async drain(): Promise<void> {
+  private async writeWhilePending(): Promise<void> {
+    do {
+      this.writeAgain = false;
+      try {
+        await this.write(WRITE_TRIES);
+      } catch (e) {
+        // Kept failing: no more messages; drain() goes on trying to write what is pending.
+        this.stop(`the outcomes of sent messages could not be recorded: ${(e as Error).message}`);
+        return;
+      }
+    } while (this.writeAgain || this.pending.length >= FLUSH_EVERY);
+  }
+
+  /**
+   * Writes the pending outcomes and the low-water mark in one transaction; what arrives
+   * meanwhile stays pending. The outcomes leave memory only once written.
+   */
+  private async write(tries: number): Promise<void> {
+    await this.persist(`recording outcomes of campaign ${this.campaign.id}`, () => {
+      while (this.head < this.order.length && this.done.has(this.order[this.head])) {
+        this.done.delete(this.order[this.head]);
+        this.lowWater = this.order[this.head++];
+      }
+      if (this.head > 4096) {
+        this.order = this.order.slice(this.head);
+        this.head = 0;
+      }
+      const n = this.pending.length;
+      const lowWater = this.lowWater;
+      if (!n && lowWater <= this.written) return;
+      this.store.record(this.campaign.id, this.pending, lowWater);
+      this.pending.splice(0, n);
+      this.written = lowWater;
+    }, tries, () => (this.failing = true));
+    if (this.failing) {
+      this.failing = false;
+      for (const r of this.recovered.splice(0)) r();
+    }
+  }
+
+  /**
+   * Waits for the messages in flight, then writes every outcome, retrying for as long as the
+   * database refuses (`tries`; the engine's persist gives up early when it stops).
+   */
+  async drain(tries = Infinity): Promise<void> {
     if (this.inFlight > 0) await new Promise<void>((r) => (this.drained = r));
-    this.flush();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    while (this.writing) await this.writing;
+    await this.write(tries);
+  }
+
+  /** Outcomes still in memory. */
+  unwritten(): number {
+    return this.pending.length;
   }
 
   rate(): number {
@@ -133,10 +230,7 @@ export class DeliveryEngine {
 
   /** Stops sending a campaign (pause, cancel, delete); queued messages are dropped. */
   halt(id: number): void {
-    const run = this.runs.get(id);
-    if (!run) return;
-    run.stopped = true;
-    this.throttle.nudge();
+    this.runs.get(id)?.stop();
   }
 
   isSending(id: number): boolean {
@@ -152,22 +246,56 @@ export class DeliveryEngine {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    for (const run of this.runs.values()) run.stopped = true;
+    for (const run of this.runs.values()) run.stop();
     this.throttle.nudge();
     await Promise.all([...this.tasks]);
   }
 
   private scan(): void {
     if (this.stopping) return;
-    for (const id of this.store.due(new Date().toISOString())) {
+    let due: number[];
+    try {
+      due = this.store.due(new Date().toISOString());
+    } catch (e) {
+      // A database that cannot be read now (I/O error, a lock) is tried again at the next scan.
+      this.ctx.log.error(`delivery: looking for campaigns to send failed: ${(e as Error).message}`);
+      return;
+    }
+    for (const id of due) {
       if (this.runs.has(id)) continue;
-      const c = this.campaigns.get(id);
+      let c: CampaignRow | undefined;
+      try {
+        c = this.campaigns.get(id);
+      } catch (e) {
+        this.ctx.log.error(`campaign ${id}: reading it failed: ${(e as Error).message}`);
+        continue;
+      }
       if (!c) continue;
       const task = this.send(c).catch((e) => this.ctx.log.error(`campaign ${id}: ${(e as Error).stack ?? e}`));
       this.tasks.add(task);
       void task.finally(() => this.tasks.delete(task));
     }
   }
+
+  /**
+   * Runs a write: waits, without blocking the event loop, for SQLite's write lock (up to the
+   * busy timeout), and retries a write the database refuses for a while (isStorageFailure)
+   * after a backoff, `tries` times in all (Infinity: until it is written); the engine stopping
+   * cuts that short. Throws the last error.
+   */
+  private readonly persist: Persist = async (what, write, tries = WRITE_TRIES, onFailure) => {
+    for (let n = 1; ; n++) {
+      try {
+        if (!(await waitForWriteLock(this.ctx.db))) throw databaseLocked();
+        return write();
+      } catch (e) {
+        if (!isStorageFailure(e) || n >= tries || (this.stopping && n >= 2)) throw e;
+        onFailure?.(e as Error);
+        if (n === 1 || n % 20 === 0) this.ctx.log.warn(`delivery: ${what} failed (${(e as Error).message}); trying again`);
+        await sleep(backoff(n));
+      }
+    }
+  };
 
   private async send(c: CampaignRow): Promise<void> {
     const log = this.ctx.log;
@@ -186,28 +314,66 @@ export class DeliveryEngine {
       log.error(`campaign ${c.id}: ${e.message}; paused`);
       return;
     }
-    const { max, start } = this.store.pickUp(c.id, optin, c.last_subscriber_id);
-    const run = new Run(c, this.store, start);
+    // Registered before the first wait, so that the scheduler does not start it twice.
+    const run = new Run(c, this.store, this.persist, (reason) => {
+      this.throttle.nudge();
+      if (reason) log.error(`campaign ${c.id}: stopped sending: ${reason}; it is paused as soon as that can be recorded`);
+    }, c.last_subscriber_id);
     this.runs.set(c.id, run);
-    log.info(`campaign ${c.id} "${c.name}": sending from subscriber ${start} up to ${max}`);
+    try {
+      let picked: { max: number; start: number };
+      try {
+        picked = await this.persist(`starting campaign ${c.id}`, () => this.store.pickUp(c.id, optin, c.last_subscriber_id));
+      } catch (e) {
+        // Nothing was sent: the campaign stays running and the next scans try again.
+        log.error(`campaign ${c.id}: could not start sending: ${(e as Error).message}`);
+        return;
+      }
+      const { max, start } = picked;
+      run.start(start);
+      log.info(`campaign ${c.id} "${c.name}": sending from subscriber ${start} up to ${max}`);
+      await this.walk(run, compose, optin, start, max);
+      if (run.failures > LOGGED_FAILURES) log.error(`campaign ${c.id}: ${run.failures} messages failed in this run`);
+      await this.end(run);
+    } finally {
+      this.runs.delete(c.id);
+    }
+  }
+
+  /** Hands over the campaign's messages until the walk ends or the run stops; then waits for those in flight and records them. */
+  private async walk(run: Run, compose: Composer, optin: boolean, start: number, max: number): Promise<void> {
+    const log = this.ctx.log;
+    const c = run.campaign;
     const maxErrors = Math.max(0, Math.floor(this.ctx.settings.num('app.max_send_errors')));
     const batchSize = Math.max(1, Math.floor(this.ctx.settings.num('app.batch_size')) || 1000);
-    let pauseReason = '';
     try {
       let cursor = start;
       outer: while (!run.stopped) {
-        const batch = this.store.nextBatch(c.id, optin, cursor, max, batchSize);
-        if (!batch.length) break;
+        const after = cursor;
+        let batch;
+        try {
+          batch = await this.persist(`queueing recipients of campaign ${c.id}`, () => this.store.nextBatch(c.id, optin, after, max, batchSize));
+        } catch (e) {
+          run.stop(`the next recipients could not be queued: ${(e as Error).message}`);
+          break;
+        }
+        if (run.stopped || !batch.length) break;
         run.fetched(batch.map((s) => s.id));
         for (let i = 0; i < batch.length; i++) {
           const sub = batch[i];
           if (i % YIELD_EVERY === 0) await tick();
+          await run.writable();
           if (run.stopped || !(await this.throttle.acquire(() => run.stopped))) break outer;
           let msg;
           try {
             msg = compose.message(sub);
           } catch (e) {
             this.throttle.release();
+            if (isStorageFailure(e)) {
+              // Not the message's fault (a tracked link could not be stored): it stays queued.
+              run.stop(`a message could not be composed: ${(e as Error).message}`);
+              break outer;
+            }
             run.started();
             run.finished({ subscriberId: sub.id, ok: false, error: `render: ${(e as Error).message}` });
             run.logFailure(log, `message to subscriber ${sub.id} does not render: ${(e as Error).message}`);
@@ -220,32 +386,46 @@ export class DeliveryEngine {
               run.finished({ subscriberId: sub.id, ok: false, error: String(e.message).slice(0, 500) });
               run.logFailure(log, `message to subscriber ${sub.id} failed: ${e.message}`);
               run.errors++;
-              if (maxErrors > 0 && run.errors >= maxErrors && !run.stopped) {
-                pauseReason = `Too many errors (${run.errors}); last: ${e.message}`;
-                run.stopped = true;
-                this.throttle.nudge();
-              }
+              if (maxErrors > 0 && run.errors >= maxErrors && !run.stopped) run.stop(`Too many errors (${run.errors}); last: ${e.message}`);
             },
-          ).finally(() => this.throttle.release());
+          ).finally(() => this.throttle.release()).catch((e) => log.error(`campaign ${c.id}: ${(e as Error).stack ?? e}`));
         }
         cursor = batch[batch.length - 1].id;
       }
-      await run.drain();
     } finally {
-      this.runs.delete(c.id);
-    }
-    if (run.failures > LOGGED_FAILURES) log.error(`campaign ${c.id}: ${run.failures} messages failed in this run`);
-    if (pauseReason) {
-      if (this.store.pause(c.id, pauseReason)) {
-        log.error(`campaign ${c.id}: ${pauseReason}; paused`);
-        await this.notify(c.id, 'Paused', pauseReason);
+      // Also when something above threw: the messages in flight are recorded before the run
+      // ends, so that the next run does not send them again.
+      try {
+        await run.drain();
+      } catch (e) {
+        const message = (e as Error).message;
+        log.error(`campaign ${c.id}: the outcomes of ${run.unwritten()} sent messages could not be recorded (${message}); their recipients may get the campaign again when it resumes`);
+        // Not finished with outcomes missing; on a shutdown it stays running, to go on after the restart.
+        if (!this.stopping) run.stop(`the outcomes of sent messages could not be recorded: ${message}`);
       }
+    }
+  }
+
+  /** Pauses the campaign with the run's reason, or marks it finished; written as soon as the database takes it. */
+  private async end(run: Run): Promise<void> {
+    const { id, name } = run.campaign;
+    const log = this.ctx.log;
+    const reason = run.pauseReason;
+    if (!reason && run.stopped) return; // paused, cancelled, deleted or shutting down
+    let changed: boolean;
+    try {
+      changed = await this.persist(`${reason ? 'pausing' : 'finishing'} campaign ${id}`, () => (reason ? this.store.pause(id, reason) : this.store.finish(id)), Infinity);
+    } catch (e) {
+      log.error(`campaign ${id}: could not be marked ${reason ? 'paused' : 'finished'}: ${(e as Error).message}${reason ? ` (it was stopped: ${reason})` : ''}`);
       return;
     }
-    if (run.stopped) return; // paused, cancelled, deleted or shutting down
-    if (this.store.finish(c.id)) {
-      log.info(`campaign ${c.id} "${c.name}" finished`);
-      await this.notify(c.id, 'Finished', '');
+    if (!changed) return;
+    if (reason) {
+      log.error(`campaign ${id}: ${reason}; paused`);
+      await this.notify(id, 'Paused', reason);
+    } else {
+      log.info(`campaign ${id} "${name}" finished`);
+      await this.notify(id, 'Finished', '');
     }
   }
 

@@ -1,11 +1,11 @@
 // Reading a multipart/form-data request without holding it in memory (busboy): file parts are
 // streamed to files in a folder the caller owns (and removes), text fields are collected.
 // Request.formData() would buffer the whole body, which an import of gigabytes cannot afford.
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
+import { diskFull, isDiskFull } from './disk-full.ts';
 import { badRequest, HttpError } from './errors.ts';
 
 export interface ReceivedFile {
@@ -42,7 +42,9 @@ const size = (bytes: number) => (bytes < 1048576 ? `${Math.round(bytes / 1024)} 
 
 /**
  * Reads the whole body into `dir` (files) and memory (fields). Throws a 400 HttpError when the
- * body is not multipart, malformed, or over a limit; the caller removes `dir` either way.
+ * body is not multipart, malformed, or over a limit, and a 507 when a file cannot be written
+ * for lack of space (the partial file is removed; any other write error is thrown as is); the
+ * caller removes `dir` either way.
  */
 export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, contentType: string, dir: string, limits: MultipartLimits): Promise<MultipartForm> {
   if (!/^multipart\/form-data\b/i.test(contentType)) throw badRequest('expected a multipart/form-data body');
@@ -58,7 +60,10 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
   }
 
   const form: MultipartForm = { fields: {}, files: [] };
+  // Each resolves when its file is written or has failed (never rejects: a rejection would be
+  // unhandled until the whole body is read, which ends the process).
   const writes: Promise<void>[] = [];
+  let unwritable: Error | null = null;
   // The first problem wins; the rest of the body is still read (and discarded) so the client
   // gets the answer instead of a reset connection.
   let problem: HttpError | null = null;
@@ -80,7 +85,21 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
     form.files.push(file);
     stream.on('data', (chunk: Buffer) => (file.size += chunk.length));
     stream.on('limit', () => refuse(`the file "${file.name}" is larger than ${size(limits.maxFileBytes)}`));
-    writes.push(pipeline(stream, createWriteStream(file.path)));
+    writes.push(new Promise<void>((resolve) => {
+      const out = createWriteStream(file.path);
+      out.on('close', resolve);
+      out.on('error', (e) => {
+        // The rest of the part is read and dropped (a destroyed part would stall busboy).
+        stream.unpipe(out);
+        stream.resume();
+        unwritable ??= isDiskFull(e) ? diskFull(`the uploaded file "${file.name}"`) : new Error(`writing an uploaded file failed: ${e.message}`);
+        rmSync(file.path, { force: true });
+        resolve();
+      });
+      // A part cut short (the request failed) ends its file too.
+      stream.on('error', () => out.destroy());
+      stream.pipe(out);
+    }));
   });
   parser.on('filesLimit', () => refuse(`send at most ${limits.maxFiles} file(s)`));
   parser.on('fieldsLimit', () => refuse(`send at most ${limits.maxFields} form field(s)`));
@@ -97,10 +116,11 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
   } catch (e) {
     unreadable = e as HttpError;
     source.unpipe(parser);
+    parser.destroy();
   }
-  const failedWrite = (await Promise.allSettled(writes)).find((w) => w.status === 'rejected');
+  await Promise.all(writes);
   if (unreadable) throw unreadable;
+  if (unwritable) throw unwritable;
   if (problem) throw problem;
-  if (failedWrite) throw new Error(`writing an uploaded file failed: ${String(failedWrite.reason)}`);
   return form;
 }

@@ -124,15 +124,25 @@ export class Importer {
     this.indexer.hold();
     pauseCheckpoints(this.ctx.db);
     // The final status is published last, once the importer is free for the next upload.
-    this.running = this.run(job, this.control).then((final) => {
-      this.indexer.release();
-      resumeCheckpoints(this.ctx.db);
-      rmSync(job.dir, { recursive: true, force: true });
-      this.state.imported = Atomics.load(this.control!, CONTROL_IMPORTED);
-      this.control = null;
-      this.running = null;
-      this.busy = false;
-      this.state.status = final;
+    // Whatever fails here (a full disk, a database that cannot be read), the upload is removed
+    // and the importer is free again: a rejection would leave it busy until a restart.
+    this.running = this.run(job, this.control).catch((e) => {
+      this.ctx.log.error(`import of "${job.name}" failed: ${(e as Error).message}`);
+      return 'failed' as const;
+    }).then((final) => {
+      try {
+        rmSync(job.dir, { recursive: true, force: true });
+        resumeCheckpoints(this.ctx.db);
+        this.indexer.release();
+      } catch (e) {
+        this.ctx.log.error(`import: cleaning up after "${job.name}" failed: ${(e as Error).message}`);
+      } finally {
+        this.state.imported = Atomics.load(this.control!, CONTROL_IMPORTED);
+        this.control = null;
+        this.running = null;
+        this.busy = false;
+        this.state.status = final;
+      }
     });
     return this.status();
   }

@@ -1,8 +1,6 @@
 // /api/import/subscribers: upload and start an import, its status and log, and stop. Which lists
 // an import may write to is decided by the importer.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Context } from 'hono';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
@@ -10,6 +8,8 @@ import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart } from '../http/multipart.ts';
 import { routesFor } from '../http/routes.ts';
 import { f, parseInput, z } from '../http/schema.ts';
+import { uploadTempDir } from '../http/upload-dirs.ts';
+import type { Config } from '../config.ts';
 import type { AppEnv } from '../http/types.ts';
 import { SUBSCRIPTION_STATUSES } from '../subscribers/store.ts';
 import type { Importer, ImportParams } from './importer.ts';
@@ -17,6 +17,7 @@ import { inspectUpload } from './source.ts';
 
 interface Deps {
   importer: Importer;
+  config: Config;
 }
 type C = Context<AppEnv>;
 
@@ -70,9 +71,9 @@ function stopImport(c: C, s: Deps) {
   return ok(c, s.importer.stop());
 }
 
-async function startImport(c: C, { importer }: Deps) {
+async function startImport(c: C, { importer, config }: Deps) {
   importer.reserve();
-  const dir = mkdtempSync(join(tmpdir(), 'listmgr-import-'));
+  const dir = uploadTempDir(config.dbPath, 'import', () => importer.release());
   try {
     const contentType = c.req.header('content-type') ?? '';
     if (!/^multipart\/form-data\b/i.test(contentType)) throw badRequest('send the file as multipart/form-data (fields "params" and "file")');

@@ -3,6 +3,7 @@
 // Answers never reveal whether an address was already subscribed. Rate-limited per client.
 import type { Context } from 'hono';
 import type { AppContext } from '../context.ts';
+import { isDatabaseBusy } from '../db/connection.ts';
 import { readBody } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
@@ -202,6 +203,7 @@ function pageRoute<B, Q>(fn: Handler<Deps, B, Q>): Handler<Deps, B, Q> {
     try {
       return await fn(c, s, input);
     } catch (e) {
+      if (isDatabaseBusy(e)) throw e; // 503 with Retry-After from app.ts, as for the API
       const t = subscriberTranslator(s);
       if (e instanceof PageError) return message(c, s, t('public.errorTitle'), e.message, e.status);
       if (e instanceof HttpError && e.status < 500) return message(c, s, t('public.errorTitle'), e.message, e.status === 404 ? 404 : 400);

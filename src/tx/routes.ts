@@ -1,8 +1,6 @@
 // POST /api/tx: JSON, or multipart with a `data` JSON part and `file` parts (attachments).
 import type { Context } from 'hono';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError } from '../http/errors.ts';
@@ -10,12 +8,15 @@ import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart, type MultipartForm } from '../http/multipart.ts';
 import { routesFor } from '../http/routes.ts';
 import { f, parseInput, z } from '../http/schema.ts';
+import { uploadTempDir } from '../http/upload-dirs.ts';
+import type { Config } from '../config.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Attachment } from '../mail/types.ts';
 import { TX_MODES, type TxService } from './service.ts';
 
 interface Deps {
   tx: TxService;
+  config: Config;
 }
 type C = Context<AppEnv>;
 
@@ -48,19 +49,19 @@ function txInput() {
 }
 
 async function sendTx(c: C, s: Deps) {
-  const { message, attachments } = await readTxRequest(c);
+  const { message, attachments } = await readTxRequest(c, s.config.dbPath);
   await s.tx.send(c.get('user'), parseInput(txInput(), message), attachments);
   return ok(c, true);
 }
 
 /** The message (a JSON body, or the multipart `data` part) and the multipart `file` parts, read into memory. */
-async function readTxRequest(c: C): Promise<{ message: unknown; attachments: Attachment[] }> {
+async function readTxRequest(c: C, dbPath: string): Promise<{ message: unknown; attachments: Attachment[] }> {
   const type = c.req.header('content-type') ?? '';
   if (!/^multipart\/form-data\b/i.test(type)) {
     if (Number(c.req.header('content-length') ?? 0) > LIMITS.txBodyBytes) throw new HttpError(413, `request body too large (limit ${LIMITS.txBodyBytes / 1024 / 1024} MB)`);
     return { message: await readJson(c), attachments: [] };
   }
-  const dir = await mkdtemp(join(tmpdir(), 'listmgr-tx-'));
+  const dir = uploadTempDir(dbPath, 'tx');
   try {
     const form = await receiveMultipart(c.req.raw.body, type, dir, {
       fileFields: ['file'], maxFiles: LIMITS.txAttachments, maxFileBytes: LIMITS.txAttachmentBytes, maxFields: 8, maxFieldBytes: 1024 * 1024,
