@@ -7,7 +7,7 @@ import { fromRoot } from '../../src/paths.ts';
 import { closeDatabase, openDatabase, type DB } from '../../src/db/connection.ts';
 import { install } from '../../src/install.ts';
 import { UserStore } from '../../src/users/store.ts';
-import type { ApiResponse, RequestOptions } from './server.ts';
+import { sendRequest, type ApiResponse, type RequestOptions } from './server.ts';
 
 export const LAUNCHER = fromRoot('listmgr');
 
@@ -83,28 +83,9 @@ export function startChildServer(o: ChildServerOptions): Promise<ChildServer> {
   });
 
   function server(url: string): ChildServer {
-    async function request<T>(method: string, path: string, body?: unknown, r: RequestOptions = {}): Promise<ApiResponse<T>> {
-      const headers: Record<string, string> = { ...r.headers };
-      const auth = r.auth === undefined ? o.token : r.auth;
-      if (auth) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
-      let payload = r.raw;
-      if (payload === undefined && body !== undefined) {
-        payload = JSON.stringify(body);
-        headers['content-type'] ??= 'application/json';
-      }
-      // A server that hangs fails the test instead of holding it forever.
-      const res = await fetch(url + path, { method, headers, body: payload, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-      const text = await res.text();
-      let parsed: unknown = text;
-      if ((res.headers.get('content-type') ?? '').includes('json') && text) {
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = text;
-        }
-      }
-      return { status: res.status, body: parsed as T, text, headers: res.headers };
-    }
+    // A server that hangs fails the test instead of holding it forever.
+    const request = <T>(method: string, path: string, body?: unknown, r: RequestOptions = {}): Promise<ApiResponse<T>> =>
+      sendRequest<T>(url, o.token, method, path, body, r, AbortSignal.timeout(30_000));
     return {
       proc,
       pid: proc.pid!,

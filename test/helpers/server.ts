@@ -70,6 +70,32 @@ function templateDatabase(): { dbPath: string; token: string } {
 }
 
 /** Starts the real server on its own copy of the installed template database. */
+/**
+ * One HTTP request as the tests send it: `body` as JSON unless `o.raw` is given, Basic auth with
+ * `defaultCreds` unless `o.auth` says otherwise; a JSON answer is parsed.
+ */
+export async function sendRequest<T>(baseUrl: string, defaultCreds: string | null, method: string, path: string, body?: unknown, o: RequestOptions = {}, signal?: AbortSignal): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...o.headers };
+  const auth = o.auth === undefined ? defaultCreds : o.auth;
+  if (auth) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
+  let payload: string | FormData | URLSearchParams | Blob | undefined = o.raw;
+  if (payload === undefined && body !== undefined) {
+    payload = JSON.stringify(body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(baseUrl + path, { method, headers, body: payload, redirect: 'manual', signal });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { status: res.status, body: parsed as T, text, headers: res.headers };
+}
+
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const { dbPath: templatePath, token } = templateDatabase();
   const dir = mkdtempSync(join(tmpdir(), 'listmgr-test-'));
@@ -88,27 +114,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const server = await startServer(config, { quiet: true });
   const creds = `tester:${token}`;
 
-  async function request<T>(method: string, path: string, body?: unknown, o: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...o.headers };
-    const auth = o.auth === undefined ? creds : o.auth;
-    if (auth) headers.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
-    let payload: string | FormData | URLSearchParams | Blob | undefined = o.raw;
-    if (payload === undefined && body !== undefined) {
-      payload = JSON.stringify(body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(server.url + path, { method, headers, body: payload, redirect: 'manual' });
-    const text = await res.text();
-    let parsed: unknown = text;
-    if ((res.headers.get('content-type') ?? '').includes('json') && text) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
-      }
-    }
-    return { status: res.status, body: parsed as T, text, headers: res.headers };
-  }
+  const request = <T>(method: string, path: string, body?: unknown, o: RequestOptions = {}) => sendRequest<T>(server.url, creds, method, path, body, o);
 
   return {
     url: server.url,
