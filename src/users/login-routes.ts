@@ -31,7 +31,7 @@ export const LOGIN_PAGES = [
   route({ method: 'GET', path: '/admin/forgot', access: 'public', handler: forgotPage, raw: 'text/html', summary: 'The forgot-password form' }),
   route({ method: 'POST', path: '/admin/forgot', access: 'public', limit: resetRequests, handler: requestReset, body: forgotForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Mails a password reset link (the same answer whether or not the address belongs to anyone)' }),
   route({ method: 'GET', path: '/admin/reset', access: 'public', handler: resetPage, query: tokenQuery(), raw: 'text/html', summary: 'The new-password form of a reset link' }),
-  route({ method: 'POST', path: '/admin/reset', access: 'public', handler: resetPassword, body: resetForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Sets a new password from a reset link and signs in; the user\'s other sessions end' }),
+  route({ method: 'POST', path: '/admin/reset', access: 'public', handler: resetPassword, body: resetForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Sets a new password from a reset link and signs in (through the TOTP step for users with 2FA); the user\'s other sessions end' }),
   route({ method: 'POST', path: '/admin/logout', access: 'public', handler: logout, raw: 'text/html', summary: 'Ends the session (same-origin requests only)' }),
   route({ method: 'GET', path: '/admin', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
   route({ method: 'GET', path: '/admin/*', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
@@ -183,6 +183,8 @@ function resetPassword(c: C, s: Deps, { body }: Input<ReturnType<typeof resetFor
       return unusableLink(c, s);
     case 'refused':
       return page(c, s, 'Reset password', ResetForm({ token: body.token, error: outcome.message }));
+    case 'twofa':
+      return c.redirect(`/admin/login/twofa?token=${outcome.token}&next=${encodeURIComponent('/admin')}`, 302);
     case 'done':
       startSession(c, s, outcome.userId);
       return c.redirect('/admin', 302);

@@ -396,6 +396,31 @@ describe('admin sign-in', () => {
       assert.equal(sessionCookie(late), null);
     });
 
+    it('a password reset does not bypass two-factor: the TOTP step follows, then the session', async () => {
+      const before = sink.messages.length;
+      await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'sofia@acme.example' }), headers: { 'x-forwarded-for': '10.5.6.7' } });
+      const mail = (await sink.waitFor(before + 1))[before];
+      const tok = new URL(/http:\/\/localhost:9000\/admin\/reset\?token=[A-Za-z0-9]+/.exec(mail.parsed.text ?? '')![0]).searchParams.get('token')!;
+      pageTokens.push(tok);
+      const res = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token: tok, password: 'reset-password-9', password2: 'reset-password-9' }) });
+      assert.equal(res.status, 302);
+      assert.equal(sessionCookie(res), null, 'no session before the code');
+      const loc = new URL(res.headers.get('location')!, t.url);
+      assert.equal(loc.pathname, '/admin/login/twofa');
+      const token = loc.searchParams.get('token')!;
+      pageTokens.push(token);
+      assert.match((await r.request('GET', loc.pathname + loc.search, undefined, { auth: null })).text, /name="totp_code"/);
+      // The reset ended every session, the 2FA-managing one too.
+      assert.equal((await withCookie(r, t, session, 'GET', '/api/profile')).status, 403);
+      t.server.ctx.db.prepare('UPDATE users SET totp_last_step = 0 WHERE id = ?').run(sofia); // earlier tests used up the current codes
+      const right = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret) }) });
+      assert.equal(right.status, 302);
+      assert.equal(right.headers.get('location'), '/admin');
+      session = sessionCookie(right)!;
+      secrets.push(session);
+      assert.equal((await withCookie(r, t, session, 'GET', '/api/profile')).status, 200);
+    });
+
     it('disabling needs the password: wrong → 403, right → off', async () => {
       const wrong = await withCookie(r, t, session, 'DELETE', `/api/users/${sofia}/twofa`, undefined, t.url, form({ password: 'not-my-password' }));
       assert.equal(wrong.status, 403);
