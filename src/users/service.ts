@@ -16,6 +16,8 @@ export interface ProfileInput {
   name?: string;
   email?: string;
   password?: string;
+  /** The current password: required from a browser session to change the e-mail or password. */
+  current_password?: string;
 }
 
 export interface UserRoleInput {
@@ -123,6 +125,14 @@ export class UserService {
       if (changes.password) {
         assertPassword(changes.password);
         password = changes.password;
+      }
+      // A session cookie may be a stolen one: taking over the account (a new password, or an
+      // e-mail that receives reset links) needs the current password. API tokens keep
+      // listmonk's body.
+      const emailChanges = email !== undefined && email !== this.store.getUser(own).email;
+      if (actor.via === 'session' && (password !== undefined || emailChanges)) {
+        if (!changes.current_password) throw badRequest('"current_password" is required to change your e-mail or password');
+        if (!this.store.checkPassword(actor.id, changes.current_password)) throw forbidden('wrong current password');
       }
     }
     return this.store.updateProfile(own, { name: changes.name, email, password }, keepSession);

@@ -218,12 +218,36 @@ describe('admin sign-in', () => {
       } finally {
         assert.equal((await r.request('PUT', `/api/users/${sofia}`, { status: 'enabled', list_role_id: 0 })).status, 200);
       }
+      // Enabling the user again does not bring the old session back.
+      assert.equal((await withCookie(r, t, s.session!, 'GET', '/api/profile')).status, 403);
+      assert.ok((await login('sofia', SOFIA_PASSWORD)).session);
+    });
+
+    it('from a session, a new password or e-mail needs the current password; an API token keeps listmonk\'s body', async () => {
+      const a = (await login('sofia', SOFIA_PASSWORD)).session!;
+      const missing = await withCookie(r, t, a, 'PUT', '/api/profile', { password: 'stolen-cookie-1' });
+      assert.equal(missing.status, 400);
+      assert.match(missing.body.message, /"current_password" is required/);
+      const wrong = await withCookie(r, t, a, 'PUT', '/api/profile', { email: 'thief@evil.example', current_password: 'not-my-password' });
+      assert.equal(wrong.status, 403);
+      assert.match(wrong.body.message, /wrong current password/);
+      assert.equal((await withCookie(r, t, a, 'PUT', '/api/profile', { email: 'thief@evil.example' })).status, 400);
+      assert.equal(q('SELECT email FROM users WHERE id = ?', sofia)[0].email, 'sofia@acme.example');
+      assert.ok((await login('sofia', SOFIA_PASSWORD)).session, 'the password is unchanged');
+      // The name, or the same e-mail, needs nothing more.
+      assert.equal((await withCookie(r, t, a, 'PUT', '/api/profile', { name: 'Sofia', email: 'Sofia@acme.example' })).status, 200);
+      const right = await withCookie(r, t, a, 'PUT', '/api/profile', { email: 'sofia2@acme.example', current_password: SOFIA_PASSWORD });
+      assert.equal(right.status, 200, right.text);
+      assert.equal((await withCookie(r, t, a, 'PUT', '/api/profile', { email: 'sofia@acme.example', current_password: SOFIA_PASSWORD })).status, 200);
+      const before = q('SELECT email FROM users WHERE id = 1')[0].email;
+      assert.equal((await r.request('PUT', '/api/profile', { email: 'robot2@acme.example' })).status, 200);
+      assert.equal((await r.request('PUT', '/api/profile', { email: before })).status, 200);
     });
 
     it('changing one\'s own password ends the other sessions and keeps this one', async () => {
       const a = (await login('sofia', SOFIA_PASSWORD)).session!;
       const b = (await login('sofia', SOFIA_PASSWORD)).session!;
-      const res = await withCookie(r, t, a, 'PUT', '/api/profile', { password: 'sofia-password-2' });
+      const res = await withCookie(r, t, a, 'PUT', '/api/profile', { password: 'sofia-password-2', current_password: SOFIA_PASSWORD });
       assert.equal(res.status, 200);
       secrets.push('sofia-password-2');
       assert.equal((await withCookie(r, t, a, 'GET', '/api/profile')).status, 200);
