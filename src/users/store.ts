@@ -463,6 +463,18 @@ export class UserStore {
     return this.q.roleById.get({ id })?.type;
   }
 
+  /** The user role with this id, or undefined (none, or a list role). */
+  userRole(id: number): UserRoleJson | undefined {
+    const r = this.q.roleById.get({ id });
+    return r && r.type === 'user' ? this.userRoleJson(r) : undefined;
+  }
+
+  /** The list role with this id, or undefined (none, or a user role). */
+  listRole(id: number): ListRoleJson | undefined {
+    const r = this.q.roleById.get({ id });
+    return r && r.type === 'list' ? this.listRoleJson(r) : undefined;
+  }
+
   listExists(id: number): boolean {
     return this.q.listExists.get({ id }) !== undefined;
   }
