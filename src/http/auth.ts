@@ -69,10 +69,14 @@ function originOf(url: string | undefined): string | null {
  * can set) still says whether the request came from this site.
  */
 export function assertSameOrigin(c: Context, trustedOrigin: string | null): void {
+  if (!isSameOrigin(c, trustedOrigin)) throw forbidden('cross-site request refused: a cookie-authenticated change must come from this site (Origin/Referer)');
+}
+
+/** assertSameOrigin's test, for the sign-in pages, which show a refusal as a page. */
+export function isSameOrigin(c: Context, trustedOrigin: string | null): boolean {
   const source = originOf(c.req.header('origin')) ?? originOf(c.req.header('referer'));
-  if (source !== null && (source === trustedOrigin || new URL(source).host === c.req.header('host'))) return;
-  if (source === null && c.req.header('sec-fetch-site') === 'same-origin') return;
-  throw forbidden('cross-site request refused: a cookie-authenticated change must come from this site (Origin/Referer)');
+  if (source !== null && (source === trustedOrigin || new URL(source).host === c.req.header('host'))) return true;
+  return source === null && c.req.header('sec-fetch-site') === 'same-origin';
 }
 
 /** A route's guard for an access rule (routes.ts); 'public' routes have none. */

@@ -4,7 +4,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppContext } from '../context.ts';
-import { assertSameOrigin, SESSION_COOKIE } from '../http/auth.ts';
+import { assertSameOrigin, isSameOrigin, SESSION_COOKIE } from '../http/auth.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
 import { clientAddress } from '../http/rate-limit.ts';
 import { routesFor, type Input } from '../http/routes.ts';
@@ -31,7 +31,7 @@ export const LOGIN_PAGES = [
   route({ method: 'GET', path: '/admin/forgot', access: 'public', handler: forgotPage, raw: 'text/html', summary: 'The forgot-password form' }),
   route({ method: 'POST', path: '/admin/forgot', access: 'public', limit: resetRequests, handler: requestReset, body: forgotForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Mails a password reset link (the same answer whether or not the address belongs to anyone)' }),
   route({ method: 'GET', path: '/admin/reset', access: 'public', handler: resetPage, query: tokenQuery(), raw: 'text/html', summary: 'The new-password form of a reset link' }),
-  route({ method: 'POST', path: '/admin/reset', access: 'public', handler: resetPassword, body: resetForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Sets a new password from a reset link and signs in; the user\'s other sessions end' }),
+  route({ method: 'POST', path: '/admin/reset', access: 'public', handler: resetPassword, body: resetForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Sets a new password from a reset link and signs in (through the TOTP step for users with 2FA); the user\'s other sessions end' }),
   route({ method: 'POST', path: '/admin/logout', access: 'public', handler: logout, raw: 'text/html', summary: 'Ends the session (same-origin requests only)' }),
   route({ method: 'GET', path: '/admin', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
   route({ method: 'GET', path: '/admin/*', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
@@ -67,16 +67,33 @@ function resetForm() {
   return z.object({ token: f.text(), password: f.text(), password2: f.text() });
 }
 
-/** Reduces `next` to a local path (no scheme, host or `//`), so a login never redirects away. */
+/**
+ * Reduces `next` to a local path (no scheme, host or `//`), so a login never redirects away.
+ * The checks see the value percent-decoded too (`/admin/%2e%2e//evil.example/` is `..`), and
+ * the normalised path again.
+ */
 export function localPath(next: string | undefined): string {
   const raw = (next ?? '').trim();
-  if (!raw.startsWith('/') || raw.startsWith('//') || /[\\\u0000-\u001f]/.test(raw) || raw.includes('..')) return '/admin';
+  let decoded = raw;
+  for (let i = 0; i < 5; i++) {
+    let d: string;
+    try {
+      d = decodeURIComponent(decoded);
+    } catch {
+      return '/admin';
+    }
+    if (d === decoded) break;
+    decoded = d;
+  }
+  for (const v of [raw, decoded]) {
+    if (!v.startsWith('/') || v.startsWith('//') || /[\\\u0000-\u001f]/.test(v) || v.includes('..')) return '/admin';
+  }
   const u = new URL(raw, 'http://local.invalid');
-  if (u.origin !== 'http://local.invalid' || u.pathname === '/') return '/admin';
+  if (u.origin !== 'http://local.invalid' || u.pathname === '/' || u.pathname.startsWith('//') || u.pathname.includes('\\')) return '/admin';
   return u.pathname + u.search;
 }
 
-function page(c: Context, { settings }: Deps, title: string, body: PageOptions['body'], status: 200 | 400 | 429 = 200) {
+function page(c: Context, { settings }: Deps, title: string, body: PageOptions['body'], status: 200 | 400 | 403 | 429 = 200) {
   return sendPage(c, {
     title, body,
     siteName: settings.str('app.site_name'),
@@ -89,6 +106,19 @@ function page(c: Context, { settings }: Deps, title: string, body: PageOptions['
 
 function tooMany(c: Context, s: Deps) {
   return page(c, s, 'Too many attempts', Message({ title: 'Too many attempts', text: 'Please wait a few minutes and try again.' }), 429);
+}
+
+/**
+ * The sign-in, 2FA, forgot and reset forms change who is signed in: like every cookie write they
+ * must come from this site (else a foreign page could sign a victim in as the attacker). The
+ * refusal is a page; null when the request may go on.
+ */
+function crossSite(c: C, s: Deps): Response | null {
+  if (isSameOrigin(c, s.users.authenticator().trustedOrigin?.() ?? null)) return null;
+  return page(c, s, 'Request refused', Message({
+    title: 'Request refused',
+    text: 'Cross-site request refused: this form must be sent from this site (Origin/Referer). Open the page again and send it from there.',
+  }), 403);
 }
 
 function address(c: Context, s: Deps) {
@@ -109,6 +139,8 @@ function loginPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof 
 }
 
 function login(c: C, s: Deps, { body }: Input<ReturnType<typeof loginForm>, undefined>) {
+  const refused = crossSite(c, s);
+  if (refused) return refused;
   const next = localPath(body.next);
   const outcome = s.signIn.login(body.username.trim(), body.password, next, address(c, s));
   switch (outcome.kind) {
@@ -131,6 +163,8 @@ function twofaPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof 
 }
 
 function twofa(c: C, s: Deps, { body }: Input<ReturnType<typeof twofaForm>, undefined>) {
+  const refused = crossSite(c, s);
+  if (refused) return refused;
   const outcome = s.signIn.twofa(body.token, body.totp_code.trim(), address(c, s));
   switch (outcome.kind) {
     case 'no-challenge':
@@ -162,6 +196,8 @@ function resetRequests(s: Deps): MiddlewareHandler<AppEnv> {
 }
 
 function requestReset(c: C, s: Deps, { body }: Input<ReturnType<typeof forgotForm>, undefined>) {
+  const refused = crossSite(c, s);
+  if (refused) return refused;
   s.signIn.requestReset(body.email);
   // The same answer whether or not the address belongs to anyone.
   return page(c, s, 'Check your mail', ResetMailSent());
@@ -177,12 +213,16 @@ function resetPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof 
 }
 
 function resetPassword(c: C, s: Deps, { body }: Input<ReturnType<typeof resetForm>, undefined>) {
+  const refused = crossSite(c, s);
+  if (refused) return refused;
   const outcome = s.signIn.resetPassword(body.token, body.password, body.password2);
   switch (outcome.kind) {
     case 'unusable':
       return unusableLink(c, s);
     case 'refused':
       return page(c, s, 'Reset password', ResetForm({ token: body.token, error: outcome.message }));
+    case 'twofa':
+      return c.redirect(`/admin/login/twofa?token=${outcome.token}&next=${encodeURIComponent('/admin')}`, 302);
     case 'done':
       startSession(c, s, outcome.userId);
       return c.redirect('/admin', 302);

@@ -76,7 +76,10 @@ function deleteQuery() {
 }
 
 function profileChanges() {
-  return z.object({ name: f.optString(), email: f.optString(), password: f.optString({ trim: false }) }).meta({ id: 'ProfileChanges' });
+  return z.object({
+    name: f.optString(), email: f.optString(), password: f.optString({ trim: false }),
+    current_password: f.optString({ trim: false }),
+  }).meta({ id: 'ProfileChanges' });
 }
 
 /** Optional here: the service requires them once it has checked whose 2FA this is. */

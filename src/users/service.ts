@@ -16,6 +16,8 @@ export interface ProfileInput {
   name?: string;
   email?: string;
   password?: string;
+  /** The current password: required from a browser session to change the e-mail or password. */
+  current_password?: string;
 }
 
 export interface UserRoleInput {
@@ -59,8 +61,8 @@ export class UserService {
       }
     }
     if (!input.userRoleId) throw badRequest('"user_role_id" is required');
-    this.assertUserRole(input.userRoleId);
-    if (input.listRoleId) this.assertListRole(input.listRoleId);
+    this.assertUserRole(actor, input.userRoleId);
+    if (input.listRoleId) this.assertListRole(actor, input.listRoleId);
     const created = this.store.createUser({ ...input, username, email, userRoleId: input.userRoleId });
     this.ctx.log.info(`user "${created.user.username}" (${created.user.type}) created by ${actor.username}`);
     return created;
@@ -73,6 +75,8 @@ export class UserService {
   update(actor: Actor, id: number, changes: UserInput, keepSession: string | null): UserJson {
     const checked = this.authorize(actor, id);
     const account = this.store.account(checked);
+    const current = this.store.getUser(checked);
+    this.assertHolderWithin(actor, current);
     if (changes.username) assertUsername(changes.username);
     let { email } = changes;
     // An API user's e-mail and token do not change here; a login user's e-mail and password do.
@@ -83,21 +87,24 @@ export class UserService {
         else if (!account.hasPassword) throw badRequest('"password" is required to enable password login');
       }
     }
-    if (changes.userRoleId) this.assertUserRole(changes.userRoleId);
-    if (changes.listRoleId) this.assertListRole(changes.listRoleId);
+    if (changes.userRoleId && changes.userRoleId !== current.user_role.id) this.assertUserRole(actor, changes.userRoleId);
+    if (changes.listRoleId && changes.listRoleId !== current.list_role?.id) this.assertListRole(actor, changes.listRoleId);
     const user = this.store.updateUser(checked, { ...changes, email }, keepSession);
     this.ctx.log.info(`user "${user.username}" updated by ${actor.username}`);
     return user;
   }
 
   delete(actor: Actor, id: number): void {
-    this.store.deleteUsers([this.authorize(actor, id)]);
+    const checked = this.authorize(actor, id);
+    this.assertHolderWithin(actor, this.store.getUser(checked));
+    this.store.deleteUsers([checked]);
     this.ctx.log.info(`user ${id} deleted by ${actor.username}`);
   }
 
   deleteMany(actor: Actor, ids: number[]): void {
     this.assertCan(actor, 'users:manage');
     if (!ids.length) throw badRequest('no user ids given');
+    for (const id of ids) this.assertHolderWithin(actor, this.store.getUser(id));
     this.store.deleteUsers(ids.map((id) => authorized(id)));
     this.ctx.log.info(`users ${ids.join(', ')} deleted by ${actor.username}`);
   }
@@ -123,6 +130,14 @@ export class UserService {
       if (changes.password) {
         assertPassword(changes.password);
         password = changes.password;
+      }
+      // A session cookie may be a stolen one: taking over the account (a new password, or an
+      // e-mail that receives reset links) needs the current password. API tokens keep
+      // listmonk's body.
+      const emailChanges = email !== undefined && email !== this.store.getUser(own).email;
+      if (actor.via === 'session' && (password !== undefined || emailChanges)) {
+        if (!changes.current_password) throw badRequest('"current_password" is required to change your e-mail or password');
+        if (!this.store.checkPassword(actor.id, changes.current_password)) throw forbidden('wrong current password');
       }
     }
     return this.store.updateProfile(own, { name: changes.name, email, password }, keepSession);
@@ -184,21 +199,22 @@ export class UserService {
 
   createUserRole(actor: Actor, input: UserRoleInput): UserRoleJson {
     this.assertCan(actor, 'roles:manage');
-    const role = this.store.createUserRole(input.name, this.checkPermissions(input));
+    const role = this.store.createUserRole(input.name, this.permissionsWithin(actor, this.checkPermissions(input)));
     this.ctx.log.info(`user role "${role.name}" created by ${actor.username}`);
     return role;
   }
 
   updateUserRole(actor: Actor, id: number, input: UserRoleInput): UserRoleJson {
     const checked = this.editableRole(actor, id, 'user');
-    const role = this.store.updateUserRole(checked, input.name, this.checkPermissions(input));
+    this.permissionsWithin(actor, this.store.userRole(checked)!.permissions, 'edit');
+    const role = this.store.updateUserRole(checked, input.name, this.permissionsWithin(actor, this.checkPermissions(input)));
     this.ctx.log.info(`user role ${id} updated by ${actor.username}`);
     return role;
   }
 
   createListRole(actor: Actor, input: ListRoleInput): ListRoleJson {
     this.assertCan(actor, 'roles:manage');
-    const role = this.store.createListRole(input.name, this.checkGrants(input));
+    const role = this.store.createListRole(input.name, this.grantsWithin(actor, this.checkGrants(input)));
     this.ctx.log.info(`list role "${role.name}" created by ${actor.username}`);
     return role;
   }
@@ -206,7 +222,8 @@ export class UserService {
   /** Replaces the name and the whole set of per-list grants. */
   updateListRole(actor: Actor, id: number, input: ListRoleInput): ListRoleJson {
     const checked = this.editableRole(actor, id, 'list');
-    const role = this.store.updateListRole(checked, input.name, this.checkGrants(input));
+    this.grantsWithin(actor, this.store.listRole(checked)!.lists, 'edit');
+    const role = this.store.updateListRole(checked, input.name, this.grantsWithin(actor, this.checkGrants(input)));
     this.ctx.log.info(`list role ${id} updated by ${actor.username}`);
     return role;
   }
@@ -237,12 +254,49 @@ export class UserService {
     return authorized(id);
   }
 
-  private assertUserRole(id: number): void {
-    if (this.store.roleType(id) !== 'user') throw badRequest(`invalid "user_role_id": no user role ${id}`);
+  /** A user role the actor may give: it exists, and holds only permissions the actor has (Super Admin: only a Super Admin). */
+  private assertUserRole(actor: Actor, id: number): void {
+    const role = this.store.userRole(id);
+    if (!role) throw badRequest(`invalid "user_role_id": no user role ${id}`);
+    if (id === SUPER_ADMIN_ROLE_ID && !actor.superAdmin) throw forbidden('only a Super Admin can assign the Super Admin role');
+    this.permissionsWithin(actor, role.permissions, 'give');
   }
 
-  private assertListRole(id: number): void {
-    if (this.store.roleType(id) !== 'list') throw badRequest(`invalid "list_role_id": no list role ${id}`);
+  /** A list role the actor may give: it exists, and grants only what the actor has on each list. */
+  private assertListRole(actor: Actor, id: number): void {
+    const role = this.store.listRole(id);
+    if (!role) throw badRequest(`invalid "list_role_id": no list role ${id}`);
+    this.grantsWithin(actor, role.lists, 'give');
+  }
+
+  /**
+   * A user may be changed or deleted only by a caller whose permissions cover the user's roles
+   * (a Super Admin only by a Super Admin): else `users:manage` could take over a stronger account.
+   */
+  private assertHolderWithin(actor: Actor, user: UserJson): void {
+    if (actor.superAdmin) return;
+    if (user.user_role.id === SUPER_ADMIN_ROLE_ID) throw forbidden('only a Super Admin can change a Super Admin');
+    this.permissionsWithin(actor, user.user_role.permissions, 'change a user holding');
+    if (user.list_role) this.grantsWithin(actor, user.list_role.lists, 'change a user holding');
+  }
+
+  /**
+   * Refuses permissions the actor does not have itself: a caller gives, or edits, only roles
+   * within its own permissions (a Super Admin has them all).
+   */
+  private permissionsWithin<T extends string>(actor: Actor, permissions: readonly T[], doing = 'give'): T[] {
+    const beyond = actor.superAdmin ? undefined : permissions.find((p) => !can(actor, p as Permission));
+    if (beyond) throw forbidden(`you cannot ${doing} a role with the permission "${beyond}": a caller gives or edits only roles within its own permissions`);
+    return [...permissions];
+  }
+
+  /** As permissionsWithin, for a list role's per-list grants. */
+  private grantsWithin<G extends { id: number; permissions: readonly string[] }>(actor: Actor, lists: G[], doing = 'give'): G[] {
+    for (const g of lists) {
+      const beyond = actor.superAdmin ? undefined : g.permissions.find((p) => !can(actor, p as ListPermission, g.id));
+      if (beyond) throw forbidden(`you cannot ${doing} a role with "${beyond}" on list ${g.id}: a caller gives or edits only roles within its own permissions`);
+    }
+    return lists;
   }
 
   /** A role that may be changed: it exists with this type, and is not the Super Admin role. */

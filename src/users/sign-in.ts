@@ -45,6 +45,8 @@ export type ResetOutcome =
   /** The link's token is unknown, used or expired. */
   | { kind: 'unusable' }
   | { kind: 'refused'; message: string }
+  /** The password is set; the user has two-factor on, so the TOTP code is asked for with this token. */
+  | { kind: 'twofa'; token: string }
   | { kind: 'done'; userId: number };
 
 export class SignIn {
@@ -68,11 +70,7 @@ export class SignIn {
       return { kind: 'wrong' };
     }
     this.loginAttempts.clear(keys[1]);
-    if (account.twofaSecret) {
-      const token = randomString(64);
-      this.challenges.set(sha256Hex(token), { userId: account.id, next, expires: Date.now() + TWOFA_TTL_MS, tries: 0 });
-      return { kind: 'twofa', token };
-    }
+    if (account.twofaSecret) return { kind: 'twofa', token: this.challenge(account.id, next) };
     this.ctx.log.info(`user "${account.username}" signed in`);
     return { kind: 'signed-in', userId: account.id };
   }
@@ -133,7 +131,10 @@ export class SignIn {
     return this.users.resetTokenUser(token) !== null;
   }
 
-  /** Sets a new password from a reset link; the user's sessions end. */
+  /**
+   * Sets a new password from a reset link; the user's sessions end. A reset proves only access to
+   * the mailbox: a user with two-factor on still answers the TOTP challenge before any session.
+   */
   resetPassword(token: string, password: string, repeated: string): ResetOutcome {
     if (!this.resetUsable(token)) return { kind: 'unusable' };
     if (password.length < PASSWORD_MIN || Buffer.byteLength(password) > LIMITS.name) return { kind: 'refused', message: `The password must be ${PASSWORD_MIN} to ${LIMITS.name} characters long.` };
@@ -141,7 +142,15 @@ export class SignIn {
     const userId = this.users.resetPassword(token, password);
     if (userId === null) return { kind: 'unusable' };
     this.ctx.log.info(`user ${userId} reset their password; their other sessions were ended`);
+    if (this.users.totpSecret(userId)) return { kind: 'twofa', token: this.challenge(userId, '/admin') };
     return { kind: 'done', userId };
+  }
+
+  /** A new TOTP challenge for a user whose first factor is proven; answers its token. */
+  private challenge(userId: number, next: string): string {
+    const token = randomString(64);
+    this.challenges.set(sha256Hex(token), { userId, next, expires: Date.now() + TWOFA_TTL_MS, tries: 0 });
+    return token;
   }
 
   private liveChallenge(token: string): TwofaChallenge | null {

@@ -323,7 +323,9 @@ export class UserStore {
         id, username, password, password_login: passwordLogin, email, name,
         user_role_id: userRoleId, list_role_id: listRoleId, status,
       });
-      if (password !== row.password) this.endSessions(id, keepSession);
+      // A disabled user's sessions end: enabling it again must not bring an old cookie back.
+      if (status !== 'enabled') this.endSessions(id, null);
+      else if (password !== row.password) this.endSessions(id, keepSession);
     }).immediate();
     return this.getUser(id);
   }
@@ -340,6 +342,7 @@ export class UserStore {
   /**
    * PUT /api/profile: the name, e-mail and password users change themselves, checked (given
    * ones replace the stored ones). A new password ends the user's sessions except `keepSession`.
+   * (The current password, where one is asked for, is the service's check.)
    */
   updateProfile(id: Authorized<number>, f: { name?: string; email?: string; password?: string }, keepSession: string | null): UserJson {
     this.db.transaction(() => {
@@ -458,6 +461,18 @@ export class UserStore {
   /** Whether the role with this id is a user role or a list role; undefined when there is none. */
   roleType(id: number): RoleRow['type'] | undefined {
     return this.q.roleById.get({ id })?.type;
+  }
+
+  /** The user role with this id, or undefined (none, or a list role). */
+  userRole(id: number): UserRoleJson | undefined {
+    const r = this.q.roleById.get({ id });
+    return r && r.type === 'user' ? this.userRoleJson(r) : undefined;
+  }
+
+  /** The list role with this id, or undefined (none, or a user role). */
+  listRole(id: number): ListRoleJson | undefined {
+    const r = this.q.roleById.get({ id });
+    return r && r.type === 'list' ? this.listRoleJson(r) : undefined;
   }
 
   listExists(id: number): boolean {

@@ -74,7 +74,7 @@ describe('admin sign-in', () => {
     });
 
     it('success: an HttpOnly, SameSite=Lax session cookie, stored only hashed, and a redirect to next', async () => {
-      const res = await r.request('POST', '/admin/login', undefined, { auth: null, raw: form({ username: 'sofia', password: SOFIA_PASSWORD, next: '/admin/lists' }) });
+      const res = await r.request('POST', '/admin/login', undefined, { auth: null, raw: form({ username: 'sofia', password: SOFIA_PASSWORD, next: '/admin/lists' }), headers: { origin: t.url } });
       assert.equal(res.status, 302);
       assert.equal(res.headers.get('location'), '/admin/lists');
       const cookie = res.headers.get('set-cookie')!;
@@ -101,6 +101,9 @@ describe('admin sign-in', () => {
     for (const [next, to] of [
       ['https://evil.example/x', '/admin'], ['//evil.example/x', '/admin'], ['/\\evil.example', '/admin'],
       ['/admin/../../etc', '/admin'], ['javascript:alert(1)', '/admin'], ['/', '/admin'], ['/admin/users?x=1', '/admin/users?x=1'],
+      // Decoded before it is checked: %2e%2e is "..", which would leave "//evil.example/".
+      ['/admin/%2e%2e//evil.example/', '/admin'], ['/admin/%252e%252e//evil.example/', '/admin'], ['/%2F/evil.example/', '/admin'],
+      ['/admin/%5Cevil.example', '/admin'], ['/admin/%zz', '/admin'],
     ]) {
       it(`next=${next} redirects to ${to} only`, async () => {
         const s = await signIn(r, t, 'sofia', SOFIA_PASSWORD, { next });
@@ -175,6 +178,33 @@ describe('admin sign-in', () => {
       });
     }
 
+    it('the sign-in, 2FA, forgot and reset forms are refused from another site (login CSRF), on the page', async () => {
+      const mails = sink.messages.length;
+      for (const headers of [{ origin: 'https://evil.example' }, {}, { origin: 'null' }, { referer: 'https://evil.example/page' }] as Record<string, string>[]) {
+        for (const [path, fields] of [
+          ['/admin/login', { username: 'sofia', password: SOFIA_PASSWORD }],
+          ['/admin/login/twofa', { token: 'x'.repeat(64), totp_code: '123456' }],
+          ['/admin/forgot', { email: 'sofia@acme.example' }],
+          ['/admin/reset', { token: 'x'.repeat(64), password: 'csrf-password-1', password2: 'csrf-password-1' }],
+        ] as const) {
+          const res = await r.request('POST', path, undefined, { auth: null, raw: form(fields), headers: { 'x-forwarded-for': '10.77.0.1', ...headers } });
+          assert.equal(res.status, 403, `${path} ${JSON.stringify(headers)}`);
+          assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+          assert.match(res.text, /Cross-site request refused: this form must be sent from this site/);
+          assert.equal(sessionCookie(res), null);
+        }
+      }
+      await new Promise((ok) => setTimeout(ok, 200));
+      assert.equal(sink.messages.length, mails, 'no reset mail was sent');
+      // The same form from this site (or with a same-origin Referer) signs in.
+      const same = (await signIn(r, t, 'sofia', SOFIA_PASSWORD, {}, { 'x-forwarded-for': '10.77.0.2' })).session;
+      assert.ok(same);
+      secrets.push(same);
+      const viaReferer = await r.request('POST', '/admin/login', undefined, { auth: null, raw: form({ username: 'sofia', password: SOFIA_PASSWORD }), headers: { referer: `${t.url}/admin/login`, 'x-forwarded-for': '10.77.0.3' } });
+      assert.equal(viaReferer.status, 302);
+      secrets.push(sessionCookie(viaReferer)!);
+    });
+
     it('reads are not affected; token-authenticated writes need no Origin', async () => {
       assert.equal((await withCookie(r, t, session, 'GET', '/api/profile', undefined, 'https://evil.example')).status, 200);
       assert.equal((await r.request('PUT', '/api/profile', { name: 'Test Robot' }, { headers: { origin: 'https://evil.example' } })).status, 200);
@@ -197,7 +227,7 @@ describe('admin sign-in', () => {
         const res = await withCookie(r, t, session, 'PUT', '/api/profile', { name: 'Sofia' }, 'https://lists.example.com');
         assert.equal(res.status, 200);
         const s = await login('sofia', SOFIA_PASSWORD);
-        const raw = await r.request('POST', '/admin/login', undefined, { auth: null, raw: form({ username: 'sofia', password: SOFIA_PASSWORD }) });
+        const raw = await r.request('POST', '/admin/login', undefined, { auth: null, raw: form({ username: 'sofia', password: SOFIA_PASSWORD }), headers: { origin: t.url } });
         secrets.push(sessionCookie(raw)!);
         assert.match(raw.headers.get('set-cookie')!, /Secure/);
         assert.ok(s.session);
@@ -218,12 +248,36 @@ describe('admin sign-in', () => {
       } finally {
         assert.equal((await r.request('PUT', `/api/users/${sofia}`, { status: 'enabled', list_role_id: 0 })).status, 200);
       }
+      // Enabling the user again does not bring the old session back.
+      assert.equal((await withCookie(r, t, s.session!, 'GET', '/api/profile')).status, 403);
+      assert.ok((await login('sofia', SOFIA_PASSWORD)).session);
+    });
+
+    it('from a session, a new password or e-mail needs the current password; an API token keeps listmonk\'s body', async () => {
+      const a = (await login('sofia', SOFIA_PASSWORD)).session!;
+      const missing = await withCookie(r, t, a, 'PUT', '/api/profile', { password: 'stolen-cookie-1' });
+      assert.equal(missing.status, 400);
+      assert.match(missing.body.message, /"current_password" is required/);
+      const wrong = await withCookie(r, t, a, 'PUT', '/api/profile', { email: 'thief@evil.example', current_password: 'not-my-password' });
+      assert.equal(wrong.status, 403);
+      assert.match(wrong.body.message, /wrong current password/);
+      assert.equal((await withCookie(r, t, a, 'PUT', '/api/profile', { email: 'thief@evil.example' })).status, 400);
+      assert.equal(q('SELECT email FROM users WHERE id = ?', sofia)[0].email, 'sofia@acme.example');
+      assert.ok((await login('sofia', SOFIA_PASSWORD)).session, 'the password is unchanged');
+      // The name, or the same e-mail, needs nothing more.
+      assert.equal((await withCookie(r, t, a, 'PUT', '/api/profile', { name: 'Sofia', email: 'Sofia@acme.example' })).status, 200);
+      const right = await withCookie(r, t, a, 'PUT', '/api/profile', { email: 'sofia2@acme.example', current_password: SOFIA_PASSWORD });
+      assert.equal(right.status, 200, right.text);
+      assert.equal((await withCookie(r, t, a, 'PUT', '/api/profile', { email: 'sofia@acme.example', current_password: SOFIA_PASSWORD })).status, 200);
+      const before = q('SELECT email FROM users WHERE id = 1')[0].email;
+      assert.equal((await r.request('PUT', '/api/profile', { email: 'robot2@acme.example' })).status, 200);
+      assert.equal((await r.request('PUT', '/api/profile', { email: before })).status, 200);
     });
 
     it('changing one\'s own password ends the other sessions and keeps this one', async () => {
       const a = (await login('sofia', SOFIA_PASSWORD)).session!;
       const b = (await login('sofia', SOFIA_PASSWORD)).session!;
-      const res = await withCookie(r, t, a, 'PUT', '/api/profile', { password: 'sofia-password-2' });
+      const res = await withCookie(r, t, a, 'PUT', '/api/profile', { password: 'sofia-password-2', current_password: SOFIA_PASSWORD });
       assert.equal(res.status, 200);
       secrets.push('sofia-password-2');
       assert.equal((await withCookie(r, t, a, 'GET', '/api/profile')).status, 200);
@@ -251,9 +305,9 @@ describe('admin sign-in', () => {
     let resetUrl = '';
 
     it('the forgot page answers the same whether or not the address exists', async () => {
-      const unknown = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'nobody@acme.example' }), headers: { 'x-forwarded-for': '10.5.5.5' } });
-      const invalid = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'not an address' }) });
-      const known = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'Sofia@Acme.example' }) });
+      const unknown = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'nobody@acme.example' }), headers: { origin: t.url, 'x-forwarded-for': '10.5.5.5' } });
+      const invalid = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'not an address' }), headers: { origin: t.url } });
+      const known = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'Sofia@Acme.example' }), headers: { origin: t.url } });
       assert.equal(unknown.status, 200);
       assert.equal(known.text, unknown.text);
       assert.equal(invalid.text, unknown.text);
@@ -276,16 +330,16 @@ describe('admin sign-in', () => {
       const get = await r.request('GET', `/admin/reset?token=${token}`, undefined, { auth: null });
       assert.equal(get.status, 200);
       assert.match(get.text, /name="password2"/);
-      const bad = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'new-password-1', password2: 'new-password-2' }) });
+      const bad = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'new-password-1', password2: 'new-password-2' }), headers: { origin: t.url } });
       assert.equal(bad.status, 200);
       assert.match(bad.text, /do not match/);
-      const short = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'short', password2: 'short' }) });
+      const short = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'short', password2: 'short' }), headers: { origin: t.url } });
       assert.match(short.text, /8 to 2000/);
     });
 
     it('a good reset sets the password, ends every old session and signs in; the token is single-use', async () => {
       const old = (await login('sofia', SOFIA_PASSWORD)).session!;
-      const res = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'reset-password-9', password2: 'reset-password-9' }) });
+      const res = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'reset-password-9', password2: 'reset-password-9' }), headers: { origin: t.url } });
       secrets.push('reset-password-9');
       assert.equal(res.status, 302);
       assert.equal(res.headers.get('location'), '/admin');
@@ -294,19 +348,19 @@ describe('admin sign-in', () => {
       assert.equal((await withCookie(r, t, old, 'GET', '/api/profile')).status, 403);
       assert.equal((await withCookie(r, t, fresh, 'GET', '/api/profile')).status, 200);
       assert.equal((await r.request('GET', `/admin/reset?token=${token}`, undefined, { auth: null })).status, 400);
-      const again = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'another-pass-1', password2: 'another-pass-1' }) });
+      const again = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token, password: 'another-pass-1', password2: 'another-pass-1' }), headers: { origin: t.url } });
       assert.equal(again.status, 400);
       assert.ok((await login('sofia', 'reset-password-9')).session);
     });
 
     it('an expired link cannot be used', async () => {
-      await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'sofia@acme.example' }) });
+      await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'sofia@acme.example' }), headers: { origin: t.url } });
       const [, mail] = await sink.waitFor(2);
       const tok = new URL(/http:\/\/localhost:9000\/admin\/reset\?token=[A-Za-z0-9]+/.exec(mail.parsed.text ?? '')![0]).searchParams.get('token')!;
       pageTokens.push(tok);
       t.server.ctx.db.prepare('UPDATE password_resets SET expires_at = ?').run(new Date(Date.now() - 1000).toISOString());
       assert.equal((await r.request('GET', `/admin/reset?token=${tok}`, undefined, { auth: null })).status, 400);
-      const res = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token: tok, password: 'another-pass-1', password2: 'another-pass-1' }) });
+      const res = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token: tok, password: 'another-pass-1', password2: 'another-pass-1' }), headers: { origin: t.url } });
       assert.equal(res.status, 400);
       assert.ok((await login('sofia', 'reset-password-9')).session);
     });
@@ -357,11 +411,11 @@ describe('admin sign-in', () => {
       pageTokens.push(token);
       const page = await r.request('GET', loc.pathname + loc.search, undefined, { auth: null });
       assert.match(page.text, /name="totp_code"/);
-      const wrong = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: '12345' }) });
+      const wrong = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: '12345' }), headers: { origin: t.url } });
       assert.equal(wrong.status, 200);
       assert.match(wrong.text, /not valid/);
       // The next step's code: the current one may be the enrolment's, which is used up.
-      const right = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret, 30_000) }) });
+      const right = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret, 30_000) }), headers: { origin: t.url } });
       assert.equal(right.status, 302);
       assert.equal(right.headers.get('location'), '/admin/settings');
       const s = sessionCookie(right)!;
@@ -378,7 +432,7 @@ describe('admin sign-in', () => {
         const first = await signIn(r, t, 'sofia', 'reset-password-9');
         const token = new URL(first.location!, t.url).searchParams.get('token')!;
         pageTokens.push(token);
-        const res = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: replay }) });
+        const res = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: replay }), headers: { origin: t.url } });
         assert.equal(res.status, 200);
         assert.match(res.text, /not valid/);
         assert.equal(sessionCookie(res), null);
@@ -389,11 +443,36 @@ describe('admin sign-in', () => {
       const first = await signIn(r, t, 'sofia', 'reset-password-9');
       const token = new URL(first.location!, t.url).searchParams.get('token')!;
       pageTokens.push(token);
-      for (let i = 0; i < 5; i++) await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: '99999' }) });
-      const late = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret) }) });
+      for (let i = 0; i < 5; i++) await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: '99999' }), headers: { origin: t.url } });
+      const late = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret) }), headers: { origin: t.url } });
       assert.equal(late.status, 302);
       assert.equal(late.headers.get('location'), '/admin/login');
       assert.equal(sessionCookie(late), null);
+    });
+
+    it('a password reset does not bypass two-factor: the TOTP step follows, then the session', async () => {
+      const before = sink.messages.length;
+      await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'sofia@acme.example' }), headers: { origin: t.url, 'x-forwarded-for': '10.5.6.7' } });
+      const mail = (await sink.waitFor(before + 1))[before];
+      const tok = new URL(/http:\/\/localhost:9000\/admin\/reset\?token=[A-Za-z0-9]+/.exec(mail.parsed.text ?? '')![0]).searchParams.get('token')!;
+      pageTokens.push(tok);
+      const res = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token: tok, password: 'reset-password-9', password2: 'reset-password-9' }), headers: { origin: t.url } });
+      assert.equal(res.status, 302);
+      assert.equal(sessionCookie(res), null, 'no session before the code');
+      const loc = new URL(res.headers.get('location')!, t.url);
+      assert.equal(loc.pathname, '/admin/login/twofa');
+      const token = loc.searchParams.get('token')!;
+      pageTokens.push(token);
+      assert.match((await r.request('GET', loc.pathname + loc.search, undefined, { auth: null })).text, /name="totp_code"/);
+      // The reset ended every session, the 2FA-managing one too.
+      assert.equal((await withCookie(r, t, session, 'GET', '/api/profile')).status, 403);
+      t.server.ctx.db.prepare('UPDATE users SET totp_last_step = 0 WHERE id = ?').run(sofia); // earlier tests used up the current codes
+      const right = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret) }), headers: { origin: t.url } });
+      assert.equal(right.status, 302);
+      assert.equal(right.headers.get('location'), '/admin');
+      session = sessionCookie(right)!;
+      secrets.push(session);
+      assert.equal((await withCookie(r, t, session, 'GET', '/api/profile')).status, 200);
     });
 
     it('disabling needs the password: wrong → 403, right → off', async () => {
