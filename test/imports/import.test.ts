@@ -24,6 +24,19 @@ function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {
   });
 }
 
+/** A ZIP whose entries are given in order, the same name as often as listed (zipOf takes each once). */
+function zipOfEntries(entries: [string, string][]): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of entries) zip.addBuffer(Buffer.from(content), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+    zip.outputStream.on('error', reject);
+  });
+}
+
 function form(params: unknown, file?: { name: string; content: string | Buffer }): FormData {
   const f = new FormData();
   f.set('params', typeof params === 'string' ? params : JSON.stringify(params));
@@ -77,6 +90,9 @@ describe('refused uploads change nothing', () => {
     { name: 'broken ZIP', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: 'PK\x03\x04 this is not really a zip' }), status: 400, message: /not a valid ZIP/ },
     { name: 'ZIP without a CSV', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOf({ 'readme.txt': 'hello' }) }), status: 400, message: /no \.csv file/ },
     { name: 'ZIP bomb', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOf({ 'huge.csv': bigZeros }) }), status: 400, message: /ZIP bomb/ },
+    // Entries of one name were each checked, then all read as the last one: 14 KB read as 80,000 rows.
+    { name: 'ZIP with an entry name twice', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOfEntries([['people.csv', 'email\na@x.io\n'], ['other.csv', 'email\nb@x.io\n'], ['people.csv', 'email\nc@x.io\n']]) }), status: 400, message: /"people\.csv" more than once/ },
+    { name: 'ZIP with an entry name twice in other folders or case', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOfEntries([['a/People.csv', 'email\na@x.io\n'], ['a/people.CSV', 'email\nc@x.io\n']]) }), status: 400, message: /more than once/ },
   ];
   for (const c of cases) {
     it(c.name, async () => {
