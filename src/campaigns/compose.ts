@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import { buildCampaignMessage, textEncodingFor } from '../mail/message.ts';
-import { compileCampaign, RenderError, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from './render.ts';
+import { compileCampaign, RenderError, ZERO_UUID, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from './render.ts';
 import type { CampaignRow, CampaignStore, SubscriberRow } from './store.ts';
 import { templateCatalog } from '../i18n/index.ts';
 
@@ -27,14 +27,16 @@ export interface TrackedLinks {
  *   message links to /link/, which redirects to it;
  * - 'view': pages of what was sent (web view, archive): /link/ for a URL a send registered,
  *   the URL itself otherwise;
- * - 'preview': previews and compile checks: the URL itself, and nothing is registered, so
- *   whoever may preview cannot mint redirects on our domain or fill the links table.
+ * - 'preview': previews and compile checks: a tracked link of the zero link UUID, which no URL
+ *   has (so /link/ answers it 400), and nothing is registered: whoever may preview cannot mint
+ *   redirects on our domain or fill the links table, and the preview still shows where the
+ *   message tracks its links.
  */
 export type TrackingMode = 'send' | 'view' | 'preview';
 
 export function renderEnv(ctx: AppContext, tracking: TrackedLinks, mode: TrackingMode): RenderEnv {
   const rootUrl = ctx.settings.rootUrl();
-  const uuidOf = mode === 'send' ? (url: string) => tracking.linkUuid(url) : mode === 'view' ? (url: string) => tracking.knownLinkUuid(url) : () => undefined;
+  const uuidOf = mode === 'send' ? (url: string) => tracking.linkUuid(url) : mode === 'view' ? (url: string) => tracking.knownLinkUuid(url) : () => ZERO_UUID;
   return {
     rootUrl,
     individualTracking: ctx.settings.bool('privacy.individual_tracking'),

@@ -1,5 +1,6 @@
-// Previews render TrackLink to the URL itself and register nothing: a read-only user cannot
-// mint redirects on our domain or fill the links table (issue 16 point 11).
+// Previews render TrackLink as a link of the zero link UUID, which redirects nowhere, and
+// register nothing: a read-only user cannot mint redirects on our domain or fill the links
+// table (issue 16 point 11).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -39,12 +40,16 @@ describe('previews and tracking links', () => {
     ['an unsaved campaign template', 'POST', () => '/api/templates/preview', { template_type: 'campaign', body: `{{ template "content" . }} ${tracked('template')}` }],
   ];
   for (const [name, method, path, body] of previews) {
-    it(`a read-only user's preview of ${name} links to the URL itself and registers nothing`, async () => {
+    it(`a read-only user's preview of ${name} tracks its links with the zero link UUID and registers nothing`, async () => {
       const res = await t.request(method, path(), body, { auth: reader });
       assert.equal(res.status, 200, res.text);
-      assert.match(res.text, /https:\/\/evil\.example\//);
-      assert.doesNotMatch(res.text, /\/link\//);
+      const tracked = [...res.text.matchAll(/\/link\/([^/"\s]+)\//g)].map((m) => m[1]);
+      assert.ok(tracked.length >= 2, res.text);
+      assert.deepEqual(new Set(tracked), new Set([ZERO]));
+      assert.doesNotMatch(res.text, /evil\.example/);
       assert.equal(links(), 0);
+      const follow = await fetch(`${t.url}/link/${ZERO}/${ZERO}/${ZERO}`, { redirect: 'manual' });
+      assert.equal(follow.status, 400);
     });
   }
 
