@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import { buildCampaignMessage, textEncodingFor } from '../mail/message.ts';
-import { compileCampaign, RenderError, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from './render.ts';
+import { compileCampaign, RenderError, ZERO_UUID, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from './render.ts';
 import type { CampaignRow, CampaignStore, SubscriberRow } from './store.ts';
 import { templateCatalog } from '../i18n/index.ts';
 
@@ -17,16 +17,35 @@ import { templateCatalog } from '../i18n/index.ts';
 export interface TrackedLinks {
   /** The id of a link's URL, registered on first use. */
   linkUuid(url: string): string;
+  /** The id of a URL some message already registered, without registering it. */
+  knownLinkUuid(url: string): string | undefined;
 }
 
-export function renderEnv(ctx: AppContext, tracking: TrackedLinks): RenderEnv {
+/**
+ * What a render does with TrackLink:
+ * - 'send': messages that leave (campaigns, test sends, tx): the URL is registered, and the
+ *   message links to /link/, which redirects to it;
+ * - 'view': pages of what was sent (web view, archive): /link/ for a URL a send registered,
+ *   the URL itself otherwise;
+ * - 'preview': previews and compile checks: a tracked link of the zero link UUID, which no URL
+ *   has (so /link/ answers it 400), and nothing is registered: whoever may preview cannot mint
+ *   redirects on our domain or fill the links table, and the preview still shows where the
+ *   message tracks its links.
+ */
+export type TrackingMode = 'send' | 'view' | 'preview';
+
+export function renderEnv(ctx: AppContext, tracking: TrackedLinks, mode: TrackingMode): RenderEnv {
   const rootUrl = ctx.settings.rootUrl();
+  const uuidOf = mode === 'send' ? (url: string) => tracking.linkUuid(url) : mode === 'view' ? (url: string) => tracking.knownLinkUuid(url) : () => ZERO_UUID;
   return {
     rootUrl,
     individualTracking: ctx.settings.bool('privacy.individual_tracking'),
     disableTracking: ctx.settings.bool('privacy.disable_tracking'),
     i18n: templateCatalog(ctx.settings.str('app.lang')),
-    trackLink: (url, campaignUuid, subscriberUuid) => `${rootUrl}/link/${tracking.linkUuid(url)}/${campaignUuid}/${subscriberUuid}`,
+    trackLink: (url, campaignUuid, subscriberUuid) => {
+      const uuid = uuidOf(url);
+      return uuid === undefined ? url : `${rootUrl}/link/${uuid}/${campaignUuid}/${subscriberUuid}`;
+    },
   };
 }
 
@@ -59,7 +78,7 @@ export interface Composer {
 
 /** Compiles the campaign (throws RenderError) and returns a per-subscriber message builder. */
 export function composer(ctx: AppContext, store: CampaignStore, tracking: TrackedLinks, c: CampaignRow, attachments: Attachment[]): Composer {
-  const env = renderEnv(ctx, tracking);
+  const env = renderEnv(ctx, tracking, 'send');
   const compiled = compileCampaign(c, layoutFor(store, c, c.template_id), env);
   const unsubHeader = ctx.settings.bool('privacy.unsubscribe_header');
   const mailto = ctx.settings.str('privacy.unsubscribe_mailto');

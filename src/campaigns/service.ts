@@ -320,7 +320,7 @@ export class CampaignService {
   private checkCompiles(f: CampaignFields): void {
     RenderError.describing('the campaign does not compile', () =>
       compileCampaign({ ...f, id: 0, uuid: ZERO_UUID, created_at: '', updated_at: '', started_at: null, to_send: 0, sent: 0 },
-        layoutFor(this.store, f, f.template_id), renderEnv(this.ctx, this.tracking)));
+        layoutFor(this.store, f, f.template_id), renderEnv(this.ctx, this.tracking, 'preview')));
   }
 
   create(actor: Actor, input: CampaignInput): CampaignJson {
@@ -389,7 +389,7 @@ export class CampaignService {
     if (templateId !== c.template_id && templateId !== null) this.checkCampaignTemplate('template_id', templateId);
     const camp = { ...c, uuid: ZERO_UUID, body: over.body ?? c.body, content_type: contentType as ContentType };
     return RenderError.describing('the campaign does not render', () => {
-      const compiled = compileCampaign(camp, layoutFor(this.store, camp, templateId), renderEnv(this.ctx, this.tracking));
+      const compiled = compileCampaign(camp, layoutFor(this.store, camp, templateId), renderEnv(this.ctx, this.tracking, 'preview'));
       return { contentType, body: compiled.render(DEMO_SUBSCRIBER).html };
     });
   }
@@ -406,7 +406,7 @@ export class CampaignService {
     if (templateId && templateId > 0) this.checkCampaignTemplate('template_id', templateId);
     const layoutId = templateId && templateId > 0 ? templateId : c.archive_template_id ?? c.template_id;
     return RenderError.describing('the archive page does not render', () =>
-      compileCampaign(camp, layoutFor(this.store, camp, layoutId), renderEnv(this.ctx, this.tracking)).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
+      compileCampaign(camp, layoutFor(this.store, camp, layoutId), renderEnv(this.ctx, this.tracking, 'preview')).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
   }
 
   /** Sends the (possibly edited, unsaved) campaign to existing subscribers; nothing is counted. */

@@ -51,6 +51,15 @@ ul.plain{list-style:none;padding:0}ul.plain li{margin:.4rem 0}footer{margin-top:
 .next{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;margin:1.25rem 0 0;padding:0;list-style:none}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}`;
 
+/**
+ * CSS as the text of a <style> element: `</` becomes `<\/`, so no stored value can close the
+ * element (`</style>`) and start markup. In CSS `\/` is `/` (in strings and identifiers), so
+ * the rule means what it did; only a `</` inside a comment keeps the backslash, harmlessly.
+ */
+export function styleText(css: string): string {
+  return css.replace(/<\//g, '<\\/');
+}
+
 /** The whole document: head (title, look, scripts) and the page's content in <main>. */
 export function Layout(o: PageOptions): JSX.Element {
   const site = o.siteName ?? '';
@@ -65,8 +74,8 @@ export function Layout(o: PageOptions): JSX.Element {
         <title>{o.title}{site && !own ? ` · ${site}` : ''}</title>
         {o.faviconUrl ? <link rel="icon" href={o.faviconUrl} /> : null}
         {/* Raw: our own CSS, then the custom CSS the appearance settings hold, as the admin wrote it
-            (escaping would break quotes and `>` selectors; keeping it inside <style> is a later change). */}
-        <style>{raw(PAGE_STYLE + (o.customCss ?? ''))}</style>
+            (escaping would break quotes and `>` selectors), kept inside <style> by styleText. */}
+        <style>{raw(styleText(PAGE_STYLE + (o.customCss ?? '')))}</style>
         {/* hono/html rather than JSX, which would write `defer=""`: the pages have always said `defer`. */}
         {(o.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>

@@ -7,7 +7,7 @@ import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.ts';
 import { pauseCheckpoints, resumeCheckpoints } from '../db/connection.ts';
 import { badRequest, conflict, forbidden } from '../http/errors.ts';
-import { authorized, can, type Actor } from '../http/permissions.ts';
+import { authorized, can, permittedLists, type Actor } from '../http/permissions.ts';
 import { domainRules } from '../subscribers/email.ts';
 import type { ImportSource } from './source.ts';
 import type { SearchIndexer } from './search-indexer.ts';
@@ -103,7 +103,19 @@ export class Importer {
       subscriptionStatus: p.subscriptionStatus ?? (p.mode === 'subscribe' ? 'unconfirmed' : 'unsubscribed'),
       overwriteUserinfo: p.overwrite === true || p.overwriteUserinfo === true,
       overwriteSubscriptionStatus: p.overwrite === true || p.overwriteSubscriptionStatus === true,
+      changeable: this.changeable(actor),
     };
+  }
+
+  /**
+   * Which subscribers already there the import may overwrite or blocklist: all of them for an
+   * actor who may change any subscriber (every list, or subscribers:get_all with
+   * subscribers:manage, as the subscriber API allows), else those on a list the actor manages.
+   */
+  private changeable(actor: Actor): WriteOptions['changeable'] {
+    const managed = permittedLists(actor, 'manage');
+    if (managed === 'all' || (can(actor, 'subscribers:get_all') && can(actor, 'subscribers:manage'))) return 'all';
+    return managed.map((id) => authorized(id));
   }
 
   private subscribeLists(actor: Actor, asked: number[]) {

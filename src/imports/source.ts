@@ -55,9 +55,18 @@ export async function inspectUpload(path: string, uploadName: string): Promise<I
     throw badRequest(`"${uploadName}" is not a valid ZIP archive (${(e as Error).message})`);
   }
   const files: CsvFile[] = [];
+  // Names (as a case-insensitive file system would see them) and local headers already seen: an
+  // entry listed twice would be checked twice but read as one, past the size and ratio caps.
+  const seenNames = new Set<string>();
+  const seenOffsets = new Set<number>();
   let total = 0;
   try {
     for await (const entry of zip.eachEntry()) {
+      const key = entry.fileName.normalize('NFC').toLowerCase();
+      if (seenNames.has(key)) throw badRequest(`the ZIP holds "${entry.fileName}" more than once; refusing it`);
+      seenNames.add(key);
+      if (seenOffsets.has(entry.relativeOffsetOfLocalHeader)) throw badRequest(`the ZIP's entry "${entry.fileName}" shares its data with another entry; refusing a possible ZIP bomb`);
+      seenOffsets.add(entry.relativeOffsetOfLocalHeader);
       const name = baseName(entry.fileName);
       if (entry.fileName.endsWith('/') || !isCsvName(name) || name.startsWith('._') || entry.fileName.startsWith('__MACOSX/')) continue;
       if (entry.isEncrypted()) throw badRequest(`"${name}" in the ZIP is encrypted`);

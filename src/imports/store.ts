@@ -18,6 +18,12 @@ export interface WriteOptions {
   subscriptionStatus: SubscriptionStatus;
   overwriteUserinfo: boolean;
   overwriteSubscriptionStatus: boolean;
+  /**
+   * The subscribers already there that the import may change (overwrite the name and
+   * attributes, blocklist): 'all', or those on one of these lists, the ones a list-restricted
+   * importer manages (Importer.writeOptions). The others are skipped, and logged.
+   */
+  changeable: 'all' | Authorized<number>[];
 }
 
 /**
@@ -61,6 +67,8 @@ const SQL = {
   overwriteUserinfo: 'UPDATE subscribers SET name = ?, attribs = ?, updated_at = ? WHERE id = ?',
   blocklist: "UPDATE subscribers SET status = 'blocklisted', updated_at = ? WHERE id = ? AND status <> 'blocklisted'",
   unsubscribeAll: "UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = ? WHERE subscriber_id = ? AND status <> 'unsubscribed'",
+  onLists: `SELECT DISTINCT subscriber_id FROM subscriber_lists
+    WHERE subscriber_id IN (SELECT value FROM json_each(?)) AND list_id IN (SELECT value FROM json_each(?))`,
   existingLists: 'SELECT id FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
   subscriberTotal: 'SELECT n FROM subscriber_total WHERE id = 1',
   touchLists: 'UPDATE lists SET updated_at = ? WHERE id IN (SELECT value FROM json_each(?))',
@@ -103,7 +111,7 @@ export class ImportStore {
    * New subscribers are numbered in the batch's order (a large import's runs are in e-mail
    * order, see write-worker.ts).
    */
-  writeBatch(batch: RowBatch, o: WriteOptions): number {
+  writeBatch(batch: RowBatch, o: WriteOptions, log: (line: string) => void = () => {}): number {
     const now = new Date().toISOString();
     // Later duplicates of an address in the batch win only with overwrite_userinfo, as they would one by one.
     const rows = new Map<string, Row>();
@@ -136,20 +144,34 @@ export class ImportStore {
       });
 
       const existing = this.findExisting(skipped.map((r) => r.email));
+      const changeable = this.changeable([...existing.values()].map((s) => s.id), o.changeable);
       for (const [email, sub] of existing) {
         const r = rows.get(email)!;
+        const mayChange = changeable === 'all' || changeable.has(sub.id);
         if (o.mode === 'blocklist') {
+          if (!mayChange) {
+            log(`skipped ${email}: not blocklisted, the subscriber is on none of the lists you manage`);
+            continue;
+          }
           this.sql(SQL.blocklist).run(now, sub.id);
           this.sql(SQL.unsubscribeAll).run(now, sub.id);
           continue;
         }
-        if (o.overwriteUserinfo) this.sql(SQL.overwriteUserinfo).run(r.name, r.attribs, now, sub.id);
+        if (o.overwriteUserinfo && mayChange) this.sql(SQL.overwriteUserinfo).run(r.name, r.attribs, now, sub.id);
+        else if (o.overwriteUserinfo) log(`skipped ${email}: name and attributes not overwritten, the subscriber is on none of the lists you manage`);
         const status = sub.status === 'blocklisted' ? 'unsubscribed' : o.subscriptionStatus;
         const upsert = this.sql(o.overwriteSubscriptionStatus ? SQL.subscribeOverwrite : SQL.subscribeKeep);
         for (const listId of o.lists) upsert.run(sub.id, listId, status, now, now);
       }
     }).immediate();
     return batch.emails.length;
+  }
+
+  /** Of these subscribers, those on one of the lists (all of them for 'all'). */
+  private changeable(ids: number[], lists: 'all' | number[]): 'all' | Set<number> {
+    if (lists === 'all') return 'all';
+    if (!ids.length || !lists.length) return new Set();
+    return new Set(this.sql<[string, string], number>(SQL.onLists).pluck().all(JSON.stringify(ids), JSON.stringify(lists)));
   }
 
   private findExisting(emails: string[]): Map<string, { id: number; status: string }> {

@@ -108,13 +108,16 @@ function takeWaiting(): void {
   }
 }
 
+/** A row the import may not apply (a list-restricted importer's), in the import's log. */
+const logSkip = (line: string) => post({ type: 'log', line });
+
 /** Writes one run, in transactions of the pacer's size. */
 function writeRun(run: RowBatch): void {
   for (let from = 0; from < run.emails.length;) {
     if (Atomics.load(control, CONTROL_STOP)) throw new StopSignal();
     const to = Math.min(run.emails.length, from + pacer.rows);
     const rows = sliceBatch(run, from, to);
-    const written = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => pacer.timed(() => store.writeBatch(rows, job.write)));
+    const written = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => pacer.timed(() => store.writeBatch(rows, job.write, logSkip)));
     Atomics.add(control, CONTROL_IMPORTED, written);
     checkpointer.afterTransaction();
     from = to;

@@ -66,7 +66,7 @@ function exportAnalytics(c: C, s: Deps, { query }: Input<undefined, ReturnType<t
     if (!rows.length) return null;
     afterId = rows[rows.length - 1].id;
     return rows.map((r) => columns.map((k) => r[k]));
-  });
+  }, { escapeFormulas: s.settings.bool('security.csv_escape_formulas') });
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;

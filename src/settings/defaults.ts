@@ -71,6 +71,9 @@ export const DEFAULT_SETTINGS: Settings = {
   'security.public_rate_limit': 60,
   // listmgr: reverse proxies whose X-Forwarded-For is believed (IP addresses).
   'security.trusted_proxies': [],
+  // listmgr: CSV exports prefix a ' to cells that start with = + - @ tab or CR (OWASP), so a
+  // spreadsheet does not run a name from the public form as a formula (false = as stored).
+  'security.csv_escape_formulas': true,
 
   'upload.provider': 'filesystem',
   'upload.extensions': ['jpg', 'jpeg', 'png', 'gif', 'svg', '*'],

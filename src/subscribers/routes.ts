@@ -8,6 +8,7 @@ import { routesFor, type Input } from '../http/routes.ts';
 import { f, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import { LIMITS } from '../http/limits.ts';
+import type { SettingsService } from '../settings/service.ts';
 import { cleanQuery, type ListChange, type SubscriberQuery, type SubscriberSelection, type SubscriberService } from './service.ts';
 import { LIST_ACTIONS, SUBSCRIBER_ORDER_COLUMNS, SUBSCRIBER_STATUSES, SUBSCRIPTION_STATUSES } from './store.ts';
 
@@ -16,6 +17,7 @@ export { exportableSections } from './service.ts';
 
 interface Deps {
   subscriberService: SubscriberService;
+  settings: SettingsService;
 }
 type C = Context<AppEnv>;
 
@@ -177,7 +179,7 @@ const CSV_HEADER = ['uuid', 'email', 'name', 'attributes', 'status', 'created_at
 
 function exportSubscribers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof exportQuery>>) {
   const next = s.subscriberService.exportRows(c.get('user'), { ...asQuery(p), ids: p.id });
-  return sendCsv(c, 'subscribers.csv', CSV_HEADER, () => next()?.map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at]) ?? null);
+  return sendCsv(c, 'subscribers.csv', CSV_HEADER, () => next()?.map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at]) ?? null, { escapeFormulas: s.settings.bool('security.csv_escape_formulas') });
 }
 
 function querySubscribers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof subscriberQuery>>) {

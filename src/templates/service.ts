@@ -149,7 +149,7 @@ export class TemplateService {
   /** Compiles like a real send (campaign or generic functions, html mode, shorthands for campaigns); 400 with the engine's message. */
   private compile(t: TemplateSource): () => string {
     if (t.type === 'campaign' && !hasContentPlaceholder(t.body)) throw placeholderMissing();
-    const env = renderEnv(this.ctx, this.tracking);
+    const env = renderEnv(this.ctx, this.tracking, 'preview');
     return RenderError.describing('the template does not compile', () => {
       if (t.type === 'tx') {
         const tx = compileTx(t.subject, t.body, null, env);

@@ -96,7 +96,7 @@ function viewPixel(c: C, s: Deps) {
 /** A campaign as a page: a subscriber's web view (noindex), or an archive entry (indexable). */
 function renderCampaign(c: C, s: Deps, campaign: CampaignRow, sub: RenderSubscriber, templateId: number | null, indexable = false) {
   try {
-    const compiled = compileCampaign(campaign, layoutFor(s.campaignStore, campaign, templateId), renderEnv(s, s.tracking));
+    const compiled = compileCampaign(campaign, layoutFor(s.campaignStore, campaign, templateId), renderEnv(s, s.tracking, 'view'));
     if (!indexable) c.header('X-Robots-Tag', 'noindex');
     return sendPreview(c, compiled.render(sub).html);
   } catch (e) {
@@ -130,14 +130,14 @@ const published = (c: CampaignRow) => c.send_at ?? c.created_at;
 function archiveSubject(s: Deps, c: CampaignRow): string {
   if (!c.subject.includes('{{')) return c.subject;
   try {
-    return compileCampaign({ ...c, body: '' }, null, renderEnv(s, s.tracking)).render(metaSubscriber(c)).subject;
+    return compileCampaign({ ...c, body: '' }, null, renderEnv(s, s.tracking, 'view')).render(metaSubscriber(c)).subject;
   } catch {
     return c.subject;
   }
 }
 
 function archiveHtml(s: Deps, c: CampaignRow): string {
-  return compileCampaign(c, layoutFor(s.campaignStore, c, c.archive_template_id ?? c.template_id), renderEnv(s, s.tracking)).render(metaSubscriber(c)).html;
+  return compileCampaign(c, layoutFor(s.campaignStore, c, c.archive_template_id ?? c.template_id), renderEnv(s, s.tracking, 'view')).render(metaSubscriber(c)).html;
 }
 
 function archivePage(c: C, s: Deps, { query }: ArchiveQuery) {

@@ -35,6 +35,11 @@ export class TrackingStore {
     return uuid;
   }
 
+  /** The uuid of a URL already registered (by a send), without registering it. */
+  knownLinkUuid(url: string): string | undefined {
+    return this.linkCache.get(url) ?? (this.sql<[string], string>(SQL.linkUuid).pluck().get(url) as string | undefined);
+  }
+
   link(uuid: string): { id: number; url: string } | undefined {
     return this.sql<[string], { id: number; url: string }>(SQL.link).get(uuid);
   }

@@ -88,7 +88,7 @@ export class TxService {
     const { subject, altbody } = input;
 
     const compiled = RenderError.describing('the template does not compile', () =>
-      compileTx(subject || tpl.subject, tpl.body, altbody || null, renderEnv(this.ctx, this.tracking)));
+      compileTx(subject || tpl.subject, tpl.body, altbody || null, renderEnv(this.ctx, this.tracking, 'send')));
 
     const missing: string[] = [];
     const recipients: RenderSubscriber[] = [];

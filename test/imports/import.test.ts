@@ -24,6 +24,19 @@ function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {
   });
 }
 
+/** A ZIP whose entries are given in order, the same name as often as listed (zipOf takes each once). */
+function zipOfEntries(entries: [string, string][]): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of entries) zip.addBuffer(Buffer.from(content), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+    zip.outputStream.on('error', reject);
+  });
+}
+
 function form(params: unknown, file?: { name: string; content: string | Buffer }): FormData {
   const f = new FormData();
   f.set('params', typeof params === 'string' ? params : JSON.stringify(params));
@@ -77,6 +90,9 @@ describe('refused uploads change nothing', () => {
     { name: 'broken ZIP', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: 'PK\x03\x04 this is not really a zip' }), status: 400, message: /not a valid ZIP/ },
     { name: 'ZIP without a CSV', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOf({ 'readme.txt': 'hello' }) }), status: 400, message: /no \.csv file/ },
     { name: 'ZIP bomb', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOf({ 'huge.csv': bigZeros }) }), status: 400, message: /ZIP bomb/ },
+    // Entries of one name were each checked, then all read as the last one: 14 KB read as 80,000 rows.
+    { name: 'ZIP with an entry name twice', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOfEntries([['people.csv', 'email\na@x.io\n'], ['other.csv', 'email\nb@x.io\n'], ['people.csv', 'email\nc@x.io\n']]) }), status: 400, message: /"people\.csv" more than once/ },
+    { name: 'ZIP with an entry name twice in other folders or case', params: { mode: 'blocklist', delim: ',' }, file: async () => ({ name: 'x.zip', content: await zipOfEntries([['a/People.csv', 'email\na@x.io\n'], ['a/people.CSV', 'email\nc@x.io\n']]) }), status: 400, message: /more than once/ },
   ];
   for (const c of cases) {
     it(c.name, async () => {
@@ -409,5 +425,86 @@ describe('which imports write without the name index', () => {
     // Writing in sorted runs depends on the import's size alone.
     assert.equal(isLargeImport(99_999), false);
     assert.equal(isLargeImport(100_000), true);
+  });
+});
+
+describe('a list-restricted importer', () => {
+  // Its own server: subscribers of its own, whatever the tests above left.
+  let s: TestServer;
+  let mine: number;
+  let theirs: number;
+  let importer = '';
+  const db = () => s.server.ctx.db;
+  const row = (email: string) => db().prepare('SELECT name, attribs, status FROM subscribers WHERE email = ?').get(email) as { name: string; attribs: string; status: string };
+  const listsOf = (email: string) => db().prepare(
+    'SELECT sl.list_id, sl.status FROM subscriber_lists sl JOIN subscribers s ON s.id = sl.subscriber_id WHERE s.email = ? ORDER BY sl.list_id',
+  ).all(email) as { list_id: number; status: string }[];
+  const run = async (params: unknown, csv: string) => {
+    const f = new FormData();
+    f.set('params', JSON.stringify(params));
+    f.set('file', new Blob([csv]), 'people.csv');
+    const res = await s.request('POST', '/api/import/subscribers', undefined, { raw: f, auth: importer });
+    assert.equal(res.status, 200, res.text);
+    for (;;) {
+      const st = (await s.request('GET', '/api/import/subscribers')).body.data;
+      if (st.status !== 'importing' && st.status !== 'stopping') {
+        assert.equal(st.status, 'finished');
+        return (await s.request('GET', '/api/import/subscribers/logs')).body.data as string;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  before(async () => {
+    s = await startTestServer();
+    const d = db();
+    const list = d.prepare("INSERT INTO lists (uuid, name, type, optin) VALUES (?, ?, 'private', 'single')");
+    mine = Number(list.run('00000000-0000-4000-8000-0000000000a1', 'Mine').lastInsertRowid);
+    theirs = Number(list.run('00000000-0000-4000-8000-0000000000b1', 'Theirs').lastInsertRowid);
+    const role = Number(d.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'Importers', '["subscribers:get","subscribers:manage","subscribers:import"]')`).run().lastInsertRowid);
+    const listRole = Number(d.prepare(`INSERT INTO roles (type, name) VALUES ('list', 'Mine only')`).run().lastInsertRowid);
+    d.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, mine);
+    importer = s.apiUser('importer', role);
+    d.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, 'importer');
+    for (const [email, name, lists] of [['on.mine@x.io', 'On Mine', [mine]], ['on.theirs@x.io', 'On Theirs', [theirs]], ['on.none@x.io', 'On None', []]] as const) {
+      const res = await s.request('POST', '/api/subscribers', { email, name, attribs: { keep: true }, lists, preconfirm_subscriptions: true });
+      assert.equal(res.status, 200, res.text);
+    }
+  });
+  after(() => s.stop());
+
+  it('overwrites the name and attributes only of subscribers on a list it manages; the others are skipped and logged', async () => {
+    const logs = await run({ mode: 'subscribe', delim: ',', lists: [mine], overwrite: true },
+      'email,name,attributes\non.mine@x.io,Renamed Mine,"{""x"":1}"\non.theirs@x.io,Renamed Theirs,"{""x"":1}"\non.none@x.io,Renamed None,"{""x"":1}"\nnew.one@x.io,New One,"{}"\n');
+    assert.equal(row('on.mine@x.io').name, 'Renamed Mine');
+    assert.deepEqual(JSON.parse(row('on.mine@x.io').attribs), { x: 1 });
+    for (const [email, name] of [['on.theirs@x.io', 'On Theirs'], ['on.none@x.io', 'On None']]) {
+      assert.equal(row(email).name, name);
+      assert.deepEqual(JSON.parse(row(email).attribs), { keep: true });
+      assert.match(logs, new RegExp(`skipped ${email.replace(/\./g, '\\.')}: name and attributes not overwritten`));
+    }
+    assert.doesNotMatch(logs, /skipped on\.mine@x\.io|skipped new\.one@x\.io/);
+    assert.equal(row('new.one@x.io').name, 'New One');
+    // Subscribing to its own list is what an import is for; the subscription on the other list stays as it was.
+    assert.deepEqual(listsOf('on.theirs@x.io'), [{ list_id: mine, status: 'unconfirmed' }, { list_id: theirs, status: 'confirmed' }].sort((a, b) => a.list_id - b.list_id));
+  });
+
+  it('blocklists only subscribers on a list it manages; the others are skipped and logged', async () => {
+    db().prepare("DELETE FROM subscriber_lists WHERE list_id = ? AND subscriber_id IN (SELECT id FROM subscribers WHERE email <> 'on.mine@x.io')").run(mine);
+    const logs = await run({ mode: 'blocklist', delim: ',' }, 'email\non.mine@x.io\non.theirs@x.io\non.none@x.io\n');
+    assert.equal(row('on.mine@x.io').status, 'blocklisted');
+    assert.deepEqual(listsOf('on.mine@x.io'), [{ list_id: mine, status: 'unsubscribed' }]);
+    for (const email of ['on.theirs@x.io', 'on.none@x.io']) {
+      assert.equal(row(email).status, 'enabled');
+      assert.match(logs, new RegExp(`skipped ${email.replace(/\./g, '\\.')}: not blocklisted`));
+    }
+    assert.deepEqual(listsOf('on.theirs@x.io'), [{ list_id: theirs, status: 'confirmed' }]);
+  });
+
+  it('an importer who may change every subscriber still overwrites and blocklists them all', async () => {
+    importer = s.token;
+    await run({ mode: 'blocklist', delim: ',' }, 'email\non.theirs@x.io\non.none@x.io\n');
+    assert.equal(row('on.theirs@x.io').status, 'blocklisted');
+    assert.equal(row('on.none@x.io').status, 'blocklisted');
   });
 });

@@ -8,7 +8,7 @@ import { ImportStore, type WriteOptions } from '../../src/imports/store.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ROWS = 300;
-const write: WriteOptions = { mode: 'subscribe', lists: [], subscriptionStatus: 'confirmed', overwriteUserinfo: false, overwriteSubscriptionStatus: false };
+const write: WriteOptions = { mode: 'subscribe', lists: [], subscriptionStatus: 'confirmed', overwriteUserinfo: false, overwriteSubscriptionStatus: false, changeable: 'all' };
 
 /** Writes ROWS subscribers the way the import's writer does, leaving them on the backlog. */
 function bulkWrite(db: DB, prefix: string): void {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
+import { neutraliseCell } from '../../src/http/csv.ts';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
@@ -355,6 +356,30 @@ describe('reads, paging, ordering, search and segments', () => {
     const [, email, gotName, gotAttribs, status] = records[1];
     assert.deepEqual([email, gotName, JSON.parse(gotAttribs), status], ['csv.quote@example.net', name, attribs, 'enabled']);
     await t.request('DELETE', `/api/subscribers/${id}`);
+  });
+  it('CSV export neutralises cells a spreadsheet would run as formulas, unless security.csv_escape_formulas is off', async () => {
+    // Names are trimmed when saved, so the tab and carriage return cases are the cell function's.
+    assert.deepEqual(['\t=1', '\r=1', ' =1', 'a=1', ''].map(neutraliseCell), [`'\t=1`, `'\r=1`, ' =1', 'a=1', '']);
+    assert.deepEqual([-1, 2, null].map(neutraliseCell), [-1, 2, null]);
+    const starts = ['=HYPERLINK("http://evil.example","x")', '+1+cmd|x', '-2+3', '@SUM(A1)'];
+    const ids: number[] = [];
+    for (const [i, name] of starts.entries()) {
+      const res = await t.request('POST', '/api/subscribers', { email: `csv.formula${i}@example.net`, name });
+      assert.equal(res.status, 200, res.text);
+      ids.push(res.body.data.id);
+    }
+    const names = async () => {
+      const res = await t.request('GET', `/api/subscribers/export?${ids.map((id) => `id=${id}`).join('&')}`);
+      assert.equal(res.status, 200, res.text);
+      const records: string[][] = parse(res.text, { relax_quotes: true });
+      return records.slice(1).map((r) => r[2]).sort();
+    };
+    try {
+      assert.deepEqual(await names(), starts.map((n) => `'${n}`).sort());
+      await withSettings(t, { 'security.csv_escape_formulas': false }, async () => assert.deepEqual(await names(), [...starts].sort()));
+    } finally {
+      for (const id of ids) await t.request('DELETE', `/api/subscribers/${id}`);
+    }
   });
 });
 
