@@ -56,12 +56,12 @@ ul.plain{list-style:none;padding:0}ul.plain li{margin:.4rem 0}footer{margin-top:
  * element (`</style>`) and start markup. In CSS `\/` is `/` (in strings and identifiers), so
  * the rule means what it did; only a `</` inside a comment keeps the backslash, harmlessly.
  */
-export function styleText(css: string): string {
+function styleText(css: string): string {
   return css.replace(/<\//g, '<\\/');
 }
 
 /** The whole document: head (title, look, scripts) and the page's content in <main>. */
-export function Layout(o: PageOptions): JSX.Element {
+function Layout(o: PageOptions): JSX.Element {
   const site = o.siteName ?? '';
   // A page titled with the site's name (the landing page) says it once, in its heading.
   const own = site !== '' && o.title === site;
@@ -106,7 +106,7 @@ export function renderHtml(node: JSX.Element): string {
   return out;
 }
 
-export function renderPage(o: PageOptions): string {
+function renderPage(o: PageOptions): string {
   return `<!doctype html>\n${renderHtml(<Layout {...o} />)}`;
 }
 

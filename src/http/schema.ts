@@ -292,7 +292,7 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   throw inputError(r.error);
 }
 
-export function inputError(e: z.ZodError): HttpError {
+function inputError(e: z.ZodError): HttpError {
   const issue = e.issues[0];
   const key = issue.path.map(String).join('.');
   if (issue.message.includes('{key}')) return new HttpError(400, issue.message.replaceAll('{key}', key));
