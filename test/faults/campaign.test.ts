@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { addList, addMany, until } from '../campaigns/fixtures.ts';
-import { type ChildServer, healthMs, installDatabase, killChildServers, RESPONSIVE_MS, startChildServer } from '../helpers/child-server.ts';
+import { type ChildServer, healthMs, installDatabase, killChildServers, RESPONSIVE_MS, slowestHealthWhile, startChildServer } from '../helpers/child-server.ts';
 
 after(killChildServers);
 import { makeDisks, type Disks } from '../helpers/full-disk.ts';
@@ -64,17 +64,6 @@ function campaignRow(dbPath: string, id: number): { status: string; status_reaso
   }
 }
 
-/** The slowest `GET /health` over `ms`. */
-async function slowestHealth(url: string, ms: number): Promise<number> {
-  const until = performance.now() + ms;
-  let slowest = 0;
-  while (performance.now() < until) {
-    slowest = Math.max(slowest, await healthMs(url));
-    await sleep(25);
-  }
-  return slowest;
-}
-
 describe('the sending engine, when the database does not take its writes', () => {
   it('waits out a lock another process holds past the busy timeout: no crash, the server answers meanwhile, everyone gets the campaign once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'listmgr-send-lock-'));
@@ -87,7 +76,7 @@ describe('the sending engine, when the database does not take its writes', () =>
     locker.exec('BEGIN IMMEDIATE');
     let slowest: number;
     try {
-      slowest = await slowestHealth(server.url, 7000); // longer than the 5 s busy timeout
+      slowest = await slowestHealthWhile(server.url, sleep(7000), 25); // longer than the 5 s busy timeout
     } finally {
       locker.exec('ROLLBACK');
       locker.close();

@@ -11,7 +11,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { type ChildServer, healthMs, installDatabase, killChildServers, LAUNCHER, RESPONSIVE_MS, startChildServer } from '../helpers/child-server.ts';
+import { type ChildServer, installDatabase, killChildServers, LAUNCHER, RESPONSIVE_MS, slowestHealthWhile, startChildServer } from '../helpers/child-server.ts';
 
 after(killChildServers);
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -26,17 +26,6 @@ function holdWriteLock(dbPath: string): () => void {
     locker.exec('ROLLBACK');
     locker.close();
   };
-}
-
-/** The slowest `GET /health` over `ms`, one at a time. */
-async function slowestHealth(url: string, ms: number): Promise<number> {
-  const until = performance.now() + ms;
-  let slowest = 0;
-  while (performance.now() < until) {
-    slowest = Math.max(slowest, await healthMs(url));
-    await sleep(20);
-  }
-  return slowest;
 }
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields);
@@ -65,7 +54,7 @@ describe('a lock held by another process', () => {
     try {
       write = s.request('POST', '/api/lists', { name: 'After the lock', type: 'private', optin: 'single' });
       await sleep(100); // the write has met the lock
-      const slowest = await slowestHealth(s.url, 1500);
+      const slowest = await slowestHealthWhile(s.url, sleep(1500), 20);
       assert.ok(slowest < RESPONSIVE_MS, `GET /health took ${slowest.toFixed(0)} ms while a write waited for the lock`);
     } finally {
       release();
@@ -81,7 +70,7 @@ describe('a lock held by another process', () => {
       const api = s.request('POST', '/api/lists', { name: 'Locked out', type: 'private', optin: 'single' });
       const page = fetch(`${s.url}/subscription/form`, { method: 'POST', body: form({ email: 'locked@example.com', name: 'Locked', l: publicList }), redirect: 'manual', signal: AbortSignal.timeout(30_000) });
       await sleep(100);
-      const slowest = await slowestHealth(s.url, 1000);
+      const slowest = await slowestHealthWhile(s.url, sleep(1000), 20);
       const [a, p] = await Promise.all([api, page]);
       assert.equal(a.status, 503, a.text);
       assert.equal(a.headers.get('retry-after'), '1');

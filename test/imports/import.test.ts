@@ -13,19 +13,11 @@ let listA: number;
 let listB: number;
 
 function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on('error', reject);
-  });
+  return zipOfEntries(Object.entries(files));
 }
 
 /** A ZIP whose entries are given in order, the same name as often as listed (zipOf takes each once). */
-function zipOfEntries(entries: [string, string][]): Promise<Buffer> {
+function zipOfEntries(entries: [string, string | Buffer][]): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   for (const [name, content] of entries) zip.addBuffer(Buffer.from(content), name);
   zip.end();
