@@ -106,6 +106,9 @@ export const DEFAULT_SETTINGS: Settings = {
     complaint: { count: 1, action: 'blocklist' },
   },
   'bounce.ses_enabled': false,
+  // listmgr: the SNS topic ARNs whose SES notifications are accepted (none: every SNS message,
+  // subscription confirmations included, is refused; listmonk takes any topic).
+  'bounce.ses_topic_arns': [],
   'bounce.sendgrid_enabled': false,
   'bounce.sendgrid_key': '',
   'bounce.azure': { enabled: false, shared_secret: '', shared_secret_header: '' },

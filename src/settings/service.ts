@@ -250,6 +250,7 @@ function normalise(s: Settings): void {
   s['privacy.domain_allowlist'] = lowerTrimList(s['privacy.domain_allowlist']);
   s['security.trusted_urls'] = (s['security.trusted_urls'] as string[]).map((u) => u.trim()).filter(Boolean);
   s['app.notify_emails'] = (s['app.notify_emails'] as string[]).map((u) => u.trim()).filter(Boolean);
+  s['bounce.ses_topic_arns'] = [...new Set((s['bounce.ses_topic_arns'] as string[]).map((u) => u.trim()).filter(Boolean))];
   s['privacy.unsubscribe_mailto'] = String(s['privacy.unsubscribe_mailto'] ?? '').trim().toLowerCase();
   for (const b of s.smtp as Block[]) {
     b.uuid ||= randomUUID();
@@ -280,6 +281,7 @@ const positive = (field: string, v: unknown, min = 1) => {
   if (typeof v !== 'number' || v < min) throw badRequest(`invalid setting "${field}": must be at least ${min}`);
 };
 const CRON_RE = /^(\S+\s+){4}\S+$/;
+const SNS_TOPIC_ARN_RE = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 
 function validate(s: Settings): void {
   const root = s['app.root_url'] as string;
@@ -336,6 +338,9 @@ function validate(s: Settings): void {
     if (b.enabled && !/^https?:\/\//i.test(String(b.root_url ?? ''))) throw badRequest(`invalid setting "${f}.root_url": expected an http(s) URL`);
     if (b.timeout !== undefined) duration(`${f}.timeout`, b.timeout);
   });
+  for (const arn of s['bounce.ses_topic_arns'] as string[]) {
+    if (!SNS_TOPIC_ARN_RE.test(arn)) throw badRequest(`invalid setting "bounce.ses_topic_arns": "${arn.slice(0, 300)}" is not an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)`);
+  }
   (s['bounce.mailboxes'] as Block[]).forEach((b, i) => {
     duration(`bounce.mailboxes[${i}].scan_interval`, b.scan_interval, 60_000);
     oneOf(`bounce.mailboxes[${i}].type`, b.type, ['pop', 'imap']);
