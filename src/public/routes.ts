@@ -2,14 +2,13 @@
 // Nothing here changes state on a GET (mail scanners follow links); one click (a POST) does.
 // Answers never reveal whether an address was already subscribed. Rate-limited per client.
 import type { Context } from 'hono';
-import type { AppContext } from '../context.ts';
 import { isDatabaseBusy } from '../db/connection.ts';
 import { readBody } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { LIMITS } from '../http/limits.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
-import { clientAddress, rateLimit, type RateLimiter } from '../http/rate-limit.ts';
+import { clientAddress } from '../http/rate-limit.ts';
 import { routesFor, type Handler, type Input } from '../http/routes.ts';
 import { f, isUuid, parseBool, parseInput, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -21,20 +20,19 @@ import type { Audience, SubscriberService } from '../subscribers/service.ts';
 /** The subscriber a page's link names. */
 type LinkedSubscriber = NonNullable<ReturnType<SubscriberService['byLink']>>;
 import type { AttemptLimiter } from '../users/attempts.ts';
-import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, type Captcha } from './captcha.ts';
+import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, type Captcha, type CaptchaProof } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
 import { linkUuid, linkValue } from './link.ts';
 import { publicLook } from './look.ts';
+import { perClient, perClientPage, perSubscriberPage, type PublicLimitDeps } from './rate-limits.ts';
 import { ManagePreferences, OptinConfirm, Outcome, SubscriptionForm, Unsubscribe, WipeConfirm, type FormValues, type NextLink, type SelfService } from './pages.tsx';
 import { ZERO_UUID } from '../campaigns/render.ts';
 
-interface Deps extends AppContext {
+interface Deps extends PublicLimitDeps {
   subscribers: Audience['subscribers'];
   subscriberService: SubscriberService;
   listStore: Audience['lists'];
   captcha: Captcha;
-  /** Per-address counts of public requests (the API and the pages share them). */
-  publicLimiter: RateLimiter;
   /** Data exports mailed per subscriber. */
   subscriberExports: AttemptLimiter;
 }
@@ -68,42 +66,6 @@ export const PUBLIC_PAGES = [
   route({ method: 'POST', path: '/subscription/:campUUID/:subUUID', access: 'public', limit: perSubscriberPage, handler: pageRoute(unsubscribe), raw: 'text/html', summary: 'Unsubscribes (from the campaign\'s lists, else all), blocklists, or saves preferences' }),
 ];
 
-// ---- rate limits ----
-
-function publicLimit(s: Deps, onLimited?: (c: Context, retry: number) => Response, key?: (c: Context) => string) {
-  return rateLimit({
-    limiter: s.publicLimiter,
-    scope: 'public',
-    key,
-    perMinute: () => s.settings.num('security.public_rate_limit'),
-    trustedProxies: () => (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [],
-    onLimited,
-  });
-}
-
-/** Per client address; a JSON 429. */
-function perClient(s: Deps) {
-  return publicLimit(s);
-}
-
-/** Per client address; a 429 page. */
-function perClientPage(s: Deps) {
-  return publicLimit(s, tooManyRequests(s));
-}
-
-/**
- * Per subscriber: RFC 8058 one-click unsubscribes come from a few mail providers' addresses in
- * bursts after each campaign, so a per-address limit would refuse them.
- */
-function perSubscriberPage(s: Deps) {
-  return publicLimit(s, tooManyRequests(s), (c) => `unsubscribe:${linkUuid(c.req.param('subUUID')).toLowerCase()}`);
-}
-
-function tooManyRequests(s: Deps) {
-  const t = subscriberTranslator(s);
-  return (c: Context) => message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
-}
-
 // ---- the API ----
 
 function publicLists(c: C, s: Deps) {
@@ -118,6 +80,8 @@ async function altchaChallenge(c: C, s: Deps) {
 
 async function subscribe(c: C, s: Deps, { body }: Input<ReturnType<typeof subscriptionInput>, undefined>) {
   if (!s.settings.bool('app.enable_public_subscription_page')) throw badRequest('public subscriptions are disabled');
+  // The same proof as the form asks for, or the captcha would be skipped by posting here.
+  if (!(await s.captcha.passes(body))) throw badRequest(`captcha required: a missing or invalid "${captchaField(s.captcha)}" field`);
   const { hasOptin } = await subscribePublic(s, { email: body.email, name: body.name, listUuids: body.list_uuids ?? body.l ?? [] });
   return ok(c, { has_optin: hasOptin });
 }
@@ -134,7 +98,21 @@ function subscriptionInput() {
     l: f.optStringArray(),
     name: f.optString({ maxBytes: LIMITS.publicName }),
     email: emailField(),
+    ...captchaFields(),
   }).meta({ id: 'PublicSubscription' });
+}
+
+/** The captcha's proof, as the form sends it; required (one or the other) when security.captcha is on. */
+function captchaFields() {
+  return {
+    altcha: f.any().meta({ type: 'string', description: 'The Altcha solution (base64 JSON), when the Altcha captcha is on' }),
+    'h-captcha-response': f.any().meta({ type: 'string', description: 'The hCaptcha token, when hCaptcha is on' }),
+  };
+}
+
+/** The field carrying the proof of the captcha that is on. */
+function captchaField(captcha: Captcha): keyof CaptchaProof {
+  return captcha.provider() === 'hcaptcha' ? 'h-captcha-response' : 'altcha';
 }
 
 interface PublicSubscription {
@@ -266,9 +244,7 @@ function subscriptionForm() {
   return z.object({
     /** The honeypot: people never see it, bots fill it in. */
     nonce: f.optString(),
-    // The captcha's proof, checked by Captcha.passes.
-    altcha: f.any(),
-    'h-captcha-response': f.any(),
+    ...captchaFields(),
     l: f.optStringArray(),
     name: f.optString({ maxBytes: LIMITS.publicName }),
     email: emailField(),

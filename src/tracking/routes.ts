@@ -2,7 +2,6 @@
 // public archive (HTML, RSS, JSON). Tracking honours privacy.disable_tracking and
 // privacy.individual_tracking; preview renders (zero campaign UUID) are never counted.
 import type { Context } from 'hono';
-import type { AppContext } from '../context.ts';
 import { layoutFor, renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
 import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
@@ -10,16 +9,18 @@ import { ok, pageResults } from '../http/envelope.ts';
 import { notFound } from '../http/errors.ts';
 import { Message, sendPage } from '../http/layout.tsx';
 import { sendPreview } from '../http/preview.ts';
-import { pagingQuery, parsePaging } from '../http/paging.ts';
+import { LIMITS } from '../http/limits.ts';
+import { pagingQuery, parsePaging, type Paging } from '../http/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { isUuid, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import { linkUuid } from '../public/link.ts';
 import { publicLook } from '../public/look.ts';
+import { perClient, perClientPage, perClientTracking, perClientTrackingPage, type PublicLimitDeps } from '../public/rate-limits.ts';
 import { archiveFeed, ArchiveList } from './pages.tsx';
 import type { TrackingStore } from './store.ts';
 
-interface Deps extends AppContext {
+interface Deps extends PublicLimitDeps {
   campaignStore: CampaignStore;
   tracking: TrackingStore;
 }
@@ -27,19 +28,19 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const ARCHIVE_ROUTES = [
-  route({ method: 'GET', path: '/public/archive', access: 'public', handler: archiveApi, query: archiveQuery(), summary: 'The public archive\'s campaigns, newest first, paged (404 when the archive is off)' }),
+  route({ method: 'GET', path: '/public/archive', access: 'public', limit: perClient, handler: archiveApi, query: archiveQuery(), summary: 'The public archive\'s campaigns, newest first, paged (404 when the archive is off)' }),
 ];
 
 /** Served from the site root. */
 export const TRACKING_PAGES = [
   // These two GETs record a click or a view.
-  route({ method: 'GET', path: '/link/:link/:camp/:sub', access: 'public', writes: true, handler: followLink, raw: 'text/html', summary: 'Records a click (as the privacy settings allow) and redirects to the link\'s URL' }),
-  route({ method: 'GET', path: '/campaign/:camp/:sub/px.png', access: 'public', writes: true, handler: viewPixel, raw: 'image/png', summary: 'The view-tracking pixel: records a view (as the privacy settings allow)' }),
-  route({ method: 'GET', path: '/campaign/:camp/:sub', access: 'public', handler: webView, raw: 'text/html', summary: 'A campaign as a page, for a subscriber it was sent to' }),
-  route({ method: 'GET', path: '/archive', access: 'public', handler: archivePage, query: archiveQuery(), raw: 'text/html', summary: 'The public archive, paged' }),
-  route({ method: 'GET', path: '/archive.xml', access: 'public', handler: archiveRss, query: archiveQuery(), raw: 'application/rss+xml', summary: 'The public archive as an RSS feed' }),
-  route({ method: 'GET', path: '/archive/latest', access: 'public', handler: latestArchived, raw: 'text/html', summary: 'The newest campaign in the archive' }),
-  route({ method: 'GET', path: '/archive/:id', access: 'public', handler: archived, raw: 'text/html', summary: 'A campaign in the archive, by UUID or archive slug' }),
+  route({ method: 'GET', path: '/link/:link/:camp/:sub', access: 'public', limit: perClientTrackingPage, writes: true, handler: followLink, raw: 'text/html', summary: 'Records a click (as the privacy settings allow) and redirects to the link\'s URL' }),
+  route({ method: 'GET', path: '/campaign/:camp/:sub/px.png', access: 'public', limit: perClientTracking, writes: true, handler: viewPixel, raw: 'image/png', summary: 'The view-tracking pixel: records a view (as the privacy settings allow)' }),
+  route({ method: 'GET', path: '/campaign/:camp/:sub', access: 'public', limit: perClientPage, handler: webView, raw: 'text/html', summary: 'A campaign as a page, for a subscriber it was sent to' }),
+  route({ method: 'GET', path: '/archive', access: 'public', limit: perClientPage, handler: archivePage, query: archiveQuery(), raw: 'text/html', summary: 'The public archive, paged' }),
+  route({ method: 'GET', path: '/archive.xml', access: 'public', limit: perClientPage, handler: archiveRss, query: archiveQuery(), raw: 'application/rss+xml', summary: 'The public archive as an RSS feed' }),
+  route({ method: 'GET', path: '/archive/latest', access: 'public', limit: perClientPage, handler: latestArchived, raw: 'text/html', summary: 'The newest campaign in the archive' }),
+  route({ method: 'GET', path: '/archive/:id', access: 'public', limit: perClientPage, handler: archived, raw: 'text/html', summary: 'A campaign in the archive, by UUID or archive slug' }),
 ];
 
 /** A 1×1 transparent PNG. */
@@ -50,6 +51,14 @@ function archiveQuery() {
 }
 
 type ArchiveQuery = Input<undefined, ReturnType<typeof archiveQuery>>;
+
+/** The page asked for, at most LIMITS.archivePageItems campaigns (`per_page=all` included): each is rendered. */
+function archivePaging(query: ArchiveQuery['query']): Paging {
+  const paging = parsePaging(query);
+  if (!paging.all && paging.perPage <= LIMITS.archivePageItems) return paging;
+  const perPage = LIMITS.archivePageItems;
+  return { page: paging.page, perPage, all: false, limit: perPage, offset: (paging.page - 1) * perPage };
+}
 
 function errorPage(c: C, s: Deps, status: 400 | 404 | 500, title: string, text: string) {
   return sendPage(c, { ...publicLook(s.settings), title, body: Message({ title, text }) }, status);
@@ -142,7 +151,7 @@ function archiveHtml(s: Deps, c: CampaignRow): string {
 
 function archivePage(c: C, s: Deps, { query }: ArchiveQuery) {
   if (!archiveEnabled(s)) return errorPage(c, s, 404, 'Not found', 'The archive is not available.');
-  const paging = parsePaging(query);
+  const paging = archivePaging(query);
   const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset);
   const entries = rows.map((r) => ({ url: entryUrl(s, r), subject: archiveSubject(s, r), date: published(r).slice(0, 10) }));
   const pages = paging.all ? 1 : Math.ceil(total / paging.perPage);
@@ -155,7 +164,7 @@ function archivePage(c: C, s: Deps, { query }: ArchiveQuery) {
 
 function archiveRss(c: C, s: Deps, { query }: ArchiveQuery) {
   if (!archiveEnabled(s)) return errorPage(c, s, 404, 'Not found', 'The archive is not available.');
-  const paging = parsePaging(query);
+  const paging = archivePaging(query);
   const { rows } = s.campaignStore.archived(paging.limit, paging.offset);
   const withContent = s.settings.bool('app.enable_public_archive_rss_content');
   const items = rows.map((r) => {
@@ -188,7 +197,7 @@ function archived(c: C, s: Deps) {
 
 function archiveApi(c: C, s: Deps, { query }: ArchiveQuery) {
   if (!archiveEnabled(s)) throw notFound('the public archive is disabled');
-  const paging = parsePaging(query);
+  const paging = archivePaging(query);
   const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset);
   const results = rows.map((r) => ({ uuid: r.uuid, subject: archiveSubject(s, r), content: '', created_at: r.created_at, send_at: r.send_at, url: entryUrl(s, r) }));
   return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
