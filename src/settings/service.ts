@@ -335,7 +335,8 @@ function validate(s: Settings): void {
     if (!b.name) throw badRequest(`invalid setting "${f}.name": required`);
     if (b.name === 'email' || names.has(b.name as string)) throw badRequest(`invalid setting "${f}.name": "${b.name}" is reserved or used twice`);
     names.add(b.name as string);
-    if (b.enabled && !/^https?:\/\//i.test(String(b.root_url ?? ''))) throw badRequest(`invalid setting "${f}.root_url": expected an http(s) URL`);
+    const url = URL.parse(String(b.root_url ?? ''));
+    if (b.enabled && !(url && /^https?:$/.test(url.protocol))) throw badRequest(`invalid setting "${f}.root_url": expected an http(s) URL`);
     if (b.timeout !== undefined) duration(`${f}.timeout`, b.timeout);
   });
   for (const arn of s['bounce.ses_topic_arns'] as string[]) {
