@@ -27,21 +27,27 @@ export const SETTINGS_ROUTES = [
     method: 'PUT', path: '/settings/:key', access: 'settings:manage', handler: updateSetting, summary: 'Changes one setting',
     describedBody: { contentType: 'application/json', schema: z.unknown().meta({ description: 'The new value, shaped as the setting\'s default' }) },
   }),
-  route({ method: 'POST', path: '/settings/smtp/test', access: 'settings:manage', handler: testSmtp, body: smtpTestInput(), summary: 'Sends a test message to `email` through the SMTP server described' }),
+  route({ method: 'POST', path: '/settings/smtp/test', access: 'settings:manage', handler: testSmtp, body: smtpTestInput(), summary: 'Sends a test message to `email` through the SMTP server described; without a `host`, tests the saved servers (all enabled ones, or the one with `uuid`), sending a message only when `email` is given' }),
 ];
 
 function settingsChanges() {
   return z.record(z.string(), z.unknown()).meta({ id: 'SettingsChanges', description: 'Setting keys and their new values; keys that are not settings are ignored' });
 }
 
-/** The recipient, and an SMTP server block as the settings hold one (`smtp[i]`); absent fields take the defaults. */
+/**
+ * listmonk's body: an SMTP server block as the settings hold one (`smtp[i]`; absent fields take
+ * the defaults) and the recipient `email`. Without `host` (an empty body, or only `uuid` and/or
+ * `email`), the saved servers are tested instead, a message sent only if `email` is given.
+ */
 function smtpTestInput() {
-  return z.looseObject({ email: f.reqString() }).meta({ id: 'SmtpTestInput' }).transform(({ email, ...block }): SmtpTest => {
+  return z.looseObject({ email: f.optString(), uuid: f.optString() }).meta({ id: 'SmtpTestInput' }).transform(({ email, ...block }): SmtpTest => {
+    if (block.host === undefined) return { kind: 'saved', to: email || null, uuid: block.uuid || null };
+    if (!email) throw badRequest('"email" is required');
     const server = { ...smtpDefaults({}), ...block } as unknown as SmtpServerSettings;
-    if (!server.host || typeof server.port !== 'number') throw badRequest('"host" and "port" are required');
+    if (!server.host || typeof server.host !== 'string' || typeof server.port !== 'number') throw badRequest('"host" and "port" are required');
     if (!['none', 'plain', 'login', 'cram'].includes(server.auth_protocol)) throw badRequest(`invalid "auth_protocol": ${server.auth_protocol}`);
     if (!['none', 'STARTTLS', 'TLS'].includes(server.tls_type)) throw badRequest(`invalid "tls_type": ${server.tls_type}`);
-    return { to: email, server };
+    return { kind: 'given', to: email, server };
   });
 }
 
@@ -66,7 +72,14 @@ async function updateSetting(c: C, s: Deps) {
 }
 
 async function testSmtp(c: C, s: Deps, { body }: Input<ReturnType<typeof smtpTestInput>, undefined>) {
-  await s.settings.testSmtp(c.get('user'), body);
-  s.log.info(`SMTP test message sent through ${body.server.host}:${body.server.port} to ${body.to}`);
+  const by = c.get('user').username;
+  try {
+    await s.settings.testSmtp(c.get('user'), body);
+  } catch (e) {
+    s.log.warn(`SMTP test by ${by} failed: ${(e as Error).message}`);
+    throw e;
+  }
+  const what = body.kind === 'given' ? `${body.server.host}:${body.server.port}` : body.uuid ? `the saved server ${body.uuid}` : 'the saved servers';
+  s.log.info(body.to ? `SMTP test message sent through ${what} to ${body.to} by ${by}` : `SMTP connection test of ${what} passed (by ${by})`);
   return ok(c, true);
 }

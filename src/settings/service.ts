@@ -7,10 +7,10 @@ import { sql } from 'drizzle-orm';
 import type { DB } from '../db/connection.ts';
 import { param, preparedStatements } from '../db/index.ts';
 import { NOW, parseJsonText, settings } from '../db/schema.ts';
-import { badRequest, forbidden } from '../http/errors.ts';
+import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { can, type Actor, type Permission } from '../http/permissions.ts';
 import { f, parseInput, z } from '../http/schema.ts';
-import { sendSmtpTest, type SmtpServerSettings } from '../mail/smtp.ts';
+import { SmtpTestError, testSmtpServer, type SmtpServerSettings } from '../mail/smtp.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
 import { parseDuration } from '../duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
@@ -38,11 +38,19 @@ type Block = Record<string, unknown>;
 /** The keys of a settings change and their new values; keys that are not settings are ignored. */
 export type SettingsChanges = Record<string, unknown>;
 
-/** A test message to send through an SMTP server block (the stored password when its own is masked or empty). */
-export interface SmtpTest {
-  to: string;
-  server: SmtpServerSettings;
-}
+/**
+ * POST /api/settings/smtp/test: the SMTP server block given (listmonk's body; its password
+ * masked or empty means the saved one, for the same server only), or the saved servers (all
+ * enabled ones, or the one with `uuid`). Without a recipient the servers are only connected and
+ * authenticated to.
+ */
+export type SmtpTest =
+  | { kind: 'given'; to: string; server: SmtpServerSettings }
+  | { kind: 'saved'; to: string | null; uuid: string | null };
+
+/** What a saved password is bound to: change any of them and the password must be typed again. */
+const PASSWORD_BINDING = ['host', 'port', 'username', 'tls_type', 'tls_skip_verify'] as const;
+const bindingOf = (b: SmtpServerSettings) => PASSWORD_BINDING.map((k) => (k === 'host' ? b.host.trim().toLowerCase() : b[k]));
 
 export class SettingsService {
   private current: Settings = clone(DEFAULT_SETTINGS);
@@ -129,19 +137,27 @@ export class SettingsService {
     this.save(next, [key]);
   }
 
-  /** Sends a test message through an SMTP server; its failure is a 400 with the server's answer. */
+  /** Tests SMTP servers (see SmtpTest); a failure is a 400 saying what failed, without the remote's own text. */
   async testSmtp(actor: Actor, test: SmtpTest): Promise<void> {
     assertCan(actor, 'settings:manage');
-    const server = { ...test.server };
-    // A masked or empty password means "the stored one" for the server with this uuid.
-    if (!server.password || /^•+$/.test(server.password)) {
-      const stored = this.get<SmtpServerSettings[]>('smtp').find((s) => s.uuid && s.uuid === server.uuid);
-      server.password = stored?.password ?? '';
+    const saved = this.get<SmtpServerSettings[]>('smtp');
+    let servers: SmtpServerSettings[];
+    if (test.kind === 'given') servers = [withSavedPassword(test.server, saved)];
+    else if (test.uuid) {
+      const one = saved.find((b) => b.uuid === test.uuid);
+      if (!one) throw notFound(`no saved SMTP server has uuid "${test.uuid.slice(0, 100)}"`);
+      servers = [one];
+    } else {
+      servers = saved.filter((b) => b.enabled);
+      if (!servers.length) throw badRequest('no SMTP server is enabled in the saved settings');
     }
-    try {
-      await sendSmtpTest(server, this.str('app.from_email'), test.to, this.str('app.site_name'));
-    } catch (e) {
-      throw badRequest(`SMTP test failed: ${(e as Error).message}`);
+    for (const server of servers) {
+      try {
+        await testSmtpServer(server, this.str('app.from_email'), test.to, this.str('app.site_name'));
+      } catch (e) {
+        if (e instanceof SmtpTestError) throw badRequest(`SMTP test failed: ${e.message}`);
+        throw e;
+      }
     }
   }
 
@@ -165,6 +181,26 @@ export class SettingsService {
     const { upsert } = statements(db);
     for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) upsert.run({ key, value: JSON.stringify(value) });
   }
+}
+
+/**
+ * A given SMTP block whose password is masked or empty takes the saved password of the block
+ * with its uuid, only if it still names the same server: the saved password is never sent to
+ * another host, port, user name or TLS setting.
+ */
+function withSavedPassword(server: SmtpServerSettings, saved: SmtpServerSettings[]): SmtpServerSettings {
+  if (!keepsSecret(server.password)) return server;
+  const stored = saved.find((b) => b.uuid && b.uuid === server.uuid);
+  const masked = !!server.password;
+  if (!stored) {
+    if (masked) throw badRequest('the password is masked and no saved SMTP server has this uuid: type the password');
+    return { ...server, password: '' };
+  }
+  if (JSON.stringify(bindingOf(stored)) !== JSON.stringify(bindingOf(server))) {
+    if (!stored.password) return { ...server, password: '' };
+    throw badRequest('the host, port, user name or TLS settings differ from the saved server\'s: type the password again to test them (the saved one is only sent to the server it was saved for)');
+  }
+  return { ...server, password: stored.password ?? '' };
 }
 
 function assertCan(actor: Actor, permission: Permission): void {

@@ -13,6 +13,8 @@ export interface ReceivedMail {
 export interface SmtpSink {
   port: number;
   messages: ReceivedMail[];
+  /** Every AUTH attempt, accepted or not. */
+  auths: { username: string; password: string }[];
   /** Resolves when at least n messages have arrived (rejects after timeoutMs). */
   waitFor(n: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   /** The smtp settings block that points at this sink. */
@@ -29,6 +31,7 @@ export interface SmtpSinkOptions {
 
 export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
+  const auths: SmtpSink['auths'] = [];
   const waiters: (() => void)[] = [];
   const options: SMTPServerOptions = {
     disabledCommands: opts.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
@@ -36,6 +39,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, cb) {
+      auths.push({ username: auth.username ?? '', password: auth.password ?? '' });
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) cb(null, { user: auth.username });
       else cb(new Error('Invalid username or password'));
     },
@@ -69,6 +73,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
   return {
     port,
     messages,
+    auths,
     async waitFor(n, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (messages.length < n) {
