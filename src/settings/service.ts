@@ -190,6 +190,7 @@ export class SettingsService {
  */
 function withSavedPassword(server: SmtpServerSettings, saved: SmtpServerSettings[]): SmtpServerSettings {
   if (!keepsSecret(server.password)) return server;
+  if (server.auth_protocol === 'none') return { ...server, password: '' };
   const stored = saved.find((b) => b.uuid && b.uuid === server.uuid);
   const masked = !!server.password;
   if (!stored) {
