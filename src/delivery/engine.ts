@@ -336,9 +336,10 @@ export class DeliveryEngine {
   private async send(c: CampaignRow): Promise<void> {
     const log = this.ctx.log;
     const optin = c.type === 'optin';
-    if (!this.ctx.mailer.has(c.messenger)) {
-      this.store.holdBack(c.id, `messenger "${c.messenger}" is not configured`);
-      log.error(`campaign ${c.id}: messenger "${c.messenger}" is not configured; paused`);
+    const unavailable = this.ctx.mailer.unavailable(c.messenger);
+    if (unavailable) {
+      this.store.holdBack(c.id, unavailable);
+      log.error(`campaign ${c.id}: ${unavailable}; paused`);
       return;
     }
     let compose: Composer;

@@ -180,6 +180,35 @@ describe('sending a campaign while the mail server is down, and after it is back
   });
 });
 
+describe('a mail server that refuses the login', () => {
+  let t: TestServer;
+  let sink: SmtpSink;
+
+  before(async () => {
+    t = await startTestServer();
+    sink = await startSmtpSink({ auth: { user: 'news', pass: 'right-password' } });
+    const list = addList(t.server.ctx.db, 'Readers', 'single');
+    addMany(t.server.ctx.db, list, 'auth', 5);
+    await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock({ password: 'wrong-password' })], 'app.message_rate': 1000 });
+    const c = (await t.request('POST', '/api/campaigns', { name: 'Login', subject: 'S', lists: [list], body: '<p>x</p>', content_type: 'html' })).body.data;
+    assert.equal((await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' })).status, 200);
+  });
+  after(async () => {
+    await t.stop();
+    await sink.close();
+  });
+
+  it('pauses the campaign with the authentication error, failing nobody', async () => {
+    const paused = await until('the campaign to pause', async () => {
+      const d = (await t.request('GET', '/api/campaigns?status=paused')).body.data.results[0];
+      return d?.status === 'paused' && d;
+    });
+    assert.match(paused.status_reason, /Invalid username or password/);
+    assert.equal(paused.failed, 0);
+    assert.equal(sink.messages.length, 0);
+  });
+});
+
 describe('a recipient refused with a 5xx', () => {
   let t: TestServer;
   let sink: SmtpSink;
