@@ -75,7 +75,7 @@ export class Mailer {
       void done.finally(() => this.retiring.delete(done));
     }
     this.log.info(`messengers ready: ${[...next.keys()].join(', ') || 'none'}`);
-    if (!next.has('email')) this.log.warn(`${NO_SMTP}; until then campaigns cannot start and opt-in, notification and password-reset mails are not sent`);
+    if (!next.has('email')) this.log.warn(`${NO_SMTP}; until then no campaign can be sent by e-mail, and opt-in, notification and password-reset mails are not sent`);
   }
 
   names(): string[] {
