@@ -142,9 +142,10 @@ class Run {
   }
 
   /**
-   * At the end of a walk that was not stopped, the recipients set aside by isolated connection
-   * failures (too few in a row to pause) are recorded as failed, so that the campaign does not
-   * finish with them neither sent nor failed; a retry of the failed recipients reaches them.
+   * Records the recipients set aside by isolated connection failures (too few in a row to
+   * pause: a send succeeded after them, or the walk ended) as failed, so that the campaign does
+   * not finish with them neither sent nor failed, nor hold its low-water mark below them for the
+   * rest of the walk; a retry of the failed recipients reaches them.
    */
   failSetAside(): void {
     for (const [subscriberId, error] of this.setAside) {
@@ -421,6 +422,8 @@ export class DeliveryEngine {
             () => {
               run.connectionFailures = 0;
               run.finished({ subscriberId: sub.id, ok: true, error: '' });
+              // The server works: the connection failures before this were isolated ones.
+              if (!run.stopped) run.failSetAside();
             },
             (e: Error) => {
               const error = String(e.message).slice(0, 500);

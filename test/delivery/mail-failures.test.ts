@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { installDatabase } from '../helpers/child-server.ts';
 import { sendRequest, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { startScriptedSmtp, startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { addList, addMany, addSubscriber, until } from '../campaigns/fixtures.ts';
 
 const NO_SMTP = 'no SMTP server is enabled: set one up in Settings → SMTP';
@@ -267,5 +267,50 @@ describe('a recipient refused with a 5xx', () => {
     await new Promise((res) => setTimeout(res, 300));
     assert.equal(sink.messages.length, 3);
     assert.equal((await campaign()).status, 'finished');
+  });
+});
+
+describe('an isolated connection failure', () => {
+  let t: TestServer;
+  let server: { port: number; close(): Promise<void> };
+  const accepted: string[] = [];
+  let list = 0;
+
+  before(async () => {
+    t = await startTestServer();
+    // The second message meets a 421 (service not available); every other one is accepted.
+    let n = 0;
+    server = await startScriptedSmtp((to, reply) => {
+      if (++n === 2) return reply(Object.assign(new Error('Try again later'), { responseCode: 421 }));
+      accepted.push(...to);
+      reply();
+    });
+    list = addList(t.server.ctx.db, 'Readers', 'single');
+    addMany(t.server.ctx.db, list, 'isolated', 4);
+    const block = { enabled: true, host: '127.0.0.1', port: server.port, auth_protocol: 'none', username: '', password: '', tls_type: 'none', max_conns: 1, max_msg_retries: 0 };
+    const r = await t.request('PUT', '/api/settings', { smtp: [block], 'app.concurrency': 1, 'app.message_rate': 1000 });
+    assert.equal(r.status, 200, r.text);
+  });
+  after(async () => {
+    await t.stop();
+    await server.close();
+  });
+
+  it('does not pause the campaign; its recipient is recorded as failed and reached by the retry', async () => {
+    const c = (await t.request('POST', '/api/campaigns', { name: 'Blip', subject: 'S', lists: [list], body: '<p>x</p>', content_type: 'html' })).body.data;
+    assert.equal((await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' })).status, 200);
+    await until('the campaign to finish', async () => (await t.request('GET', `/api/campaigns/${c.id}`)).body.data.status === 'finished');
+    let d = (await t.request('GET', `/api/campaigns/${c.id}`)).body.data;
+    assert.equal(d.sent, 3);
+    assert.equal(d.failed, 1);
+    // The low-water mark passed it: every recipient has an outcome.
+    const low = t.server.ctx.db.prepare('SELECT last_subscriber_id, max_subscriber_id FROM campaigns WHERE id = ?').get(c.id) as { last_subscriber_id: number; max_subscriber_id: number };
+    assert.equal(low.last_subscriber_id, low.max_subscriber_id);
+    assert.equal((await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' })).status, 200);
+    await until('the retry to finish', async () => (await t.request('GET', `/api/campaigns/${c.id}`)).body.data.status === 'finished' && !t.server.ctx.delivery.isSending(c.id));
+    d = (await t.request('GET', `/api/campaigns/${c.id}`)).body.data;
+    assert.equal(d.sent, 4);
+    assert.equal(d.failed, 0);
+    assert.deepEqual([...accepted].sort(), ['isolated-0000@example.com', 'isolated-0001@example.com', 'isolated-0002@example.com', 'isolated-0003@example.com']);
   });
 });
