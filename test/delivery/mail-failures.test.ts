@@ -47,7 +47,9 @@ describe('a fresh install', () => {
     assert.ok(server.ctx.log.recent().some((l) => l.includes('WARN') && l.includes(NO_SMTP)), 'start-up warning');
   });
 
-  it('says so in GET /api/config', async () => {
+  it('says so in GET /api/config, also after other settings are saved', async () => {
+    const saved = await request('PUT', '/api/settings', { 'app.site_name': 'Fresh' });
+    assert.equal(saved.status, 200, saved.text);
     const r = await request('GET', '/api/config');
     assert.equal(r.status, 200);
     assert.equal(r.body.data.mail_configured, false);
