@@ -2,12 +2,13 @@
 // start campaigns; a mail server that cannot be reached pauses the campaign with the error and
 // resuming it reaches everyone once; a recipient refused with a 5xx is counted as failed and
 // can be sent to again, once; opt-in mails that cannot go out are logged once per cause.
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
+import { Logger, RepeatedFailures } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { installDatabase } from '../helpers/child-server.ts';
 import { sendRequest, startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
@@ -314,5 +315,30 @@ describe('an isolated connection failure', () => {
     assert.equal(d.sent, 4);
     assert.equal(d.failed, 0);
     assert.deepEqual([...accepted].sort(), ['isolated-0000@example.com', 'isolated-0001@example.com', 'isolated-0002@example.com', 'isolated-0003@example.com']);
+  });
+});
+
+describe('failures logged once per cause', () => {
+  it('logs the count of repeats once a minute, not one line each', () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const log = new Logger(true);
+      const failures = new RepeatedFailures(log, 'opt-in mails', 60_000);
+      for (let i = 1; i <= 5; i++) failures.add(`opt-in mail to subscriber ${i}`, 'connect ECONNREFUSED 127.0.0.1:25');
+      assert.equal(log.recent().length, 1);
+      assert.match(log.recent()[0], /opt-in mail to subscriber 1 failed: connect ECONNREFUSED/);
+      mock.timers.tick(59_000);
+      assert.equal(log.recent().length, 1);
+      mock.timers.tick(1_000);
+      assert.equal(log.recent().length, 2);
+      assert.match(log.recent()[1], /4 more opt-in mails failed: connect ECONNREFUSED 127\.0\.0\.1:25$/);
+      mock.timers.tick(120_000);
+      assert.equal(log.recent().length, 2, 'nothing more while nothing failed');
+      failures.add('opt-in mail to subscriber 6', 'connect ECONNREFUSED 127.0.0.1:25');
+      mock.timers.tick(60_000);
+      assert.match(log.recent()[2], /1 more opt-in mails failed/);
+    } finally {
+      mock.timers.reset();
+    }
   });
 });
