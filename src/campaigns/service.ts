@@ -252,7 +252,8 @@ export class CampaignService {
 
     let messenger = c.messenger ?? existing?.messenger ?? 'email';
     if (!messenger) messenger = 'email';
-    if (!this.ctx.mailer.has(messenger)) {
+    // "email" is always accepted: a campaign can be written before SMTP is set up (starting it cannot).
+    if (messenger !== 'email' && !this.ctx.mailer.has(messenger)) {
       if (messenger.startsWith('email-')) messenger = 'email';
       else throw badRequest(`invalid "messenger": "${messenger}" is not configured (have: ${this.ctx.mailer.names().join(', ') || 'none'})`);
     }
@@ -358,10 +359,20 @@ export class CampaignService {
     this.store.deleteMany(rows.map((r) => authorized(r.id)));
   }
 
+  /**
+   * A status change. `running` on a finished campaign with failed recipients sends it again to
+   * those recipients only (docs/decisions.md §98). Starting or scheduling needs a messenger that
+   * can send: without one the 400 says what to set up.
+   */
   setStatus(actor: Actor, id: number, status: string): CampaignJson {
     const c = this.manageable(actor, id);
-    const next = nextStatus({ from: c.status, to: status, hasSendAt: c.send_at !== null });
-    this.store.setStatus(c.id, next);
+    const retry = c.status === 'finished' && status === 'running';
+    if (retry && c.failed === 0) throw badRequest('this finished campaign has no failed recipients to send to again');
+    const next = retry ? 'running' : nextStatus({ from: c.status, to: status, hasSendAt: c.send_at !== null });
+    const unavailable = next === 'running' || next === 'scheduled' ? this.ctx.mailer.unavailable(c.messenger) : null;
+    if (unavailable) throw badRequest(`the campaign cannot be started: ${unavailable}`);
+    if (retry) this.store.retryFailed(c.id);
+    else this.store.setStatus(c.id, next);
     if (next === 'paused' || next === 'cancelled') this.engine.halt(id);
     if (next === 'running' || next === 'scheduled') this.engine.wake();
     return this.json(id);
@@ -421,6 +432,8 @@ export class CampaignService {
       .filter((s) => lists === 'all' || this.store.subscriberListIds(s.id).some((l) => lists.includes(l)));
     if (!subs.length) throw badRequest('none of the given addresses belongs to a subscriber you can access');
     const camp: CampaignRow = { ...c, ...fields, template_id: input.template_id ?? fields.template_id };
+    const unavailable = this.ctx.mailer.unavailable(camp.messenger);
+    if (unavailable) throw badRequest(`the test message cannot be sent: ${unavailable}`);
     const compose = RenderError.describing('the campaign does not render', () =>
       composer(this.ctx, this.store, this.tracking, camp, loadAttachments(this.ctx, this.store, c.id)));
     for (const s of subs) {
@@ -438,7 +451,7 @@ export class CampaignService {
       const minutes = r.started_at ? Math.floor((Date.parse(r.updated_at) - Date.parse(r.started_at)) / 60_000) : 0;
       let netRate = Math.floor(r.sent / Math.max(1, minutes));
       if (netRate > r.sent || netRate > r.to_send) netRate = r.sent;
-      return { id: r.id, status: r.status, to_send: r.to_send, sent: r.sent, started_at: r.started_at, updated_at: r.updated_at, rate: this.engine.rate(r.id), net_rate: netRate };
+      return { id: r.id, status: r.status, to_send: r.to_send, sent: r.sent, failed: r.failed, started_at: r.started_at, updated_at: r.updated_at, rate: this.engine.rate(r.id), net_rate: netRate };
     });
   }
 

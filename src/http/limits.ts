@@ -50,4 +50,11 @@ export const LIMITS = {
   txAttachments: 10,
   txAttachmentBytes: 25 * 1024 * 1024,
   txAttachmentsTotalBytes: 25 * 1024 * 1024,
+  /**
+   * Sends of a campaign failing in a row for want of a working mail server (refused, DNS,
+   * timeout, TLS, authentication) before it is paused; their recipients are sent on resume.
+   */
+  campaignConnectionFailures: 3,
+  /** How often the count of opt-in mails that failed for the same cause is logged. */
+  optinFailureLogMs: 60_000,
 } as const;

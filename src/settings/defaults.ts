@@ -95,8 +95,10 @@ export const DEFAULT_SETTINGS: Settings = {
   'upload.s3.bucket_type': 'public',
   'upload.s3.expiry': '167h',
 
+  // listmgr: shipped disabled (listmonk enables the placeholder server): nothing is sent to
+  // smtp.yoursite.com, and the server says mail is not set up until a server is enabled (§96).
   smtp: [
-    smtpDefaults({}),
+    smtpDefaults({ enabled: false }),
     smtpDefaults({ enabled: false, host: 'smtp.gmail.com', port: 465, auth_protocol: 'login', username: 'username@gmail.com', tls_type: 'TLS' }),
   ],
   messengers: [],

@@ -351,7 +351,8 @@ function validate(s: Settings): void {
   for (const e of s['privacy.exportable'] as string[]) oneOf('privacy.exportable', e, ['profile', 'subscriptions', 'campaign_views', 'link_clicks']);
 
   const smtp = s.smtp as Block[];
-  if (!smtp.some((b) => b.enabled)) throw badRequest('invalid setting "smtp": at least one SMTP server must be enabled');
+  // None enabled is allowed (listmonk refuses it): it is how a new install ships (§96).
+  if (!smtp.length) throw badRequest('invalid setting "smtp": at least one SMTP server is required (it may be disabled)');
   const names = new Set<string>();
   smtp.forEach((b, i) => {
     const f = `smtp[${i}]`;

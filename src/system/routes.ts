@@ -69,6 +69,8 @@ function serverConfig(c: C, s: Deps) {
     },
     media_provider: settings.str('upload.provider'),
     messengers: s.mailer.names(),
+    // listmgr: false while no SMTP server is enabled (campaigns cannot start, opt-in mails are not sent; §96).
+    mail_configured: s.mailer.has('email'),
     langs: availableLanguages(),
     lang: settings.str('app.lang'),
     permissions: PERMISSION_GROUPS,

@@ -90,7 +90,7 @@ describe('PUT /api/settings refusals', () => {
   runScenarios(server, [
     invalid('a wrong type', { 'app.batch_size': 'lots' }, /app\.batch_size.*integer/),
     invalid('a nested wrong type', { 'security.captcha': { altcha: { enabled: 'yes' } } }, /security\.captcha\.altcha\.enabled/),
-    invalid('no enabled SMTP server', { smtp: [] }, /smtp.*enabled/),
+    invalid('no SMTP server at all', { smtp: [] }, /"smtp".*at least one SMTP server/),
     invalid('a bad SMTP port', { smtp: [{ enabled: true, host: 'x', port: 0 }] }, /smtp\[0\]\.port/),
     invalid('a bad TLS type', { smtp: [{ enabled: true, host: 'x', port: 25, tls_type: 'SSL' }] }, /tls_type/),
     invalid('a bad duration', { 'app.message_sliding_window_duration': 'soon' }, /duration/),
