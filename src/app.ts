@@ -96,6 +96,14 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   const { track } = ctx.foregroundWrites;
   app.use('*', async (c, next) => (READ_METHODS.includes(c.req.method) ? next() : track(c, next)));
 
+  // The host signed-in browsers reach the server at, to compare with the root URL (scripts
+  // with API tokens may well use an internal address).
+  app.use('*', async (c, next) => {
+    await next();
+    const host = c.req.header('x-forwarded-host')?.split(',')[0] ?? c.req.header('host');
+    if (c.get('user')?.via === 'session' && host) ctx.rootUrlCheck.sawHost(host);
+  });
+
   const api = new Hono<AppEnv>();
   const tables: MountOptions = { guard: ctx.guard, trackWrites: track };
   for (const table of Object.values(API_TABLES)) mount(api, table, ctx, tables);

@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { setFlagsFromString } from 'node:v8';
 import { loadConfig, VERSION } from './config.ts';
 import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
@@ -9,7 +10,8 @@ import { copyDatabase } from './db/copy.ts';
 import { acquireServeLock, LockError } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { HttpError } from './http/errors.ts';
-import { announceAdmin, install, InstallError } from './install.ts';
+import { announceAdmin, install, InstallError, type InstallResult } from './install.ts';
+import { DEFAULT_SETTINGS } from './settings/defaults.ts';
 import { installProcessGuards } from './process-guard.ts';
 import { startServer } from './server.ts';
 import { randomString } from './users/secrets.ts';
@@ -59,6 +61,16 @@ function askHidden(prompt: string): Promise<string> {
   });
 }
 
+/** Reads a line from the terminal. */
+async function ask(prompt: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return (await rl.question(prompt)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
 /** A new password: typed twice on a terminal, else LISTMGR_PASSWORD, else generated. */
 async function newPassword(): Promise<{ password: string; generated: boolean }> {
   if (process.stdin.isTTY) {
@@ -82,20 +94,25 @@ export function buildCli(): Command {
   dbOption(program.command('install'))
     .description('create the database: schema, default settings and templates, and the admin user (LISTMGR_ADMIN_USER / LISTMGR_ADMIN_PASSWORD, else a generated password is printed)')
     .option('--yes', 'wipe an existing installation and install afresh (destroys all data)')
-    .action((opts: { db?: string; yes?: boolean }) => {
-      const { dbPath } = loadConfig({ db: opts.db });
+    .option('--root-url <url>', 'public root URL used in links, stored as app.root_url (env LISTMGR_ROOT_URL; later under Settings → General)')
+    .option('--admin-email <email>', "the admin's e-mail address, for password resets (env LISTMGR_ADMIN_EMAIL; asked for on a terminal)")
+    .action(async (opts: { db?: string; yes?: boolean; rootUrl?: string; adminEmail?: string }) => {
+      const { dbPath, rootUrl } = loadConfig({ db: opts.db, rootUrl: opts.rootUrl });
+      const adminEmail = opts.adminEmail ?? process.env.LISTMGR_ADMIN_EMAIL ?? (process.stdin.isTTY ? await ask('Admin e-mail address, for password resets (Enter to skip): ') : undefined);
       const release = acquireServeLock(dbPath, 'installing would replace the database it is using');
+      let r: InstallResult;
       try {
-        const r = install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD });
-        if (r.wiped) console.log(`Wiped the existing installation at ${dbPath}.`);
-        console.log(`Installed listmgr at ${dbPath}.`);
-        announceAdmin(r.adminUser, r.generatedPassword);
+        r = install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD, adminEmail, rootUrl });
       } catch (e) {
         if (e instanceof InstallError) throw new CliError(e.message);
         throw e;
       } finally {
         release();
       }
+      if (r.wiped) console.log(`Wiped the existing installation at ${dbPath}.`);
+      console.log(`Installed listmgr at ${dbPath}.`);
+      if (!rootUrl) console.log(`The root URL (used in every link in mail) is ${DEFAULT_SETTINGS['app.root_url']}: set it under Settings → General, or with "serve --root-url URL".`);
+      announceAdmin(r.adminUser, r.generatedPassword);
     });
 
   dbOption(program.command('upgrade'))

@@ -160,10 +160,10 @@ export class SettingsService {
     this.reload();
   }
 
-  /** Writes every default (install). */
-  static writeDefaults(db: DB): void {
+  /** Writes every default, or the given value instead (install). */
+  static writeDefaults(db: DB, over: Settings = {}): void {
     const { upsert } = statements(db);
-    for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) upsert.run({ key, value: JSON.stringify(value) });
+    for (const [key, value] of Object.entries({ ...DEFAULT_SETTINGS, ...over })) upsert.run({ key, value: JSON.stringify(value) });
   }
 }
 
