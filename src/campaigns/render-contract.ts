@@ -41,6 +41,8 @@ export interface RenderCampaign {
   sent: number;
   archive: boolean;
   archive_slug: string | null;
+  /** Every literal link of the body becomes a tracked one (absent: off). */
+  track_links?: boolean;
 }
 
 /** Per-process facts rendering needs: URLs and tracking switches. */

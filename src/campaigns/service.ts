@@ -46,6 +46,8 @@ export interface CampaignChanges {
   archive?: boolean;
   archive_meta?: Record<string, unknown>;
   media?: number[];
+  /** Track every literal link of the body (absent on a create: privacy.track_links). */
+  track_links?: boolean;
 }
 
 /** A new campaign: a name and a subject are required; the type is set once. */
@@ -302,6 +304,7 @@ export class CampaignService {
       archive: c.archive ?? existing?.archive ?? false,
       archive_slug: archiveSlug, archive_template_id: archiveTemplateId,
       archive_meta: c.archive_meta ?? existing?.archive_meta ?? {},
+      track_links: c.track_links ?? existing?.track_links ?? this.ctx.settings.bool('privacy.track_links'),
     };
     this.checkCompiles(fields);
     return { fields, listIds: lists.map((l) => l.id), mediaIds: c.media ?? [] };

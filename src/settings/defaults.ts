@@ -50,6 +50,9 @@ export const DEFAULT_SETTINGS: Settings = {
   'privacy.individual_tracking': false,
   'privacy.disable_tracking': false,
   'privacy.unsubscribe_header': true,
+  // listmgr: new campaigns track every literal link of their body (their track_links), except
+  // those marked @NoTrack; privacy.disable_tracking still turns all tracking off.
+  'privacy.track_links': true,
   // listmgr: an address added to List-Unsubscribe as a mailto: target ('' = none).
   'privacy.unsubscribe_mailto': '',
   'privacy.allow_blocklist': true,
