@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
-import { composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
+import { archiveEnv, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignRow, type CampaignStatus,
@@ -282,7 +282,7 @@ export class CampaignService {
     let archiveTemplateId = c.archive_template_id !== undefined ? c.archive_template_id : existing?.archive_template_id ?? null;
     if (archiveTemplateId === 0) archiveTemplateId = null;
     if (archiveTemplateId !== null && archiveTemplateId !== existing?.archive_template_id) this.checkCampaignTemplate('archive_template_id', archiveTemplateId);
-    if (archiveTemplateId === null && !existing) archiveTemplateId = templateId;
+    if (archiveTemplateId === null && !existing) archiveTemplateId = this.store.archiveTemplateId() ?? templateId;
     if (contentType === 'visual') archiveTemplateId = null;
 
     const slugRaw = c.archive_slug !== undefined ? c.archive_slug ?? '' : existing?.archive_slug ?? '';
@@ -407,9 +407,9 @@ export class CampaignService {
     const camp = { ...c, uuid: ZERO_UUID };
     const templateId = over.template_id;
     if (templateId && templateId > 0) this.checkCampaignTemplate('template_id', templateId);
-    const layoutId = templateId && templateId > 0 ? templateId : c.archive_template_id ?? c.template_id;
+    const layout = templateId && templateId > 0 ? layoutFor(this.store, camp, templateId) : archiveLayoutFor(this.store, camp);
     return RenderError.describing('the archive page does not render', () =>
-      compileCampaign(camp, layoutFor(this.store, camp, layoutId), renderEnv(this.ctx, this.tracking, 'preview')).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
+      compileCampaign(camp, layout, archiveEnv(this.ctx, this.tracking, 'preview', c)).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
   }
 
   /** Sends the (possibly edited, unsaved) campaign to existing subscribers; nothing is counted. */

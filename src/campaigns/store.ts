@@ -165,6 +165,8 @@ const SQL = {
   existingLists: 'SELECT id, name, optin, uuid FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
   template: 'SELECT id, type, subject, body, body_source FROM templates WHERE id = ?',
   defaultTemplate: `SELECT id, type, subject, body, body_source FROM templates WHERE is_default = 1 AND type = 'campaign'`,
+  // The archive template install creates (src/templates/defaults), while it keeps its name.
+  archiveTemplateId: `SELECT id FROM templates WHERE type = 'campaign' AND name = 'Default archive template' ORDER BY id LIMIT 1`,
   mediaFiles: 'SELECT media_id AS id, filename, COALESCE((SELECT content_type FROM media m WHERE m.id = cm.media_id), \'application/octet-stream\') AS content_type FROM campaign_media cm WHERE campaign_id = ? ORDER BY id',
   subscribersByEmail: 'SELECT * FROM subscribers WHERE email IN (SELECT value FROM json_each(?)) ORDER BY id',
   subscriberByUuid: 'SELECT * FROM subscribers WHERE uuid = ?',
@@ -340,6 +342,11 @@ export class CampaignStore {
 
   defaultTemplate(): TemplateRow | undefined {
     return this.sql<[], TemplateRow>(SQL.defaultTemplate).get();
+  }
+
+  /** The shipped archive template's id, null when it was deleted or renamed. */
+  archiveTemplateId(): number | null {
+    return this.sql<[], number>(SQL.archiveTemplateId).pluck().get() ?? null;
   }
 
   mediaFiles(campaignId: number): MediaRow[] {
