@@ -32,6 +32,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const { host, port } = parseAddress(config.address);
   const releaseLock = acquireServeLock(config.dbPath);
   try {
+    // A taken port is refused before anything else, above all before a first install (whose
+    // admin password would be printed for a server that never ran).
+    await assertPortFree(host, port);
     const fresh = (() => {
       const probe = openDatabase(config.dbPath);
       try {
@@ -42,8 +45,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     })();
     let installed: InstallResult | null = null;
     if (fresh) {
-      // A taken port is refused before anything is installed (the admin password would be printed for a server that never ran).
-      await assertPortFree(host, port);
       installed = install(config.dbPath, { adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD, adminEmail: process.env.LISTMGR_ADMIN_EMAIL, rootUrl: config.rootUrl });
       log.info(`installed a new database at ${config.dbPath}`);
     }

@@ -24,7 +24,14 @@ const statements = (db: DB) => preparedStatements(db, {
 });
 
 /** Keys stored in the settings table that are not settings (never returned or accepted). */
-const INTERNAL_KEYS = new Set(['app.installed_at']);
+const INTERNAL_KEYS = new Set(['app.installed_at', 'app.last_backup']);
+
+/** What `listmgr backup` records of the last backup it wrote (shown by `listmgr status`). */
+export interface BackupRecord {
+  at: string;
+  file: string;
+  bytes: number;
+}
 
 const MASK_CHAR = '•';
 const mask = (s: unknown) => (typeof s === 'string' && s !== '' ? MASK_CHAR.repeat(s.length) : '');
@@ -158,6 +165,15 @@ export class SettingsService {
       }
     }).immediate();
     this.reload();
+  }
+
+  static recordBackup(db: DB, backup: BackupRecord): void {
+    statements(db).upsert.run({ key: 'app.last_backup', value: JSON.stringify(backup) });
+  }
+
+  static lastBackup(db: DB): BackupRecord | null {
+    const row = statements(db).all.all().find((r) => r.key === 'app.last_backup');
+    return row ? (parseJsonText(row.value) as BackupRecord) : null;
   }
 
   /** Writes every default, or the given value instead (install). */
