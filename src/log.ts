@@ -27,3 +27,10 @@ export class Logger {
     return this.lines.length < MAX_LINES ? [...this.lines] : [...this.lines.slice(this.next), ...this.lines.slice(0, this.next)];
   }
 }
+
+/** Ids in a log line: "subscriber 5", or "3 subscribers (5, 6, 9)", the first 20 ids only. */
+export function loggedIds(noun: string, ids: readonly number[]): string {
+  if (ids.length === 1) return `${noun} ${ids[0]}`;
+  const shown = ids.slice(0, 20).join(', ');
+  return `${ids.length} ${noun}s${ids.length ? ` (${shown}${ids.length > 20 ? ', …' : ''})` : ''}`;
+}

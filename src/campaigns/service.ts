@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { html } from 'hono/html';
 import { renderHtml } from '../http/layout.tsx';
 import type { AppContext } from '../context.ts';
+import { loggedIds } from '../log.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
@@ -365,6 +366,7 @@ export class CampaignService {
     const c = this.manageable(actor, id);
     const next = nextStatus({ from: c.status, to: status, hasSendAt: c.send_at !== null });
     this.store.setStatus(c.id, next);
+    this.ctx.log.info(`campaign ${c.id} "${c.name}": ${c.status} → ${next} by ${actor.username}`);
     if (next === 'paused' || next === 'cancelled') this.engine.halt(id);
     if (next === 'running' || next === 'scheduled') this.engine.wake();
     return this.json(id);
@@ -434,6 +436,7 @@ export class CampaignService {
         throw new HttpError(502, `test message to ${s.email} failed: ${(e as Error).message}`);
       }
     }
+    this.ctx.log.info(`campaign ${c.id} "${c.name}": test sent to ${loggedIds('subscriber', subs.map((x) => x.id))} by ${actor.username}`);
   }
 
   runningStats(onlyId: number | null): Record<string, unknown>[] {

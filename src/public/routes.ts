@@ -3,6 +3,7 @@
 // Answers never reveal whether an address was already subscribed. Rate-limited per client.
 import type { Context } from 'hono';
 import type { AppContext } from '../context.ts';
+import { loggedIds } from '../log.ts';
 import { isDatabaseBusy } from '../db/connection.ts';
 import { readBody } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
@@ -437,6 +438,7 @@ async function unsubscribe(c: C, s: Deps) {
   const form = await readForm(c, unsubscribeForm());
   if (s.settings.bool('privacy.allow_blocklist') && form.blocklist) {
     s.subscribers.blocklist([sub.id]);
+    s.log.info(`subscriber ${sub.id} blocklisted (source: unsubscribe page, campaign ${campUuid})`);
     return outcome(c, s, t('public.unsubTitle'), t('public.blocklisted'), nextLinks(s, { ...sub, status: 'blocklisted' }, campUuid, {}));
   }
   if (!form.manage) {
@@ -444,6 +446,7 @@ async function unsubscribe(c: C, s: Deps) {
     const lists = s.subscribers.campaignLists(campUuid.toLowerCase());
     if (lists.length) s.subscribers.unsubscribe(sub.id, lists);
     else s.subscribers.unsubscribeAll(sub.id);
+    s.log.info(`subscriber ${sub.id} unsubscribed from ${lists.length ? loggedIds('list', lists) : 'every list'} (source: unsubscribe link, campaign ${campUuid})`);
     return outcome(c, s, t('public.unsubbedTitle'), t('public.unsubbedInfo'), nextLinks(s, sub, campUuid, { manage: lists.length > 0, subscribe: true }));
   }
   if (!s.settings.bool('privacy.allow_preferences')) throw new PageError(400, t('public.invalidFeature'));
@@ -452,5 +455,6 @@ async function unsubscribe(c: C, s: Deps) {
   if ([...name].length < 1 || [...name].length > max) throw new PageError(400, t('public.invalidNameLength', { max }));
   const keep = (form.l ?? form.list_uuids ?? []).map((u) => u.toLowerCase());
   s.subscribers.savePreferences(sub.id, name, keep);
+  s.log.info(`subscriber ${sub.id} saved their preferences (source: preferences page), keeping ${keep.length} list(s)`);
   return outcome(c, s, t('public.managePrefs'), t('public.prefsSaved'), nextLinks(s, sub, campUuid, { manage: true, subscribe: true }));
 }

@@ -116,24 +116,24 @@ export class SettingsService {
     return out;
   }
 
-  /** PUT /api/settings: merges the given keys over the stored ones. */
-  update(actor: Actor, partial: SettingsChanges): void {
+  /** PUT /api/settings: merges the given keys over the stored ones; answers the keys whose values changed. */
+  update(actor: Actor, partial: SettingsChanges): string[] {
     assertCan(actor, 'settings:manage');
     const next = clone(this.current);
     for (const [key, value] of Object.entries(partial)) {
       if (!Object.hasOwn(DEFAULT_SETTINGS, key)) continue; // unknown keys are ignored, as listmonk
       next[key] = value;
     }
-    this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
+    return this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
   }
 
-  /** PUT /api/settings/{key}. */
-  updateKey(actor: Actor, key: string, value: unknown): void {
+  /** PUT /api/settings/{key}; answers [key] when its value changed. */
+  updateKey(actor: Actor, key: string, value: unknown): string[] {
     assertCan(actor, 'settings:manage');
     if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw badRequest(`unknown setting "${key}"`);
     const next = clone(this.current);
     next[key] = value;
-    this.save(next, [key]);
+    return this.save(next, [key]);
   }
 
   /** Sends a test message through an SMTP server; its failure is a 400 with the server's answer. */
@@ -152,19 +152,20 @@ export class SettingsService {
     }
   }
 
-  private save(next: Settings, changed: string[]): void {
+  /** Validates and stores; answers the keys whose values changed (for the log: keys only, never values). */
+  private save(next: Settings, changed: string[]): string[] {
     for (const key of changed) checkShape(key, next[key], DEFAULT_SETTINGS[key]);
     keepSecrets(next, this.current);
     normalise(next);
     validate(next);
+    const differ = Object.keys(DEFAULT_SETTINGS).filter((key) => JSON.stringify(next[key]) !== JSON.stringify(this.current[key]));
     this.db.transaction(() => {
       for (const key of Object.keys(DEFAULT_SETTINGS)) {
-        if (JSON.stringify(next[key]) !== JSON.stringify(this.current[key]) || changed.includes(key)) {
-          this.q.upsert.run({ key, value: JSON.stringify(next[key]) });
-        }
+        if (differ.includes(key) || changed.includes(key)) this.q.upsert.run({ key, value: JSON.stringify(next[key]) });
       }
     }).immediate();
     this.reload();
+    return differ;
   }
 
   static recordBackup(db: DB, backup: BackupRecord): void {
