@@ -185,13 +185,13 @@ function outcome(c: Context, s: Deps, title: string, text: string, links: NextLi
 }
 
 /**
- * Where a reader can go after confirming or unsubscribing: back to the site (the root URL),
- * and, as the settings allow, their preferences and the subscription form.
+ * Where a reader can go after confirming or unsubscribing: back to the site (app.site_url,
+ * else the root URL), and, as the settings allow, their preferences and the subscription form.
  */
 function nextLinks(s: Deps, sub: { uuid: string; status: string }, campUuid: string, offer: { manage?: boolean; subscribe?: boolean }): NextLink[] {
   const t = subscriberTranslator(s);
   const site = s.settings.str('app.site_name').trim();
-  const links: NextLink[] = [{ href: `${s.settings.rootUrl()}/`, label: site ? t('public.backToSite', { site }) : t('public.backToSiteDefault') }];
+  const links: NextLink[] = [{ href: s.settings.str('app.site_url') || `${s.settings.rootUrl()}/`, label: site ? t('public.backToSite', { site }) : t('public.backToSiteDefault') }];
   if (sub.status === 'blocklisted') return links;
   if (offer.manage && s.settings.bool('privacy.allow_preferences')) links.push({ href: `/subscription/${campUuid}/${sub.uuid}?manage=true`, label: t('public.managePrefs') });
   if (offer.subscribe && s.settings.bool('app.enable_public_subscription_page')) links.push({ href: '/subscription/form', label: t('public.subAgain') });

@@ -26,6 +26,9 @@ export const smtpDefaults = (over: Record<string, unknown>) => ({
 export const DEFAULT_SETTINGS: Settings = {
   'app.site_name': 'Mailing list',
   'app.root_url': 'http://localhost:9000',
+  // listmgr: where the reader pages' "back to the site" links lead ('' = the root URL), for a
+  // site that is not where listmgr runs.
+  'app.site_url': '',
   'app.logo_url': '',
   'app.favicon_url': '',
   'app.from_email': 'listmgr <noreply@listmgr.yoursite.com>',

@@ -262,6 +262,7 @@ const lowerTrimList = (v: unknown) => [...new Set((v as string[]).map((s) => s.t
 
 function normalise(s: Settings): void {
   s['app.root_url'] = String(s['app.root_url']).trim().replace(/\/+$/, '');
+  s['app.site_url'] = String(s['app.site_url']).trim();
   s['upload.extensions'] = lowerTrimList(s['upload.extensions']).map((e) => e.replace(/^\.+/, ''));
   s['privacy.domain_blocklist'] = lowerTrimList(s['privacy.domain_blocklist']);
   s['privacy.domain_allowlist'] = lowerTrimList(s['privacy.domain_allowlist']);
@@ -301,6 +302,8 @@ const CRON_RE = /^(\S+\s+){4}\S+$/;
 function validate(s: Settings): void {
   const root = s['app.root_url'] as string;
   if (!/^https?:\/\/[^\s/]+/i.test(root)) throw badRequest('invalid setting "app.root_url": expected an http(s) URL');
+  const site = s['app.site_url'] as string;
+  if (site && !/^https?:\/\/[^\s/]+\S*$/i.test(site)) throw badRequest('invalid setting "app.site_url": expected an http(s) URL, or "" for the root URL');
   const from = String(s['app.from_email']).trim();
   if (!from) throw badRequest('invalid setting "app.from_email": required');
   if (!isValidFrom(from)) throw badRequest(`invalid setting "app.from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
