@@ -139,6 +139,8 @@ describe('user list, api-user list, status', () => {
       assert.equal(res.status, 200);
       // A refused request records no use.
       assert.equal((await fetch(`${s.url}/api/lists`, { headers: { authorization: 'token robot:wrong' } })).status, 403);
+      // Where no mail is set up, the sign-in pages name the command that sets a new password.
+      for (const path of ['/admin/login', '/admin/forgot']) assert.match(await (await fetch(s.url + path)).text(), /<code>listmgr user reset-password NAME<\/code>/);
     } finally {
       await s.stop();
     }
