@@ -3,8 +3,7 @@
 // checkpoint the WAL, close the database).
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { parseAddress, type Config } from './config.ts';
 import { closeDatabase, openDatabase } from './db/connection.ts';
