@@ -61,3 +61,10 @@ export class RepeatedFailures {
     this.repeats = 0;
   }
 }
+
+/** Ids in a log line: "subscriber 5", or "3 subscribers (5, 6, 9)", the first 20 ids only. */
+export function loggedIds(noun: string, ids: readonly number[]): string {
+  if (ids.length === 1) return `${noun} ${ids[0]}`;
+  const shown = ids.slice(0, 20).join(', ');
+  return `${ids.length} ${noun}s${ids.length ? ` (${shown}${ids.length > 20 ? ', …' : ''})` : ''}`;
+}

@@ -5,10 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { html } from 'hono/html';
 import { renderHtml } from '../http/layout.tsx';
 import type { AppContext } from '../context.ts';
+import { loggedIds } from '../log.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
-import { composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
+import { archiveEnv, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignRow, type CampaignStatus,
@@ -46,6 +47,8 @@ export interface CampaignChanges {
   archive?: boolean;
   archive_meta?: Record<string, unknown>;
   media?: number[];
+  /** Track every literal link of the body (absent on a create: privacy.track_links). */
+  track_links?: boolean;
 }
 
 /** A new campaign: a name and a subject are required; the type is set once. */
@@ -281,7 +284,7 @@ export class CampaignService {
     let archiveTemplateId = c.archive_template_id !== undefined ? c.archive_template_id : existing?.archive_template_id ?? null;
     if (archiveTemplateId === 0) archiveTemplateId = null;
     if (archiveTemplateId !== null && archiveTemplateId !== existing?.archive_template_id) this.checkCampaignTemplate('archive_template_id', archiveTemplateId);
-    if (archiveTemplateId === null && !existing) archiveTemplateId = templateId;
+    if (archiveTemplateId === null && !existing) archiveTemplateId = this.store.archiveTemplateId() ?? templateId;
     if (contentType === 'visual') archiveTemplateId = null;
 
     const slugRaw = c.archive_slug !== undefined ? c.archive_slug ?? '' : existing?.archive_slug ?? '';
@@ -303,6 +306,7 @@ export class CampaignService {
       archive: c.archive ?? existing?.archive ?? false,
       archive_slug: archiveSlug, archive_template_id: archiveTemplateId,
       archive_meta: c.archive_meta ?? existing?.archive_meta ?? {},
+      track_links: c.track_links ?? existing?.track_links ?? this.ctx.settings.bool('privacy.track_links'),
     };
     this.checkCompiles(fields);
     return { fields, listIds: lists.map((l) => l.id), mediaIds: c.media ?? [] };
@@ -373,6 +377,7 @@ export class CampaignService {
     if (unavailable) throw badRequest(`the campaign cannot be started: ${unavailable}`);
     if (retry) this.store.retryFailed(c.id);
     else this.store.setStatus(c.id, next);
+    this.ctx.log.info(`campaign ${c.id} "${c.name}": ${c.status} → ${retry ? 'running (its failed recipients)' : next} by ${actor.username}`);
     if (next === 'paused' || next === 'cancelled') this.engine.halt(id);
     if (next === 'running' || next === 'scheduled') this.engine.wake();
     return this.json(id);
@@ -415,9 +420,9 @@ export class CampaignService {
     const camp = { ...c, uuid: ZERO_UUID };
     const templateId = over.template_id;
     if (templateId && templateId > 0) this.checkCampaignTemplate('template_id', templateId);
-    const layoutId = templateId && templateId > 0 ? templateId : c.archive_template_id ?? c.template_id;
+    const layout = templateId && templateId > 0 ? layoutFor(this.store, camp, templateId) : archiveLayoutFor(this.store, camp);
     return RenderError.describing('the archive page does not render', () =>
-      compileCampaign(camp, layoutFor(this.store, camp, layoutId), renderEnv(this.ctx, this.tracking, 'preview')).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
+      compileCampaign(camp, layout, archiveEnv(this.ctx, this.tracking, 'preview', c)).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
   }
 
   /** Sends the (possibly edited, unsaved) campaign to existing subscribers; nothing is counted. */
@@ -444,6 +449,7 @@ export class CampaignService {
         throw new HttpError(502, `test message to ${s.email} failed: ${(e as Error).message}`);
       }
     }
+    this.ctx.log.info(`campaign ${c.id} "${c.name}": test sent to ${loggedIds('subscriber', subs.map((x) => x.id))} by ${actor.username}`);
   }
 
   runningStats(onlyId: number | null): Record<string, unknown>[] {

@@ -69,6 +69,8 @@ export interface CampaignJson {
   archive_slug: string | null;
   archive_template_id: number | null;
   archive_meta: Record<string, unknown>;
+  /** Every literal link of the body is tracked (templating.md). */
+  track_links: boolean;
 }
 
 /** Writable columns (create and update). */
@@ -91,6 +93,7 @@ export interface CampaignFields {
   archive_slug: string | null;
   archive_template_id: number | null;
   archive_meta: Record<string, unknown>;
+  track_links: boolean;
 }
 
 export interface ListFilter {
@@ -145,13 +148,13 @@ const SQL = {
   byUuid: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.uuid = ?`,
   count: `SELECT COUNT(*) FROM campaigns c WHERE (${FILTER}) AND ${TAGS} AND ${SEARCH} AND ${VISIBLE}`,
   insert: `INSERT INTO campaigns (uuid, name, subject, from_email, body, body_source, altbody, content_type, send_at, headers,
-      attribs, tags, type, messenger, template_id, archive, archive_slug, archive_template_id, archive_meta, status)
+      attribs, tags, type, messenger, template_id, archive, archive_slug, archive_template_id, archive_meta, track_links, status)
     VALUES (@uuid, @name, @subject, @from_email, @body, @body_source, @altbody, @content_type, @send_at, @headers,
-      @attribs, @tags, @type, @messenger, @template_id, @archive, @archive_slug, @archive_template_id, @archive_meta, 'draft')`,
+      @attribs, @tags, @type, @messenger, @template_id, @archive, @archive_slug, @archive_template_id, @archive_meta, @track_links, 'draft')`,
   update: `UPDATE campaigns SET name = @name, subject = @subject, from_email = @from_email, body = @body, body_source = @body_source,
       altbody = @altbody, content_type = @content_type, send_at = @send_at, headers = @headers, attribs = @attribs, tags = @tags,
       messenger = @messenger, template_id = @template_id, archive = @archive, archive_slug = @archive_slug,
-      archive_template_id = @archive_template_id, archive_meta = @archive_meta,
+      archive_template_id = @archive_template_id, archive_meta = @archive_meta, track_links = @track_links,
       status = CASE WHEN status = 'scheduled' AND @send_at IS NULL THEN 'draft' ELSE status END,
       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
     WHERE id = @id`,
@@ -173,6 +176,8 @@ const SQL = {
   existingLists: 'SELECT id, name, optin, uuid FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
   template: 'SELECT id, type, subject, body, body_source FROM templates WHERE id = ?',
   defaultTemplate: `SELECT id, type, subject, body, body_source FROM templates WHERE is_default = 1 AND type = 'campaign'`,
+  // The archive template install creates (src/templates/defaults), while it keeps its name.
+  archiveTemplateId: `SELECT id FROM templates WHERE type = 'campaign' AND name = 'Default archive template' ORDER BY id LIMIT 1`,
   mediaFiles: 'SELECT media_id AS id, filename, COALESCE((SELECT content_type FROM media m WHERE m.id = cm.media_id), \'application/octet-stream\') AS content_type FROM campaign_media cm WHERE campaign_id = ? ORDER BY id',
   subscribersByEmail: 'SELECT * FROM subscribers WHERE email IN (SELECT value FROM json_each(?)) ORDER BY id',
   subscriberByUuid: 'SELECT * FROM subscribers WHERE uuid = ?',
@@ -220,6 +225,7 @@ function decode(r: RawRow): DecodedRow {
     tags: JSON.parse(r.tags as string),
     archive_meta: JSON.parse(r.archive_meta as string),
     archive: r.archive === 1,
+    track_links: r.track_links === 1,
   };
 }
 
@@ -234,7 +240,7 @@ export function toJson(r: RawRow, noBody = false): CampaignJson {
     body_source: noBody ? null : d.body_source, altbody: d.altbody, send_at: d.send_at, status: d.status, status_reason: d.status_reason,
     content_type: d.content_type, tags: d.tags, headers: d.headers, attribs: d.attribs, template_id: d.template_id,
     messenger: d.messenger, archive: d.archive, archive_slug: d.archive_slug,
-    archive_template_id: d.archive_template_id, archive_meta: d.archive_meta,
+    archive_template_id: d.archive_template_id, archive_meta: d.archive_meta, track_links: d.track_links,
   };
 }
 
@@ -242,7 +248,7 @@ function params(f: CampaignFields): Record<string, unknown> {
   return {
     ...(f as unknown as Record<string, unknown>),
     headers: JSON.stringify(f.headers), attribs: JSON.stringify(f.attribs), tags: JSON.stringify(f.tags),
-    archive: f.archive ? 1 : 0, archive_meta: JSON.stringify(f.archive_meta),
+    archive: f.archive ? 1 : 0, archive_meta: JSON.stringify(f.archive_meta), track_links: f.track_links ? 1 : 0,
   };
 }
 
@@ -352,6 +358,11 @@ export class CampaignStore {
 
   defaultTemplate(): TemplateRow | undefined {
     return this.sql<[], TemplateRow>(SQL.defaultTemplate).get();
+  }
+
+  /** The shipped archive template's id, null when it was deleted or renamed. */
+  archiveTemplateId(): number | null {
+    return this.sql<[], number>(SQL.archiveTemplateId).pluck().get() ?? null;
   }
 
   mediaFiles(campaignId: number): MediaRow[] {

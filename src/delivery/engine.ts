@@ -370,6 +370,7 @@ export class DeliveryEngine {
       const { max, start } = picked;
       run.start(start);
       log.info(`campaign ${c.id} "${c.name}": sending ${c.retrying_failed ? 'again to its failed recipients ' : ''}from subscriber ${start} up to ${max}`);
+      this.ctx.rootUrlCheck.logWarning(`campaign ${c.id}`);
       await this.walk(run, compose, optin, start, max);
       if (run.failures > LOGGED_FAILURES) log.error(`campaign ${c.id}: ${run.failures} messages failed in this run`);
       await this.end(run);

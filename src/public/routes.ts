@@ -2,6 +2,8 @@
 // Nothing here changes state on a GET (mail scanners follow links); one click (a POST) does.
 // Answers never reveal whether an address was already subscribed. Rate-limited per client.
 import type { Context } from 'hono';
+import type { AppContext } from '../context.ts';
+import { loggedIds } from '../log.ts';
 import { isDatabaseBusy } from '../db/connection.ts';
 import { readBody } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
@@ -162,13 +164,13 @@ function outcome(c: Context, s: Deps, title: string, text: string, links: NextLi
 }
 
 /**
- * Where a reader can go after confirming or unsubscribing: back to the site (the root URL),
- * and, as the settings allow, their preferences and the subscription form.
+ * Where a reader can go after confirming or unsubscribing: back to the site (app.site_url,
+ * else the root URL), and, as the settings allow, their preferences and the subscription form.
  */
 function nextLinks(s: Deps, sub: { uuid: string; status: string }, campUuid: string, offer: { manage?: boolean; subscribe?: boolean }): NextLink[] {
   const t = subscriberTranslator(s);
   const site = s.settings.str('app.site_name').trim();
-  const links: NextLink[] = [{ href: `${s.settings.rootUrl()}/`, label: site ? t('public.backToSite', { site }) : t('public.backToSiteDefault') }];
+  const links: NextLink[] = [{ href: s.settings.str('app.site_url') || `${s.settings.rootUrl()}/`, label: site ? t('public.backToSite', { site }) : t('public.backToSiteDefault') }];
   if (sub.status === 'blocklisted') return links;
   if (offer.manage && s.settings.bool('privacy.allow_preferences')) links.push({ href: `/subscription/${campUuid}/${sub.uuid}?manage=true`, label: t('public.managePrefs') });
   if (offer.subscribe && s.settings.bool('app.enable_public_subscription_page')) links.push({ href: '/subscription/form', label: t('public.subAgain') });
@@ -413,6 +415,7 @@ async function unsubscribe(c: C, s: Deps) {
   const form = await readForm(c, unsubscribeForm());
   if (s.settings.bool('privacy.allow_blocklist') && form.blocklist) {
     s.subscribers.blocklist([sub.id]);
+    s.log.info(`subscriber ${sub.id} blocklisted (source: unsubscribe page, campaign ${campUuid})`);
     return outcome(c, s, t('public.unsubTitle'), t('public.blocklisted'), nextLinks(s, { ...sub, status: 'blocklisted' }, campUuid, {}));
   }
   if (!form.manage) {
@@ -420,6 +423,7 @@ async function unsubscribe(c: C, s: Deps) {
     const lists = s.subscribers.campaignLists(campUuid.toLowerCase());
     if (lists.length) s.subscribers.unsubscribe(sub.id, lists);
     else s.subscribers.unsubscribeAll(sub.id);
+    s.log.info(`subscriber ${sub.id} unsubscribed from ${lists.length ? loggedIds('list', lists) : 'every list'} (source: unsubscribe link, campaign ${campUuid})`);
     return outcome(c, s, t('public.unsubbedTitle'), t('public.unsubbedInfo'), nextLinks(s, sub, campUuid, { manage: lists.length > 0, subscribe: true }));
   }
   if (!s.settings.bool('privacy.allow_preferences')) throw new PageError(400, t('public.invalidFeature'));
@@ -428,5 +432,6 @@ async function unsubscribe(c: C, s: Deps) {
   if ([...name].length < 1 || [...name].length > max) throw new PageError(400, t('public.invalidNameLength', { max }));
   const keep = (form.l ?? form.list_uuids ?? []).map((u) => u.toLowerCase());
   s.subscribers.savePreferences(sub.id, name, keep);
+  s.log.info(`subscriber ${sub.id} saved their preferences (source: preferences page), keeping ${keep.length} list(s)`);
   return outcome(c, s, t('public.managePrefs'), t('public.prefsSaved'), nextLinks(s, sub, campUuid, { manage: true, subscribe: true }));
 }

@@ -26,6 +26,9 @@ export const smtpDefaults = (over: Record<string, unknown>) => ({
 export const DEFAULT_SETTINGS: Settings = {
   'app.site_name': 'Mailing list',
   'app.root_url': 'http://localhost:9000',
+  // listmgr: where the reader pages' "back to the site" links lead ('' = the root URL), for a
+  // site that is not where listmgr runs.
+  'app.site_url': '',
   'app.logo_url': '',
   'app.favicon_url': '',
   'app.from_email': 'listmgr <noreply@listmgr.yoursite.com>',
@@ -50,6 +53,9 @@ export const DEFAULT_SETTINGS: Settings = {
   'privacy.individual_tracking': false,
   'privacy.disable_tracking': false,
   'privacy.unsubscribe_header': true,
+  // listmgr: new campaigns track every literal link of their body (their track_links), except
+  // those marked @NoTrack; privacy.disable_tracking still turns all tracking off.
+  'privacy.track_links': true,
   // listmgr: an address added to List-Unsubscribe as a mailto: target ('' = none).
   'privacy.unsubscribe_mailto': '',
   'privacy.allow_blocklist': true,

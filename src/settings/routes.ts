@@ -55,19 +55,24 @@ function getSettings(c: C, s: Deps) {
   return ok(c, s.settings.masked(c.get('user')));
 }
 
+/** The keys a change changed, never their values (some are secrets). */
+function logChange(s: Deps, username: string, keys: string[]): void {
+  s.log.info(keys.length ? `settings changed by ${username}: ${keys.join(', ')}` : `settings saved by ${username}, none changed`);
+}
+
 function updateSettings(c: C, s: Deps, { body }: Input<ReturnType<typeof settingsChanges>, undefined>) {
-  s.settings.update(c.get('user'), body);
+  const changed = s.settings.update(c.get('user'), body);
   s.reload();
-  s.log.info(`settings updated by ${c.get('user').username}`);
+  logChange(s, c.get('user').username, changed);
   return ok(c, true);
 }
 
 /** The body is any JSON value (a string, a number, an object…), checked against the setting's default. */
 async function updateSetting(c: C, s: Deps) {
   const key = c.req.param('key') ?? '';
-  s.settings.updateKey(c.get('user'), key, await readJsonValue(c));
+  const changed = s.settings.updateKey(c.get('user'), key, await readJsonValue(c));
   s.reload();
-  s.log.info(`setting ${key} updated by ${c.get('user').username}`);
+  logChange(s, c.get('user').username, changed);
   return ok(c, true);
 }
 

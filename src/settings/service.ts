@@ -24,7 +24,14 @@ const statements = (db: DB) => preparedStatements(db, {
 });
 
 /** Keys stored in the settings table that are not settings (never returned or accepted). */
-const INTERNAL_KEYS = new Set(['app.installed_at']);
+const INTERNAL_KEYS = new Set(['app.installed_at', 'app.last_backup']);
+
+/** What `listmgr backup` records of the last backup it wrote (shown by `listmgr status`). */
+export interface BackupRecord {
+  at: string;
+  file: string;
+  bytes: number;
+}
 
 const MASK_CHAR = '•';
 const mask = (s: unknown) => (typeof s === 'string' && s !== '' ? MASK_CHAR.repeat(s.length) : '');
@@ -117,24 +124,24 @@ export class SettingsService {
     return out;
   }
 
-  /** PUT /api/settings: merges the given keys over the stored ones. */
-  update(actor: Actor, partial: SettingsChanges): void {
+  /** PUT /api/settings: merges the given keys over the stored ones; answers the keys whose values changed. */
+  update(actor: Actor, partial: SettingsChanges): string[] {
     assertCan(actor, 'settings:manage');
     const next = clone(this.current);
     for (const [key, value] of Object.entries(partial)) {
       if (!Object.hasOwn(DEFAULT_SETTINGS, key)) continue; // unknown keys are ignored, as listmonk
       next[key] = value;
     }
-    this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
+    return this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
   }
 
-  /** PUT /api/settings/{key}. */
-  updateKey(actor: Actor, key: string, value: unknown): void {
+  /** PUT /api/settings/{key}; answers [key] when its value changed. */
+  updateKey(actor: Actor, key: string, value: unknown): string[] {
     assertCan(actor, 'settings:manage');
     if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw badRequest(`unknown setting "${key}"`);
     const next = clone(this.current);
     next[key] = value;
-    this.save(next, [key]);
+    return this.save(next, [key]);
   }
 
   /** Tests SMTP servers (see SmtpTest); a failure is a 400 saying what failed, without the remote's own text. */
@@ -161,25 +168,35 @@ export class SettingsService {
     }
   }
 
-  private save(next: Settings, changed: string[]): void {
+  /** Validates and stores; answers the keys whose values changed (for the log: keys only, never values). */
+  private save(next: Settings, changed: string[]): string[] {
     for (const key of changed) checkShape(key, next[key], DEFAULT_SETTINGS[key]);
     keepSecrets(next, this.current);
     normalise(next);
     validate(next);
+    const differ = Object.keys(DEFAULT_SETTINGS).filter((key) => JSON.stringify(next[key]) !== JSON.stringify(this.current[key]));
     this.db.transaction(() => {
       for (const key of Object.keys(DEFAULT_SETTINGS)) {
-        if (JSON.stringify(next[key]) !== JSON.stringify(this.current[key]) || changed.includes(key)) {
-          this.q.upsert.run({ key, value: JSON.stringify(next[key]) });
-        }
+        if (differ.includes(key) || changed.includes(key)) this.q.upsert.run({ key, value: JSON.stringify(next[key]) });
       }
     }).immediate();
     this.reload();
+    return differ;
   }
 
-  /** Writes every default (install). */
-  static writeDefaults(db: DB): void {
+  static recordBackup(db: DB, backup: BackupRecord): void {
+    statements(db).upsert.run({ key: 'app.last_backup', value: JSON.stringify(backup) });
+  }
+
+  static lastBackup(db: DB): BackupRecord | null {
+    const row = statements(db).all.all().find((r) => r.key === 'app.last_backup');
+    return row ? (parseJsonText(row.value) as BackupRecord) : null;
+  }
+
+  /** Writes every default, or the given value instead (install). */
+  static writeDefaults(db: DB, over: Settings = {}): void {
     const { upsert } = statements(db);
-    for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) upsert.run({ key, value: JSON.stringify(value) });
+    for (const [key, value] of Object.entries({ ...DEFAULT_SETTINGS, ...over })) upsert.run({ key, value: JSON.stringify(value) });
   }
 }
 
@@ -282,6 +299,7 @@ const lowerTrimList = (v: unknown) => [...new Set((v as string[]).map((s) => s.t
 
 function normalise(s: Settings): void {
   s['app.root_url'] = String(s['app.root_url']).trim().replace(/\/+$/, '');
+  s['app.site_url'] = String(s['app.site_url']).trim();
   s['upload.extensions'] = lowerTrimList(s['upload.extensions']).map((e) => e.replace(/^\.+/, ''));
   s['privacy.domain_blocklist'] = lowerTrimList(s['privacy.domain_blocklist']);
   s['privacy.domain_allowlist'] = lowerTrimList(s['privacy.domain_allowlist']);
@@ -323,6 +341,8 @@ const SNS_TOPIC_ARN_RE = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,
 function validate(s: Settings): void {
   const root = s['app.root_url'] as string;
   if (!/^https?:\/\/[^\s/]+/i.test(root)) throw badRequest('invalid setting "app.root_url": expected an http(s) URL');
+  const site = s['app.site_url'] as string;
+  if (site && !/^https?:\/\/[^\s/]+\S*$/i.test(site)) throw badRequest('invalid setting "app.site_url": expected an http(s) URL, or "" for the root URL');
   const from = String(s['app.from_email']).trim();
   if (!from) throw badRequest('invalid setting "app.from_email": required');
   if (!isValidFrom(from)) throw badRequest(`invalid setting "app.from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);

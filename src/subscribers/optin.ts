@@ -75,6 +75,7 @@ export async function sendOptin(ctx: AppContext, store: OptinReads, subscriberId
   if (!sub) return 0;
   const pending = store.pendingDoubleOptin(subscriberId, lists);
   if (!pending.length) return 0;
+  ctx.rootUrlCheck.logOptinWarning();
   await ctx.mailer.send('email', buildOptinMessage({
     fromEmail: ctx.settings.str('app.from_email'),
     rootUrl: ctx.settings.rootUrl(),

@@ -54,6 +54,8 @@ function serverConfig(c: C, s: Deps) {
   const redirects = settings.get<string[]>('security.trusted_urls').filter((u) => u !== '*');
   return ok(c, {
     root_url: settings.rootUrl(),
+    // listmgr: why the root URL looks wrong and where to set it (null when it looks right).
+    root_url_warning: s.rootUrlCheck.warning(),
     from_email: settings.str('app.from_email'),
     public_subscription: {
       enabled: settings.bool('app.enable_public_subscription_page'),

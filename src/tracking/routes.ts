@@ -2,7 +2,8 @@
 // public archive (HTML, RSS, JSON). Tracking honours privacy.disable_tracking and
 // privacy.individual_tracking; preview renders (zero campaign UUID) are never counted.
 import type { Context } from 'hono';
-import { layoutFor, renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
+import type { AppContext } from '../context.ts';
+import { archiveEnv, archiveLayoutFor, archivePageUrl, layoutFor, renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
 import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
@@ -103,11 +104,11 @@ function viewPixel(c: C, s: Deps) {
 // ---- campaigns as pages ----
 
 /** A campaign as a page: a subscriber's web view (noindex), or an archive entry (indexable). */
-function renderCampaign(c: C, s: Deps, campaign: CampaignRow, sub: RenderSubscriber, templateId: number | null, indexable = false) {
+function renderCampaign(c: C, s: Deps, campaign: CampaignRow, render: () => string, indexable = false) {
   try {
-    const compiled = compileCampaign(campaign, layoutFor(s.campaignStore, campaign, templateId), renderEnv(s, s.tracking, 'view'));
+    const html = render();
     if (!indexable) c.header('X-Robots-Tag', 'noindex');
-    return sendPreview(c, compiled.render(sub).html);
+    return sendPreview(c, html);
   } catch (e) {
     // A page, not the API's 400: the reader did nothing wrong.
     if (!(e instanceof RenderError)) throw e;
@@ -125,13 +126,13 @@ function webView(c: C, s: Deps) {
   if (!campaign || !subscriber || !s.campaignStore.wasAddressed(campaign.id, subscriber.id)) {
     return errorPage(c, s, 404, 'Not found', 'This message is not available.');
   }
-  return renderCampaign(c, s, campaign, toRenderSubscriber(subscriber), campaign.template_id);
+  return renderCampaign(c, s, campaign, () => compileCampaign(campaign, layoutFor(s.campaignStore, campaign, campaign.template_id), renderEnv(s, s.tracking, 'view')).render(toRenderSubscriber(subscriber)).html);
 }
 
 // ---- the archive ----
 
 const archiveEnabled = (s: Deps) => s.settings.bool('app.enable_public_archive');
-const entryUrl = (s: Deps, c: CampaignRow) => `${s.settings.rootUrl()}/archive/${c.archive_slug ?? c.uuid}`;
+const entryUrl = (s: Deps, c: CampaignRow) => archivePageUrl(s.settings.rootUrl(), c);
 const metaSubscriber = (c: CampaignRow): RenderSubscriber => archiveSubscriber(c.archive_meta);
 const published = (c: CampaignRow) => c.send_at ?? c.created_at;
 
@@ -146,7 +147,7 @@ function archiveSubject(s: Deps, c: CampaignRow): string {
 }
 
 function archiveHtml(s: Deps, c: CampaignRow): string {
-  return compileCampaign(c, layoutFor(s.campaignStore, c, c.archive_template_id ?? c.template_id), renderEnv(s, s.tracking, 'view')).render(metaSubscriber(c)).html;
+  return compileCampaign(c, archiveLayoutFor(s.campaignStore, c), archiveEnv(s, s.tracking, 'view', c)).render(metaSubscriber(c)).html;
 }
 
 function archivePage(c: C, s: Deps, { query }: ArchiveQuery) {
@@ -158,7 +159,8 @@ function archivePage(c: C, s: Deps, { query }: ArchiveQuery) {
   // The page size the reader chose stays in the links.
   const perPage = query.per_page ? `&per_page=${paging.all ? 'all' : paging.perPage}` : '';
   const link = (page: number) => `?page=${page}${perPage}`;
-  const body = ArchiveList({ entries, newer: paging.page > 1 ? link(paging.page - 1) : null, older: paging.page < pages ? link(paging.page + 1) : null });
+  const subscribe = s.settings.bool('app.enable_public_subscription_page') ? '/subscription/form' : null;
+  const body = ArchiveList({ entries, newer: paging.page > 1 ? link(paging.page - 1) : null, older: paging.page < pages ? link(paging.page + 1) : null, subscribe });
   return sendPage(c, { ...publicLook(s.settings), indexable: true, title: 'Archive', body });
 }
 
@@ -184,7 +186,7 @@ function archiveRss(c: C, s: Deps, { query }: ArchiveQuery) {
 
 function showArchived(c: C, s: Deps, campaign: CampaignRow | undefined) {
   if (!archiveEnabled(s) || !campaign) return errorPage(c, s, 404, 'Not found', 'This message is not in the archive.');
-  return renderCampaign(c, s, campaign, metaSubscriber(campaign), campaign.archive_template_id ?? campaign.template_id, true);
+  return renderCampaign(c, s, campaign, () => archiveHtml(s, campaign), true);
 }
 
 function latestArchived(c: C, s: Deps) {
