@@ -36,6 +36,8 @@ import { TEMPLATE_ROUTES } from './templates/routes.ts';
 import { ARCHIVE_ROUTES, TRACKING_PAGES } from './tracking/routes.ts';
 import { TX_ROUTES } from './tx/routes.ts';
 import { LOGIN_PAGES } from './users/login-routes.ts';
+import { ADMIN_FILES, mountAdmin } from './admin/routes.ts';
+import { DASHBOARD_ADMIN_PAGES } from './dashboard/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -59,6 +61,9 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   templates: TEMPLATE_ROUTES,
   users: USER_ROUTES,
 };
+
+/** The admin's pages, by domain; mounted after the sign-in pages. */
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES];
 
 /** Routes that stream large uploads and check sizes themselves. */
 const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];
@@ -109,6 +114,8 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, tables);
   app.use('*', uploadedFiles(ctx.media));
   mount(app, LOGIN_PAGES, ctx, tables);
+  mount(app, ADMIN_FILES, ctx, tables);
+  mountAdmin(app, ADMIN_PAGES, ctx, track);
   app.route('/api', api);
 
   app.onError((err, c) => {
