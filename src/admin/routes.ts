@@ -39,7 +39,7 @@ function pageGuard(authn: Authenticator, s: Services) {
       const user = session ? authn.bySession(session) : null;
       if (!user) {
         const url = new URL(c.req.url);
-        return c.redirect(`/admin/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
+        return c.redirect(`/admin/login?next=${encodeURIComponent(url.pathname + url.search)}`, 307);
       }
       c.set('user', user);
       if (anyOf.length && !anyOf.some((p) => hasPerm(user, p))) {
@@ -57,10 +57,22 @@ function refusal(c: Parameters<typeof adminPage>[0], s: Services, err: HttpError
   return adminPage(c, s, { title, status, body: ErrorPanel({ title, message: err.message }) });
 }
 
-/** Mounts page tables: guarded, and a refusal from a service (403, 404) shown as a page. */
+/** Any other /admin path: the sign-in form first (as for every page), then "not found". */
+const UNKNOWN_PAGE = [
+  route({ method: 'GET', path: '/admin/*', access: 'signed-in', handler: unknownPage, raw: 'text/html', summary: 'No such admin page' }),
+];
+
+function unknownPage(): never {
+  throw new HttpError(404, 'There is no such page in the admin.');
+}
+
+/**
+ * Mounts page tables, then the catch-all for unknown pages: guarded, and a refusal from a
+ * service (400, 403, 404) shown as a page.
+ */
 export function mountAdmin(app: Hono<AppEnv>, tables: readonly (readonly AnyRoute<Services>[])[], s: Services, trackWrites: MiddlewareHandler<AppEnv>): void {
   const guard = pageGuard(s.users.authenticator(), s);
-  for (const table of tables) {
+  for (const table of [...tables, UNKNOWN_PAGE]) {
     const pages = table.map((r): AnyRoute<Services> => ({
       ...r,
       handler: async (c, deps, input) => {

@@ -1,6 +1,7 @@
 // The admin's stylesheet: the public pages' palette (light and dark, following the system) and
 // rules for the shell, tables, forms and dialogs. Sent inline under the page's CSP nonce.
-// No colour is defined here: every pair comes from PAGE_PALETTE, whose contrast is tested.
+// Colours come from PAGE_PALETTE, whose contrast is tested; the one exception is the white page
+// behind the subscription form preview, which shows the form as a plain web page would.
 import { PAGE_PALETTE } from '../http/layout.tsx';
 
 export const ADMIN_STYLE = `${PAGE_PALETTE}
@@ -10,6 +11,7 @@ body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-appl
 a{color:var(--accent)}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 [x-cloak]{display:none!important}
+.visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .skip{position:absolute;left:-999px;top:0;background:var(--card);padding:.5rem 1rem;z-index:20}.skip:focus{left:.5rem}
 .shell{display:grid;grid-template-columns:15rem 1fr;grid-template-rows:auto 1fr;min-height:100vh}
 .topbar{grid-column:1/-1;display:flex;align-items:center;gap:1rem;padding:.6rem 1.25rem;background:var(--card);border-bottom:1px solid var(--border);position:sticky;top:0;z-index:10}
@@ -30,6 +32,8 @@ a{color:var(--accent)}
 .page-head .count{color:var(--muted);font-weight:400;font-size:1rem}
 h2{font-size:1.1rem;margin:1.5rem 0 .6rem}
 .card{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:1rem 1.25rem;margin-bottom:1rem}
+.card>h2:first-child{margin-top:0}
+.back{display:inline-block;margin-bottom:.5rem;font-size:.9rem}
 .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:1rem;margin-bottom:1rem}
 .tile{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:1rem 1.25rem}
 .tile-link{display:block;color:var(--fg);text-decoration:none}.tile-link:hover .big{color:var(--accent)}
@@ -105,6 +109,7 @@ progress{width:100%;height:1.1rem;accent-color:var(--accent)}
 .dropzone.over{border-color:var(--accent);color:var(--fg)}
 .log{max-height:18rem;overflow:auto}
 details summary{cursor:pointer;color:var(--accent)}
+.form-preview{width:100%;min-height:22rem;border:1px solid var(--border);border-radius:.4rem;background:#fff}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}

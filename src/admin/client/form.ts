@@ -28,6 +28,9 @@ function readField(form: HTMLFormElement, name: string, els: Control[]): unknown
   switch (kind) {
     case 'bool':
       return values.length > 0 && values[0] !== 'false';
+    case 'switch':
+      // A checkbox between two values: its own when ticked, data-off when not.
+      return values[0] ?? first.dataset.off ?? '';
     case 'int':
       return values[0] === undefined || values[0].trim() === '' ? null : Number(values[0]);
     case 'ints':
@@ -95,7 +98,9 @@ export function showError(form: HTMLFormElement, err: unknown): void {
 export function apiForm() {
   return {
     busy: false,
-    async submit(this: { busy: boolean; $el: HTMLElement }) {
+    // Bound as x-on:submit="submit" (JSX has no `.prevent` modifier syntax): the page stays.
+    async submit(this: { busy: boolean; $el: HTMLElement; $event: Event }) {
+      this.$event.preventDefault();
       const form = this.$el as HTMLFormElement;
       clearErrors(form);
       this.busy = true;

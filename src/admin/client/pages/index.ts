@@ -1,2 +1,9 @@
 // One Alpine component per admin page, by the name its x-data uses.
-export const PAGE_COMPONENTS: Record<string, () => object> = {};
+import { formsPage } from './forms.ts';
+import { listPage, listsPage } from './lists.ts';
+
+export const PAGE_COMPONENTS: Record<string, () => object> = {
+  listsPage,
+  listPage,
+  formsPage,
+};
