@@ -37,7 +37,10 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 export interface AdminTab {
   page: Page;
-  /** Script errors, console errors and dialogs (alert/confirm opened by a page): any is a failure. */
+  /**
+   * Script errors, console errors (but the browser's note of a 4xx answer) and dialogs
+   * (alert/confirm opened by a page): any is a failure.
+   */
   problems: string[];
   close(): Promise<void>;
 }
@@ -52,11 +55,12 @@ export async function signedInTab(browser: Browser, t: TestServer, o: { width?: 
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  // A refusal the page shows (4xx from the API) is logged by the browser as a failed load: expected.
+  page.on('console', (m) => { if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) problems.push(`console error: ${m.text()}`); });
   page.on('dialog', (d) => { problems.push(`dialog: ${d.type()} ${d.message()}`); void d.dismiss(); });
   await page.goto(`${t.url}/admin/login`);
   await page.getByLabel('Username').fill(o.username ?? ADMIN_USER);
   await page.getByLabel('Password').fill(o.password ?? ADMIN_PASSWORD);
-  await Promise.all([page.waitForURL(/\/admin(\/|$|\?)/), page.getByRole('button', { name: /log in/i }).click()]);
+  await Promise.all([page.waitForURL(/\/admin(\/|$|\?)/), page.getByRole('button', { name: 'Sign in' }).click()]);
   return { page, problems, close: () => context.close() };
 }

@@ -13,11 +13,12 @@ export function selection() {
     selected: [] as string[],
     matching: false,
     total: 0,
-    initSelection(this: Selection & { $el: HTMLElement }) {
-      this.total = Number(this.$el.dataset.total ?? 0);
+    // $root, not $el: in a method called from a control, $el is that control.
+    initSelection(this: Selection & { $root: HTMLElement }) {
+      this.total = Number(this.$root.dataset.total ?? 0);
     },
-    rowBoxes(this: { $el: HTMLElement }): HTMLInputElement[] {
-      return [...this.$el.querySelectorAll<HTMLInputElement>('input[data-row]')];
+    rowBoxes(this: { $root: HTMLElement }): HTMLInputElement[] {
+      return [...this.$root.querySelectorAll<HTMLInputElement>('input[data-row]')];
     },
     toggleAll(this: Selection & { rowBoxes(): HTMLInputElement[]; $event: Event }) {
       const on = (this.$event.target as HTMLInputElement).checked;
