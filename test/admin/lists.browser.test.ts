@@ -91,4 +91,24 @@ describe('admin lists in a browser', { skip: browserSkip() }, () => {
     assert.deepEqual(tab.problems, []);
     await tab.close();
   });
+
+  it('shows a server error as a toast while the page is open, and folds the menu on a phone', async () => {
+    const t = server();
+    const tab = await signedInTab(browser, t, { width: 390 });
+    const { page } = tab;
+    const nav = page.getByRole('navigation', { name: 'Main menu' });
+    assert.equal(await nav.isVisible(), false, 'the sidebar is folded at 390 px');
+    await page.getByRole('button', { name: 'Menu' }).click();
+    assert.equal(await nav.isVisible(), true);
+    // The toast stream connects when the page loads; give it a moment before logging.
+    await page.waitForTimeout(300);
+    t.server.ctx.log.error('the mail relay refused the connection');
+    const toast = page.getByRole('alert').filter({ hasText: 'the mail relay refused the connection' });
+    await toast.waitFor();
+    await toast.getByRole('button', { name: 'Close' }).click();
+    await toast.waitFor({ state: 'detached' });
+    await screenshot(page, 'shell-menu');
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+  });
 });

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { NAV } from '../../src/admin/nav.ts';
-import { adminSession, getPage, userWithRole } from '../helpers/admin.ts';
+import { adminSession, assertEscaped, getPage, HOSTILE, userWithRole } from '../helpers/admin.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 describe('admin shell', () => {
@@ -81,10 +81,27 @@ describe('admin shell', () => {
     const t = server();
     const reader = await userWithRole(t, ['bounces:get']);
     const session = await adminSession(t, reader.username, reader.password);
-    const refused = await getPage(t, session, '/admin/subscribers/import');
+    const refused = await getPage(t, session, '/admin/lists/new');
     assert.equal(refused.status, 403);
-    assert.match(refused.body, /permission denied: subscribers:import/);
-    assert.equal((await getPage(t, session, '/admin/no-such-page')).status, 404);
+    assert.match(refused.body, /permission denied: lists:manage_all/);
+    const unknown = await getPage(t, session, '/admin/no-such-page');
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.body, /There is no such page in the admin/);
+    assert.equal((await getPage(t, null, '/admin/no-such-page')).status, 307, 'without a session: the sign-in form first');
+  });
+
+  it('shows a hostile user name as text in the shell', async () => {
+    const t = server();
+    const role = await t.request('POST', '/api/roles/users', { name: 'hostile shell', permissions: ['bounces:get'] });
+    const user = await t.request('POST', '/api/users', {
+      username: 'hostile-shell', name: HOSTILE, email: 'hostile-shell@example.com', type: 'user', status: 'enabled',
+      password_login: true, password: 'a-long-password-1', user_role_id: role.body.data.id,
+    });
+    assert.equal(user.status, 200, user.text);
+    const page = await getPage(t, await adminSession(t, 'hostile-shell', 'a-long-password-1'), '/admin');
+    assert.equal(page.status, 200);
+    assertEscaped(page.body);
+    assert.ok(page.body.includes('&lt;img src=x'));
   });
 
   it('takes every string key the admin uses from the language pack', () => {
