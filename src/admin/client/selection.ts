@@ -16,8 +16,9 @@ export function selection() {
     initSelection(this: Selection & { $el: HTMLElement }) {
       this.total = Number(this.$el.dataset.total ?? 0);
     },
-    rowBoxes(this: { $el: HTMLElement }): HTMLInputElement[] {
-      return [...this.$el.querySelectorAll<HTMLInputElement>('input[data-row]')];
+    /** The row boxes of the component ($root: methods run with $el set to the element that called them). */
+    rowBoxes(this: { $root: HTMLElement }): HTMLInputElement[] {
+      return [...this.$root.querySelectorAll<HTMLInputElement>('input[data-row]')];
     },
     toggleAll(this: Selection & { rowBoxes(): HTMLInputElement[]; $event: Event }) {
       const on = (this.$event.target as HTMLInputElement).checked;

@@ -1,2 +1,7 @@
 // One Alpine component per admin page, by the name its x-data uses.
-export const PAGE_COMPONENTS: Record<string, () => object> = {};
+import { subscriber, subscribers } from './subscribers.ts';
+
+export const PAGE_COMPONENTS: Record<string, () => object> = {
+  subscribers,
+  subscriber,
+};
