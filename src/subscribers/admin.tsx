@@ -120,7 +120,6 @@ function subscribersPage(c: AdminContext, s: Services) {
 
   return adminPage(c, s, {
     title,
-    status: queryError ? 400 : 200,
     body: (
       <div x-data="subscribers" data-total={page.total}>
         <PageData id="subscribers-query" value={selectionQuery} />
