@@ -116,7 +116,7 @@ function subscribersPage(c: AdminContext, s: Services) {
   if (q.search) exportParams.set('search', q.search);
   if (filter.query) exportParams.set('query', filter.query);
   const manageableLists = lists.filter((l) => can(actor, 'list:manage', l.id));
-  const sortHeader = (label: string, column: string) => <SortHeader label={label} column={column} path={PATH} query={params} current={q.orderBy} order={q.order} />;
+  const sortHeader = (label: string, column: string, cls?: string) => <SortHeader label={label} column={column} path={PATH} query={params} current={q.orderBy} order={q.order} class={cls} />;
 
   return adminPage(c, s, {
     title,
@@ -145,13 +145,6 @@ function subscribersPage(c: AdminContext, s: Services) {
               <input type="search" id="search" name="search" value={q.search} placeholder={t('subscribers.queryPlaceholder')} />
             </div>
             <div>
-              <label for="list_id">{t('globals.terms.lists')}</label>
-              <select id="list_id" name="list_id" multiple aria-describedby="list_id-help">
-                {lists.map((l) => <option value={String(l.id)} selected={q.listIds.includes(l.id)}>{l.name}</option>)}
-              </select>
-              <p class="help" id="list_id-help">{t('admin.subscribers.listsFilterHelp')}</p>
-            </div>
-            <div>
               <label for="subscription_status">{t('admin.subscribers.subscriptionStatus')}</label>
               <select id="subscription_status" name="subscription_status">
                 <option value="">{t('globals.terms.all')}</option>
@@ -161,6 +154,16 @@ function subscribersPage(c: AdminContext, s: Services) {
             <button type="submit">{t('admin.subscribers.searchButton')}</button>
             <a class="button secondary" href={PATH}>{t('subscribers.reset')}</a>
           </div>
+          {lists.length ? (
+            <details open={q.listIds.length > 0 || undefined}>
+              <summary>{t('admin.subscribers.listFilter')}{q.listIds.length ? ` (${formatNumber(q.listIds.length)})` : ''}</summary>
+              <fieldset class="plain list-choices">
+                <legend class="visually-hidden">{t('admin.subscribers.listFilter')}</legend>
+                {lists.map((l) => <label class="check-label"><input type="checkbox" name="list_id" value={String(l.id)} checked={q.listIds.includes(l.id)} /> <span class="choice-text">{l.name}</span></label>)}
+              </fieldset>
+              <p class="help">{t('admin.subscribers.listsFilterHelp')}</p>
+            </details>
+          ) : null}
           {sqlQuery ? (
             <details open={filter.query !== '' || undefined}>
               <summary>{t('subscribers.advancedQuery')}</summary>
@@ -193,8 +196,8 @@ function subscribersPage(c: AdminContext, s: Services) {
                 {sortHeader(t('subscribers.email'), 'email')}
                 {sortHeader(t('globals.fields.name'), 'name')}
                 <th scope="col" class="num">{t('globals.terms.lists')}</th>
-                {sortHeader(t('globals.fields.createdAt'), 'created_at')}
-                {sortHeader(t('globals.fields.updatedAt'), 'updated_at')}
+                {sortHeader(t('globals.fields.createdAt'), 'created_at', 'hide-narrow')}
+                {sortHeader(t('globals.fields.updatedAt'), 'updated_at', 'hide-narrow')}
                 <th scope="col"><span class="visually-hidden">{t('admin.subscribers.actions')}</span></th>
               </tr>
             </thead>
@@ -215,8 +218,8 @@ function subscribersPage(c: AdminContext, s: Services) {
                   </td>
                   <td>{sub.name}</td>
                   <td class="num">{formatNumber(sub.lists.filter((l) => l.subscription_status !== 'unsubscribed').length)}</td>
-                  <td><Time value={sub.created_at} /></td>
-                  <td><Time value={sub.updated_at} /></td>
+                  <td class="hide-narrow"><Time value={sub.created_at} /></td>
+                  <td class="hide-narrow"><Time value={sub.updated_at} /></td>
                   <td>
                     <div class="row-actions">
                       <a href={`/api/subscribers/${sub.id}/export`} download={`subscriber-${sub.id}.json`} aria-label={`${t('subscribers.downloadData')}: ${sub.email}`}>{t('subscribers.downloadData')}</a>
@@ -253,7 +256,7 @@ function ListsDialog({ lists, t }: { lists: List[]; t: Translate }): JSX.Element
         <fieldset>
           <legend>{t('globals.terms.lists')}</legend>
           {lists.length === 0 ? <p class="muted">{t('globals.messages.emptyState')}</p> : lists.map((l) => (
-            <label class="check-label"><input type="checkbox" name="target_list_ids" value={String(l.id)} /> {l.name} <Tag>{t(`lists.optins.${l.optin}`)}</Tag></label>
+            <label class="check-label"><input type="checkbox" name="target_list_ids" value={String(l.id)} /> <span class="choice-text">{l.name} <Tag>{t(`lists.optins.${l.optin}`)}</Tag></span></label>
           ))}
         </fieldset>
         <div class="field" x-show="listAction === 'add'">
@@ -360,7 +363,7 @@ function SubscriberForm({ sub, lists, actor, t }: { sub: Subscriber | null; list
         </Field>
         <fieldset>
           <legend>{t('subscribers.lists')}</legend>
-          <p class="help">{t('subscribers.listsHelp')}</p>
+          <p class="muted small">{t('subscribers.listsHelp')}</p>
           {lists.length === 0 ? <p class="muted">{t('globals.messages.emptyState')}</p> : (
             <div class="list-choices">
               {lists.map((l) => {
@@ -368,8 +371,10 @@ function SubscriberForm({ sub, lists, actor, t }: { sub: Subscriber | null; list
                 return (
                   <label class="check-label">
                     <input type="checkbox" name="lists" data-kind="ints" value={String(l.id)} checked={st !== undefined} disabled={!can(actor, 'list:manage', l.id) || undefined} />
-                    {l.name} {st ? <Tag tone={subscriptionTone(st)}>{t(`subscribers.status.${st}`)}</Tag> : null}
-                    <span class="muted small">{t(`lists.optins.${l.optin}`)}</span>
+                    <span class="choice-text">
+                      {l.name} {st ? <Tag tone={subscriptionTone(st)}>{t(`subscribers.status.${st}`)}</Tag> : null}
+                      <span class="muted small">{t(`lists.optins.${l.optin}`)}</span>
+                    </span>
                   </label>
                 );
               })}
@@ -377,10 +382,12 @@ function SubscriberForm({ sub, lists, actor, t }: { sub: Subscriber | null; list
           )}
           <p class="field-error" id="lists-error" data-error-for="lists" role="alert"></p>
         </fieldset>
-        <label class="check-label">
-          <input type="checkbox" id="preconfirm" name="preconfirm_subscriptions" data-kind="bool" value="true" /> {t('subscribers.preconfirm')}
-        </label>
-        <p class="help">{t('subscribers.preconfirmHelp')}</p>
+        <div class="field">
+          <label class="check-label">
+            <input type="checkbox" id="preconfirm" name="preconfirm_subscriptions" data-kind="bool" value="true" aria-describedby="preconfirm-help" /> {t('subscribers.preconfirm')}
+          </label>
+          <p class="help" id="preconfirm-help">{t('subscribers.preconfirmHelp')}</p>
+        </div>
         <Field id="attribs" label={t('globals.terms.attribs')} help={`${t('subscribers.attribsHelp')} {"city": "Berlin", "projects": 3}`}>
           <textarea id="attribs" name="attribs" data-kind="json" rows={8} spellcheck={false} aria-describedby="attribs-help attribs-error">{JSON.stringify(sub?.attribs ?? {}, null, 2)}</textarea>
         </Field>
