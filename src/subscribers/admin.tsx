@@ -300,7 +300,9 @@ function newSubscriberPage(c: AdminContext, s: Services) {
 function subscriberPage(c: AdminContext, s: Services) {
   const { t, actor } = adminView(c, s);
   const sub = s.subscriberService.get(actor, pathId(c));
-  const tab: TabName = oneOf(c.req.query('tab') ?? null, TABS) ?? 'subscriptions';
+  // Bounces are shown with bounces:get, as GET /api/subscribers/:id/bounces needs.
+  const tabs = TABS.filter((name) => name !== 'bounces' || can(actor, 'bounces:get'));
+  const tab: TabName = oneOf(c.req.query('tab') ?? null, tabs) ?? 'subscriptions';
   const manage = can(actor, 'subscribers:manage');
   const base = `${PATH}/${sub.id}`;
   return adminPage(c, s, {
@@ -322,7 +324,7 @@ function subscriberPage(c: AdminContext, s: Services) {
         </div>
         <SubscriberForm sub={sub} lists={visibleLists(s, actor)} actor={actor} t={t} />
         <nav class="tabs" aria-label={t('admin.subscribers.sections')}>
-          {TABS.filter((name) => name !== 'bounces' || can(actor, 'bounces:get')).map((name) => (
+          {tabs.map((name) => (
             <a href={`${base}?tab=${name}`} aria-current={tab === name ? 'page' : undefined}>{t(`admin.subscribers.tab.${name}`)}</a>
           ))}
         </nav>

@@ -143,6 +143,30 @@ describe('admin subscribers pages', () => {
     assert.ok(fresh.body.includes('data-method="POST" data-action="/api/subscribers"'));
   });
 
+  it('shows a subscriber\'s bounces with their meta, and "delete all" only to who may delete them', async () => {
+    const t = server();
+    const id = await makeSubscriber(t, 'bouncy@example.com', []);
+    assert.equal((await t.request('PUT', '/api/settings', { 'bounce.enabled': true, 'bounce.webhooks_enabled': true })).status, 200);
+    const bounce = await t.request('POST', '/webhooks/bounce', { email: 'bouncy@example.com', type: 'hard', source: HOSTILE, meta: { reason: HOSTILE, smtp: { code: 550 } } });
+    assert.equal(bounce.status, 200, bounce.text);
+    const session = await adminSession(t);
+    const page = await getPage(t, session, `/admin/subscribers/${id}?tab=bounces`);
+    assert.equal(page.status, 200);
+    assertEscaped(page.body);
+    assert.match(page.body, /<details><summary>Details<\/summary><pre>\{\n {2}&quot;reason&quot;/);
+    assert.match(page.body, /&quot;code&quot;: 550/);
+    assert.ok(page.body.includes('x-on:click="deleteBounces" data-count="1"'));
+    const reader = await userWithRole(t, ['subscribers:get_all', 'bounces:get']);
+    const readerPage = await getPage(t, await adminSession(t, reader.username, reader.password), `/admin/subscribers/${id}?tab=bounces`);
+    assert.equal(readerPage.status, 200);
+    assert.ok(readerPage.body.includes('&quot;code&quot;: 550'));
+    assert.ok(!readerPage.body.includes('deleteBounces'));
+    const noBounces = await userWithRole(t, ['subscribers:get_all']);
+    const hidden = await getPage(t, await adminSession(t, noBounces.username, noBounces.password), `/admin/subscribers/${id}?tab=bounces`);
+    assert.ok(!hidden.body.includes('?tab=bounces"'), 'no bounces tab without bounces:get');
+    assert.ok(!hidden.body.includes('550'));
+  });
+
   it('writes hostile names, e-mails, attributes and list names as text on both pages', async () => {
     const t = server();
     const list = await makeList(t, HOSTILE);
