@@ -113,6 +113,7 @@ fieldset.plain{border:0;padding:0;margin:0}
 .list-choices{display:grid;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr));gap:0 1rem}
 dl.meta{display:grid;grid-template-columns:auto 1fr;gap:0 .6rem;margin:0;font-size:.85rem}dl.meta dt{color:var(--muted)}dl.meta dd{margin:0;word-break:break-word}
 td.break{word-break:break-all}
+td.nowrap{white-space:nowrap}
 .choice-text{min-width:0;overflow-wrap:anywhere}.choice-text .tag{white-space:normal}
 td .tag{white-space:normal;overflow-wrap:anywhere}
 @media (max-width:800px){

@@ -220,7 +220,7 @@ function subscribersPage(c: AdminContext, s: Services) {
                   <td class="num">{formatNumber(sub.lists.filter((l) => l.subscription_status !== 'unsubscribed').length)}</td>
                   <td class="hide-narrow"><Time value={sub.created_at} /></td>
                   <td class="hide-narrow"><Time value={sub.updated_at} /></td>
-                  <td>
+                  <td class="nowrap">
                     <div class="row-actions">
                       <a href={`/api/subscribers/${sub.id}/export`} download={`subscriber-${sub.id}.json`} aria-label={`${t('subscribers.downloadData')}: ${sub.email}`}>{t('subscribers.downloadData')}</a>
                       {manage ? <button type="button" class="link" data-id={String(sub.id)} data-email={sub.email} x-on:click="deleteOne" aria-label={`${t('globals.buttons.delete')}: ${sub.email}`}>{t('globals.buttons.delete')}</button> : null}
