@@ -119,6 +119,21 @@ describe('admin subscribers pages', () => {
     assert.equal((await getPage(t, session, '/admin/subscribers/new')).status, 403);
   });
 
+  it('offers a list manager its bulk actions with only the lists it manages as targets', async () => {
+    const t = server();
+    const managed = await makeList(t, 'Managed here');
+    const readOnly = await makeList(t, 'Only read here');
+    await makeSubscriber(t, 'both@example.com', [managed, readOnly]);
+    const manager = await userWithRole(t, ['subscribers:get', 'subscribers:manage'], [{ id: managed, permissions: ['list:get', 'list:manage'] }, { id: readOnly, permissions: ['list:get'] }]);
+    const page = await getPage(t, await adminSession(t, manager.username, manager.password), '/admin/subscribers');
+    assert.equal(page.status, 200);
+    const dialog = /<dialog[\s\S]*<\/dialog>/.exec(page.body)?.[0] ?? '';
+    assert.ok(dialog.includes(`name="target_list_ids" value="${managed}"`));
+    assert.ok(!dialog.includes(`value="${readOnly}"`), 'a list it only reads is no target');
+    assert.ok(page.body.includes('x-on:click="deleteSelected"'));
+    assert.ok(!page.body.includes('id="query"'), 'no segment box without subscribers:sql_query');
+  });
+
   it('renders one subscriber with its lists, pretty attributes, ids and tabs', async () => {
     const t = server();
     const list = await makeList(t, 'Weekly letter');
