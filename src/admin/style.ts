@@ -106,6 +106,7 @@ progress{width:100%;height:1.1rem;accent-color:var(--accent)}
 .log{max-height:18rem;overflow:auto}
 details summary{cursor:pointer;color:var(--accent)}
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.table-wrap{position:relative}
 .search-form .toolbar{margin-bottom:.25rem}
 .search-form details{margin-top:.6rem}.search-form .list-choices{max-height:12rem;overflow:auto;margin-top:.4rem}
 pre.query-pointer{margin:.25rem 0 0;color:var(--danger);white-space:pre;overflow-x:auto}
