@@ -39,6 +39,17 @@ describe('admin subscribers pages', () => {
     const total = (await t.request('GET', '/api/subscribers?per_page=1')).body.data.total;
     assert.match(page.body, new RegExp(`<span class="count"> \\(${total}\\)</span>`));
 
+    await makeSubscriber(t, 'aardvark@example.com', [list]);
+    const sorted = await getPage(t, session, `/admin/subscribers?list_id=${list}&order_by=email&order=asc`);
+    assert.match(sorted.body, /<th scope="col" aria-sort="ascending"><a href="[^"]*order=desc[^"]*">E-mail ▲<\/a><\/th>/);
+    assert.ok(sorted.body.indexOf('aardvark@example.com') < sorted.body.indexOf('tuesday@example.com'));
+    const desc = await getPage(t, session, `/admin/subscribers?list_id=${list}&order_by=email&order=desc`);
+    assert.ok(desc.body.indexOf('aardvark@example.com') > desc.body.indexOf('tuesday@example.com'));
+    const second = await getPage(t, session, `/admin/subscribers?list_id=${list}&order_by=email&order=asc&per_page=1&page=2`);
+    assert.ok(second.body.includes('tuesday@example.com') && !second.body.includes('aardvark@example.com'));
+    assert.match(second.body, /aria-current="page">2</);
+    await t.request('DELETE', `/api/subscribers?id=${(await t.request('GET', '/api/subscribers?search=aardvark')).body.data.results[0].id}`);
+
     const filtered = await getPage(t, session, `/admin/subscribers?list_id=${list}`);
     assert.match(filtered.body, /<h1>Readers of Tuesdays<span class="count"> \(1\)<\/span><\/h1>/);
     const searched = await getPage(t, session, '/admin/subscribers?search=tuesday');
