@@ -129,13 +129,13 @@ describe('admin subscribers in a browser', { skip: browserSkip() }, () => {
       await page.goto(`${t.url}/admin/subscribers`);
       await page.getByRole('link', { name: 'hostile@example.com', exact: true }).waitFor();
       await screenshot(page, `subscribers-hostile${o.dark ? '-dark' : ''}`);
-      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the page does not scroll sideways (the table does)');
+      assert.ok((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, 'the page does not scroll sideways (the table does)');
       await page.getByRole('link', { name: 'hostile@example.com', exact: true }).click();
       await page.getByLabel('Name', { exact: true }).waitFor();
       assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), HOSTILE);
       await page.goto(`${t.url}/admin/subscribers/${sub.body.data.id}?tab=activity`);
       await screenshot(page, `subscriber-hostile${o.dark ? '-dark' : ''}`);
-      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the subscriber page does not scroll sideways');
+      assert.ok((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, 'the subscriber page does not scroll sideways');
       assert.deepEqual(tab.problems, []);
       await tab.close();
     }
