@@ -39,6 +39,7 @@ import { LOGIN_PAGES } from './users/login-routes.ts';
 import { ADMIN_FILES, mountAdmin } from './admin/routes.ts';
 import { DASHBOARD_ADMIN_PAGES } from './dashboard/admin.tsx';
 import { LIST_ADMIN_PAGES } from './lists/admin.tsx';
+import { SUBSCRIBERS_ADMIN_PAGES } from './subscribers/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -64,7 +65,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 };
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
-const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES];
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES];
 
 /** Routes that stream large uploads and check sizes themselves. */
 const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];
@@ -164,6 +165,16 @@ function originOf(url: string): string {
   }
 }
 
+/** A route path as a RegExp: `:name` is one segment, `:name{re}` a segment matching `re`. */
+function pathPattern(path: string): RegExp {
+  const segments = path.split('/').map((seg) => {
+    const param = /^:\w+(?:\{(.+)\})?$/.exec(seg);
+    if (param) return param[1] ? `(?:${param[1]})` : '[^/]+';
+    return seg.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  });
+  return new RegExp(`^${segments.join('/')}/?$`);
+}
+
 const routeTables = new WeakMap<Hono<AppEnv>, { method: string; re: RegExp }[]>();
 
 /** Methods registered for a path (for 405 on a known path with another method). */
@@ -172,7 +183,7 @@ function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
   if (!table) {
     table = app.routes
     .filter((r) => r.method !== 'ALL' && !r.path.includes('*'))
-    .map((r) => ({ method: r.method, re: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '/?$') }));
+    .map((r) => ({ method: r.method, re: pathPattern(r.path) }));
     routeTables.set(app, table);
   }
   return table.filter((r) => r.re.test(path)).map((r) => r.method);

@@ -110,6 +110,17 @@ progress{width:100%;height:1.1rem;accent-color:var(--accent)}
 .log{max-height:18rem;overflow:auto}
 details summary{cursor:pointer;color:var(--accent)}
 .form-preview{width:100%;min-height:22rem;border:1px solid var(--border);border-radius:.4rem;background:#fff}
+.table-wrap{position:relative}
+.search-form .toolbar{margin-bottom:.25rem}
+.search-form details{margin-top:.6rem}.search-form .list-choices{max-height:12rem;overflow:auto;margin-top:.4rem}
+pre.query-pointer{margin:.25rem 0 0;color:var(--danger);white-space:pre;overflow-x:auto}
+fieldset.plain{border:0;padding:0;margin:0}
+.list-choices{display:grid;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr));gap:0 1rem}
+dl.meta{display:grid;grid-template-columns:auto 1fr;gap:0 .6rem;margin:0;font-size:.85rem}dl.meta dt{color:var(--muted)}dl.meta dd{margin:0;word-break:break-word}
+td.break{word-break:break-all}
+td.nowrap{white-space:nowrap}
+.choice-text{min-width:0;overflow-wrap:anywhere}.choice-text .tag{white-space:normal}
+td .tag{white-space:normal;overflow-wrap:anywhere}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}
