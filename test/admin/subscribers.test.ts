@@ -95,7 +95,7 @@ describe('admin subscribers pages', () => {
     const t = server();
     for (const path of ['/admin/subscribers', '/admin/subscribers/1', '/admin/subscribers/new']) {
       const res = await getPage(t, null, path);
-      assert.equal(res.status, 302, path);
+      assert.equal(res.status, 307, path);
       assert.match(res.headers.get('location') ?? '', /^\/admin\/login\?next=/);
     }
   });
