@@ -36,6 +36,10 @@ import { TEMPLATE_ROUTES } from './templates/routes.ts';
 import { ARCHIVE_ROUTES, TRACKING_PAGES } from './tracking/routes.ts';
 import { TX_ROUTES } from './tx/routes.ts';
 import { LOGIN_PAGES } from './users/login-routes.ts';
+import { ADMIN_FILES, mountAdmin } from './admin/routes.ts';
+import { DASHBOARD_ADMIN_PAGES } from './dashboard/admin.tsx';
+import { LIST_ADMIN_PAGES } from './lists/admin.tsx';
+import { SUBSCRIBERS_ADMIN_PAGES } from './subscribers/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -59,6 +63,9 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   templates: TEMPLATE_ROUTES,
   users: USER_ROUTES,
 };
+
+/** The admin's pages, by domain; mounted after the sign-in pages. */
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES];
 
 /** Routes that stream large uploads and check sizes themselves. */
 const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];
@@ -120,6 +127,8 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, tables);
   app.use('*', uploadedFiles(ctx.media));
   mount(app, LOGIN_PAGES, ctx, tables);
+  mount(app, ADMIN_FILES, ctx, tables);
+  mountAdmin(app, ADMIN_PAGES, ctx, track);
   app.route('/api', api);
 
   app.onError((err, c) => {
@@ -167,6 +176,16 @@ function originOf(url: string): string {
   }
 }
 
+/** A route path as a RegExp: `:name` is one segment, `:name{re}` a segment matching `re`. */
+function pathPattern(path: string): RegExp {
+  const segments = path.split('/').map((seg) => {
+    const param = /^:\w+(?:\{(.+)\})?$/.exec(seg);
+    if (param) return param[1] ? `(?:${param[1]})` : '[^/]+';
+    return seg.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  });
+  return new RegExp(`^${segments.join('/')}/?$`);
+}
+
 const routeTables = new WeakMap<Hono<AppEnv>, { method: string; re: RegExp }[]>();
 
 /** Methods registered for a path (for 405 on a known path with another method). */
@@ -175,7 +194,7 @@ function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
   if (!table) {
     table = app.routes
     .filter((r) => r.method !== 'ALL' && !r.path.includes('*'))
-    .map((r) => ({ method: r.method, re: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '/?$') }));
+    .map((r) => ({ method: r.method, re: pathPattern(r.path) }));
     routeTables.set(app, table);
   }
   return table.filter((r) => r.re.test(path)).map((r) => r.method);

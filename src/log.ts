@@ -6,6 +6,7 @@ export type LogLevel = 'info' | 'warn' | 'error';
 export class Logger {
   private lines: string[] = [];
   private next = 0;
+  private readonly listeners = new Set<(line: string, level: LogLevel) => void>();
   constructor(private readonly quiet = false) {}
 
   info(msg: string): void { this.write('info', msg); }
@@ -20,6 +21,13 @@ export class Logger {
       this.next = (this.next + 1) % MAX_LINES;
     }
     if (!this.quiet) (level === 'error' ? process.stderr : process.stdout).write(line + '\n');
+    for (const listener of this.listeners) listener(line, level);
+  }
+
+  /** Calls `listener` with every line written from now on (GET /api/events); returns the way to stop. */
+  follow(listener: (line: string, level: LogLevel) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Buffered lines, oldest first. */

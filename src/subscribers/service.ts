@@ -35,6 +35,10 @@ export interface SubscriberQuery {
   /** A segment expression; needs `subscribers:sql_query`. */
   query?: string;
   ids?: number[];
+  /** The subscriber's own status (the admin's dashboard links; not an API parameter). */
+  status?: SubscriberStatus;
+  /** Only subscribers on no list (the admin's dashboard links; not an API parameter). */
+  orphans?: boolean;
 }
 
 /** A by-query change's selection: `all`, or a search or a segment, within the list filter. */
@@ -319,6 +323,8 @@ export class SubscriberService {
       subscriptionStatus: q.subscriptionStatus,
       search: q.search?.trim() || undefined,
       ids: q.ids?.length ? q.ids : undefined,
+      status: q.status,
+      orphans: q.orphans,
     };
     const query = cleanQuery(q.query);
     if (query) {

@@ -79,6 +79,10 @@ export interface SubscriberFilter {
   /** A translated segment expression (parenthesised SQL over `subscribers`). */
   segment?: { sql: string; params: unknown[]; attribStrings?: string[] };
   ids?: number[];
+  /** The subscriber's own status (enabled, blocklisted). */
+  status?: SubscriberStatus;
+  /** Only subscribers on no list at all. */
+  orphans?: boolean;
 }
 
 export interface SubscriberOrder {
@@ -301,7 +305,7 @@ export class SubscriberStore {
   }
 
   private cheapTotal(f: SubscriberFilter): number | null {
-    if (f.search || f.segment || f.ids) return null;
+    if (f.search || f.segment || f.ids || f.status || f.orphans) return null;
     if (f.lists === null) return this.roSql(SQL.total).pluck().get() as number;
     if (f.lists.length === 0) return 0;
     if (f.lists.length > 1) return null;
@@ -532,6 +536,11 @@ function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
     parts.push('subscribers.id IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(f.ids));
   }
+  if (f.status) {
+    parts.push('subscribers.status = ?');
+    params.push(f.status);
+  }
+  if (f.orphans) parts.push('NOT EXISTS (SELECT 1 FROM subscriber_lists sl WHERE sl.subscriber_id = subscribers.id)');
   const search = f.search?.trim();
   if (search) {
     // The trigram index needs three characters; shorter terms scan name and e-mail.

@@ -1,5 +1,4 @@
-// The admin sign-in pages: login (with the TOTP step), forgot / reset password, the /admin
-// landing page and logout. Server-rendered through the shared page shell (markup: pages.tsx);
+// The admin sign-in pages: login (with the TOTP step), forgot / reset password, and logout. Server-rendered through the shared page shell (markup: pages.tsx);
 // the sign-in rules are SignIn's (sign-in.ts).
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -10,7 +9,7 @@ import { clientAddress } from '../http/rate-limit.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { ForgotForm, LoginForm, ResetForm, ResetMailSent, SignedIn, TwofaForm, UnusableLink } from './pages.tsx';
+import { ForgotForm, LoginForm, ResetForm, ResetMailSent, TwofaForm, UnusableLink } from './pages.tsx';
 import type { SignIn } from './sign-in.ts';
 import { SESSION_TTL_MS, type UserStore } from './store.ts';
 
@@ -33,8 +32,6 @@ export const LOGIN_PAGES = [
   route({ method: 'GET', path: '/admin/reset', access: 'public', handler: resetPage, query: tokenQuery(), raw: 'text/html', summary: 'The new-password form of a reset link' }),
   route({ method: 'POST', path: '/admin/reset', access: 'public', handler: resetPassword, body: resetForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Sets a new password from a reset link and signs in (through the TOTP step for users with 2FA); the user\'s other sessions end' }),
   route({ method: 'POST', path: '/admin/logout', access: 'public', handler: logout, raw: 'text/html', summary: 'Ends the session (same-origin requests only)' }),
-  route({ method: 'GET', path: '/admin', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
-  route({ method: 'GET', path: '/admin/*', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
 ];
 
 // Form fields are read as typed ('' when absent or not text): a bad field is a wrong answer.
@@ -237,11 +234,4 @@ function logout(c: C, s: Deps) {
   if (session) s.users.endSession(session);
   deleteCookie(c, SESSION_COOKIE, { path: '/' });
   return c.redirect('/admin/login', 302);
-}
-
-function landing(c: C, s: Deps) {
-  const session = getCookie(c, SESSION_COOKIE);
-  const user = session ? s.users.authenticator().bySession(session) : null;
-  if (!user) return c.redirect(`/admin/login?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search))}`, 307);
-  return page(c, s, 'Signed in', SignedIn({ name: user.name, username: user.username }));
 }

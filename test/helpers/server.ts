@@ -87,7 +87,10 @@ export async function sendRequest<T>(baseUrl: string, defaultCreds: string | nul
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(baseUrl + path, { method, headers, body: payload, redirect: 'manual', signal });
-  const text = await res.text();
+  // An event stream never ends: its answer is the status and headers.
+  const streaming = (res.headers.get('content-type') ?? '').includes('text/event-stream');
+  if (streaming) await res.body?.cancel();
+  const text = streaming ? '' : await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) {
     try {

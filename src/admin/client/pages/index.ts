@@ -1,0 +1,12 @@
+// One Alpine component per admin page, by the name its x-data uses.
+import { formsPage } from './forms.ts';
+import { listPage, listsPage } from './lists.ts';
+import { subscriber, subscribers } from './subscribers.ts';
+
+export const PAGE_COMPONENTS: Record<string, () => object> = {
+  listsPage,
+  listPage,
+  formsPage,
+  subscribers,
+  subscriber,
+};
