@@ -12,6 +12,7 @@ import { HttpError } from './http/errors.ts';
 import { announceAdmin, install, InstallError } from './install.ts';
 import { installProcessGuards } from './process-guard.ts';
 import { startServer } from './server.ts';
+import { passwordHashFor } from './users/rules.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
 
@@ -82,11 +83,11 @@ export function buildCli(): Command {
   dbOption(program.command('install'))
     .description('create the database: schema, default settings and templates, and the admin user (LISTMGR_ADMIN_USER / LISTMGR_ADMIN_PASSWORD, else a generated password is printed)')
     .option('--yes', 'wipe an existing installation and install afresh (destroys all data)')
-    .action((opts: { db?: string; yes?: boolean }) => {
+    .action(async (opts: { db?: string; yes?: boolean }) => {
       const { dbPath } = loadConfig({ db: opts.db });
       const release = acquireServeLock(dbPath, 'installing would replace the database it is using');
       try {
-        const r = install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD });
+        const r = await install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD });
         if (r.wiped) console.log(`Wiped the existing installation at ${dbPath}.`);
         console.log(`Installed listmgr at ${dbPath}.`);
         announceAdmin(r.adminUser, r.generatedPassword);
@@ -196,7 +197,7 @@ export function buildCli(): Command {
         const roleId = users.roleIdByName(opts.role);
         if (roleId === undefined) throw new CliError(`no user role named "${opts.role}"`);
         const { password, generated } = await newPassword();
-        users.createLoginUser(name, password, opts.email ?? `${name.includes('@') ? name : `${name}@listmgr.localhost`}`, roleId);
+        users.createLoginUser(name, await passwordHashFor(password), opts.email ?? `${name.includes('@') ? name : `${name}@listmgr.localhost`}`, roleId);
         console.log(`Created user "${name}" with the role "${opts.role}".`);
         if (generated) console.log(`Generated password (shown only now): ${password}`);
       } finally {
@@ -209,7 +210,7 @@ export function buildCli(): Command {
       const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
       try {
         const { password, generated } = await newPassword();
-        new UserStore(db).resetPasswordByName(name, password);
+        new UserStore(db).resetPasswordByName(name, await passwordHashFor(password));
         console.log(`Set a new password for "${name}"; their sessions were ended.`);
         if (generated) console.log(`Generated password (shown only now): ${password}`);
       } finally {

@@ -4,6 +4,7 @@ import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
 import { isInstalled, migrate } from './db/migrate.ts';
 import { SettingsService } from './settings/service.ts';
 import { TemplateStore } from './templates/store.ts';
+import { passwordHashFor } from './users/rules.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
 
@@ -28,12 +29,15 @@ function removeDatabaseFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 }
 
-export function install(dbPath: string, opts: InstallOptions = {}): InstallResult {
+export async function install(dbPath: string, opts: InstallOptions = {}): Promise<InstallResult> {
   // Checked before the file is touched: a typo must not wipe an installation, nor leave an empty file.
   const adminUser = opts.adminUser?.trim() || 'admin';
   if (!/^[a-zA-Z0-9_\-.@]{3,2000}$/.test(adminUser)) throw new InstallError(`invalid admin username "${adminUser}": 3 or more of letters, digits, _ - . @`);
   const password = opts.adminPassword ?? '';
   if (password && password.length < 8) throw new InstallError('the admin password must be at least 8 characters long');
+  const generated = password ? null : randomString(20);
+  // Hashed before the database is touched: hashing is asynchronous, a transaction is not.
+  const passwordHash = await passwordHashFor(password || generated!);
   let db: DB = openDatabase(dbPath);
   let wiped = false;
   if (isInstalled(db)) {
@@ -47,15 +51,13 @@ export function install(dbPath: string, opts: InstallOptions = {}): InstallResul
     wiped = true;
   }
   try {
-    const generated = password ? null : randomString(20);
-
     migrate(db);
     db.transaction(() => {
       SettingsService.writeDefaults(db);
       new TemplateStore(db).insertDefaults();
       const users = new UserStore(db);
       users.ensureSuperAdminRole();
-      users.createLoginUser(adminUser, password || generated!, `${adminUser.includes('@') ? adminUser : `${adminUser}@listmgr.localhost`}`.toLowerCase());
+      users.createLoginUser(adminUser, passwordHash, `${adminUser.includes('@') ? adminUser : `${adminUser}@listmgr.localhost`}`.toLowerCase());
       db.prepare(`INSERT INTO settings (key, value) VALUES ('app.installed_at', json_quote(strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`).run();
     }).immediate();
     return { adminUser, generatedPassword: generated, wiped };

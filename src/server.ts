@@ -40,7 +40,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       }
     })();
     if (fresh) {
-      const r = install(config.dbPath, { adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD });
+      const r = await install(config.dbPath, { adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD });
       log.info(`installed a new database at ${config.dbPath}`);
       announceAdmin(r.adminUser, r.generatedPassword);
     }

@@ -77,6 +77,7 @@ function publicLimit(s: Deps, onLimited?: (c: Context, retry: number) => Respons
     key,
     perMinute: () => s.settings.num('security.public_rate_limit'),
     trustedProxies: () => (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [],
+    log: s.log,
     onLimited,
   });
 }
@@ -356,7 +357,7 @@ function optin(c: C, s: Deps, sub: LinkedSubscriber, listUuids: string[], confir
 function optinEvidence(c: C, s: Deps): Record<string, string> {
   const evidence: Record<string, string> = { confirmed_at: new Date().toISOString() };
   if (s.settings.bool('privacy.record_optin_ip')) {
-    evidence.optin_ip = clientAddress(c, (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? []);
+    evidence.optin_ip = clientAddress(c, (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [], s.log);
     evidence.optin_user_agent = (c.req.header('user-agent') ?? '').slice(0, 500);
   }
   return evidence;

@@ -4,6 +4,7 @@
 // and text; any tag, attribute or script a value smuggled in fails the test.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { hashPassword } from '../../src/users/secrets.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -127,7 +128,7 @@ before(async () => {
 
   // An admin whose display name is hostile, signed in through the form.
   const role = t.server.ctx.users.createUserRole('Hostile viewers', ['users:get']);
-  t.server.ctx.users.createUser({ username: 'hostile-admin', name: USER_NAME, password: USER_PASSWORD, email: 'hostile-admin@example.com', type: 'user', status: 'enabled', passwordLogin: true, userRoleId: role.id });
+  t.server.ctx.users.createUser({ username: 'hostile-admin', name: USER_NAME, passwordHash: await hashPassword(USER_PASSWORD), email: 'hostile-admin@example.com', type: 'user', status: 'enabled', passwordLogin: true, userRoleId: role.id });
   const login = await fetch(`${t.url}/admin/login`, { method: 'POST', body: new URLSearchParams({ username: 'hostile-admin', password: USER_PASSWORD }), headers: { origin: t.url }, redirect: 'manual' });
   assert.equal(login.status, 302);
   session = /session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')![1];
