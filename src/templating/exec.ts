@@ -219,7 +219,12 @@ function evalField(st: ExecState, recv: unknown, name: string, args: unknown[] |
       if (bad) throw new ExecError(bad);
       // Methods (L.T, Time.Format, …) read their string arguments character by character.
       if (args) for (const x of args) if (typeof x === 'string') st.charge(x.length);
-      return args ? member.apply(recv, args) : member.call(recv);
+      try {
+        return args ? member.apply(recv, args) : member.call(recv);
+      } catch (e) {
+        if (e instanceof TemplateError) throw e;
+        throw new ExecError(`error calling ${name}: ${callFailure(e, false)}`);
+      }
     }
     if (member !== undefined && exported && (!isStructRecv || Object.hasOwn(recv, name))) {
       if (args) throw new ExecError(`${name} is not a method but has arguments`);
