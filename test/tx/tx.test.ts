@@ -121,8 +121,11 @@ describe('POST /api/tx', () => {
   });
 
   it('answers an unknown recipient the same way whatever the id or address, naming neither', async () => {
+    // One that existed: deleted since.
+    const goneId = addSubscriber(t.server.ctx.db, 'gone@example.com', 'Gone', []);
+    assert.equal((await t.request('DELETE', `/api/subscribers/${goneId}`)).status, 200);
     const answers = [];
-    for (const who of [{ subscriber_id: 987654 }, { subscriber_id: annId + 1000 }, { subscriber_email: 'ghost-1@example.com' }, { subscriber_email: 'ghost-2@example.com' }]) {
+    for (const who of [{ subscriber_id: 987654 }, { subscriber_id: goneId }, { subscriber_email: 'gone@example.com' }, { subscriber_email: 'ghost-2@example.com' }]) {
       const r = await t.request('POST', '/api/tx', { ...who, template_id: tpl, data: { order: 'Z' } });
       assert.equal(r.status, 400, r.text);
       answers.push(r.text);
