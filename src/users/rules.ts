@@ -1,7 +1,7 @@
 // The account rules: what a username, a password, a staff e-mail address and a role name must
 // be. The users service applies them to API input; the store's entry points for the command
-// line, the installer and the reset-password page apply them too, as nothing checks their input
-// before them.
+// line and the installer check names and addresses too, and passwords reach the store only
+// through passwordHashFor, as nothing checks their input before them.
 import { badRequest } from '../http/errors.ts';
 import { hashPassword, type PasswordHash } from './secrets.ts';
 import { LIMITS } from '../http/limits.ts';
