@@ -2,6 +2,7 @@
 // password reset by mail, TOTP, and the rule that no secret ever appears in an answer or log.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes, scryptSync } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { passwordHashFor } from '../../src/users/rules.ts';
 import { sha256Hex } from '../../src/users/secrets.ts';
@@ -236,6 +237,20 @@ describe('admin sign-in', () => {
       } finally {
         await setSetting('app.root_url', 'http://localhost:9000');
       }
+    });
+  });
+
+  describe('stored password hashes', () => {
+    it('a hash stored by earlier releases (synchronous scrypt, same format) still signs in', async () => {
+      const salt = randomBytes(16);
+      secrets.push('legacy-password-1', 'placeholder-password');
+      const hash = scryptSync('legacy-password-1', salt, 32, { N: 16384, r: 8, p: 1 });
+      const id = t.server.ctx.users.createLoginUser('legacy', await passwordHashFor('placeholder-password'), 'legacy@acme.example');
+      t.server.ctx.db.prepare('UPDATE users SET password = ? WHERE id = ?').run(`scrypt$16384$8$1$${salt.toString('base64')}$${hash.toString('base64')}`, id);
+      assert.equal((await login('legacy', 'placeholder-password')).status, 200);
+      const ok = await login('legacy', 'legacy-password-1');
+      assert.equal(ok.status, 302);
+      assert.ok(ok.session);
     });
   });
 
