@@ -18,6 +18,7 @@ import { startServer } from './server.ts';
 import { DEFAULT_SETTINGS } from './settings/defaults.ts';
 import { RootUrlCheck } from './settings/root-url.ts';
 import { SettingsService } from './settings/service.ts';
+import { passwordHashFor } from './users/rules.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
 
@@ -152,7 +153,7 @@ export function buildCli(): Command {
       const release = acquireServeLock(dbPath, 'installing would replace the database it is using');
       let r: InstallResult;
       try {
-        r = install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD, adminEmail, rootUrl });
+        r = await install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD, adminEmail, rootUrl });
       } catch (e) {
         if (e instanceof InstallError) throw new CliError(e.message);
         throw e;
@@ -280,7 +281,7 @@ export function buildCli(): Command {
         const roleId = users.roleIdByName(opts.role);
         if (roleId === undefined) throw new CliError(`no user role named "${opts.role}"`);
         const { password, generated } = await newPassword();
-        users.createLoginUser(name, password, opts.email ?? `${name.includes('@') ? name : `${name}@listmgr.localhost`}`, roleId);
+        users.createLoginUser(name, await passwordHashFor(password), opts.email ?? `${name.includes('@') ? name : `${name}@listmgr.localhost`}`, roleId);
         console.log(`Created user "${name}" with the role "${opts.role}".`);
         if (generated) console.log(`Generated password (shown only now): ${password}`);
       } finally {
@@ -293,7 +294,7 @@ export function buildCli(): Command {
       const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
       try {
         const { password, generated } = await newPassword();
-        new UserStore(db).resetPasswordByName(name, password);
+        new UserStore(db).resetPasswordByName(name, await passwordHashFor(password));
         console.log(`Set a new password for "${name}"; their sessions were ended.`);
         if (generated) console.log(`Generated password (shown only now): ${password}`);
       } finally {

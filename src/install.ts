@@ -5,6 +5,7 @@ import { isInstalled, migrate } from './db/migrate.ts';
 import { SettingsService } from './settings/service.ts';
 import { emailProblem } from './subscribers/email.ts';
 import { TemplateStore } from './templates/store.ts';
+import { passwordHashFor } from './users/rules.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
 
@@ -33,7 +34,7 @@ function removeDatabaseFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 }
 
-export function install(dbPath: string, opts: InstallOptions = {}): InstallResult {
+export async function install(dbPath: string, opts: InstallOptions = {}): Promise<InstallResult> {
   // Checked before the file is touched: a typo must not wipe an installation, nor leave an empty file.
   const adminUser = opts.adminUser?.trim() || 'admin';
   if (!/^[a-zA-Z0-9_\-.@]{3,2000}$/.test(adminUser)) throw new InstallError(`invalid admin username "${adminUser}": 3 or more of letters, digits, _ - . @`);
@@ -42,6 +43,9 @@ export function install(dbPath: string, opts: InstallOptions = {}): InstallResul
   const adminEmail = (opts.adminEmail?.trim() || `${adminUser.includes('@') ? adminUser : `${adminUser}@listmgr.localhost`}`).toLowerCase();
   const emailWrong = emailProblem(adminEmail, { allow: [], block: [] });
   if (emailWrong) throw new InstallError(`invalid admin e-mail: ${emailWrong}`);
+  const generated = password ? null : randomString(20);
+  // Hashed before the database is touched: hashing is asynchronous, a transaction is not.
+  const passwordHash = await passwordHashFor(password || generated!);
   let db: DB = openDatabase(dbPath);
   let wiped = false;
   if (isInstalled(db)) {
@@ -55,15 +59,13 @@ export function install(dbPath: string, opts: InstallOptions = {}): InstallResul
     wiped = true;
   }
   try {
-    const generated = password ? null : randomString(20);
-
     migrate(db);
     db.transaction(() => {
       SettingsService.writeDefaults(db, opts.rootUrl ? { 'app.root_url': opts.rootUrl } : {});
       new TemplateStore(db).insertDefaults();
       const users = new UserStore(db);
       users.ensureSuperAdminRole();
-      users.createLoginUser(adminUser, password || generated!, adminEmail);
+      users.createLoginUser(adminUser, passwordHash, adminEmail);
       db.prepare(`INSERT INTO settings (key, value) VALUES ('app.installed_at', json_quote(strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`).run();
     }).immediate();
     return { adminUser, generatedPassword: generated, wiped };

@@ -44,7 +44,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     })();
     let installed: InstallResult | null = null;
     if (fresh) {
-      installed = install(config.dbPath, { adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD, adminEmail: process.env.LISTMGR_ADMIN_EMAIL, rootUrl: config.rootUrl });
+      installed = await install(config.dbPath, { adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD, adminEmail: process.env.LISTMGR_ADMIN_EMAIL, rootUrl: config.rootUrl });
       log.info(`installed a new database at ${config.dbPath}`);
     }
 

@@ -37,7 +37,7 @@ async function pageJavaScriptGzipKb(url: string, html: string): Promise<number> 
 }
 
 async function main(): Promise<void> {
-  build();
+  await build();
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const { url, child } = await startChildServer();
   try {

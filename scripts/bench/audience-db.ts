@@ -67,11 +67,11 @@ function reusable(): boolean {
 }
 
 /** Builds the 1M-subscriber database, or reuses the kept one. */
-export function build(): void {
+export async function build(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   if (reusable()) return;
   for (const s of ['', '-wal', '-shm']) rmSync(dbPath + s, { force: true });
-  install(dbPath, { adminPassword: 'bench-password' });
+  await install(dbPath, { adminPassword: 'bench-password' });
   const db = openDatabase(dbPath);
   const lists = db.prepare(`INSERT INTO lists (uuid, name, type, optin) VALUES (?, ?, ?, ?)`);
   for (let i = 1; i <= LISTS; i++) lists.run(`10000000-0000-4000-8000-${String(i).padStart(12, '0')}`, `List ${i}`, i % 2 ? 'public' : 'private', i % 3 ? 'single' : 'double');

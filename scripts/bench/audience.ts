@@ -14,12 +14,12 @@ import { benchDashboard } from './dashboard.ts';
 const RUNS = 5;
 
 /** Cost of the search index on bulk inserts: the same rows with and without the FTS triggers. */
-function importCost(): { rows: number; withIndex: number; without: number } {
+async function importCost(): Promise<{ rows: number; withIndex: number; without: number }> {
   const rows = Number(process.env.BENCH_IMPORT_ROWS ?? 20_000);
-  const measure = (keepIndex: boolean) => {
+  const measure = async (keepIndex: boolean) => {
     const path = join(dir, `import-cost-${keepIndex}.db`);
     for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
-    install(path, { adminPassword: 'bench-password' });
+    await install(path, { adminPassword: 'bench-password' });
     const db = openDatabase(path);
     for (let i = 1; i <= LISTS; i++) db.prepare('INSERT INTO lists (uuid, name) VALUES (?, ?)').run(`l${i}`, `L${i}`);
     if (!keepIndex) for (const t of ['insert', 'update', 'delete']) db.exec(`DROP TRIGGER subscribers_fts_${t}`);
@@ -30,17 +30,17 @@ function importCost(): { rows: number; withIndex: number; without: number } {
     for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
     return ms;
   };
-  return { rows, withIndex: measure(true), without: measure(false) };
+  return { rows, withIndex: await measure(true), without: await measure(false) };
 }
 
 async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   if (!process.env.BENCH_SKIP_IMPORT_COST) {
-    const cost = importCost();
+    const cost = await importCost();
     console.log(`BENCH import_rows_with_search_index_ms ${cost.withIndex.toFixed(0)}  (${cost.rows} rows)`);
     console.log(`BENCH import_rows_without_search_index_ms ${cost.without.toFixed(0)}  (${cost.rows} rows)`);
   }
-  build();
+  await build();
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const setup = openDatabase(dbPath);
   const name = `bench${Date.now()}`;

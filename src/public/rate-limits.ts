@@ -32,6 +32,7 @@ function publicLimit(s: PublicLimitDeps, o: Options): MiddlewareHandler {
     key: o.key,
     perMinute: () => s.settings.num('security.public_rate_limit') * multiple,
     trustedProxies: () => (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [],
+    log: s.log,
     onLimited: o.onLimited,
   });
 }

@@ -334,7 +334,7 @@ function optin(c: C, s: Deps, sub: LinkedSubscriber, listUuids: string[], confir
 function optinEvidence(c: C, s: Deps): Record<string, string> {
   const evidence: Record<string, string> = { confirmed_at: new Date().toISOString() };
   if (s.settings.bool('privacy.record_optin_ip')) {
-    evidence.optin_ip = clientAddress(c, (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? []);
+    evidence.optin_ip = clientAddress(c, (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [], s.log);
     evidence.optin_user_agent = (c.req.header('user-agent') ?? '').slice(0, 500);
   }
   return evidence;

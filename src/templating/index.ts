@@ -177,8 +177,9 @@ class Template implements CompiledTemplate {
       this.root.run(st, data, frame);
     } catch (e) {
       if (e instanceof TemplateError) throw e;
-      // Anything else (e.g. a JS stack overflow) still fails only this render.
-      throw new TemplateError(`template: ${this.name}: ${e instanceof Error ? e.message : String(e)}`);
+      // Anything else (e.g. a JS stack overflow) still fails only this render; its text is not
+      // shown, as it may quote the data.
+      throw new TemplateError(`template: ${this.name}: render failed (${e instanceof Error ? e.name : typeof e})`);
     } finally {
       setMeter(outer);
     }

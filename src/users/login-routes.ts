@@ -5,7 +5,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppContext } from '../context.ts';
 import { assertSameOrigin, isSameOrigin, SESSION_COOKIE } from '../http/auth.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
-import { clientAddress } from '../http/rate-limit.ts';
+import { clientAddress, clientBucket } from '../http/rate-limit.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -118,8 +118,9 @@ function crossSite(c: C, s: Deps): Response | null {
   }), 403);
 }
 
+/** The client's rate-limit bucket (its address; an IPv6 client's /64). */
 function address(c: Context, s: Deps) {
-  return clientAddress(c, s.settings.get<string[]>('security.trusted_proxies'));
+  return clientBucket(clientAddress(c, s.settings.get<string[]>('security.trusted_proxies'), s.log));
 }
 
 /** Signs the user in: a new session and its cookie (Secure when the site is served over https). */
@@ -135,11 +136,11 @@ function loginPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof 
   return page(c, s, 'Sign in', LoginForm({ next: localPath(query.next) }));
 }
 
-function login(c: C, s: Deps, { body }: Input<ReturnType<typeof loginForm>, undefined>) {
+async function login(c: C, s: Deps, { body }: Input<ReturnType<typeof loginForm>, undefined>) {
   const refused = crossSite(c, s);
   if (refused) return refused;
   const next = localPath(body.next);
-  const outcome = s.signIn.login(body.username.trim(), body.password, next, address(c, s));
+  const outcome = await s.signIn.login(body.username.trim(), body.password, next, address(c, s));
   switch (outcome.kind) {
     case 'too-many':
       return tooMany(c, s);
@@ -209,10 +210,10 @@ function resetPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof 
   return s.signIn.resetUsable(token) ? page(c, s, 'Reset password', ResetForm({ token })) : unusableLink(c, s);
 }
 
-function resetPassword(c: C, s: Deps, { body }: Input<ReturnType<typeof resetForm>, undefined>) {
+async function resetPassword(c: C, s: Deps, { body }: Input<ReturnType<typeof resetForm>, undefined>) {
   const refused = crossSite(c, s);
   if (refused) return refused;
-  const outcome = s.signIn.resetPassword(body.token, body.password, body.password2);
+  const outcome = await s.signIn.resetPassword(body.token, body.password, body.password2);
   switch (outcome.kind) {
     case 'unusable':
       return unusableLink(c, s);

@@ -29,7 +29,7 @@ describe('a fresh install', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listmgr-fresh-'));
     const dbPath = join(dir, 'listmgr.db');
-    const token = installDatabase(dbPath, (db) => {
+    const token = await installDatabase(dbPath, (db) => {
       list = addList(db, 'Readers', 'double');
       addSubscriber(db, 'reader@example.com', 'Reader', [[list, 'confirmed']]);
     });

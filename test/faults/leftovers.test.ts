@@ -40,7 +40,7 @@ before(async () => {
   temp = join(dir, 'tmp');
   mkdirSync(temp);
   dbPath = join(dir, 'listmgr.db');
-  token = installDatabase(dbPath);
+  token = await installDatabase(dbPath);
   const s = await start();
   listId = (await s.request('POST', '/api/lists', { name: 'Imports', type: 'private', optin: 'single' })).body.data.id;
   assert.equal(await s.stop(), 0);

@@ -55,11 +55,11 @@ export interface TestServerOptions {
  */
 let template: { dir: string; dbPath: string; token: string } | null = null;
 
-function templateDatabase(): { dbPath: string; token: string } {
+async function templateDatabase(): Promise<{ dbPath: string; token: string }> {
   if (template) return template;
   const dir = mkdtempSync(join(tmpdir(), 'listmgr-template-'));
   const dbPath = join(dir, 'listmgr.db');
-  install(dbPath, { adminUser: ADMIN_USER, adminPassword: ADMIN_PASSWORD });
+  await install(dbPath, { adminUser: ADMIN_USER, adminPassword: ADMIN_PASSWORD });
   const db = openDatabase(dbPath);
   const { token } = new UserStore(db).createApiUser('tester');
   // A fresh install ships its SMTP server disabled, and campaigns cannot start then; the tests'
@@ -103,7 +103,7 @@ export async function sendRequest<T>(baseUrl: string, defaultCreds: string | nul
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
-  const { dbPath: templatePath, token } = templateDatabase();
+  const { dbPath: templatePath, token } = await templateDatabase();
   const dir = mkdtempSync(join(tmpdir(), 'listmgr-test-'));
   const dbPath = join(dir, 'listmgr.db');
   copyFileSync(templatePath, dbPath);

@@ -4,6 +4,7 @@
 // and text; any tag, attribute or script a value smuggled in fails the test.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { hashPassword } from '../../src/users/secrets.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 

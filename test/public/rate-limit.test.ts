@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { RateLimiter } from '../../src/http/rate-limit.ts';
+import { clientBucket, RateLimiter } from '../../src/http/rate-limit.ts';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -36,7 +36,35 @@ describe('public rate limit', () => {
     const pageRes = await fetch(`${t.url}/subscription/form`);
     assert.equal(pageRes.status, 429);
     assert.match(await pageRes.text(), /Too many requests/);
+    // The ignored header is logged once, naming the setting (every client shares one bucket).
+    const warnings = t.server.ctx.log.recent().filter((l) => /carries X-Forwarded-For, but that peer is not in security\.trusted_proxies/.test(l));
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0], /WARN/);
   }));
+
+  it('IPv6 clients are counted by /64: addresses in one /64 share a budget, the next /64 has its own', () => withSettings(t, { 'security.public_rate_limit': 3, 'security.trusted_proxies': ['127.0.0.1'] }, async () => {
+    const from = async (ip: string) => (await t.request('GET', '/api/public/lists', undefined, { auth: null, headers: { 'x-forwarded-for': ip } })).status;
+    const statuses = [];
+    for (const ip of ['2001:db8:77:1::1', '2001:db8:77:1:ffff:ffff:ffff:ffff', '2001:0DB8:0077:0001::abcd', '2001:db8:77:1:1:2:3:4']) statuses.push(await from(ip));
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+    assert.equal(await from('2001:db8:77:2::1'), 200);
+    // IPv4 addresses stay one bucket each.
+    assert.equal(await from('203.0.113.50'), 200);
+    assert.equal(await from('203.0.113.51'), 200);
+  }));
+
+  it('clientBucket: an IPv6 address is its /64, written one way; anything else is itself', () => {
+    for (const [address, bucket] of [
+      ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+      ['2001:DB8:0001:0002::9', '2001:db8:1:2::/64'],
+      ['2001:db8::1', '2001:db8:0:0::/64'],
+      ['::1', '0:0:0:0::/64'],
+      ['64:ff9b::192.0.2.1', '64:ff9b:0:0::/64'],
+      ['fe80::1:2:3:4', 'fe80:0:0:0::/64'],
+      ['203.0.113.5', '203.0.113.5'],
+      ['unknown', 'unknown'],
+    ]) assert.equal(clientBucket(address), bucket, address);
+  });
 
   it('trusted proxies pass the client address through X-Forwarded-For', () => withSettings(t, { 'security.trusted_proxies': ['127.0.0.1'] }, async () => {
     const a = await t.request('GET', '/api/public/lists', undefined, { auth: null, headers: { 'x-forwarded-for': '203.0.113.7' } });
