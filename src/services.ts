@@ -19,7 +19,7 @@ import { UserService } from './users/service.ts';
 import { SignIn } from './users/sign-in.ts';
 import { ListStore } from './lists/store.ts';
 import { ListService } from './lists/service.ts';
-import { registerSegmentFunctions } from './segments/index.ts';
+import { registerSegmentFunctions, SegmentRunner } from './segments/index.ts';
 import { SubscriberStore } from './subscribers/store.ts';
 import { SubscriberService } from './subscribers/service.ts';
 import { TrackingStore } from './tracking/store.ts';
@@ -100,7 +100,8 @@ export function buildServices(config: Config, log: Logger): Services {
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());
   const listStore = new ListStore(db);
-  const subscribers = new SubscriberStore(db, reader);
+  const segmentRunner = new SegmentRunner(config.dbPath);
+  const subscribers = new SubscriberStore(db, reader, segmentRunner);
   const tracking = new TrackingStore(db);
   const campaignStore = new CampaignStore(db);
   const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking);
@@ -157,6 +158,7 @@ export function buildServices(config: Config, log: Logger): Services {
     s.bounces.scheduler.stop();
     await delivery.stop();
     await mailer.close();
+    await segmentRunner.close();
     reader.close();
     closeDatabase(db);
   }

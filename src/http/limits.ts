@@ -42,4 +42,12 @@ export const LIMITS = {
   txAttachments: 10,
   txAttachmentBytes: 25 * 1024 * 1024,
   txAttachmentsTotalBytes: 25 * 1024 * 1024,
+  /**
+   * Segment queries (`query`): how deeply subqueries may nest (each level multiplies the rows
+   * read), how long one may run on its worker thread, and how many run at once (a further one
+   * waits for a thread, at most the deadline, then answers 503).
+   */
+  segmentSubqueryDepth: 3,
+  segmentDeadlineMs: 5000,
+  segmentThreads: 2,
 } as const;
