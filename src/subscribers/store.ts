@@ -1,7 +1,7 @@
 // Subscribers and subscriptions: every SQL statement of the domain and the rules of how
-// subscriptions change. Reads that take user filters (segments, search) run on the read-only
-// connection; every change runs on the writer, in one transaction, on ids a check produced
-// (`Authorized`).
+// subscriptions change. Reads that take user filters run read-only (a search on the read-only
+// connection, a segment on a segment thread under its deadline); every change runs on the
+// writer, in one transaction, on ids a check produced (`Authorized`).
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
@@ -216,8 +216,8 @@ export class SubscriberStore {
   private readonly roSql: Prepare;
 
   /**
-   * `ro`: a read-only connection with the segment functions registered; `segments`: where the
-   * reads of a filter with a segment run (worker threads, under a deadline).
+   * `ro`: a read-only connection; `segments`: where the reads of a filter with a segment run
+   * (worker threads, under a deadline).
    */
   constructor(private readonly db: DB, private readonly ro: DB, private readonly segments: SegmentRunner) {
     this.sql = statementCache(db);
