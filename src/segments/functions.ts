@@ -157,8 +157,8 @@ export function registerSegmentFunctions(db: Database): void {
   // Postgres folds case for every script; SQLite's lower() and upper() only for ASCII.
   db.function(FN.lower, options, (text: unknown) => (text === null ? null : String(text).toLowerCase()));
   db.function(FN.upper, options, (text: unknown) => (text === null ? null : String(text).toUpperCase()));
-  // Not deterministic, so SQLite calls it for every row instead of once (see translate.ts checkpoint).
-  db.function(FN.checkpoint, { deterministic: false, directOnly: true }, () => 1);
+  // (any row value) → 1. Not deterministic, so SQLite calls it for every row (see translate.ts checkpoint).
+  db.function(FN.checkpoint, { deterministic: false, directOnly: true }, (_row: unknown) => 1);
 
   // Text to number by Postgres' input rules; where Postgres would fail the whole query, NULL.
   db.function(FN.toInteger, options, (value: unknown) => {

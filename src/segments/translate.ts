@@ -56,8 +56,8 @@ export function translateSegment(expression: string, options: TranslateOptions =
   const translator = new Translator(options.now ?? new Date(), options.access ?? FULL_ACCESS);
   const root: Scope = { name: 'subscribers', columns: SUBSCRIBER_COLUMNS, sqlAlias: 'subscribers', parent: null, depth: 0 };
   const filter = translator.rowFilter(tree, root);
-  // Nested function calls can cost much per row; a checkpoint per row lets a deadline stop them.
-  const checked = translator.nestedCalls ? sql`${checkpoint()} AND ${filter.sql}` : filter.sql;
+  // Nested function calls can cost much per row; a checkpoint on the rows lets a deadline stop them.
+  const checked = translator.nestedCalls ? sql`${checkpoint(sql`subscribers.id`)} AND ${filter.sql}` : filter.sql;
   const result = renderSql(sql`(${checked})`);
   if (result.params.length > MAX_PARAMS) throw new SegmentError('the expression has too many values', 0);
   return { ...result, attribStrings: filter.attribStrings };
@@ -867,8 +867,8 @@ class Translator {
       output = this.expr(query.output, scope);
     }
     // Each row a subquery reads passes a checkpoint first: subqueries multiply the rows read,
-    // and the checkpoint is where a deadline can stop the statement.
-    const conditions = [checkpoint()];
+    // and checkpoints are where a deadline can stop the statement.
+    const conditions = [checkpoint(sql`${identifier(scope.sqlAlias)}.${identifier(Object.keys(columns)[0])}`)];
     const listColumn = Object.hasOwn(LIST_COLUMNS, query.table) ? LIST_COLUMNS[query.table] : undefined;
     if (listColumn && this.access.lists !== 'all') {
       conditions.push(sql`${identifier(scope.sqlAlias)}.${identifier(listColumn)} IN (SELECT value FROM json_each(${param(JSON.stringify(this.access.lists))}))`);
@@ -882,12 +882,19 @@ class Translator {
   }
 }
 
+/** About one row in this many passes through a checkpoint's call into JavaScript. */
+const CHECKPOINT_EVERY = 16;
+
 /**
- * A call into JavaScript (always true). A worker thread's termination stops a running
- * statement only when the statement calls JavaScript; these calls are those moments.
+ * Always true; on a random one of about CHECKPOINT_EVERY rows it calls into JavaScript. A
+ * worker thread's termination stops a running statement only when the statement calls
+ * JavaScript, so these calls are where a deadline takes effect. Random, so that no choice of
+ * rows avoids them; rare, so that they cost next to nothing. `rowColumn`, a column of the
+ * table whose rows are counted, makes SQLite evaluate it for each row (without one, it does
+ * so once per run of a subquery).
  */
-function checkpoint(): Sql {
-  return sql`${raw(FN.checkpoint)}()`;
+function checkpoint(rowColumn: Sql): Sql {
+  return sql`(random() % ${raw(String(CHECKPOINT_EVERY))} <> 0 OR ${raw(FN.checkpoint)}(${rowColumn}))`;
 }
 
 /** SQL text written in this file (keywords, registered function names), never user input. */
