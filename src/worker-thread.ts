@@ -1,7 +1,6 @@
 // Starting the server's worker threads (the import's threads, segment queries): the same
 // source file under tsx (tests) and its bundle beside dist/cli.js in a build (scripts/build.mjs).
 import { existsSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker, type ResourceLimits, type Transferable } from 'node:worker_threads';
 
@@ -34,17 +33,4 @@ export function startWorker(script: WorkerScript, start: WorkerStart): Worker {
   const url = new URL(script.bundle, script.from);
   if (!existsSync(fileURLToPath(url))) throw new Error(`the thread script ${script.bundle} is missing from the build`);
   return new Worker(url, { workerData, transferList, resourceLimits });
-}
-
-/** Nice value of the background threads: below the main thread, so the API answers first. */
-const THREAD_NICENESS = 10;
-
-/**
- * Called first thing on each background thread (imports, segment queries): they may keep a
- * core busy for seconds; at a lower priority than the main thread, requests still run at once.
- * Only on Linux, where a nice value belongs to the thread that sets it (elsewhere it would
- * lower the whole server).
- */
-export function lowerThreadPriority(): void {
-  if (process.platform === 'linux') setPriority(THREAD_NICENESS);
 }

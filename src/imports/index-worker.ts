@@ -8,8 +8,7 @@ import { checkpointNow, openDatabase, WalCheckpointer } from '../db/connection.t
 import { backgroundTransaction } from '../db/foreground-writes.ts';
 import { NameIndex } from './name-index.ts';
 import { SearchBacklog } from './search-backlog.ts';
-import { INDEXER_HOLD, INDEXER_STOP, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type IndexerJob, type IndexerMessage } from './threads.ts';
-import { lowerThreadPriority } from '../worker-thread.ts';
+import { INDEXER_HOLD, INDEXER_STOP, lowerThreadPriority, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type IndexerJob, type IndexerMessage } from './threads.ts';
 
 
 lowerThreadPriority();

@@ -3,8 +3,7 @@
 // so memory stays bounded however fast the parser is.
 import { workerData } from 'node:worker_threads';
 import { parseSource } from './parse.ts';
-import type { ParserJob, ParserMessage } from './threads.ts';
-import { lowerThreadPriority } from '../worker-thread.ts';
+import { lowerThreadPriority, type ParserJob, type ParserMessage } from './threads.ts';
 
 lowerThreadPriority();
 const job = workerData as ParserJob;

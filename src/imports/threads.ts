@@ -1,5 +1,6 @@
 // What the import's threads share with the main thread: how they are started, the parser's,
 // the writer's and the search indexer's jobs and messages, and the slots of their control arrays.
+import { setPriority } from 'node:os';
 import type { MessagePort, Transferable, Worker } from 'node:worker_threads';
 import { startWorker } from '../worker-thread.ts';
 import type { ParseOptions, RowBatch } from './parse.ts';
@@ -64,6 +65,19 @@ export type WriterMessage =
   | { type: 'log'; line: string }
   | { type: 'done'; stopped: boolean }
   | { type: 'failed'; message: string; dbError: boolean };
+
+/** Nice value of the import's threads: below the main thread, so the API answers first. */
+const THREAD_NICENESS = 10;
+
+/**
+ * Called first thing on each import thread. The threads keep both cores busy for the length of
+ * an import; at a lower priority than the main thread, the API's requests still run at once.
+ * Only on Linux, where a nice value belongs to the thread that sets it (elsewhere it would
+ * lower the whole server).
+ */
+export function lowerThreadPriority(): void {
+  if (process.platform === 'linux') setPriority(THREAD_NICENESS);
+}
 
 /** The import's threads; each has a source file and a bundle beside dist/cli.js (scripts/build.mjs). */
 const THREADS = {

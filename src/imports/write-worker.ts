@@ -13,9 +13,8 @@ import { appendBatch, emptyBatch, sliceBatch, sortByEmail, type RowBatch } from 
 import { NameIndex } from './name-index.ts';
 import { ImportStore, isLargeImport } from './store.ts';
 import {
-  CONTROL_IMPORTED, CONTROL_STOP, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type ParserMessage, type WriterJob, type WriterMessage,
+  CONTROL_IMPORTED, CONTROL_STOP, lowerThreadPriority, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type ParserMessage, type WriterJob, type WriterMessage,
 } from './threads.ts';
-import { lowerThreadPriority } from '../worker-thread.ts';
 
 /**
  * How long one write transaction should take: about the most an API write waits for the import.
