@@ -143,9 +143,9 @@ export class SegmentRunner {
       if (i >= 0) this.idle.splice(i, 1);
     });
     return new Promise<Worker>((resolve, reject) => {
-      const onError = (e: Error) => reject(e);
-      worker.once('error', onError).once('message', (reply: SegmentReply) => {
-        worker.off('error', onError);
+      worker.once('error', reject).once('exit', () => reject(new Error('the segment query thread ended before it was ready')));
+      worker.once('message', (reply: SegmentReply) => {
+        worker.off('error', reject);
         if (reply.type === 'failed') reject(new Database.SqliteError(reply.message, reply.code));
         else resolve(worker);
       });
