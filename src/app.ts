@@ -96,6 +96,17 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   const { track } = ctx.foregroundWrites;
   app.use('*', async (c, next) => (READ_METHODS.includes(c.req.method) ? next() : track(c, next)));
 
+  // After a request: the host signed-in browsers reach the server at, to compare with the root
+  // URL (scripts with API tokens may well use an internal address); an API user's last use
+  // (only of a request that succeeded: a refused one changes nothing).
+  app.use('*', async (c, next) => {
+    await next();
+    const user = c.get('user');
+    const host = c.req.header('x-forwarded-host')?.split(',')[0] ?? c.req.header('host');
+    if (user?.via === 'session' && host) ctx.rootUrlCheck.sawHost(host);
+    if (user?.via === 'token' && c.res.status < 400) ctx.users.noteTokenUse(user.id);
+  });
+
   const api = new Hono<AppEnv>();
   const tables: MountOptions = { guard: ctx.guard, trackWrites: track };
   for (const table of Object.values(API_TABLES)) mount(api, table, ctx, tables);

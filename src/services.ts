@@ -13,6 +13,7 @@ import { RateLimiter } from './http/rate-limit.ts';
 import { removeLeftoverUploads } from './http/upload-dirs.ts';
 import { Mailer } from './mail/mailer.ts';
 import { postbackMessengers } from './mail/postback.ts';
+import { RootUrlCheck } from './settings/root-url.ts';
 import { SettingsService } from './settings/service.ts';
 import { UserStore } from './users/store.ts';
 import { UserService } from './users/service.ts';
@@ -95,7 +96,8 @@ export function buildServices(config: Config, log: Logger): Services {
   const settings = new SettingsService(db, config.rootUrl);
   const mailer = new Mailer(log);
   mailer.addFactory(postbackMessengers);
-  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(db), log, settings, mailer, startedAt: new Date() };
+  const rootUrlCheck = new RootUrlCheck(settings, config.rootUrl !== null, log);
+  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(db), log, settings, rootUrlCheck, mailer, startedAt: new Date() };
 
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());

@@ -1,5 +1,6 @@
 // Opening the SQLite file. Every pragma lives here.
 import Database from 'better-sqlite3';
+import { closeSync, openSync } from 'node:fs';
 
 export type DB = Database.Database;
 
@@ -8,6 +9,9 @@ export interface OpenOptions {
 }
 
 export function openDatabase(path: string, opts: OpenOptions = {}): DB {
+  // A new database file is created readable by its owner only; SQLite gives its WAL and shared-
+  // memory files the database file's mode. (SQLite takes an empty file as a new database.)
+  if (!opts.readonly && path !== ':memory:') createPrivateFile(path);
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   if (!opts.readonly) {
     db.pragma('journal_mode = WAL');
@@ -23,6 +27,15 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DB {
   // when it restarts, the file is cut back to this size instead of keeping its largest.
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   return db;
+}
+
+/** Creates `path` empty with mode 0600 unless it exists (databases, backups, lock files hold subscriber data or credentials). */
+export function createPrivateFile(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
 }
 
 /** SQLite's default: a commit that leaves a WAL of more pages than this checkpoints it. */

@@ -17,6 +17,14 @@ export const LIMITS = {
   preferencesNameChars: 256,
   /** Data exports a subscriber may have mailed per hour (each mail carries the whole profile, and anyone with a link from a mail can ask). */
   subscriberExportsPerHour: 3,
+  /**
+   * The tracking pixel and link redirects allow this many times `security.public_rate_limit`
+   * per client address (1,200 a minute at the default 60): mail clients and image proxies fetch a
+   * pixel for every message opened, and must not be refused.
+   */
+  trackingRateMultiple: 20,
+  /** The most campaigns one archive page, feed or `GET /api/public/archive` renders (`per_page=all` included). */
+  archivePageItems: 50,
   /** A media file name, in UTF-8 bytes. */
   mediaName: 200,
   /** Largest JSON/form body on ordinary API routes; uploads set their own. */
@@ -42,6 +50,13 @@ export const LIMITS = {
   txAttachments: 10,
   txAttachmentBytes: 25 * 1024 * 1024,
   txAttachmentsTotalBytes: 25 * 1024 * 1024,
+  /**
+   * Sends of a campaign failing in a row for want of a working mail server (refused, DNS,
+   * timeout, TLS, authentication) before it is paused; their recipients are sent on resume.
+   */
+  campaignConnectionFailures: 3,
+  /** How often the count of opt-in mails that failed for the same cause is logged. */
+  optinFailureLogMs: 60_000,
   /**
    * Segment queries (`query`): how deeply subqueries may nest (each level multiplies the rows
    * read), how long one may run on its worker thread, and how many run at once (a further one

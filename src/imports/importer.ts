@@ -44,6 +44,8 @@ export interface ImportJob {
   dir: string;
   delim: string;
   write: WriteOptions;
+  /** Who started it (the log). */
+  by: string;
 }
 
 /**
@@ -133,6 +135,7 @@ export class Importer {
     this.suppressed = 0;
     this.control = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
     this.log(`importing "${job.name}" (${job.source.files.map((f) => f.name).join(', ')}) in ${job.write.mode} mode`);
+    this.ctx.log.info(`import of "${job.name}" started by ${job.by} (${job.write.mode} mode)`);
     this.indexer.hold();
     pauseCheckpoints(this.ctx.db);
     // The final status is published last, once the importer is free for the next upload.
@@ -199,6 +202,7 @@ export class Importer {
     let final: 'finished' | 'failed';
     if (outcome.type === 'done') {
       this.log(outcome.stopped ? `stopped: ${imported} rows imported` : `finished: ${imported} rows imported`);
+      this.ctx.log.info(`import of "${job.name}" ${outcome.stopped ? 'stopped' : 'finished'}: ${imported} rows imported`);
       final = 'finished';
     } else {
       const message = outcome.type === 'failed' ? outcome.message : 'unexpected message';

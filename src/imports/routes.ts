@@ -86,7 +86,7 @@ async function startImport(c: C, { importer, config }: Deps) {
     if (!file) throw badRequest('the "file" field (a ZIP of CSV files, or a CSV file) is required');
     const name = file.name || 'upload';
     const source = await inspectUpload(file.path, name);
-    return ok(c, importer.start({ name, source, dir, delim, write }));
+    return ok(c, importer.start({ name, source, dir, delim, write, by: c.get('user').username }));
   } catch (e) {
     // Nothing was started: the upload goes, and the importer is free for the next one.
     rmSync(dir, { recursive: true, force: true });

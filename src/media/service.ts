@@ -59,7 +59,7 @@ export class MediaService {
     const { settings } = this.ctx;
     if (settings.str('upload.provider') !== PROVIDER) throw badRequest('listmgr stores media on the file system only: set upload.provider to "filesystem"');
     if (!/^multipart\/form-data\b/i.test(upload.contentType)) throw badRequest('send the file as multipart/form-data in a field named "file"');
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
     // Hidden (names starting with a dot are never served) and on the same disk as the uploads,
     // so placing the finished file is a link, not a copy.
     const incoming = await mkdtemp(join(this.dir, '.incoming-'));

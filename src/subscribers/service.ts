@@ -6,6 +6,7 @@
 // sees the subscribers on the lists they hold a grant for. Lists are named, added and removed
 // by their own grants (`list:get`, `list:manage`).
 import type { AppContext } from '../context.ts';
+import { loggedIds } from '../log.ts';
 import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
 import type { Paging } from '../http/paging.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
@@ -201,12 +202,20 @@ export class SubscriberService {
 
   /** Blocklists the subscribers (every subscription unsubscribed); unknown ids are ignored. */
   blocklist(actor: Actor, ids: number[]): void {
-    this.store.blocklist(this.authorize(actor, ids));
+    const authorized = this.authorize(actor, ids);
+    this.store.blocklist(authorized);
+    this.logBlocklisted(actor, authorized);
   }
 
   /** Blocklists one subscriber; 404 if there is none. */
   blocklistOne(actor: Actor, id: number): void {
-    this.store.blocklist([this.load(actor, id).id]);
+    const sub = this.load(actor, id).id;
+    this.store.blocklist([sub]);
+    this.logBlocklisted(actor, [sub]);
+  }
+
+  private logBlocklisted(actor: Actor, ids: readonly number[]): void {
+    if (ids.length) this.ctx.log.info(`${loggedIds('subscriber', ids)} blocklisted (source: ${sourceOf(actor)}, by ${actor.username})`);
   }
 
   deleteBounces(actor: Actor, id: number): void {
@@ -216,7 +225,13 @@ export class SubscriberService {
   /** Adds, removes or unsubscribes the subscribers on the target lists; unknown ids are ignored. */
   changeLists(actor: Actor, ids: number[], change: ListChange): void {
     const targets = this.manageable(actor, change.targets);
-    this.store.changeLists(this.existing(this.authorize(actor, ids)), change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor) });
+    const existing = this.existing(this.authorize(actor, ids));
+    this.store.changeLists(existing, change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor) });
+    this.logUnsubscribed(actor, existing, change, targets);
+  }
+
+  private logUnsubscribed(actor: Actor, ids: readonly number[], change: ListChange, targets: readonly number[]): void {
+    if (change.action === 'unsubscribe' && ids.length) this.ctx.log.info(`${loggedIds('subscriber', ids)} unsubscribed from ${loggedIds('list', targets)} (source: ${sourceOf(actor)}, by ${actor.username})`);
   }
 
   /** As changeLists, for one subscriber; 404 if there is none. */
@@ -225,6 +240,7 @@ export class SubscriberService {
     const existing = this.existing(this.authorize(actor, [id]));
     if (!existing.length) throw notFound(`subscriber ${id} not found`);
     this.store.changeLists(existing, change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor) });
+    this.logUnsubscribed(actor, existing, change, targets);
   }
 
   // By query: the matching ids are selected read-only within what the actor may see (which is
@@ -239,14 +255,18 @@ export class SubscriberService {
   }
 
   async blocklistMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
-    this.store.blocklist(await this.matching(this.filterFor(actor, selected(sel, true))));
+    const ids = await this.matching(this.filterFor(actor, selected(sel, true)));
+    this.store.blocklist(ids);
+    this.logBlocklisted(actor, ids);
   }
 
   /** An `add` leaves existing subscriptions as they are (by ids it sets their status too). */
   async changeListsOfMatching(actor: Actor, sel: SubscriberSelection, change: ListChange): Promise<void> {
     const filter = this.filterFor(actor, selected(sel, false));
     const targets = this.manageable(actor, change.targets);
-    this.store.changeLists(await this.matching(filter), change.action, targets, { status: change.status, overwrite: false, source: sourceOf(actor) });
+    const ids = await this.matching(filter);
+    this.store.changeLists(ids, change.action, targets, { status: change.status, overwrite: false, source: sourceOf(actor) });
+    this.logUnsubscribed(actor, ids, change, targets);
   }
 
   // Who may see or change what ----------------------------------------------------------------

@@ -54,6 +54,8 @@ function serverConfig(c: C, s: Deps) {
   const redirects = settings.get<string[]>('security.trusted_urls').filter((u) => u !== '*');
   return ok(c, {
     root_url: settings.rootUrl(),
+    // listmgr: why the root URL looks wrong and where to set it (null when it looks right).
+    root_url_warning: s.rootUrlCheck.warning(),
     from_email: settings.str('app.from_email'),
     public_subscription: {
       enabled: settings.bool('app.enable_public_subscription_page'),
@@ -69,6 +71,8 @@ function serverConfig(c: C, s: Deps) {
     },
     media_provider: settings.str('upload.provider'),
     messengers: s.mailer.names(),
+    // listmgr: false while no SMTP server is enabled (campaigns cannot start, opt-in mails are not sent; §96).
+    mail_configured: s.mailer.has('email'),
     langs: availableLanguages(),
     lang: settings.str('app.lang'),
     permissions: PERMISSION_GROUPS,

@@ -79,7 +79,8 @@ export class TxService {
     const tpl = this.store.template(templateId);
     if (!tpl) throw badRequest(`invalid "template_id": template ${templateId} not found or not a tx template`);
     const messenger = input.messenger || 'email';
-    if (!this.ctx.mailer.has(messenger)) throw badRequest(`invalid "messenger": "${messenger}" is not configured`);
+    const unavailable = this.ctx.mailer.unavailable(messenger);
+    if (unavailable) throw badRequest(`invalid "messenger": ${unavailable}`);
     const contentType = input.content_type || 'html';
     const from = input.from_email || this.ctx.settings.str('app.from_email');
     if (!isValidFrom(from)) throw badRequest(`invalid "from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);

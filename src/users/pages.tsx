@@ -20,7 +20,7 @@ export function LoginForm({ next, error = '' }: { next: string; error?: string }
         <input type="password" id="password" name="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
-      <p class="muted"><a href="/admin/forgot">Forgot your password?</a></p>
+      <p class="muted"><a href="/admin/forgot">Forgot your password?</a> Where no mail is set up yet, someone with access to the server sets a new one with <code>listmgr user reset-password NAME</code>.</p>
     </>
   );
 }
@@ -50,6 +50,7 @@ export function ForgotForm(): JSX.Element {
         <input type="email" id="email" name="email" autocomplete="email" required autofocus />
         <button type="submit">Send a reset link</button>
       </form>
+      <p class="muted">The link is sent by mail. Where no mail is set up yet, someone with access to the server sets a new password with <code>listmgr user reset-password NAME</code>.</p>
     </>
   );
 }

@@ -66,6 +66,8 @@ export class SignIn {
     }
     const account = this.users.checkLogin(username, password);
     if (!account) {
+      // The name hashed: a password typed into the name field must not land in the log.
+      this.ctx.log.warn(`sign-in failed for user #${sha256Hex(username.toLowerCase()).slice(0, 12)} from ${address}`);
       keys.forEach((k) => this.loginAttempts.record(k));
       return { kind: 'wrong' };
     }

@@ -4,7 +4,7 @@
 // Plain CRUD through drizzle, except two short lookups of every authenticated request, which stay
 // named SQL.
 import { and, asc, count, eq, getTableColumns, gt, lt, lte, ne, notInArray, or } from 'drizzle-orm';
-import type { DB } from '../db/connection.ts';
+import { isDatabaseBusy, isStorageFailure, type DB } from '../db/connection.ts';
 import { jsonEach, param, preparedStatements } from '../db/index.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { lists, NOW, parseJsonText, passwordResets, roleLists, roles, sessions, toJsonText, users, type JsonText } from '../db/schema.ts';
@@ -200,6 +200,8 @@ export interface LoginAccount {
 }
 
 const nowIso = () => new Date().toISOString();
+/** An API user's last use (loggedin_at) is written at most this often. */
+const TOKEN_USE_EVERY_MS = 3_600_000;
 const later = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 export class UserStore {
@@ -207,6 +209,8 @@ export class UserStore {
   private readonly sql: Prepare;
   /** The public root URL, whose origin may send cookie-authenticated writes (set by services.ts). */
   private rootUrl: () => string | null = () => null;
+  /** When each API user's last use was last written. */
+  private readonly tokenUseWritten = new Map<number, number>();
 
   constructor(private readonly db: DB) {
     this.q = statements(db);
@@ -660,6 +664,26 @@ export class UserStore {
       listGrants: grants,
       via,
     };
+  }
+
+  /**
+   * Records an API user's use as its loggedin_at (for `listmgr api-user list`), at most once an
+   * hour. Best effort: it never waits for the lock (a read must not stall behind a long write)
+   * and a busy or full database skips it.
+   */
+  noteTokenUse(id: number): void {
+    const now = Date.now();
+    if (now - (this.tokenUseWritten.get(id) ?? 0) < TOKEN_USE_EVERY_MS) return;
+    this.tokenUseWritten.set(id, now);
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.q.setLoggedIn.run({ now: nowIso(), id });
+    } catch (e) {
+      if (!isDatabaseBusy(e) && !isStorageFailure(e)) throw e;
+    } finally {
+      this.db.pragma(`busy_timeout = ${timeout}`);
+    }
   }
 
   authenticator(): Authenticator {

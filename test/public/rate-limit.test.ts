@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { RateLimiter } from '../../src/http/rate-limit.ts';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
@@ -8,6 +9,16 @@ before(async () => {
   t = await startTestServer();
 });
 after(() => t.stop());
+
+/** Finished campaigns in the public archive; their UUIDs. */
+function archiveCampaigns(n: number): string[] {
+  const insert = t.server.ctx.db.prepare(`INSERT INTO campaigns (uuid, name, subject, from_email, body, status, archive) VALUES (?, ?, ?, 'news@example.org', '<p>Hello</p>', 'finished', 1)`);
+  return Array.from({ length: n }, (_, i) => {
+    const uuid = randomUUID();
+    insert.run(uuid, `Issue ${i}`, `Issue ${i}`);
+    return uuid;
+  });
+}
 
 describe('public rate limit', () => {
   it('answers 429 past the per-minute limit, and X-Forwarded-For from untrusted peers is ignored', () => withSettings(t, { 'security.public_rate_limit': 3 }, async () => {
@@ -56,6 +67,53 @@ describe('public rate limit', () => {
       assert.equal((await fetch(`${t.url}/subscription/form`, { headers })).status, 200);
       assert.equal((await fetch(`${t.url}/subscription/form`, { headers })).status, 200);
       assert.equal((await fetch(`${t.url}/subscription/form`, { headers })).status, 429);
+    });
+  });
+
+  it('archive pages, the RSS feed and the archive API count against the public limit', async () => {
+    const uuid = archiveCampaigns(1)[0];
+    await withSettings(t, { 'security.public_rate_limit': 2, 'security.trusted_proxies': ['127.0.0.1'] }, async () => {
+      for (const [i, path] of ['/archive', '/archive.xml', `/archive/${uuid}`, '/archive/latest', '/api/public/archive', `/campaign/${uuid}/${uuid}`].entries()) {
+        const headers = { 'x-forwarded-for': `198.51.100.${20 + i}` };
+        const statuses = [];
+        for (let n = 0; n < 3; n++) statuses.push((await fetch(`${t.url}${path}`, { headers })).status);
+        assert.notEqual(statuses[0], 429, path);
+        assert.notEqual(statuses[1], 429, path);
+        const limited = await fetch(`${t.url}${path}`, { headers });
+        assert.equal(limited.status, 429, path);
+        assert.ok(Number(limited.headers.get('retry-after')) >= 1, path);
+      }
+    });
+  });
+
+  it('the tracking pixel and link redirects have their own, larger budget per address', async () => {
+    const zero = '00000000-0000-0000-0000-000000000000';
+    await withSettings(t, { 'security.public_rate_limit': 2, 'security.trusted_proxies': ['127.0.0.1'] }, async () => {
+      for (const [i, path] of [`/campaign/${zero}/${zero}/px.png`, `/link/${zero}/${zero}/${zero}`].entries()) {
+        const headers = { 'x-forwarded-for': `198.51.100.${40 + i}` };
+        // 20 × the public limit: a mail client opening many messages is not refused.
+        for (let n = 0; n < 40; n++) assert.notEqual((await fetch(`${t.url}${path}`, { headers, redirect: 'manual' })).status, 429, `${path} #${n}`);
+        const limited = await fetch(`${t.url}${path}`, { headers, redirect: 'manual' });
+        assert.equal(limited.status, 429, path);
+        assert.ok(Number(limited.headers.get('retry-after')) >= 1, path);
+        // The tracking budget is separate: the same address still reads pages.
+        assert.equal((await fetch(`${t.url}/archive`, { headers })).status, 200, path);
+      }
+    });
+  });
+
+  it('the archive renders at most 50 campaigns per request, per_page=all included', async () => {
+    archiveCampaigns(55);
+    await withSettings(t, { 'security.public_rate_limit': 0 }, async () => {
+      const rss = await (await fetch(`${t.url}/archive.xml?per_page=all`)).text();
+      assert.equal(rss.match(/<item>/g)?.length, 50);
+      assert.equal((await fetch(`${t.url}/archive.xml?per_page=1000`).then((r) => r.text())).match(/<item>/g)?.length, 50);
+      const api = await t.request('GET', '/api/public/archive?per_page=all', undefined, { auth: null });
+      assert.equal(api.body.data.results.length, 50);
+      const html = await (await fetch(`${t.url}/archive?per_page=all`)).text();
+      assert.equal(html.match(/\/archive\/[0-9a-f-]{36}"/g)?.length, 50);
+      // The rest is on the next page.
+      assert.ok((await fetch(`${t.url}/archive.xml?per_page=50&page=2`).then((r) => r.text())).includes('<item>'));
     });
   });
 
