@@ -7,12 +7,14 @@ import { basename } from 'node:path';
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 await build({
-  // The import's parser, writer and search indexer run on worker threads, which load their bundles from beside cli.js.
+  // The import's parser, writer and search indexer and the segment queries run on worker
+  // threads, which load their bundles from beside cli.js.
   entryPoints: {
     cli: 'src/cli.ts',
     'import-parser': 'src/imports/parse-worker.ts',
     'import-writer': 'src/imports/write-worker.ts',
     'import-indexer': 'src/imports/index-worker.ts',
+    'segment-query': 'src/segments/query-worker.ts',
   },
   outdir: 'dist',
   bundle: true,

@@ -133,7 +133,10 @@ export function createApp(ctx: Services): Hono<AppEnv> {
 
   app.onError((err, c) => {
     const known = knownError(err);
-    if (known) return c.json({ message: known.message }, known.status);
+    if (known) {
+      if (err instanceof HttpError && err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
+      return c.json({ message: known.message }, known.status);
+    }
     const id = c.get('requestId');
     if (isDatabaseBusy(err)) {
       ctx.log.warn(`request ${id} ${c.req.method} ${c.req.path}: the database stayed locked past the busy timeout`);

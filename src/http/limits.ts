@@ -57,4 +57,12 @@ export const LIMITS = {
   campaignConnectionFailures: 3,
   /** How often the count of opt-in mails that failed for the same cause is logged. */
   optinFailureLogMs: 60_000,
+  /**
+   * Segment queries (`query`): how deeply subqueries may nest (each level multiplies the rows
+   * read), how long one may run on its worker thread, and how many run at once (a further one
+   * waits for a thread, at most the deadline, then answers 503).
+   */
+  segmentSubqueryDepth: 3,
+  segmentDeadlineMs: 5000,
+  segmentThreads: 2,
 } as const;

@@ -11,7 +11,7 @@ import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
 import type { Paging } from '../http/paging.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
 import type { ListStore } from '../lists/store.ts';
-import { translateSegment } from '../segments/index.ts';
+import { TABLE_PERMISSIONS, translateSegment, type SegmentAccess } from '../segments/index.ts';
 import { domainRules, nameFromEmail, validateEmail } from './email.ts';
 import { sendOptin, sendOptinQuietly } from './optin.ts';
 import type {
@@ -106,23 +106,23 @@ export class SubscriberService {
 
   // Reads ---------------------------------------------------------------------------------
 
-  page(actor: Actor, q: SubscriberQuery, order: SubscriberOrder, paging: Paging): SubscriberPage {
+  async page(actor: Actor, q: SubscriberQuery, order: SubscriberOrder, paging: Paging): Promise<SubscriberPage> {
     const filter = this.filterFor(actor, q);
     const mask = (s: Subscriber) => this.mask(actor, s);
     // Large pages (per_page=all, or a huge number as some clients send) are streamed.
     if (paging.all || paging.perPage > STREAM_BATCH) {
-      const ids = this.store.matchingIds(filter, order);
+      const ids = await this.store.matchingIds(filter, order);
       const pageIds = paging.all ? ids : ids.slice(paging.offset, paging.offset + paging.limit);
       let i = 0;
       return { total: ids.length, batches: () => (i >= pageIds.length ? null : this.store.rowsInOrder(pageIds.slice(i, (i += STREAM_BATCH))).map(mask)) };
     }
-    const { results, total } = this.store.page(filter, order, paging.limit, paging.offset);
+    const { results, total } = await this.store.page(filter, order, paging.limit, paging.offset);
     return { total, results: results.map(mask) };
   }
 
   /** The CSV export's rows, batch by batch; rows deleted meanwhile drop out of their batch. */
-  exportRows(actor: Actor, q: SubscriberQuery): () => SubscriberRow[] | null {
-    const ids = this.store.matchingIds(this.filterFor(actor, q));
+  async exportRows(actor: Actor, q: SubscriberQuery): Promise<() => SubscriberRow[] | null> {
+    const ids = await this.store.matchingIds(this.filterFor(actor, q));
     let i = 0;
     return () => (i >= ids.length ? null : this.store.rawRowsInOrder(ids.slice(i, (i += STREAM_BATCH))));
   }
@@ -247,27 +247,28 @@ export class SubscriberService {
     this.logUnsubscribed(actor, existing, change, targets);
   }
 
-  // By query: the matching ids are selected on the read-only connection within what the actor
-  // may see (which is their check), then changed by id in one transaction.
+  // By query: the matching ids are selected read-only within what the actor may see (which is
+  // their check; a segment's on its thread, under the deadline), then changed by id in one
+  // transaction on the writer.
 
   /** Deletes the selected subscribers (every one, at once, when nothing narrows the selection). */
-  deleteMatching(actor: Actor, sel: SubscriberSelection): void {
+  async deleteMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
     const filter = this.filterFor(actor, selected(sel, true));
     if (filter.lists === null && !filter.search && !filter.segment) this.store.deleteAll();
-    else this.store.delete(this.matching(filter));
+    else this.store.delete(await this.matching(filter));
   }
 
-  blocklistMatching(actor: Actor, sel: SubscriberSelection): void {
-    const ids = this.matching(this.filterFor(actor, selected(sel, true)));
+  async blocklistMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
+    const ids = await this.matching(this.filterFor(actor, selected(sel, true)));
     this.store.blocklist(ids);
     this.logBlocklisted(actor, ids);
   }
 
   /** An `add` leaves existing subscriptions as they are (by ids it sets their status too). */
-  changeListsOfMatching(actor: Actor, sel: SubscriberSelection, change: ListChange): void {
+  async changeListsOfMatching(actor: Actor, sel: SubscriberSelection, change: ListChange): Promise<void> {
     const filter = this.filterFor(actor, selected(sel, false));
     const targets = this.manageable(actor, change.targets);
-    const ids = this.matching(filter);
+    const ids = await this.matching(filter);
     this.store.changeLists(ids, change.action, targets, { status: change.status, overwrite: false, source: sourceOf(actor) });
     this.logUnsubscribed(actor, ids, change, targets);
   }
@@ -306,14 +307,14 @@ export class SubscriberService {
   }
 
   /** The ids a filter built by `filterFor` matches: within what the actor may see. */
-  private matching(filter: SubscriberFilter): Authorized<number>[] {
-    return this.store.matchingIds(filter).map((id) => authorized(id));
+  private async matching(filter: SubscriberFilter): Promise<Authorized<number>[]> {
+    return (await this.store.matchingIds(filter)).map((id) => authorized(id));
   }
 
   /**
    * The actor's filter: the source lists kept to the visible ones (with none requested, or
    * none of them visible, every list the actor may see; never wider), the segment translated
-   * (which needs `subscribers:sql_query`).
+   * (which needs `subscribers:sql_query`) within what the actor may read (segmentAccess).
    */
   private filterFor(actor: Actor, q: SubscriberQuery): SubscriberFilter {
     const visible = this.visibleLists(actor);
@@ -329,7 +330,7 @@ export class SubscriberService {
     const query = cleanQuery(q.query);
     if (query) {
       if (!can(actor, 'subscribers:sql_query')) throw forbidden('permission denied: subscribers:sql_query');
-      filter.segment = translateSegment(query);
+      filter.segment = translateSegment(query, { access: segmentAccess(actor) });
     }
     return filter;
   }
@@ -353,6 +354,22 @@ export class SubscriberService {
       }),
     };
   }
+}
+
+/**
+ * What an actor's segment subqueries may read: the tables it could read through the API (the
+ * campaign tables with every campaign visible, as the campaign service's scope; bounces with
+ * bounces:get), and list rows of the lists it may see only.
+ */
+function segmentAccess(actor: Actor): SegmentAccess {
+  const lists = permittedLists(actor, 'get');
+  const allCampaigns = can(actor, 'campaigns:get_all') || (can(actor, 'campaigns:get') && lists === 'all');
+  const refusedTables: Record<string, string> = {};
+  for (const [table, permission] of Object.entries(TABLE_PERMISSIONS)) {
+    const allowed = permission === 'campaigns:get_all' ? allCampaigns : can(actor, permission);
+    if (!allowed) refusedTables[table] = permission;
+  }
+  return { refusedTables, lists };
 }
 
 /** A by-query selection as a query; 400 when a change needs one and none was given. */
