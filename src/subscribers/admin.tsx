@@ -82,7 +82,7 @@ function StatusTag({ status, t }: { status: SubscriberStatus; t: Translate }): J
   return <Tag tone={status === 'blocklisted' ? 'danger' : undefined}>{t(`subscribers.status.${status}`)}</Tag>;
 }
 
-function subscribersPage(c: AdminContext, s: Services) {
+async function subscribersPage(c: AdminContext, s: Services) {
   const { t, actor } = adminView(c, s);
   const params = new URL(c.req.url).searchParams;
   const q = tableQuery(params);
@@ -97,7 +97,7 @@ function subscribersPage(c: AdminContext, s: Services) {
   let page: { total: number; results: Subscriber[] } = { total: 0, results: [] };
   let queryError: { message: string; position: number } | null = null;
   try {
-    const found = s.subscriberService.page(actor, filter, { column: SUBSCRIBER_ORDER_COLUMNS[q.orderBy as keyof typeof SUBSCRIBER_ORDER_COLUMNS] ?? 'subscribers.id', dir: q.order === 'asc' ? 'ASC' : 'DESC' },
+    const found = await s.subscriberService.page(actor, filter, { column: SUBSCRIBER_ORDER_COLUMNS[q.orderBy as keyof typeof SUBSCRIBER_ORDER_COLUMNS] ?? 'subscribers.id', dir: q.order === 'asc' ? 'ASC' : 'DESC' },
       { page: q.page, perPage: q.perPage, all: false, limit: q.perPage, offset: (q.page - 1) * q.perPage });
     if ('results' in found) page = found;
   } catch (err) {

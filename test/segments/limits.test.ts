@@ -51,7 +51,7 @@ describe('a segment query that would run for hours (the built server)', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listmgr-segment-limits-'));
     const dbPath = join(dir, 'listmgr.db');
-    const token = installDatabase(dbPath, (db) => {
+    const token = await installDatabase(dbPath, (db) => {
       const listId = Number(db.prepare(`INSERT INTO lists (uuid, name, type, optin) VALUES ('00000000-0000-4000-8000-000000000001', 'All', 'private', 'single')`).run().lastInsertRowid);
       const sub = db.prepare(`INSERT INTO subscribers (uuid, email, name) VALUES (?, ?, 'Someone')`);
       const member = db.prepare(`INSERT INTO subscriber_lists (subscriber_id, list_id, status) VALUES (?, ?, 'confirmed')`);
