@@ -1,9 +1,55 @@
-// Reading request bodies. JSON and form bodies (url-encoded or multipart) both become a plain
-// object; repeated form fields become arrays. Anything unreadable is a 400 that says why.
-import type { Context } from 'hono';
-import { badRequest } from './errors.ts';
+// Reading request bodies. Every route's body is bounded by the bytes actually read (`limitBody`),
+// whatever the client declares. JSON and form bodies (url-encoded or multipart) both become a
+// plain object; repeated form fields become arrays. Anything unreadable is a 400 that says why.
+import type { Context, MiddlewareHandler } from 'hono';
+import { badRequest, HttpError } from './errors.ts';
+import { byteSize } from './limits.ts';
 
 export type Body = Record<string, unknown>;
+
+/**
+ * Refuses a body larger than `maxBytes()` with a 413, before more than that is held: a declared
+ * Content-Length over the limit at once (Node's parser never delivers more than it declares);
+ * a chunked body by counting what is read, failing the read that passes the limit. Only reads
+ * are counted, so a handler that never reads the body costs nothing.
+ */
+export function limitBody(maxBytes: () => number): MiddlewareHandler {
+  return async (c, next) => {
+    const limit = maxBytes();
+    const tooLarge = () => new HttpError(413, `the request body is larger than ${byteSize(limit)}`);
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (Number(declared) > limit) throw tooLarge();
+      return next();
+    }
+    const body = c.req.raw.body;
+    if (body) c.req.raw = new Request(c.req.raw, { body: counted(body, limit, tooLarge), duplex: 'half' } as RequestInit);
+    return next();
+  };
+}
+
+/**
+ * `body`, ending in `tooLarge()` once more than `limit` bytes came through. The source is left
+ * as it is, not cancelled: cancelling would reset the connection before the 413 is sent (the
+ * HTTP server discards the rest after answering).
+ */
+function counted(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let read = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      read += value.byteLength;
+      if (read > limit) {
+        reader.releaseLock();
+        return controller.error(tooLarge());
+      }
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
 
 function mediaType(c: Context): string {
   return (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
@@ -25,7 +71,8 @@ async function readForm(c: Context): Promise<Body> {
   let form: FormData;
   try {
     form = await c.req.formData();
-  } catch {
+  } catch (e) {
+    if (e instanceof HttpError) throw e; // over the body limit
     throw badRequest('invalid form body');
   }
   const out: Body = {};
