@@ -4,6 +4,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { badRequest, HttpError } from './errors.ts';
 import { byteSize } from './limits.ts';
+import { formBody } from './schema.ts';
 
 export type Body = Record<string, unknown>;
 
@@ -81,7 +82,7 @@ async function readForm(c: Context): Promise<Body> {
     if (prev === undefined) out[k] = v;
     else out[k] = Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
-  return out;
+  return formBody(out);
 }
 
 /** A JSON object body. An empty body is {}. Other content types are refused. */
@@ -121,5 +122,5 @@ export async function readBody(c: Context): Promise<Body> {
 export async function readBodyOrText(c: Context, plainKey: string): Promise<Body> {
   if (mediaType(c) !== 'text/plain') return readBody(c);
   const fields = Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]);
-  return { ...Object.fromEntries(fields), [plainKey]: await readText(c) };
+  return formBody({ ...Object.fromEntries(fields), [plainKey]: await readText(c) });
 }
