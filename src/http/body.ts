@@ -3,6 +3,7 @@
 // plain object; repeated form fields become arrays. Anything unreadable is a 400 that says why.
 import type { Context, MiddlewareHandler } from 'hono';
 import { badRequest, HttpError } from './errors.ts';
+import { parseJson } from './json.ts';
 import { byteSize } from './limits.ts';
 import { formBody } from './schema.ts';
 
@@ -62,7 +63,7 @@ async function readText(c: Context): Promise<string> {
 
 function parseJsonText(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch (e) {
     throw badRequest(`invalid JSON body: ${(e as Error).message}`);
   }
@@ -76,11 +77,13 @@ async function readForm(c: Context): Promise<Body> {
     if (e instanceof HttpError) throw e; // over the body limit
     throw badRequest('invalid form body');
   }
-  const out: Body = {};
+  // No prototype: a field named `__proto__` is a field like any other.
+  const out: Body = Object.create(null);
   for (const [k, v] of form.entries()) {
     const prev = out[k];
     if (prev === undefined) out[k] = v;
-    else out[k] = Array.isArray(prev) ? [...prev, v] : [prev, v];
+    else if (Array.isArray(prev)) prev.push(v); // in place: a field repeated n times costs n, not n²
+    else out[k] = [prev, v];
   }
   return formBody(out);
 }

@@ -19,6 +19,8 @@ export const LIMITS = {
   subscriberExportsPerHour: 3,
   /** A media file name, in UTF-8 bytes. */
   mediaName: 200,
+  /** The deepest nesting of arrays and objects in JSON a caller sends (listmonk's decoder: 10,000; SQLite's JSON functions: 1,000). */
+  jsonDepth: 100,
   /** Largest JSON/form body on ordinary API routes; uploads set their own. */
   apiBodyBytes: 10 * 1024 * 1024,
   /**

@@ -10,6 +10,7 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { HttpError } from './errors.ts';
+import { parseJson } from './json.ts';
 import { LIMITS } from './limits.ts';
 
 export { z };
@@ -189,7 +190,7 @@ export const f = {
     if (v.trim() === '') return undefined;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(v);
+      parsed = parseJson(v);
     } catch {
       throw invalid('not valid JSON');
     }
@@ -279,7 +280,8 @@ export const q = {
 
 /** A query object for zod: each key with every value it has in the URL. */
 export function queryValues(url: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  // No prototype: a key such as `__proto__` is a key like any other.
+  const out: Record<string, string[]> = Object.create(null);
   for (const [k, v] of new URL(url).searchParams) (out[k] ??= []).push(v);
   return out;
 }

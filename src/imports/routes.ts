@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import type { Context } from 'hono';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
+import { parseJson } from '../http/json.ts';
 import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart } from '../http/multipart.ts';
 import { routesFor } from '../http/routes.ts';
@@ -100,7 +101,7 @@ function readParams(raw: string | undefined): { delim: string; params: ImportPar
   if (raw === undefined) throw badRequest('the "params" field is required (a JSON object with mode, delim, lists, ...)');
   let value: unknown;
   try {
-    value = JSON.parse(raw);
+    value = parseJson(raw);
   } catch (e) {
     throw badRequest(`invalid "params": not JSON (${(e as Error).message})`);
   }

@@ -4,6 +4,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
+import { parseJson } from '../http/json.ts';
 import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart, type MultipartForm } from '../http/multipart.ts';
 import { routesFor } from '../http/routes.ts';
@@ -75,7 +76,7 @@ function messageData(form: MultipartForm): unknown {
   if (data.length !== 1) throw badRequest('a multipart request needs exactly one "data" field holding the JSON message');
   let body: unknown;
   try {
-    body = JSON.parse(data[0]!);
+    body = parseJson(data[0]!);
   } catch (e) {
     throw badRequest(`invalid "data": ${(e as Error).message}`);
   }

@@ -133,6 +133,37 @@ describe('a single value where JSON must send an array', () => {
   });
 });
 
+describe('JSON nested deeper than 100 levels', () => {
+  const deep = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+  const deepList = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+  it('is a 400 in a body, wherever the value goes, and 100 levels still parse', async () => {
+    for (const [method, path, field] of [['DELETE', '/api/maintenance/subscriptions/unconfirmed', 'before_date'], ['POST', '/api/subscribers', 'attribs'], ['PUT', '/api/settings', 'app.site_name']]) {
+      for (const value of [deep(20_000), deepList(20_000), deepList(101)]) {
+        const res = await t.request(method!, path!, undefined, { raw: `{"${field}":${value}}`, headers: { 'content-type': 'application/json' } });
+        assert.equal(res.status, 400, `${path}: ${res.text.slice(0, 200)}`);
+        assert.match(res.body.message, /nested deeper than 100 levels/);
+      }
+    }
+    const ok = await t.request('POST', '/api/subscribers', undefined, { raw: `{"email":"deep@example.com","attribs":${deep(99)}}`, headers: { 'content-type': 'application/json' } });
+    assert.equal(ok.status, 200, ok.text.slice(0, 300));
+  });
+
+  it('is a 400 in the JSON parts of multipart requests (tx data, import params)', async () => {
+    const tx = new FormData();
+    tx.set('data', `{"subscriber_id":1,"template_id":1,"data":${deepList(20_000)}}`);
+    const sent = await t.request('POST', '/api/tx', undefined, { raw: tx });
+    assert.equal(sent.status, 400, sent.text.slice(0, 200));
+    assert.match(sent.body.message, /nested deeper than 100 levels/);
+    const imp = new FormData();
+    imp.set('params', `{"mode":"subscribe","lists":${deepList(20_000)}}`);
+    imp.set('file', new Blob(['email\na@example.com\n']), 'a.csv');
+    const imported = await t.request('POST', '/api/import/subscribers', undefined, { raw: imp });
+    assert.equal(imported.status, 400, imported.text.slice(0, 200));
+    assert.match(imported.body.message, /nested deeper than 100 levels/);
+  });
+});
+
 describe('forms and query strings keep their repeated fields', () => {
   it('a form sends one value of an array field', async () => {
     const pub = await t.request('POST', '/api/public/subscription', undefined, { raw: new URLSearchParams({ email: 'form@example.com', l: listUuid }), auth: null });
