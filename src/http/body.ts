@@ -30,22 +30,33 @@ export function limitBody(maxBytes: () => number): MiddlewareHandler {
   };
 }
 
+/** What is read and dropped of a body past its limit, so the client gets the 413 (see `counted`). */
+const DISCARDED_BYTES = 64 * 1024 * 1024;
+
 /**
- * `body`, ending in `tooLarge()` once more than `limit` bytes came through. The source is left
- * as it is, not cancelled: cancelling would reset the connection before the 413 is sent (the
- * HTTP server discards the rest after answering).
+ * `body`, ending in `tooLarge()` once more than `limit` bytes came through. The rest is then
+ * read and dropped (up to DISCARDED_BYTES, then the connection is cut): a client still sending
+ * would otherwise stall, and be reset before it read the 413.
  */
 function counted(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let read = 0;
+  const discard = async () => {
+    let dropped = 0;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      dropped += r.value.byteLength;
+      if (dropped > DISCARDED_BYTES) return reader.cancel();
+    }
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const { done, value } = await reader.read();
       if (done) return controller.close();
       read += value.byteLength;
       if (read > limit) {
-        reader.releaseLock();
-        return controller.error(tooLarge());
+        controller.error(tooLarge());
+        void discard().catch(() => {}); // the client went away: nothing to drop
+        return;
       }
       controller.enqueue(value);
     },

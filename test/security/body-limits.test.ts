@@ -48,7 +48,7 @@ interface Answer {
  * Posts `total` bytes of `chunk` with Transfer-Encoding: chunked (no Content-Length), as fast
  * as the server takes them, until it answers; stops sending then.
  */
-function postChunked(path: string, headers: Record<string, string>, total: number, chunk: Buffer): Promise<Answer> {
+function postChunked(path: string, headers: Record<string, string>, total: number, chunk: Buffer, head?: Buffer): Promise<Answer> {
   const url = new URL(s.url + path);
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
@@ -69,6 +69,10 @@ function postChunked(path: string, headers: Record<string, string>, total: numbe
       if (!answered) reject(e);
     });
     req.setTimeout(60_000, () => req.destroy(new Error('no answer within 60 s')));
+    if (head) {
+      req.write(head);
+      sent += head.length;
+    }
     const pump = () => {
       while (!answered && sent < total) {
         sent += chunk.length;
@@ -84,21 +88,24 @@ const FORTY_MB = 40 * 1024 * 1024;
 const form = (field: string) => Buffer.from(`${field}=${'a'.repeat(64 * 1024 - field.length - 1)}`);
 
 describe('a 40 MB chunked body', () => {
-  const cases: { path: string; headers: Record<string, string>; chunk: Buffer; limit: number }[] = [
+  const part = Buffer.from('--fuzz\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n');
+  const cases: { path: string; headers: Record<string, string>; chunk: Buffer; limit: number; head?: Buffer }[] = [
     { path: '/admin/login', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://x' }, chunk: form('password'), limit: LIMITS.formBodyBytes },
     { path: '/subscription/form', headers: { 'content-type': 'application/x-www-form-urlencoded' }, chunk: form('name'), limit: LIMITS.formBodyBytes },
     { path: '/admin/forgot', headers: { 'content-type': 'application/x-www-form-urlencoded' }, chunk: form('email'), limit: LIMITS.formBodyBytes },
     { path: '/api/public/subscription', headers: { 'content-type': 'application/json' }, chunk: Buffer.alloc(64 * 1024, ' '), limit: LIMITS.formBodyBytes },
     { path: '/api/tx', headers: { 'content-type': 'application/json', authorization: '' }, chunk: Buffer.alloc(64 * 1024, ' '), limit: LIMITS.txBodyBytes },
     { path: '/api/lists', headers: { 'content-type': 'application/json', authorization: '' }, chunk: Buffer.alloc(64 * 1024, ' '), limit: LIMITS.apiBodyBytes },
+    // A multipart upload: upload.max_file_size (default 5,000 KB) and the multipart around it.
+    { path: '/api/media', headers: { 'content-type': 'multipart/form-data; boundary=fuzz', authorization: '' }, head: part, chunk: Buffer.alloc(64 * 1024, 'p'), limit: 5000 * 1024 + LIMITS.multipartOverheadBytes },
   ];
   for (const c of cases) {
     it(`to ${c.path} is a 413 once ${byteSize(c.limit)} are read, and memory stays put`, async () => {
       const headers = { ...c.headers, ...(c.headers.authorization === '' ? { authorization: basic } : {}) };
       // Warm up (the route's first requests load code and grow the heap), then measure.
-      for (let i = 0; i < 3; i++) await postChunked(c.path, headers, 2 * c.limit, c.chunk);
+      for (let i = 0; i < 3; i++) await postChunked(c.path, headers, 2 * c.limit, c.chunk, c.head);
       const before = rssMb();
-      const r = await postChunked(c.path, headers, FORTY_MB, c.chunk);
+      const r = await postChunked(c.path, headers, FORTY_MB, c.chunk, c.head);
       const grown = rssMb() - before;
       assert.equal(r.status, 413, r.body.slice(0, 300));
       assert.match(r.body, new RegExp(`larger than ${byteSize(c.limit)}`));
