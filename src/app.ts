@@ -1,7 +1,6 @@
-// Builds the Hono app: the cross-cutting HTTP behaviour (request ids, errors, 404/405, body
-// limits) and every module's routes.
+// Builds the Hono app: the cross-cutting HTTP behaviour (request ids, CORS, errors, 404/405)
+// and every module's routes, each with its body limit (set where its table is mounted).
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { randomUUID } from 'node:crypto';
 import type { Services } from './services.ts';
@@ -66,9 +65,6 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
 const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES];
-
-/** Routes that stream large uploads and check sizes themselves. */
-const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
 export function createApp(ctx: Services): Hono<AppEnv> {
@@ -93,12 +89,6 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   });
   app.use('*', async (c, next) => (ctx.settings.get<string[]>('security.trusted_urls').length ? corsFor(c, next) : next()));
 
-  const limit = bodyLimit({
-    maxSize: LIMITS.apiBodyBytes,
-    onError: (c) => c.json({ message: `request body too large (limit ${LIMITS.apiBodyBytes / 1024 / 1024} MB)` }, 413),
-  });
-  app.use('/api/*', async (c, next) => (UPLOAD_PATHS.includes(c.req.path) ? next() : limit(c, next)));
-
   // Any method but GET/HEAD/OPTIONS may write; the GETs that write (tracking) say so themselves.
   const { track } = ctx.foregroundWrites;
   app.use('*', async (c, next) => (READ_METHODS.includes(c.req.method) ? next() : track(c, next)));
@@ -115,20 +105,23 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   });
 
   const api = new Hono<AppEnv>();
-  const tables: MountOptions = { guard: ctx.guard, trackWrites: track };
+  // Bodies: the API's JSON up to apiBodyBytes, the pages' forms (open to anyone) a few KB; the
+  // uploads, tx and the public subscription API set their own (route `bodyBytes`).
+  const tables: MountOptions = { guard: ctx.guard, trackWrites: track, bodyBytes: LIMITS.apiBodyBytes };
+  const pages: MountOptions = { ...tables, bodyBytes: LIMITS.formBodyBytes };
   for (const table of Object.values(API_TABLES)) mount(api, table, ctx, tables);
   let document: Record<string, unknown> | null = null;
   const apiDocument = () => (document ??= openApiDocument({ ...API_TABLES, reference: REFERENCE_ROUTES }, { version: VERSION, basePath: '/api' }));
   mount(api, REFERENCE_ROUTES, { apiDocument }, tables);
-  mount(app, SYSTEM_PAGES, ctx, tables);
-  mount(app, PUBLIC_PAGES, ctx, tables);
-  mount(app, TRACKING_PAGES, ctx, tables);
-  app.use('/webhooks/*', ...webhookGate(ctx.settings));
-  mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, tables);
+  mount(app, SYSTEM_PAGES, ctx, pages);
+  mount(app, PUBLIC_PAGES, ctx, pages);
+  mount(app, TRACKING_PAGES, ctx, pages);
+  app.use('/webhooks/*', webhookGate(ctx.settings));
+  mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, { ...tables, bodyBytes: LIMITS.webhookBodyBytes });
   app.use('*', uploadedFiles(ctx.media));
-  mount(app, LOGIN_PAGES, ctx, tables);
-  mount(app, ADMIN_FILES, ctx, tables);
-  mountAdmin(app, ADMIN_PAGES, ctx, track);
+  mount(app, LOGIN_PAGES, ctx, pages);
+  mount(app, ADMIN_FILES, ctx, pages);
+  mountAdmin(app, ADMIN_PAGES, ctx, pages);
   app.route('/api', api);
 
   app.onError((err, c) => {

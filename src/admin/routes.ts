@@ -8,7 +8,7 @@ import { createMiddleware } from 'hono/factory';
 import { SESSION_COOKIE, type Authenticator } from '../http/auth.ts';
 import { HttpError } from '../http/errors.ts';
 import { hasPerm } from '../http/permissions.ts';
-import { mount, routesFor, type Access, type AnyRoute } from '../http/routes.ts';
+import { mount, routesFor, type Access, type AnyRoute, type MountOptions } from '../http/routes.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { serveAsset } from './assets.ts';
@@ -70,7 +70,7 @@ function unknownPage(): never {
  * Mounts page tables, then the catch-all for unknown pages: guarded, and a refusal from a
  * service (400, 403, 404) shown as a page.
  */
-export function mountAdmin(app: Hono<AppEnv>, tables: readonly (readonly AnyRoute<Services>[])[], s: Services, trackWrites: MiddlewareHandler<AppEnv>): void {
+export function mountAdmin(app: Hono<AppEnv>, tables: readonly (readonly AnyRoute<Services>[])[], s: Services, o: MountOptions): void {
   const guard = pageGuard(s.users.authenticator(), s);
   for (const table of [...tables, UNKNOWN_PAGE]) {
     const pages = table.map((r): AnyRoute<Services> => ({
@@ -84,6 +84,6 @@ export function mountAdmin(app: Hono<AppEnv>, tables: readonly (readonly AnyRout
         }
       },
     }));
-    mount(app, pages, s, { guard, trackWrites });
+    mount(app, pages, s, { ...o, guard });
   }
 }

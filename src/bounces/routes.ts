@@ -2,7 +2,6 @@
 // provider webhooks POST /webhooks/service/{ses|sendgrid|postmark|forwardemail|azure|lettermint}.
 // The switches (bounce.enabled, bounce.webhooks_enabled, each provider's) are read on every request.
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ok, pageResults } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { LIMITS } from '../http/limits.ts';
@@ -41,19 +40,13 @@ export const BOUNCE_WEBHOOK_ROUTES = [
 
 /**
  * What runs before the webhook table: while bounce.webhooks_enabled is off the webhooks answer
- * 404, as if absent (listmonk registers them only when on), and their bodies are limited (they
- * are outside /api, whose limit they would otherwise share).
+ * 404, as if absent (listmonk registers them only when on).
  */
-export function webhookGate(settings: SettingsService): MiddlewareHandler<AppEnv>[] {
-  const webhooksOn: MiddlewareHandler<AppEnv> = async (_c, next) => {
+export function webhookGate(settings: SettingsService): MiddlewareHandler<AppEnv> {
+  return async (_c, next) => {
     if (!settings.bool('bounce.webhooks_enabled')) throw notFound('bounce webhooks are disabled (bounce.webhooks_enabled)');
     await next();
   };
-  const limit = bodyLimit({
-    maxSize: LIMITS.webhookBodyBytes,
-    onError: (c) => c.json({ message: `request body too large (limit ${LIMITS.webhookBodyBytes / 1024 / 1024} MB)` }, 413),
-  });
-  return [webhooksOn, limit];
 }
 
 /**

@@ -118,7 +118,7 @@ function renderPage(o: PageOptions): string {
  * UUIDs) never leave in a Referer to another site. Same-origin requests keep theirs, so the
  * browser's forms send a real Origin for the CSRF check (auth.ts).
  */
-export function sendPage(c: Context, o: PageOptions, status: 200 | 400 | 403 | 404 | 429 | 500 = 200): Response {
+export function sendPage(c: Context, o: PageOptions, status: 200 | 400 | 403 | 404 | 413 | 429 | 500 = 200): Response {
   c.header('X-Frame-Options', 'DENY');
   c.header('Referrer-Policy', 'same-origin');
   if (!o.indexable) c.header('X-Robots-Tag', 'noindex');

@@ -27,8 +27,18 @@ export const LIMITS = {
   archivePageItems: 50,
   /** A media file name, in UTF-8 bytes. */
   mediaName: 200,
+  /** The deepest nesting of arrays and objects in JSON a caller sends (listmonk's decoder: 10,000; SQLite's JSON functions: 1,000). */
+  jsonDepth: 100,
   /** Largest JSON/form body on ordinary API routes; uploads set their own. */
   apiBodyBytes: 10 * 1024 * 1024,
+  /**
+   * Largest body of the forms anyone may post (sign-in, password reset, the subscription pages
+   * and the public subscription API): a few fields, names and addresses of up to 2,000 bytes,
+   * a captcha's proof, and the lists ticked.
+   */
+  formBodyBytes: 16 * 1024,
+  /** What a multipart body carries besides its files: part headers, boundaries, small fields. */
+  multipartOverheadBytes: 64 * 1024,
   /** The `source` of a bounce posted to the bounce webhook, in UTF-8 bytes. */
   bounceSource: 200,
   /** Largest bounce webhook body (SendGrid and Event Grid post batches of events). */
@@ -40,8 +50,13 @@ export const LIMITS = {
   /** An uploaded ZIP may expand to this much in all, each entry at most this many times its compressed size (zip bombs). */
   importUncompressedBytes: 4 * 1024 ** 3,
   importCompressionRatio: 200,
-  /** Largest transactional message request, attachments included. */
-  txBodyBytes: 25 * 1024 * 1024,
+  /**
+   * Largest transactional message request: JSON, or multipart with the attachments (at most
+   * `txAttachmentsTotalBytes`), the message (`txMessageBytes`) and the multipart overhead.
+   */
+  txBodyBytes: 25 * 1024 * 1024 + 1024 * 1024 + 64 * 1024,
+  /** The JSON message of a multipart tx request (its `data` field). */
+  txMessageBytes: 1024 * 1024,
   /**
    * Attachments of a multipart tx request. They are held in memory while the mail is built, so
    * they are bounded in number, per file and in total (25 MB is also about the largest message
@@ -66,3 +81,8 @@ export const LIMITS = {
   segmentDeadlineMs: 5000,
   segmentThreads: 2,
 } as const;
+
+/** A byte count as people read it: "16 KB", "2.5 MB". */
+export function byteSize(bytes: number): string {
+  return bytes < 1048576 ? `${Math.round(bytes / 1024)} KB` : `${Math.round((bytes / 1048576) * 10) / 10} MB`;
+}

@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart } from '../http/multipart.ts';
 import { authorized, can, type Actor, type Authorized, type Permission } from '../http/permissions.ts';
 import {
@@ -65,7 +66,7 @@ export class MediaService {
     const incoming = await mkdtemp(join(this.dir, '.incoming-'));
     try {
       const form = await receiveMultipart(upload.body, upload.contentType, incoming, {
-        fileFields: ['file'], maxFiles: 1, maxFileBytes: settings.num('upload.max_file_size') * 1024, maxFields: 8, maxFieldBytes: 4096,
+        fileFields: ['file'], maxFiles: 1, maxFileBytes: this.largestFile(), maxFields: 8, maxFieldBytes: 4096,
       });
       const file = form.files[0];
       if (!file) throw badRequest('"file" is required: a multipart form field holding the file');
@@ -92,6 +93,16 @@ export class MediaService {
     } finally {
       await rm(incoming, { recursive: true, force: true });
     }
+  }
+
+  /** The largest file an upload may carry (upload.max_file_size, in KB). */
+  private largestFile(): number {
+    return this.ctx.settings.num('upload.max_file_size') * 1024;
+  }
+
+  /** The largest upload request: the file and what a multipart body carries around it. */
+  largestUploadBody(): number {
+    return this.largestFile() + LIMITS.multipartOverheadBytes;
   }
 
   /** Deletes the row, then the file and its thumbnail. */

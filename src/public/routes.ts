@@ -45,7 +45,7 @@ export const PUBLIC_ROUTES = [
   route({ method: 'GET', path: '/public/lists', access: 'public', limit: perClient, handler: publicLists, raw: 'application/json', summary: 'The lists anyone may subscribe to: an array of {uuid, name}' }),
   // The Altcha widget fetches its challenge here (bare JSON, as the widget expects).
   route({ method: 'GET', path: '/public/captcha/altcha', access: 'public', limit: perClient, handler: altchaChallenge, raw: 'application/json', summary: 'A new Altcha challenge for the subscription form (404 when Altcha is off)' }),
-  route({ method: 'POST', path: '/public/subscription', access: 'public', limit: perClient, handler: subscribe, body: subscriptionInput(), bodyKind: 'json-or-form', summary: 'Subscribes an address to public lists; the answer is the same for new and known addresses' }),
+  route({ method: 'POST', path: '/public/subscription', access: 'public', limit: perClient, bodyBytes: LIMITS.formBodyBytes, handler: subscribe, body: subscriptionInput(), bodyKind: 'json-or-form', summary: 'Subscribes an address to public lists; the answer is the same for new and known addresses' }),
 ];
 
 /**
@@ -148,7 +148,7 @@ class PageError extends Error {
   }
 }
 
-type Status = 200 | 400 | 404 | 429 | 500;
+type Status = 200 | 400 | 404 | 413 | 429 | 500;
 
 function page(c: Context, s: Deps, title: string, body: PageOptions['body'], status: Status = 200, extra: Partial<PageOptions> = {}) {
   return sendPage(c, { ...publicLook(s.settings), title, body, lang: subscriberLanguage(s)['_.code'], ...extra }, status);
@@ -186,7 +186,7 @@ function pageRoute<B, Q>(fn: Handler<Deps, B, Q>): Handler<Deps, B, Q> {
       if (isDatabaseBusy(e)) throw e; // 503 with Retry-After from app.ts, as for the API
       const t = subscriberTranslator(s);
       if (e instanceof PageError) return message(c, s, t('public.errorTitle'), e.message, e.status);
-      if (e instanceof HttpError && e.status < 500) return message(c, s, t('public.errorTitle'), e.message, e.status === 404 ? 404 : 400);
+      if (e instanceof HttpError && e.status < 500) return message(c, s, t('public.errorTitle'), e.message, e.status === 404 || e.status === 413 ? e.status : 400);
       s.log.error(`${c.req.method} ${c.req.path} failed: ${(e as Error).stack ?? e}`);
       return message(c, s, t('public.errorTitle'), t('public.errorProcessingRequest'), 500);
     }
