@@ -240,6 +240,11 @@ async function send(c: Case, method: string, caller: Caller): Promise<{ status: 
   if (caller === 'session') Object.assign(headers, { cookie: session, origin: s.url });
   Object.assign(headers, c.headers);
   const res = await fetch(s.url + c.path, { method, headers, body: c.body, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+  // An event stream (GET /api/events) never ends: its answer is the status and headers.
+  if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, text: '', retryAfter: res.headers.get('retry-after') };
+  }
   return { status: res.status, text: (await res.text()).slice(0, 300), retryAfter: res.headers.get('retry-after') };
 }
 
