@@ -36,7 +36,7 @@ after(async () => {
 describe('the server log', () => {
   it('records a failed sign-in with the name hashed and the address', async () => {
     const lines = await logged(() => signIn(recorder(t), t, 'Secret-Typed-As-Name', 'wrong password'));
-    one(lines, /WARN  sign-in failed for user #[0-9a-f]{12} from 127\.0\.0\.1$/);
+    one(lines, /WARN  sign-in failed for user name #[0-9a-f]{12} from 127\.0\.0\.1$/);
     assert.ok(!lines.join('\n').toLowerCase().includes('secret-typed-as-name'));
   });
 
