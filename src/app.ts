@@ -38,6 +38,8 @@ import { TX_ROUTES } from './tx/routes.ts';
 import { LOGIN_PAGES } from './users/login-routes.ts';
 import { ADMIN_FILES, mountAdmin } from './admin/routes.ts';
 import { DASHBOARD_ADMIN_PAGES } from './dashboard/admin.tsx';
+import { IMPORT_ADMIN_PAGES } from './imports/admin.tsx';
+import { BOUNCE_ADMIN_PAGES } from './bounces/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -63,7 +65,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 };
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
-const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES];
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES];
 
 /** Routes that stream large uploads and check sizes themselves. */
 const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];

@@ -14,15 +14,8 @@ import type { SearchIndexer } from './search-indexer.ts';
 import type { ImportMode, ImportStore, SubscriptionStatus, WriteOptions } from './store.ts';
 import { CONTROL_IMPORTED, CONTROL_STOP, startThread, type WriterMessage } from './threads.ts';
 import { systemMessage } from '../mail/system.ts';
+import type { ImportStatus } from './summary.ts';
 
-export type ImportState = 'none' | 'importing' | 'stopping' | 'finished' | 'failed';
-
-export interface ImportStatus {
-  name: string;
-  total: number;
-  imported: number;
-  status: ImportState;
-}
 
 /** An import's parameters as the caller gives them (listmonk's `params`). */
 export interface ImportParams {
@@ -35,6 +28,16 @@ export interface ImportParams {
   overwrite?: boolean;
   overwriteUserinfo?: boolean;
   overwriteSubscriptionStatus?: boolean;
+}
+
+/** The running or last import as the admin page shows it beside the status. */
+export interface ImportRun {
+  mode: ImportMode;
+  /** The lists a `subscribe` import writes to. */
+  lists: number[];
+  startedAt: Date;
+  /** null while it runs. */
+  endedAt: Date | null;
 }
 
 export interface ImportJob {
@@ -65,6 +68,7 @@ export class Importer {
   private running: Promise<void> | null = null;
   /** Shared with the writer thread while an import runs (stop flag, rows imported). */
   private control: Int32Array | null = null;
+  private current: ImportRun | null = null;
   constructor(private readonly ctx: AppContext, private readonly store: ImportStore, private readonly indexer: SearchIndexer) {}
 
   status(): ImportStatus {
@@ -75,6 +79,10 @@ export class Importer {
   logs(): string {
     const tail = this.suppressed ? [`... ${this.suppressed} more log lines not kept`] : [];
     return [...this.logLines, ...tail].join('\n');
+  }
+
+  lastRun(): ImportRun | null {
+    return this.current && { ...this.current };
   }
 
   /** Claims the importer for an upload about to be read; 409 if one is running. */
@@ -131,6 +139,7 @@ export class Importer {
     this.state = { name: job.name, total: 0, imported: 0, status: 'importing' };
     this.logLines = [];
     this.suppressed = 0;
+    this.current = { mode: job.write.mode, lists: [...job.write.lists], startedAt: new Date(), endedAt: null };
     this.control = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
     this.log(`importing "${job.name}" (${job.source.files.map((f) => f.name).join(', ')}) in ${job.write.mode} mode`);
     this.indexer.hold();
@@ -154,6 +163,7 @@ export class Importer {
         this.running = null;
         this.busy = false;
         this.state.status = final;
+        if (this.current) this.current.endedAt = new Date();
       }
     });
     return this.status();
@@ -171,6 +181,7 @@ export class Importer {
       this.state = { name: '', total: 0, imported: 0, status: 'none' };
       this.logLines = [];
       this.suppressed = 0;
+      this.current = null;
     }
     return this.status();
   }

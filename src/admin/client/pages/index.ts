@@ -1,2 +1,8 @@
 // One Alpine component per admin page, by the name its x-data uses.
-export const PAGE_COMPONENTS: Record<string, () => object> = {};
+import { bouncesPage } from './bounces.ts';
+import { importPage } from './import.ts';
+
+export const PAGE_COMPONENTS: Record<string, () => object> = {
+  importPage,
+  bouncesPage,
+};
