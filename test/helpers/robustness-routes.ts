@@ -28,5 +28,6 @@ get /archive/:id; get /archive/latest; get /campaign/:uuid/:uuid; get /campaign/
 get /public/custom.css; get /public/custom.js; get /public/static/altcha.umd.js; get /api/public/captcha/altcha; get /robots.txt; get /subscription/:uuid/:uuid; get /subscription/form; get /subscription/optin/:uuid
 post /admin/forgot; post /admin/login; post /admin/login/twofa; post /admin/logout; post /admin/reset; post /subscription/:uuid/:uuid
 post /subscription/export/:uuid; get /subscription/wipe/:uuid; post /subscription/form; post /subscription/optin/:uuid; post /subscription/wipe/:uuid; post /webhooks/bounce
-post /webhooks/service/:service`
+post /webhooks/service/:service
+get /admin/subscribers/import; get /admin/subscribers/import/example.csv; get /admin/subscribers/bounces`
   .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);
