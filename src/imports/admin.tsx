@@ -136,7 +136,7 @@ function Progress({ t, status, log, label, tookMs, lists, mode, hidden }: {
         <label for="import-progress">{t('campaigns.progress')}</label>
         <progress id="import-progress" value={String(status.imported)} max={String(Math.max(1, status.total))} x-bind:value="status.imported" x-bind:max="progressMax"></progress>
         <dl class="facts">
-          <dt>{t('admin.import.rows')}</dt><dd x-text="countText">{t('import.recordsCount', { num: formatNumber(status.imported), total: formatNumber(status.total) })}</dd>
+          <dt>{t('admin.import.rows')}</dt><dd x-text="countText">{formatNumber(status.imported)} / {formatNumber(status.total)}</dd>
           <dt>{t('admin.import.rate')}</dt><dd x-text="rateText">—</dd>
           <dt>{t('admin.import.timeLeft')}</dt><dd x-text="timeLeftText">—</dd>
         </dl>

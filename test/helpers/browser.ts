@@ -57,6 +57,6 @@ export async function signedInTab(browser: Browser, t: TestServer, o: { width?: 
   await page.goto(`${t.url}/admin/login`);
   await page.getByLabel('Username').fill(o.username ?? ADMIN_USER);
   await page.getByLabel('Password').fill(o.password ?? ADMIN_PASSWORD);
-  await Promise.all([page.waitForURL(/\/admin(\/|$|\?)/), page.getByRole('button', { name: /log in/i }).click()]);
+  await Promise.all([page.waitForURL(/\/admin(\/|$|\?)/), page.getByRole('button', { name: /^(log|sign) in$/i }).click()]);
   return { page, problems, close: () => context.close() };
 }

@@ -16,8 +16,9 @@ export function selection() {
     initSelection(this: Selection & { $el: HTMLElement }) {
       this.total = Number(this.$el.dataset.total ?? 0);
     },
-    rowBoxes(this: { $el: HTMLElement }): HTMLInputElement[] {
-      return [...this.$el.querySelectorAll<HTMLInputElement>('input[data-row]')];
+    /** The row checkboxes of the component ($root: $el is the element whose event runs this). */
+    rowBoxes(this: { $root: HTMLElement }): HTMLInputElement[] {
+      return [...this.$root.querySelectorAll<HTMLInputElement>('input[data-row]')];
     },
     toggleAll(this: Selection & { rowBoxes(): HTMLInputElement[]; $event: Event }) {
       const on = (this.$event.target as HTMLInputElement).checked;
