@@ -107,7 +107,6 @@ progress{width:100%;height:1.1rem;accent-color:var(--accent)}
 details summary{cursor:pointer;color:var(--accent)}
 [hidden]{display:none!important}
 .card>h2:first-child{margin-top:0}
-.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .split{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:0 1rem;align-items:start}
 .choices{max-height:14rem;overflow:auto;display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:0 1rem}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1.25rem;margin:.75rem 0}

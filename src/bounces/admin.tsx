@@ -154,7 +154,7 @@ function bouncesPage(c: AdminContext, s: Services) {
                   <SortHeader label={t('globals.fields.type')} column="type" {...sort} />
                   <SortHeader label={t('globals.fields.createdAt')} column="created_at" {...sort} />
                   <th scope="col">{t('admin.bounces.meta')}</th>
-                  {manage ? <th scope="col"><span class="visually-hidden">{t('admin.bounces.actions')}</span></th> : null}
+                  {manage ? <th scope="col">{t('admin.bounces.actions')}</th> : null}
                 </tr>
               </thead>
               <tbody>
