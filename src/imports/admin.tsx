@@ -13,8 +13,8 @@ import { routesFor } from '../http/routes.ts';
 import { fromRoot } from '../paths.ts';
 import type { Services } from '../services.ts';
 import type { List } from '../lists/store.ts';
-import type { ImportRun } from './importer.ts';
-import { formatDuration, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, wasStopped, type ImportPageData, type ImportStatus } from './summary.ts';
+import { formatDuration, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, wasStopped, type ImportPageData } from '../admin/client/import-summary.ts';
+import type { ImportRun, ImportStatus } from './importer.ts';
 
 const route = routesFor<Services>();
 export const IMPORT_ADMIN_PAGES = [

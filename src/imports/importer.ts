@@ -14,8 +14,15 @@ import type { SearchIndexer } from './search-indexer.ts';
 import type { ImportMode, ImportStore, SubscriptionStatus, WriteOptions } from './store.ts';
 import { CONTROL_IMPORTED, CONTROL_STOP, startThread, type WriterMessage } from './threads.ts';
 import { systemMessage } from '../mail/system.ts';
-import type { ImportStatus } from './summary.ts';
 
+export type ImportState = 'none' | 'importing' | 'stopping' | 'finished' | 'failed';
+
+export interface ImportStatus {
+  name: string;
+  total: number;
+  imported: number;
+  status: ImportState;
+}
 
 /** An import's parameters as the caller gives them (listmonk's `params`). */
 export interface ImportParams {
@@ -68,6 +75,7 @@ export class Importer {
   private running: Promise<void> | null = null;
   /** Shared with the writer thread while an import runs (stop flag, rows imported). */
   private control: Int32Array | null = null;
+  /** Kept until the next import or a DELETE clears it, like the status. */
   private current: ImportRun | null = null;
   constructor(private readonly ctx: AppContext, private readonly store: ImportStore, private readonly indexer: SearchIndexer) {}
 
@@ -81,6 +89,7 @@ export class Importer {
     return [...this.logLines, ...tail].join('\n');
   }
 
+  /** The running or last import's mode, lists and times; null when there is none (or it was cleared). */
   lastRun(): ImportRun | null {
     return this.current && { ...this.current };
   }

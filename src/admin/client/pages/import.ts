@@ -2,7 +2,7 @@
 // (`params` JSON + `file`), then polls the import's status and log every 500 ms for the
 // progress bar, rate and time left, and at the end shows the summary. A refusal is shown
 // beside the field it is about (the file, unless it names the lists or the delimiter).
-import { formatDuration, importedSubscribersUrl, skipReasons, wasStopped, type ImportPageData, type ImportStatus } from '../../../imports/summary.ts';
+import { formatDuration, importedSubscribersUrl, skipReasons, wasStopped, type ImportPageData, type ImportProgress } from '../import-summary.ts';
 import { api, ApiError, pageData } from '../api.ts';
 import { confirmAction } from '../dialog.ts';
 import { clearErrors } from '../form.ts';
@@ -19,7 +19,7 @@ interface Refs {
 }
 
 interface State {
-  status: ImportStatus;
+  status: ImportProgress;
   log: string;
   mode: 'subscribe' | 'blocklist';
   lists: number[];
@@ -42,7 +42,7 @@ interface State {
 
 export function importPage() {
   return {
-    status: { name: '', total: 0, imported: 0, status: 'none' } as ImportStatus,
+    status: { name: '', total: 0, imported: 0, status: 'none' } as ImportProgress,
     log: '',
     mode: 'subscribe' as 'subscribe' | 'blocklist',
     lists: [] as number[],
@@ -167,7 +167,7 @@ export function importPage() {
       body.set('file', file, file.name);
       this.busy = true;
       try {
-        this.status = await api<ImportStatus>('POST', '/api/import/subscribers', body);
+        this.status = await api<ImportProgress>('POST', '/api/import/subscribers', body);
         this.lists = lists;
         this.log = '';
         this.tookMs = null;
@@ -188,7 +188,7 @@ export function importPage() {
       this.timer = null;
       try {
         const [status, log] = await Promise.all([
-          api<ImportStatus>('GET', '/api/import/subscribers'),
+          api<ImportProgress>('GET', '/api/import/subscribers'),
           api<string>('GET', '/api/import/subscribers/logs'),
         ]);
         this.status = status;
@@ -220,12 +220,12 @@ export function importPage() {
 
     async stop(this: State) {
       if (!(await confirmAction('Stop the import? The rows imported so far stay.', 'Stop import'))) return;
-      this.status = await api<ImportStatus>('DELETE', '/api/import/subscribers');
+      this.status = await api<ImportProgress>('DELETE', '/api/import/subscribers');
     },
 
     /** "New import": clears the ended import's status and log, and shows the form again (kept as it was). */
     async reset(this: State) {
-      this.status = await api<ImportStatus>('DELETE', '/api/import/subscribers');
+      this.status = await api<ImportProgress>('DELETE', '/api/import/subscribers');
       this.log = '';
       this.tookMs = null;
       this.view = 'form';

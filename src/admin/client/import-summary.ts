@@ -1,16 +1,14 @@
-// What the admin's import page says about an import: from its log (importer.ts, parse.ts and
-// store.ts write the lines) why rows were skipped, counted by reason, and whether it was
-// stopped; durations for people; where its subscribers are. Pure, so the page's server side
-// and its browser script share it.
+// What the admin's import page (src/imports/admin.tsx and pages/import.ts) says about an
+// import: from its log (src/imports/importer.ts, parse.ts and store.ts write the lines) why
+// rows were skipped, counted by reason, and whether it was stopped; durations for people;
+// where its subscribers are. Pure, so the page's server side and its browser script share it.
 
-export type ImportState = 'none' | 'importing' | 'stopping' | 'finished' | 'failed';
-
-/** The importer's status, as GET /api/import/subscribers answers it. */
-export interface ImportStatus {
+/** GET /api/import/subscribers's answer (the importer's ImportStatus must fit it). */
+export interface ImportProgress {
   name: string;
   total: number;
   imported: number;
-  status: ImportState;
+  status: 'none' | 'importing' | 'stopping' | 'finished' | 'failed';
 }
 
 /** The states the page names: the importer's, and "stopped" (finished after a stop). */
@@ -18,7 +16,7 @@ export const IMPORT_PAGE_STATES = ['importing', 'stopping', 'finished', 'failed'
 
 /** What the admin page's script starts from: the API's status and log, and the run's lists and times. */
 export interface ImportPageData {
-  status: ImportStatus;
+  status: ImportProgress;
   log: string;
   mode: 'subscribe' | 'blocklist';
   lists: number[];
