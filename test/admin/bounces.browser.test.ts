@@ -88,11 +88,11 @@ describe('admin bounces journey', { skip: browserSkip() }, () => {
     await tab.close();
   });
 
-  it('blocklists the subscribers of the selected bounces, at 390 px', async () => {
+  it('blocklists the subscribers of the selected bounces, at 390 px in dark mode', async () => {
     const t = server();
     await addSubscribers(t, ['dee@example.com', 'eve@example.com']);
     await record(t, [{ email: 'dee@example.com', type: 'hard', source: 'ses' }, { email: 'eve@example.com', type: 'soft', source: 'ses' }]);
-    const tab = await signedInTab(browser, t, { width: 390 });
+    const tab = await signedInTab(browser, t, { width: 390, dark: true });
     const { page } = tab;
     await page.goto(`${t.url}/admin/subscribers/bounces`);
     await page.getByRole('checkbox', { name: 'Select the bounce of dee@example.com' }).check();

@@ -73,12 +73,43 @@ describe('admin import journey', { skip: browserSkip() }, () => {
     await tab.close();
   });
 
-  it('shows the form and a running import at 390 px, in dark mode too', async () => {
+  it('stops a running import with Stop, after asking', async () => {
+    const t = server();
+    const list = await t.request('POST', '/api/lists', { name: 'Big list', type: 'private', optin: 'single' });
+    const tab = await signedInTab(browser, t);
+    const { page } = tab;
+    await page.goto(`${t.url}/admin/subscribers/import?list_id=${list.body.data.id}`);
+    const csv = `email,name\n${Array.from({ length: 150_000 }, (_, i) => `big${i}@example.com,Big ${i}`).join('\n')}\n`;
+    await page.getByLabel('CSV or ZIP file').setInputFiles({ name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Start import' }).click();
+    await page.getByRole('button', { name: 'Stop import' }).click();
+    await screenshot(page, 'import-running');
+    const dialog = page.getByRole('dialog');
+    assert.match(await dialog.textContent() ?? '', /Stop the import\?/);
+    await dialog.getByRole('button', { name: 'Stop import' }).click();
+    await page.getByRole('region', { name: 'Summary' }).waitFor({ timeout: 60_000 });
+    assert.equal(await page.getByText('Stopped', { exact: true }).isVisible(), true);
+    const status = (await t.request('GET', '/api/import/subscribers')).body.data;
+    assert.ok(status.imported < 150_000, `stopped at ${status.imported}`);
+    assert.equal(await page.getByRole('region', { name: 'Summary' }).locator('dd').first().textContent(), status.imported.toLocaleString('en-US'));
+    await page.getByRole('button', { name: 'New import' }).click();
+    await page.getByRole('button', { name: 'Start import' }).waitFor();
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+  });
+
+  it('takes a dropped file, and shows the form at 390 px, in dark mode too', async () => {
     const t = server();
     for (const dark of [false, true]) {
       const tab = await signedInTab(browser, t, { width: 390, dark });
       await tab.page.goto(`${t.url}/admin/subscribers/import`);
       await tab.page.getByRole('button', { name: 'Start import' }).waitFor();
+      await tab.page.locator('.dropzone').evaluate((zone) => {
+        const data = new DataTransfer();
+        data.items.add(new File(['email\ndropped@example.com\n'], 'dropped.csv', { type: 'text/csv' }));
+        zone.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+      });
+      assert.equal(await tab.page.getByLabel('CSV or ZIP file').evaluate((input) => (input as HTMLInputElement).files?.[0]?.name), 'dropped.csv');
       await screenshot(tab.page, `import-form${dark ? '-dark' : ''}`);
       assert.deepEqual(tab.problems, []);
       await tab.close();
