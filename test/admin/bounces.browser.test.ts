@@ -1,9 +1,10 @@
 // The bounces journey in a real browser: bounces recorded through the bounce webhook, filtered
 // by clicking a type, the selected ones deleted and then all, each confirmed in a dialog; and
-// blocklisting the subscribers of selected bounces.
+// blocklisting the subscribers of selected bounces, with hostile values on the page.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { HOSTILE } from '../helpers/admin.ts';
 import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
@@ -58,7 +59,7 @@ describe('admin bounces journey', { skip: browserSkip() }, () => {
     const { page } = tab;
     await page.goto(`${t.url}/admin/subscribers/bounces`);
     assert.equal((await emails(page)).length, 4);
-    await page.getByText('Meta', { exact: true }).first().click();
+    await page.locator('summary', { hasText: 'Meta' }).click();
     await screenshot(page, 'bounces');
 
     await page.getByRole('link', { name: 'hard', exact: true }).first().click();
@@ -91,10 +92,13 @@ describe('admin bounces journey', { skip: browserSkip() }, () => {
   it('blocklists the subscribers of the selected bounces, at 390 px in dark mode', async () => {
     const t = server();
     await addSubscribers(t, ['dee@example.com', 'eve@example.com']);
-    await record(t, [{ email: 'dee@example.com', type: 'hard', source: 'ses' }, { email: 'eve@example.com', type: 'soft', source: 'ses' }]);
+    // Hostile meta and source: shown as text, no script runs (tab.problems would hold its dialog).
+    await record(t, [{ email: 'dee@example.com', type: 'hard', source: 'ses' }, { email: 'eve@example.com', type: 'soft', source: HOSTILE.slice(0, 60), meta: { [HOSTILE]: HOSTILE } }]);
     const tab = await signedInTab(browser, t, { width: 390, dark: true });
     const { page } = tab;
     await page.goto(`${t.url}/admin/subscribers/bounces`);
+    await page.locator('summary', { hasText: 'Meta' }).click();
+    assert.equal(JSON.parse(await page.locator('details.meta pre').textContent() ?? '')[HOSTILE], HOSTILE, 'the meta is shown as its JSON text');
     await page.getByRole('checkbox', { name: 'Select the bounce of dee@example.com' }).check();
     await screenshot(page, 'bounces-selected');
     await page.getByRole('button', { name: 'Blocklist their subscribers' }).click();
