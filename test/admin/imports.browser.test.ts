@@ -33,14 +33,19 @@ describe('admin import journey', { skip: browserSkip() }, () => {
     await page.getByLabel('Subscription status').selectOption('confirmed');
     await screenshot(page, 'import-form');
 
-    // An empty file: the API's refusal beside the file field, the choices kept.
+    // No list, then an empty file: each refusal of the API beside its field, the choices kept.
     await page.getByLabel('CSV or ZIP file').setInputFiles({ name: 'empty.csv', mimeType: 'text/csv', buffer: Buffer.alloc(0) });
+    await page.getByRole('checkbox', { name: 'Newsletter' }).uncheck();
+    await page.getByRole('button', { name: 'Start import' }).click();
+    await page.locator('#import-lists-error', { hasText: '"lists" is required in subscribe mode' }).waitFor();
+    await page.getByRole('checkbox', { name: 'Newsletter' }).check();
     await page.getByRole('button', { name: 'Start import' }).click();
     await page.locator('#import-file-error', { hasText: 'the uploaded file is empty' }).waitFor();
+    assert.equal(await page.locator('#import-lists-error').textContent(), '', 'the earlier message is gone');
     assert.equal(await page.getByRole('checkbox', { name: 'Newsletter' }).isChecked(), true);
     assert.equal(await page.getByLabel('Subscription status').inputValue(), 'confirmed');
-    // The browser logs the refused request; that one is expected, nothing else.
-    assert.deepEqual(tab.problems.splice(0), ['console error: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    // The browser logs the refused requests; those are expected, nothing else.
+    assert.deepEqual(tab.problems.splice(0), [403, 400].map((status) => `console error: Failed to load resource: the server responded with a status of ${status} (${status === 403 ? 'Forbidden' : 'Bad Request'})`));
 
     const csv = `email,name\n${Array.from({ length: ROWS }, (_, i) => `reader${i}@example.com,Reader ${i}`).join('\n')}\n`;
     await page.getByLabel('CSV or ZIP file').setInputFiles({ name: 'readers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });

@@ -176,8 +176,7 @@ export function importPage() {
         this.poll();
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        const where = err instanceof ApiError && /\blists?\b/i.test(message) ? 'import-lists' : err instanceof ApiError && /\bdelim/i.test(message) ? 'import-delim' : 'import-file';
-        showAt(form, where, message);
+        showAt(form, err instanceof ApiError ? fieldOf(message) : 'import-file', message);
       } finally {
         this.busy = false;
       }
@@ -232,6 +231,14 @@ export function importPage() {
       this.$refs.file.value = '';
     },
   };
+}
+
+/** The field a refusal is about: the lists, the delimiter or the status when it names them, else the file. */
+function fieldOf(message: string): string {
+  if (/\blists?\b/i.test(message)) return 'import-lists';
+  if (/\bdelim\b/i.test(message)) return 'import-delim';
+  if (/\bsubscription_status\b/.test(message)) return 'import-status';
+  return 'import-file';
 }
 
 /** Shows `message` beside the control `id` and focuses it. */
