@@ -13,7 +13,7 @@ import { routesFor } from '../http/routes.ts';
 import { fromRoot } from '../paths.ts';
 import type { Services } from '../services.ts';
 import type { List } from '../lists/store.ts';
-import { formatDuration, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, wasStopped, type ImportPageData } from '../admin/client/import-summary.ts';
+import { formatDuration, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData } from '../admin/client/import-summary.ts';
 import type { ImportRun, ImportStatus } from './importer.ts';
 
 const route = routesFor<Services>();
@@ -35,11 +35,6 @@ function exampleCsv(c: AdminContext) {
 function manageableLists(s: Services, actor: Actor): List[] {
   const { results } = s.lists.query(actor, { search: '', tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: true });
   return results.filter((l) => can(actor, 'list:manage', l.id)).sort((a, b) => a.name.localeCompare(b.name));
-}
-
-function stateLabel(status: ImportStatus, log: string, labels: ImportPageData['labels']): string {
-  if (status.status === 'none') return '';
-  return labels[status.status === 'finished' && wasStopped(log) ? 'stopped' : status.status];
 }
 
 function UploadForm({ t, lists, preselect, hidden }: { t: Translate; lists: List[]; preselect: number | null; hidden: boolean }): JSX.Element {
@@ -132,7 +127,7 @@ function Progress({ t, status, log, label, tookMs, lists, mode, hidden }: {
     <div hidden={hidden} x-bind:hidden="progressHidden">
       <section class="card" aria-labelledby="import-progress-title">
         <h2 id="import-progress-title">{t('admin.import.file')}: <span x-text="status.name">{status.name}</span></h2>
-        <p><span class="tag accent" x-text="stateLabel">{label}</span></p>
+        <p><span class="tag accent" x-text="stateText">{label}</span></p>
         <label for="import-progress">{t('campaigns.progress')}</label>
         <progress id="import-progress" value={String(status.imported)} max={String(Math.max(1, status.total))} x-bind:value="status.imported" x-bind:max="progressMax"></progress>
         <dl class="facts">

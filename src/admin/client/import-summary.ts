@@ -51,8 +51,14 @@ export function skipReasons(log: string): SkipReason[] {
 }
 
 /** Whether the import ended because it was stopped (its status is then "finished" too). */
-export function wasStopped(log: string): boolean {
+function wasStopped(log: string): boolean {
   return /^\S+ stopped: \d+ rows imported$/m.test(log);
+}
+
+/** The page's name for the import's state ('' when there is none). */
+export function stateLabel(status: ImportProgress, log: string, labels: ImportPageData['labels']): string {
+  if (status.status === 'none') return '';
+  return labels[status.status === 'finished' && wasStopped(log) ? 'stopped' : status.status];
 }
 
 /** "850 ms", "42 s", "3 min 05 s", "1 h 02 min". */

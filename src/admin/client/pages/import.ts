@@ -2,7 +2,7 @@
 // (`params` JSON + `file`), then polls the import's status and log every 500 ms for the
 // progress bar, rate and time left, and at the end shows the summary. A refusal is shown
 // beside the field it is about (the file, unless it names the lists or the delimiter).
-import { formatDuration, importedSubscribersUrl, skipReasons, wasStopped, type ImportPageData, type ImportProgress } from '../import-summary.ts';
+import { formatDuration, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData, type ImportProgress } from '../import-summary.ts';
 import { api, ApiError, pageData } from '../api.ts';
 import { confirmAction } from '../dialog.ts';
 import { clearErrors } from '../form.ts';
@@ -86,10 +86,8 @@ export function importPage() {
       return this.dragging ? 'dropzone over' : 'dropzone';
     },
 
-    stateLabel(this: State) {
-      const st = this.status.status;
-      if (st === 'none') return '';
-      return this.labels[st === 'finished' && wasStopped(this.log) ? 'stopped' : st];
+    stateText(this: State) {
+      return stateLabel(this.status, this.log, this.labels);
     },
     progressMax(this: State) {
       return Math.max(1, this.status.total);
