@@ -39,6 +39,8 @@ import { ADMIN_FILES, mountAdmin } from './admin/routes.ts';
 import { DASHBOARD_ADMIN_PAGES } from './dashboard/admin.tsx';
 import { LIST_ADMIN_PAGES } from './lists/admin.tsx';
 import { SUBSCRIBERS_ADMIN_PAGES } from './subscribers/admin.tsx';
+import { IMPORT_ADMIN_PAGES } from './imports/admin.tsx';
+import { BOUNCE_ADMIN_PAGES } from './bounces/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -64,7 +66,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 };
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
-const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES];
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES];
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
 export function createApp(ctx: Services): Hono<AppEnv> {

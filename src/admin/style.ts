@@ -121,6 +121,16 @@ td.break{word-break:break-all}
 td.nowrap{white-space:nowrap}
 .choice-text{min-width:0;overflow-wrap:anywhere}.choice-text .tag{white-space:normal}
 td .tag{white-space:normal;overflow-wrap:anywhere}
+[hidden]{display:none!important}
+.split{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:0 1rem;align-items:start}
+.choices{max-height:14rem;overflow:auto;display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:0 1rem}
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1.25rem;margin:.75rem 0}
+.facts dt{color:var(--muted)}.facts dd{margin:0;font-variant-numeric:tabular-nums}
+.reasons{margin:.25rem 0;padding-left:1.25rem}.reasons:empty{display:none}
+.chips{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.chip{display:inline-flex;gap:.4rem;align-items:center;padding:.15rem .6rem;border:1px solid var(--accent);border-radius:1rem;font-size:.88rem}
+.chip a{text-decoration:none;font-weight:700}
+details.meta pre{max-width:28rem;max-height:16rem}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}
@@ -129,6 +139,7 @@ td .tag{white-space:normal;overflow-wrap:anywhere}
 .content{padding:1rem .75rem 3rem}
 .topbar{padding:.5rem .75rem;gap:.5rem}.topbar .who{display:none}
 .grid2{grid-template-columns:1fr}
+.split{grid-template-columns:1fr}
 th,td{padding:.45rem .5rem}
 .hide-narrow{display:none}
 }`;

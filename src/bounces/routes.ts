@@ -21,7 +21,7 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const BOUNCE_ROUTES = [
-  route({ method: 'GET', path: '/bounces', access: 'bounces:get', handler: queryBounces, query: bounceQuery(), summary: 'Bounce records, paged, by campaign or source' }),
+  route({ method: 'GET', path: '/bounces', access: 'bounces:get', handler: queryBounces, query: bounceQuery(), summary: 'Bounce records, paged, by campaign, source or type' }),
   route({ method: 'GET', path: '/bounces/:id', access: 'bounces:get', handler: getBounce, summary: 'One bounce record' }),
   route({ method: 'DELETE', path: '/bounces', access: 'bounces:manage', handler: deleteBounces, query: deleteQuery(), summary: 'Deletes bounce records by id, or all of them' }),
   route({ method: 'DELETE', path: '/bounces/:id', access: 'bounces:manage', handler: deleteBounce, summary: 'Deletes one bounce record' }),
@@ -60,6 +60,7 @@ function bounceQuery() {
     // Anything but an id is ignored, as listmonk does.
     campaign_id: q.first({ type: 'integer', minimum: 0 }, (v) => (/^\d{1,15}$/.test(v ?? '') ? Number(v) : undefined)),
     source: q.str(),
+    type: q.enum(BOUNCE_TYPES),
     order_by: orderByQuery(BOUNCE_ORDER_COLUMNS, 'b.created_at'),
     order: orderQuery(),
     ...pagingQuery,
@@ -104,7 +105,7 @@ function bounceWebhookInput() {
 
 function queryBounces(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof bounceQuery>>) {
   const paging = parsePaging(p);
-  const { results, total } = s.bounces.query(c.get('user'), { campaignId: p.campaign_id, source: p.source ?? '', orderBy: p.order_by, order: p.order, paging });
+  const { results, total } = s.bounces.query(c.get('user'), { campaignId: p.campaign_id, source: p.source ?? '', type: p.type, orderBy: p.order_by, order: p.order, paging });
   return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
 }
 

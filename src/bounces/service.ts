@@ -31,7 +31,7 @@ export class BounceService {
   /** A page of bounce records, with the total. */
   query(actor: Actor, q: BounceQueryInput): { results: Bounce[]; total: number } {
     this.require(actor, 'bounces:get');
-    return this.store.query({ campaignId: q.campaignId, source: q.source }, q.paging, q.orderBy, q.order);
+    return this.store.query({ campaignId: q.campaignId, source: q.source, type: q.type }, q.paging, q.orderBy, q.order);
   }
 
   get(actor: Actor, id: number): Bounce {

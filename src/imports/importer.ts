@@ -37,6 +37,16 @@ export interface ImportParams {
   overwriteSubscriptionStatus?: boolean;
 }
 
+/** The running or last import as the admin page shows it beside the status. */
+export interface ImportRun {
+  mode: ImportMode;
+  /** The lists a `subscribe` import writes to. */
+  lists: number[];
+  startedAt: Date;
+  /** null while it runs. */
+  endedAt: Date | null;
+}
+
 export interface ImportJob {
   name: string;
   source: ImportSource;
@@ -67,6 +77,8 @@ export class Importer {
   private running: Promise<void> | null = null;
   /** Shared with the writer thread while an import runs (stop flag, rows imported). */
   private control: Int32Array | null = null;
+  /** Kept until the next import or a DELETE clears it, like the status. */
+  private current: ImportRun | null = null;
   constructor(private readonly ctx: AppContext, private readonly store: ImportStore, private readonly indexer: SearchIndexer) {}
 
   status(): ImportStatus {
@@ -77,6 +89,11 @@ export class Importer {
   logs(): string {
     const tail = this.suppressed ? [`... ${this.suppressed} more log lines not kept`] : [];
     return [...this.logLines, ...tail].join('\n');
+  }
+
+  /** The running or last import's mode, lists and times; null when there is none (or it was cleared). */
+  lastRun(): ImportRun | null {
+    return this.current && { ...this.current };
   }
 
   /** Claims the importer for an upload about to be read; 409 if one is running. */
@@ -133,6 +150,7 @@ export class Importer {
     this.state = { name: job.name, total: 0, imported: 0, status: 'importing' };
     this.logLines = [];
     this.suppressed = 0;
+    this.current = { mode: job.write.mode, lists: [...job.write.lists], startedAt: new Date(), endedAt: null };
     this.control = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
     this.log(`importing "${job.name}" (${job.source.files.map((f) => f.name).join(', ')}) in ${job.write.mode} mode`);
     this.ctx.log.info(`import of "${job.name}" started by ${job.by} (${job.write.mode} mode)`);
@@ -157,6 +175,7 @@ export class Importer {
         this.running = null;
         this.busy = false;
         this.state.status = final;
+        if (this.current) this.current.endedAt = new Date();
       }
     });
     return this.status();
@@ -174,6 +193,7 @@ export class Importer {
       this.state = { name: '', total: 0, imported: 0, status: 'none' };
       this.logLines = [];
       this.suppressed = 0;
+      this.current = null;
     }
     return this.status();
   }

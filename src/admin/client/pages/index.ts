@@ -1,5 +1,7 @@
 // One Alpine component per admin page, by the name its x-data uses.
+import { bouncesPage } from './bounces.ts';
 import { formsPage } from './forms.ts';
+import { importPage } from './import.ts';
 import { listPage, listsPage } from './lists.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 
@@ -9,4 +11,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   formsPage,
   subscribers,
   subscriber,
+  importPage,
+  bouncesPage,
 };
