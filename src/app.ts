@@ -39,6 +39,7 @@ import { LOGIN_PAGES } from './users/login-routes.ts';
 import { ADMIN_FILES, mountAdmin } from './admin/routes.ts';
 import { DASHBOARD_ADMIN_PAGES } from './dashboard/admin.tsx';
 import { LIST_ADMIN_PAGES } from './lists/admin.tsx';
+import { CAMPAIGN_ADMIN_PAGES } from './campaigns/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -64,7 +65,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 };
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
-const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES];
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES];
 
 /** Routes that stream large uploads and check sizes themselves. */
 const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];

@@ -1,4 +1,5 @@
 // One Alpine component per admin page, by the name its x-data uses.
+import { campaignPage, campaignsPage } from './campaigns.ts';
 import { formsPage } from './forms.ts';
 import { listPage, listsPage } from './lists.ts';
 
@@ -6,4 +7,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   listsPage,
   listPage,
   formsPage,
+  campaignsPage,
+  campaignPage,
 };
