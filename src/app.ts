@@ -41,6 +41,7 @@ import { LIST_ADMIN_PAGES } from './lists/admin.tsx';
 import { SUBSCRIBERS_ADMIN_PAGES } from './subscribers/admin.tsx';
 import { IMPORT_ADMIN_PAGES } from './imports/admin.tsx';
 import { BOUNCE_ADMIN_PAGES } from './bounces/admin.tsx';
+import { CAMPAIGN_ADMIN_PAGES } from './campaigns/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -66,7 +67,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 };
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
-const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES];
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES];
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
 export function createApp(ctx: Services): Hono<AppEnv> {

@@ -6,12 +6,13 @@ export type Translate = (key: string, params?: Record<string, string | number>) 
 
 /**
  * `t(key, params)`: the pack's text with `{name}` placeholders filled; a key no pack has comes
- * back as itself (test/admin/i18n.test.ts checks that every key the admin uses exists).
+ * back as itself (test/admin/shell.test.ts checks that every key the admin uses exists). Of a
+ * "singular | plural" value, the singular (listmonk's $t; the admin never needs $tc's plural).
  */
 export function translator(lang: string): Translate {
   const pack = loadLanguage(lang) ?? loadLanguage('en')!;
   return (key, params) => {
-    const text = pack[key] ?? key;
+    const text = (pack[key] ?? key).split('|')[0].trim();
     return params ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : text;
   };
 }

@@ -44,6 +44,13 @@ export const NAV: NavGroup[] = [
       { label: 'globals.terms.bounces', href: '/admin/subscribers/bounces', allowed: (a) => can(a, 'bounces:get') },
     ],
   },
+  {
+    label: 'globals.terms.campaigns',
+    links: [
+      { label: 'menu.allCampaigns', href: '/admin/campaigns', allowed: (a) => can(a, 'campaigns:get') || can(a, 'campaigns:get_all') },
+      { label: 'menu.newCampaign', href: '/admin/campaigns/new', allowed: (a) => can(a, 'campaigns:manage') || can(a, 'campaigns:manage_all') },
+    ],
+  },
 ];
 
 /** The groups and links this user may see (groups left empty are dropped). */

@@ -1,7 +1,7 @@
 // The admin's stylesheet: the public pages' palette (light and dark, following the system) and
 // rules for the shell, tables, forms and dialogs. Sent inline under the page's CSP nonce.
 // Colours come from PAGE_PALETTE, whose contrast is tested; the one exception is the white page
-// behind the subscription form preview, which shows the form as a plain web page would.
+// behind previews (campaigns, the subscription form), which show them as a mail client would.
 import { PAGE_PALETTE } from '../http/layout.tsx';
 
 export const ADMIN_STYLE = `${PAGE_PALETTE}
@@ -109,6 +109,11 @@ progress{width:100%;height:1.1rem;accent-color:var(--accent)}
 .dropzone.over{border-color:var(--accent);color:var(--fg)}
 .log{max-height:18rem;overflow:auto}
 details summary{cursor:pointer;color:var(--accent)}
+.spinner{display:inline-block;width:.7em;height:.7em;margin-right:.3em;border:2px solid currentColor;border-right-color:transparent;border-radius:50%;animation:spin .8s linear infinite;vertical-align:-.05em}
+@keyframes spin{to{transform:rotate(360deg)}}
+@media (prefers-reduced-motion:reduce){.spinner{animation:none}}
+dialog.preview-dialog{max-width:min(60rem,calc(100vw - 2rem))}
+.preview-frame{width:100%;height:70vh;border:1px solid var(--border);border-radius:.4rem;background:#fff}
 .form-preview{width:100%;min-height:22rem;border:1px solid var(--border);border-radius:.4rem;background:#fff}
 .table-wrap{position:relative}
 .search-form .toolbar{margin-bottom:.25rem}

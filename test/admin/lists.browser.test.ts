@@ -48,7 +48,7 @@ describe('admin lists in a browser', { skip: browserSkip() }, () => {
     await row.getByRole('link', { name: 'Monthly digest (new)' }).click();
     await page.getByLabel('Archived').check();
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByText('Saved').waitFor();
+    await page.getByText('Saved', { exact: true }).waitFor();
     await page.goto(`${t.url}/admin/lists`);
     assert.equal(await page.getByRole('row').filter({ hasText: 'Monthly digest' }).count(), 0, 'archived lists leave the default view');
     await page.getByLabel('Status').selectOption({ label: 'Archived' });

@@ -30,5 +30,6 @@ post /admin/forgot; post /admin/login; post /admin/login/twofa; post /admin/logo
 post /subscription/export/:uuid; get /subscription/wipe/:uuid; post /subscription/form; post /subscription/optin/:uuid; post /subscription/wipe/:uuid; post /webhooks/bounce
 post /webhooks/service/:service
 get /api/events; get /admin/assets/:file; get /admin/custom.js; get /admin/lists; get /admin/lists/forms; get /admin/lists/new; get /admin/lists/:id
-get /admin/subscribers/import; get /admin/subscribers/import/example.csv; get /admin/subscribers/bounces`
+get /admin/subscribers/import; get /admin/subscribers/import/example.csv; get /admin/subscribers/bounces
+get /admin/campaigns; get /admin/campaigns/new; get /admin/campaigns/:id`
   .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);

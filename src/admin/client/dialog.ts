@@ -35,3 +35,42 @@ export function confirmAction(message: string, confirmLabel = 'Confirm', danger 
     cancel.focus();
   });
 }
+
+/** Asks for one line of text (a new name); resolves with it, or null when cancelled. */
+export function promptText(message: string, initial: string, confirmLabel = 'OK'): Promise<string | null> {
+  return new Promise((resolve) => {
+    const dialog = document.createElement('dialog');
+    const form = document.createElement('form');
+    form.method = 'dialog';
+    const label = document.createElement('label');
+    label.htmlFor = 'prompt-input';
+    label.textContent = message;
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.id = 'prompt-input';
+    input.value = initial;
+    input.required = true;
+    const actions = document.createElement('div');
+    actions.className = 'actions';
+    const ok = document.createElement('button');
+    ok.type = 'submit';
+    ok.value = 'ok';
+    ok.textContent = confirmLabel;
+    const cancel = document.createElement('button');
+    cancel.type = 'button';
+    cancel.className = 'secondary';
+    cancel.textContent = 'Cancel';
+    cancel.addEventListener('click', () => dialog.close());
+    actions.append(ok, cancel);
+    form.append(label, input, actions);
+    dialog.append(form);
+    document.body.append(dialog);
+    dialog.addEventListener('close', () => {
+      const answer = dialog.returnValue === 'ok' ? input.value.trim() : '';
+      dialog.remove();
+      resolve(answer || null);
+    });
+    dialog.showModal();
+    input.select();
+  });
+}

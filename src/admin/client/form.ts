@@ -39,8 +39,13 @@ function readField(form: HTMLFormElement, name: string, els: Control[]): unknown
       return values;
     case 'tags':
       return (values[0] ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+    case 'nullable':
+      return values[0] === undefined || values[0] === '' ? null : values[0];
+    case 'datetime':
+      // datetime-local is the browser's local time; the API takes an instant.
+      return values[0] ? new Date(values[0]).toISOString() : null;
     case 'json': {
-      const text = (values[0] ?? '').trim() || '{}';
+      const text = (values[0] ?? '').trim() || (first.dataset.empty ?? '{}');
       try {
         return JSON.parse(text);
       } catch (err) {

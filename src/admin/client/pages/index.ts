@@ -1,5 +1,6 @@
 // One Alpine component per admin page, by the name its x-data uses.
 import { bouncesPage } from './bounces.ts';
+import { campaignPage, campaignsPage } from './campaigns.ts';
 import { formsPage } from './forms.ts';
 import { importPage } from './import.ts';
 import { listPage, listsPage } from './lists.ts';
@@ -13,4 +14,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   subscriber,
   importPage,
   bouncesPage,
+  campaignsPage,
+  campaignPage,
 };
