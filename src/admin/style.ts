@@ -125,7 +125,7 @@ dl.meta{display:grid;grid-template-columns:auto 1fr;gap:0 .6rem;margin:0;font-si
 td.break{word-break:break-all}
 td.nowrap{white-space:nowrap}
 .choice-text{min-width:0;overflow-wrap:anywhere}.choice-text .tag{white-space:normal}
-td .tag{white-space:normal;overflow-wrap:anywhere}
+td .tag{white-space:normal;overflow-wrap:break-word}
 [hidden]{display:none!important}
 .split{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:0 1rem;align-items:start}
 .choices{max-height:14rem;overflow:auto;display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:0 1rem}
