@@ -1,5 +1,5 @@
 // The admin's bounces page, rendered by the real server: the table with its filter links,
-// filters, sort and paging, the 302/403 guards, controls only for the roles that may use them,
+// filters, sort and paging, the 307/403 guards, controls only for the roles that may use them,
 // and hostile e-mails, campaign names, sources and meta shown as text.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -40,7 +40,7 @@ describe('admin bounces page', () => {
   it('refuses a visitor without a session and a role without bounces:get', async () => {
     const t = server();
     const anon = await getPage(t, null, `${PAGE}?type=hard`);
-    assert.equal(anon.status, 302);
+    assert.equal(anon.status, 307);
     assert.equal(anon.headers.get('location'), `/admin/login?next=${encodeURIComponent(`${PAGE}?type=hard`)}`);
     const other = await userWithRole(t, ['subscribers:import']);
     const refused = await getPage(t, await adminSession(t, other.username, other.password), PAGE);

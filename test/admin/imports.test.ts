@@ -1,5 +1,5 @@
 // The admin's import page, rendered by the real server: the form with the lists the user may
-// manage, the 302/403 guards, the running import shown on a reload (from the importer
+// manage, the 307/403 guards, the running import shown on a reload (from the importer
 // itself), the summary of an ended import, and hostile list names, file names and log lines
 // shown as text.
 import assert from 'node:assert/strict';
@@ -38,7 +38,7 @@ describe('admin import page', () => {
   it('refuses a visitor without a session and a role without subscribers:import', async () => {
     const t = server();
     const anon = await getPage(t, null, PAGE);
-    assert.equal(anon.status, 302);
+    assert.equal(anon.status, 307);
     assert.equal(anon.headers.get('location'), `/admin/login?next=${encodeURIComponent(PAGE)}`);
     const reader = await userWithRole(t, ['bounces:get', 'subscribers:get']);
     const refused = await getPage(t, await adminSession(t, reader.username, reader.password), PAGE);
