@@ -40,6 +40,8 @@ import { ADMIN_FILES, mountAdmin } from './admin/routes.ts';
 import { DASHBOARD_ADMIN_PAGES } from './dashboard/admin.tsx';
 import { LIST_ADMIN_PAGES } from './lists/admin.tsx';
 import { CAMPAIGN_ADMIN_PAGES } from './campaigns/admin.tsx';
+import { TEMPLATE_ADMIN_PAGES } from './templates/admin.tsx';
+import { MEDIA_ADMIN_PAGES } from './media/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -65,7 +67,8 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 };
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
-const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES];
+// Templates and media before campaigns: /admin/campaigns/:id would take their paths first.
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, TEMPLATE_ADMIN_PAGES, MEDIA_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES];
 
 /** Routes that stream large uploads and check sizes themselves. */
 const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];

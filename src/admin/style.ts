@@ -115,6 +115,17 @@ details summary{cursor:pointer;color:var(--accent)}
 dialog.preview-dialog{max-width:min(60rem,calc(100vw - 2rem))}
 .preview-frame{width:100%;height:70vh;border:1px solid var(--border);border-radius:.4rem;background:#fff}
 .form-preview{width:100%;min-height:22rem;border:1px solid var(--border);border-radius:.4rem;background:#fff}
+.editor-layout{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 1rem;align-items:start}
+.editor-layout .preview-frame{height:40rem}
+.media-grid{list-style:none;padding:0;margin:0 0 1rem;display:grid;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr));gap:1rem}
+.media-item{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.6rem;display:flex;flex-direction:column;align-items:flex-start;gap:.2rem;min-width:0}
+.media-thumb{display:flex;align-items:center;justify-content:center;align-self:stretch;height:8rem;border-radius:.4rem;overflow:hidden;text-decoration:none;background:repeating-conic-gradient(var(--border) 0 25%,var(--bg) 0 50%) 0 0/16px 16px}
+.media-thumb img{max-width:100%;max-height:100%;object-fit:contain}
+.media-ext{font-weight:700;font-size:1.3rem;color:var(--muted);background:var(--card);padding:.4rem .7rem;border-radius:.4rem}
+.media-name{font-weight:600;font-size:.9rem;max-width:100%;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.uploads{list-style:none;padding:0;margin:.75rem 0 0;display:grid;gap:.4rem}
+.uploads li{display:grid;grid-template-columns:minmax(0,14rem) minmax(6rem,1fr) minmax(0,2fr);gap:.75rem;align-items:center}
+.uploads .field-error{margin:0}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}
@@ -123,6 +134,7 @@ dialog.preview-dialog{max-width:min(60rem,calc(100vw - 2rem))}
 .content{padding:1rem .75rem 3rem}
 .topbar{padding:.5rem .75rem;gap:.5rem}.topbar .who{display:none}
 .grid2{grid-template-columns:1fr}
+.editor-layout,.uploads li{grid-template-columns:1fr}
 th,td{padding:.45rem .5rem}
 .hide-narrow{display:none}
 }`;

@@ -2,6 +2,8 @@
 import { campaignPage, campaignsPage } from './campaigns.ts';
 import { formsPage } from './forms.ts';
 import { listPage, listsPage } from './lists.ts';
+import { mediaPage } from './media.ts';
+import { templatePage, templatesPage } from './templates.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
   listsPage,
@@ -9,4 +11,7 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   formsPage,
   campaignsPage,
   campaignPage,
+  templatesPage,
+  templatePage,
+  mediaPage,
 };
