@@ -117,7 +117,7 @@ dialog.preview-dialog{max-width:min(60rem,calc(100vw - 2rem))}
 .form-preview{width:100%;min-height:22rem;border:1px solid var(--border);border-radius:.4rem;background:#fff}
 .editor-layout{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 1rem;align-items:start}
 .editor-layout .preview-frame{height:40rem}
-.media-grid{list-style:none;padding:0;margin:0 0 1rem;display:grid;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr));gap:1rem}
+.media-grid{list-style:none;padding:0;margin:0 0 1rem;display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:1rem}
 .media-item{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.6rem;display:flex;flex-direction:column;align-items:flex-start;gap:.2rem;min-width:0}
 .media-thumb{display:flex;align-items:center;justify-content:center;align-self:stretch;height:8rem;border-radius:.4rem;overflow:hidden;text-decoration:none;background:repeating-conic-gradient(var(--border) 0 25%,var(--bg) 0 50%) 0 0/16px 16px}
 .media-thumb img{max-width:100%;max-height:100%;object-fit:contain}

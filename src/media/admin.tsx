@@ -52,7 +52,7 @@ function Item({ m, size, view, manage }: { m: Media; size: number | null; view: 
       <div class="small muted">
         {size === null ? '' : formatSize(size)} · <Time value={m.created_at} />
       </div>
-      {manage ? <button type="button" class="link small" data-id={String(m.id)} data-name={m.filename} x-on:click="deleteOne" aria-label={`${t('globals.buttons.delete')} ${m.filename}`}>{t('globals.buttons.delete')}</button> : null}
+      {manage ? <button type="button" class="link" data-id={String(m.id)} data-name={m.filename} x-on:click="deleteOne" aria-label={`${t('globals.buttons.delete')} ${m.filename}`}>{t('globals.buttons.delete')}</button> : null}
     </li>
   );
 }
@@ -70,7 +70,7 @@ function Uploader({ t }: { t: AdminView['t'] }): JSX.Element {
         <template x-for="u in uploads" x-bind:key="u.id">
           <li>
             <span class="media-name" x-text="u.name"></span>
-            <progress max="100" x-bind:value="u.percent" x-bind:aria-label="u.label"></progress>
+            <progress max="100" x-bind:value="u.percent" x-bind:aria-label="u.label" x-show="u.showBar"></progress>
             <span class="small" x-bind:class="u.tone" x-text="u.status"></span>
           </li>
         </template>

@@ -51,6 +51,7 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
       await page.keyboard.press('F9');
       const error = page.locator('#t-body-error');
       await error.filter({ hasText: /base:3:3: function "nosuchfunc" not defined/ }).waitFor();
+      assert.equal(await page.evaluate<string>('String(getSelection())'), '{{ nosuchfunc .Subscriber.Name }}', 'the editor selects the line the error names');
       assert.match(await page.getByRole('textbox', { name: 'Body' }).innerText(), /\{\{ nosuchfunc \.Subscriber\.Name \}\}/);
       await page.getByRole('button', { name: 'Save changes' }).click();
       await error.filter({ hasText: /base:3:3: function "nosuchfunc" not defined/ }).waitFor();

@@ -2,7 +2,8 @@
 // enhances a <textarea data-editor="html|markdown"> — or one whose language follows a format
 // <select> (data-editor-format="SELECT_ID": html and rich text as HTML, markdown as markdown,
 // plain text in the textarea itself). The textarea stays the form's field: every change in the
-// editor is written back to it, so saving and previewing read what is in the editor.
+// editor is written back to it, so saving and previewing read what is in the editor. When the
+// field's error names a line (the template engine's `name:LINE:COLUMN:`), that line is selected.
 import { html } from '@codemirror/lang-html';
 import { markdown } from '@codemirror/lang-markdown';
 import { basicSetup, EditorView } from 'codemirror';
@@ -10,6 +11,9 @@ import { basicSetup, EditorView } from 'codemirror';
 type Language = 'html' | 'markdown' | null;
 
 const LANGUAGES = { html, markdown };
+
+/** The line in a template engine error: `template: base:3:14: …`. */
+const ERROR_LINE = /\b[\w.-]+:(\d+):\d+:/;
 
 /** Colours from the admin's palette, so the editor follows light and dark mode. */
 const theme = EditorView.theme({
@@ -73,6 +77,15 @@ function enhance(source: HTMLTextAreaElement): void {
   };
   mount();
   document.getElementById(source.dataset.editorFormat ?? '')?.addEventListener('change', mount);
+  const slot = document.getElementById(`${source.id}-error`);
+  if (!slot) return;
+  new MutationObserver(() => {
+    const m = ERROR_LINE.exec(slot.textContent ?? '');
+    if (!view || !m) return;
+    const line = view.state.doc.line(Math.min(Number(m[1]), view.state.doc.lines));
+    view.dispatch({ selection: { anchor: line.from, head: line.to }, scrollIntoView: true });
+    view.focus();
+  }).observe(slot, { childList: true, characterData: true, subtree: true });
 }
 
 document.querySelectorAll<HTMLTextAreaElement>('textarea[data-editor], textarea[data-editor-format]').forEach(enhance);

@@ -12,6 +12,8 @@ interface Upload {
   status: string;
   tone: string;
   state: 'sending' | 'done' | 'failed';
+  /** The progress bar shows while sending and after success; a refused file shows its reason alone. */
+  showBar: boolean;
 }
 
 /** Sends one file with XMLHttpRequest (fetch reports no upload progress). */
@@ -71,7 +73,7 @@ export function mediaPage() {
     async upload(this: { uploads: Upload[] }, files: File[]) {
       if (files.length === 0) return;
       const started = files.map((file) => {
-        this.uploads.push({ id: ++nextId, name: file.name, percent: 0, label: `Upload of ${file.name}`, status: 'Sending…', tone: 'muted', state: 'sending' });
+        this.uploads.push({ id: ++nextId, name: file.name, percent: 0, label: `Upload of ${file.name}`, status: 'Sending…', tone: 'muted', state: 'sending', showBar: true });
         // The reactive copy: changes through it update the page.
         return { file, u: this.uploads[this.uploads.length - 1] };
       });
@@ -80,7 +82,7 @@ export function mediaPage() {
           await send(file, (percent) => (u.percent = percent));
           Object.assign(u, { percent: 100, status: 'Uploaded', tone: 'muted', state: 'done' });
         } catch (err) {
-          Object.assign(u, { status: err instanceof Error ? err.message : String(err), tone: 'field-error', state: 'failed' });
+          Object.assign(u, { status: err instanceof Error ? err.message : String(err), tone: 'field-error', state: 'failed', showBar: false });
         }
       }));
       if (this.uploads.every((u) => u.state === 'done')) {
