@@ -126,6 +126,13 @@ dialog.preview-dialog{max-width:min(60rem,calc(100vw - 2rem))}
 .uploads{list-style:none;padding:0;margin:.75rem 0 0;display:grid;gap:.4rem}
 .uploads li{display:grid;grid-template-columns:minmax(0,14rem) minmax(6rem,1fr) minmax(0,2fr);gap:.75rem;align-items:center}
 .uploads .field-error{margin:0}
+.richtext{border:1px solid var(--field-border);border-radius:.4rem;background:var(--bg)}
+.richtext-bar{display:flex;flex-wrap:wrap;gap:.3rem;padding:.4rem;border-bottom:1px solid var(--border);background:var(--card);border-radius:.4rem .4rem 0 0}
+.richtext-bar [aria-pressed=true]{background:var(--accent);color:var(--on-accent)}
+.richtext-content{min-height:18rem;max-height:70vh;overflow:auto;padding:.4rem .8rem}
+.richtext-content:focus-visible{outline:3px solid var(--accent);outline-offset:-3px}
+.richtext-content img{max-width:100%}
+.editor-bar{display:flex;justify-content:flex-end;margin-bottom:.3rem}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}

@@ -1,5 +1,6 @@
-// Browser journey through the code editor island on a campaign's page: the body is edited in
-// CodeMirror, saved from it (Ctrl+S), and a plain-text body goes back to the textarea.
+// Browser journeys through the editor island on a campaign's page: a markdown body edited in
+// the code editor and saved from it (Ctrl+S), plain text back in the textarea, and rich text
+// in TipTap with its toolbar and the switch to the HTML source and back.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -14,6 +15,49 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
   });
   after(async () => {
     await browser?.close();
+  });
+
+  it('writes rich text with the toolbar (bold, a link), edits its HTML source and comes back', async () => {
+    const t = server();
+    const list = await t.request('POST', '/api/lists', { name: 'Rich list', type: 'private', optin: 'single' });
+    const created = await t.request('POST', '/api/campaigns', { name: 'Rich', subject: 'S', lists: [list.body.data.id], content_type: 'richtext', body: '<p>Dear reader,</p>' });
+    const id = created.body.data.id;
+    const tab = await signedInTab(browser, t);
+    const { page } = tab;
+    await page.goto(`${t.url}/admin/campaigns/${id}`);
+    const editor = page.getByRole('textbox', { name: 'Body' });
+    await editor.getByText('Dear reader,').waitFor();
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    const toolbar = page.getByRole('toolbar', { name: 'Body formatting' });
+    await toolbar.getByRole('button', { name: 'Bold' }).click();
+    await page.keyboard.type('Big news');
+    assert.equal(await toolbar.getByRole('button', { name: 'Bold' }).getAttribute('aria-pressed'), 'true');
+    await page.keyboard.press('Shift+Home');
+    await toolbar.getByRole('button', { name: 'Link' }).click();
+    await page.getByRole('dialog').getByRole('textbox').fill('https://example.com/news@TrackLink');
+    await page.getByRole('dialog').getByRole('button', { name: 'Set link' }).click();
+    await editor.getByRole('link', { name: 'Big news' }).waitFor();
+    await screenshot(page, 'campaign-richtext');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved', { exact: true }).waitFor();
+    const saved = await t.request('GET', `/api/campaigns/${id}`);
+    const body: string = saved.body.data.body;
+    assert.ok(body.startsWith('<p>Dear reader,</p><p>'), body);
+    assert.match(body, /<strong>[^<]*(<a [^>]*>)?Big news/, body);
+    assert.match(body, /<a [^>]*href="https:\/\/example\.com\/news@TrackLink"[^>]*>(<strong>)?Big news/, body);
+
+    await page.getByRole('button', { name: 'HTML source' }).click();
+    const source = page.getByRole('textbox', { name: 'Body' });
+    assert.match(await source.innerText(), /<strong>/);
+    await source.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('<h2>Added in the source</h2>');
+    await page.getByRole('button', { name: 'Back to rich text' }).click();
+    await page.getByRole('textbox', { name: 'Body' }).getByRole('heading', { name: 'Added in the source' }).waitFor();
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
   });
 
   for (const dark of [false, true]) {

@@ -1,14 +1,17 @@
-// The code editor island (CodeMirror 6), loaded only by pages with HTML or markdown bodies. It
-// enhances a <textarea data-editor="html|markdown"> — or one whose language follows a format
-// <select> (data-editor-format="SELECT_ID": html and rich text as HTML, markdown as markdown,
-// plain text in the textarea itself). The textarea stays the form's field: every change in the
-// editor is written back to it, so saving and previewing read what is in the editor. When the
-// field's error names a line (the template engine's `name:LINE:COLUMN:`), that line is selected.
+// The editor island, loaded only by pages that edit a body. It enhances a
+// <textarea data-editor="html|markdown"> with the code editor (CodeMirror 6), or one whose
+// editor follows a format <select> (data-editor-format="SELECT_ID"): rich text in TipTap (its
+// code loaded only then, with a switch to the HTML source), HTML and markdown in the code
+// editor, plain text in the textarea itself. The textarea stays the form's field: every change
+// in an editor is written back to it, so saving and previewing read what is in the editor. When
+// the field's error names a line (the template engine's `name:LINE:COLUMN:`), that line is
+// selected in the code editor.
 import { html } from '@codemirror/lang-html';
 import { markdown } from '@codemirror/lang-markdown';
 import { basicSetup, EditorView } from 'codemirror';
 
-type Language = 'html' | 'markdown' | null;
+/** How a body is edited: null is the textarea itself; `source` is rich text's HTML, in the code editor. */
+type Mode = 'html' | 'markdown' | 'richtext' | 'source' | null;
 
 const LANGUAGES = { html, markdown };
 
@@ -28,13 +31,14 @@ const theme = EditorView.theme({
 /** The page's CSP nonce (the editor's styles are <style> elements, which need it). */
 const nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce ?? '';
 
-function languageFor(source: HTMLTextAreaElement): Language {
+function modeFor(source: HTMLTextAreaElement): Mode {
   const fixed = source.dataset.editor;
   if (fixed === 'html' || fixed === 'markdown') return fixed;
   const select = document.getElementById(source.dataset.editorFormat ?? '') as HTMLSelectElement | null;
   switch (select?.value) {
     case 'markdown':
-      return 'markdown';
+    case 'richtext':
+      return select.value;
     case 'plain':
     case undefined:
       return null;
@@ -50,33 +54,71 @@ function accessibility(source: HTMLTextAreaElement): Record<string, string> {
   return { 'aria-label': label, ...(described ? { 'aria-describedby': described } : {}) };
 }
 
+function switchButton(text: string, onClick: () => void): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'secondary small';
+  b.textContent = text;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function codeEditor(source: HTMLTextAreaElement, language: 'html' | 'markdown'): EditorView {
+  const view = new EditorView({
+    doc: source.value,
+    extensions: [
+      basicSetup,
+      LANGUAGES[language](),
+      theme,
+      EditorView.lineWrapping,
+      EditorView.cspNonce.of(nonce),
+      EditorView.editable.of(!source.disabled),
+      EditorView.contentAttributes.of(accessibility(source)),
+      EditorView.updateListener.of((update) => {
+        if (update.docChanged) source.value = update.state.doc.toString();
+      }),
+    ],
+  });
+  source.after(view.dom);
+  return view;
+}
+
 function enhance(source: HTMLTextAreaElement): void {
   let view: EditorView | null = null;
-  const mount = () => {
-    view?.destroy();
+  let unmount = () => {};
+  // A format change while rich text's code loads must win over the load.
+  let generation = 0;
+  const mount = async (mode: Mode) => {
+    const mine = ++generation;
+    unmount();
+    unmount = () => {};
     view = null;
-    const language = languageFor(source);
-    source.hidden = language !== null;
-    if (language === null) return;
-    view = new EditorView({
-      doc: source.value,
-      extensions: [
-        basicSetup,
-        LANGUAGES[language](),
-        theme,
-        EditorView.lineWrapping,
-        EditorView.cspNonce.of(nonce),
-        EditorView.editable.of(!source.disabled),
-        EditorView.contentAttributes.of(accessibility(source)),
-        EditorView.updateListener.of((update) => {
-          if (update.docChanged) source.value = update.state.doc.toString();
-        }),
-      ],
-    });
-    source.after(view.dom);
+    source.hidden = mode !== null;
+    if (mode === null) return;
+    if (mode === 'richtext') {
+      const { mountRichText } = await import('./richtext.ts');
+      if (mine !== generation) return;
+      const rich = mountRichText(source, { nonce, attributes: accessibility(source), extra: switchButton('HTML source', () => void mount('source')) });
+      unmount = () => rich.destroy();
+      return;
+    }
+    const code = codeEditor(source, mode === 'markdown' ? 'markdown' : 'html');
+    view = code;
+    if (mode !== 'source') {
+      unmount = () => code.destroy();
+      return;
+    }
+    const bar = document.createElement('div');
+    bar.className = 'editor-bar';
+    bar.append(switchButton('Back to rich text', () => void mount('richtext')));
+    code.dom.before(bar);
+    unmount = () => {
+      code.destroy();
+      bar.remove();
+    };
   };
-  mount();
-  document.getElementById(source.dataset.editorFormat ?? '')?.addEventListener('change', mount);
+  void mount(modeFor(source));
+  document.getElementById(source.dataset.editorFormat ?? '')?.addEventListener('change', () => void mount(modeFor(source)));
   const slot = document.getElementById(`${source.id}-error`);
   if (!slot) return;
   new MutationObserver(() => {
