@@ -27,7 +27,7 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
   });
 
   for (const width of [1280, 390]) {
-    it(`creates a template, previews it, shows a compile error beside the body, makes it the default (${width} px)`, async () => {
+    it(`creates a template, previews it, shows a compile error beside the body, makes it the default, clones and deletes (${width} px)`, async () => {
       const t = server();
       const tab = await signedInTab(browser, t, { width });
       const { page } = tab;
@@ -65,6 +65,18 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
       await page.getByText(`"Letterhead ${width}" is now the default template`).waitFor();
       await page.getByRole('row').filter({ hasText: `Letterhead ${width}` }).getByText('Default', { exact: true }).waitFor();
       await screenshot(page, 'templates');
+
+      // Clone asks for the copy's name and opens the copy; delete asks first.
+      await page.getByRole('row').filter({ hasText: `Letterhead ${width}` }).getByRole('button', { name: 'Clone' }).click();
+      await page.getByLabel('Name of the copy').fill(`Copy ${width}`);
+      await page.getByRole('dialog').getByRole('button', { name: 'Clone' }).click();
+      await page.getByRole('heading', { name: `Copy ${width}` }).waitFor();
+      assert.match(await page.getByRole('textbox', { name: 'Body' }).innerText(), /Our letterhead/);
+      await page.getByRole('link', { name: '← Templates' }).click();
+      await page.getByRole('row').filter({ hasText: `Copy ${width}` }).getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+      await page.getByText(`"Copy ${width}" deleted`).waitFor();
+      assert.equal(await page.getByRole('row').filter({ hasText: `Copy ${width}` }).count(), 0);
       assert.deepEqual(tab.problems, []);
       await tab.close();
     });
