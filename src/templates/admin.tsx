@@ -27,8 +27,12 @@ const TYPE_LABELS: Record<TemplateType, string> = {
   tx: 'templates.typeTransactional',
 };
 
-/** What a new campaign template starts with: a page around the placeholder it must contain. */
-const NEW_BODY = `<!doctype html>
+/**
+ * What a new template starts with, by type: a campaign template is a page around the
+ * placeholder it must contain; a transactional one is the message itself.
+ */
+const STARTERS = {
+  campaign: `<!doctype html>
 <html>
   <body>
     <div class="wrap">
@@ -37,7 +41,11 @@ const NEW_BODY = `<!doctype html>
     <p class="footer"><a href="{{ UnsubscribeURL }}">Unsubscribe</a></p>
   </body>
 </html>
-`;
+`,
+  tx: `<p>Hello {{ .Subscriber.FirstName }},</p>
+<p>Your order {{ .Tx.Data.order_id }} is on its way.</p>
+`,
+};
 
 const PLACEHOLDER = '{{ template "content" . }}';
 
@@ -136,7 +144,7 @@ function TemplateForm({ tp, view, editable }: { tp: TemplateRow | null; view: Ad
         </Field>
       </div>
       <Field id="t-body" label={t('admin.campaigns.body')}>
-        <textarea id="t-body" name="body" class="editor" rows={22} data-editor="html" data-error-keys="body,template,line" {...dis}>{tp?.body ?? NEW_BODY}</textarea>
+        <textarea id="t-body" name="body" class="editor" rows={22} data-editor="html" data-error-keys="body,template,line" {...dis}>{tp?.body ?? STARTERS.campaign}</textarea>
       </Field>
       <TemplatingHint t={t} />
       <p class="alert" data-error-for="_form" role="alert"></p>
@@ -159,7 +167,8 @@ function TemplateEditor({ tp, view, editable }: { tp: TemplateRow | null; view: 
         <h2 id="preview-title">{t('templates.preview')}</h2>
         <iframe id="template-preview" name="template-preview" class="preview-frame" title={t('templates.preview')} sandbox=""></iframe>
       </section>
-      <PageData id="template-preview-auto" value={tp !== null} />
+      {/* A stored template is previewed on arrival; a new one swaps its starting body with its type. */}
+      <PageData id="template-page" value={{ preview: tp !== null, starters: tp ? null : STARTERS }} />
     </div>
   );
 }

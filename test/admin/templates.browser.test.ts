@@ -82,6 +82,28 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
     });
   }
 
+  it('creates a transactional template: the starting body and the subject follow the type', async () => {
+    const t = server();
+    const tab = await signedInTab(browser, t);
+    const { page } = tab;
+    await page.goto(`${t.url}/admin/campaigns/templates/new`);
+    assert.equal(await page.getByLabel('Subject').isVisible(), false, 'no subject for a campaign template');
+    await page.getByLabel('Type').selectOption({ label: 'Transactional' });
+    await page.getByRole('textbox', { name: 'Body' }).getByText('{{ .Tx.Data.order_id }}', { exact: false }).waitFor();
+    await page.getByLabel('Name').fill('Order shipped');
+    await page.getByLabel('Subject').fill('Order {{ .Tx.Data.order_id }} shipped');
+    await page.keyboard.press('F9');
+    await page.frameLocator('#template-preview').getByText('Hello Demo').waitFor();
+    await page.getByRole('button', { name: 'New template' }).click();
+    await page.getByText('Template created').waitFor();
+    const list = await t.request('GET', '/api/templates');
+    const tx = list.body.data.find((tp: { name: string }) => tp.name === 'Order shipped');
+    assert.equal(tx.type, 'tx');
+    assert.equal(tx.subject, 'Order {{ .Tx.Data.order_id }} shipped');
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+  });
+
   it('previews a template holding a script without the script reaching the admin page', async () => {
     const t = server();
     const tab = await signedInTab(browser, t, { dark: true });

@@ -3,7 +3,8 @@
 // editor follows a format <select> (data-editor-format="SELECT_ID"): rich text in TipTap (its
 // code loaded only then, with a switch to the HTML source), HTML and markdown in the code
 // editor, plain text in the textarea itself. The textarea stays the form's field: every change
-// in an editor is written back to it, so saving and previewing read what is in the editor. When
+// in an editor is written back to it, so saving and previewing read what is in the editor (a
+// page that changes the textarea dispatches `editor:reload` on it to show the change). When
 // the field's error names a line (the template engine's `name:LINE:COLUMN:`), that line is
 // selected in the code editor.
 import { html } from '@codemirror/lang-html';
@@ -119,6 +120,8 @@ function enhance(source: HTMLTextAreaElement): void {
   };
   void mount(modeFor(source));
   document.getElementById(source.dataset.editorFormat ?? '')?.addEventListener('change', () => void mount(modeFor(source)));
+  // A page that sets the textarea's value itself asks for the editor to show it.
+  source.addEventListener('editor:reload', () => void mount(modeFor(source)));
   const slot = document.getElementById(`${source.id}-error`);
   if (!slot) return;
   new MutationObserver(() => {

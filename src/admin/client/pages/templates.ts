@@ -13,6 +13,12 @@ interface Template {
   body_source: string | null;
 }
 
+interface PageSetup {
+  preview: boolean;
+  /** A new template's starting body by type. */
+  starters: Record<string, string> | null;
+}
+
 function fail(err: unknown): void {
   notify(err instanceof ApiError ? err.message : String(err), 'error');
 }
@@ -111,13 +117,21 @@ export function templatePage() {
           void previewForm(this.type);
         }
       });
-      if (pageData<boolean>('template-preview-auto')) void previewForm(this.type);
+      if (pageData<PageSetup>('template-page').preview) void previewForm(this.type);
     },
     isTx(this: { type: string }) {
       return this.type === 'tx';
     },
+    /** A body still as it started follows the type (the editor island reloads it from the textarea). */
     typeChanged(this: { $event: Event; type: string }) {
-      this.type = (this.$event.target as HTMLSelectElement).value;
+      const next = (this.$event.target as HTMLSelectElement).value;
+      const starters = pageData<PageSetup>('template-page').starters;
+      const body = document.getElementById('t-body') as HTMLTextAreaElement;
+      if (starters?.[this.type] !== undefined && body.value === starters[this.type] && starters[next] !== undefined) {
+        body.value = starters[next];
+        body.dispatchEvent(new Event('editor:reload'));
+      }
+      this.type = next;
     },
     preview(this: { type: string }) {
       void previewForm(this.type);
