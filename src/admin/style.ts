@@ -132,6 +132,10 @@ dialog.preview-dialog{max-width:min(60rem,calc(100vw - 2rem))}
 .richtext-content{min-height:18rem;max-height:70vh;overflow:auto;padding:.4rem .8rem}
 .richtext-content:focus-visible{outline:3px solid var(--accent);outline-offset:-3px}
 .richtext-content img{max-width:100%}
+dialog.picker{max-width:min(48rem,calc(100vw - 2rem))}
+.picker .media-grid{max-height:50vh;overflow:auto}
+.media-pick{display:flex;flex-direction:column;align-items:center;justify-content:center;gap:.2rem;width:100%;height:8rem;padding:.3rem;background:var(--bg);border:1px solid var(--border);color:var(--fg);white-space:normal}
+.media-pick img{max-width:100%;min-height:0;flex:1;object-fit:contain}
 .editor-bar{display:flex;justify-content:flex-end;margin-bottom:.3rem}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}

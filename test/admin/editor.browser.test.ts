@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
+import sharp from 'sharp';
 import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
@@ -17,11 +18,17 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
     await browser?.close();
   });
 
-  it('writes rich text with the toolbar (bold, a link), edits its HTML source and comes back', async () => {
+  it('writes rich text with the toolbar (bold, a link, an image from the media library), edits its HTML source and comes back', async () => {
     const t = server();
     const list = await t.request('POST', '/api/lists', { name: 'Rich list', type: 'private', optin: 'single' });
     const created = await t.request('POST', '/api/campaigns', { name: 'Rich', subject: 'S', lists: [list.body.data.id], content_type: 'richtext', body: '<p>Dear reader,</p>' });
     const id = created.body.data.id;
+    // The image goes into the body by its public URL, which the editor then loads: this server's.
+    assert.equal((await t.request('PUT', '/api/settings', { 'app.root_url': t.url })).status, 200);
+    const upload = new FormData();
+    upload.append('file', new Blob([await sharp({ create: { width: 120, height: 80, channels: 3, background: '#2f6db5' } }).png().toBuffer()], { type: 'image/png' }), 'harbour.png');
+    const media = await t.request('POST', '/api/media', undefined, { raw: upload });
+    assert.equal(media.status, 200, media.text);
     const tab = await signedInTab(browser, t);
     const { page } = tab;
     await page.goto(`${t.url}/admin/campaigns/${id}`);
@@ -39,6 +46,13 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
     await page.getByRole('dialog').getByRole('textbox').fill('https://example.com/news@TrackLink');
     await page.getByRole('dialog').getByRole('button', { name: 'Set link' }).click();
     await editor.getByRole('link', { name: 'Big news' }).waitFor();
+    await page.keyboard.press('ArrowRight');
+    await toolbar.getByRole('button', { name: 'Image' }).click();
+    const picker = page.getByRole('dialog', { name: 'Insert an image' });
+    await picker.getByRole('button', { name: 'Insert harbour.png' }).waitFor();
+    await screenshot(page, 'image-picker');
+    await picker.getByRole('button', { name: 'Insert harbour.png' }).click();
+    await editor.getByRole('img', { name: 'harbour.png' }).waitFor();
     await screenshot(page, 'campaign-richtext');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Saved', { exact: true }).waitFor();
@@ -47,6 +61,7 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
     assert.ok(body.startsWith('<p>Dear reader,</p><p>'), body);
     assert.match(body, /<strong>[^<]*(<a [^>]*>)?Big news/, body);
     assert.match(body, /<a [^>]*href="https:\/\/example\.com\/news@TrackLink"[^>]*>(<strong>)?Big news/, body);
+    assert.ok(body.includes(`<img src="${media.body.data.url}" alt="harbour.png">`), body);
 
     await page.getByRole('button', { name: 'HTML source' }).click();
     const source = page.getByRole('textbox', { name: 'Body' });
