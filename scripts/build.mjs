@@ -34,7 +34,7 @@ await build({
 // answer them with a year-long cache; the manifest maps each entry to its files.
 rmSync('dist/admin', { recursive: true, force: true });
 const admin = await build({
-  entryPoints: { admin: 'src/admin/client/admin.ts', chart: 'src/admin/client/chart.ts' },
+  entryPoints: { admin: 'src/admin/client/admin.ts', chart: 'src/admin/client/chart.ts', editor: 'src/admin/client/editor.ts' },
   outdir: 'dist/admin',
   entryNames: '[name]-[hash]',
   chunkNames: 'shared-[hash]',

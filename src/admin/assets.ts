@@ -11,7 +11,7 @@ const ASSET_NAME = /^[A-Za-z0-9_-]+\.(js|css)$/;
 const TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' } as const;
 
 /** The script entries of the admin: `admin` on every page, the others as islands. */
-export type AssetEntry = 'admin' | 'chart';
+export type AssetEntry = 'admin' | 'chart' | 'editor';
 
 interface ManifestEntry {
   js: string;

@@ -49,6 +49,8 @@ export const NAV: NavGroup[] = [
     links: [
       { label: 'menu.allCampaigns', href: '/admin/campaigns', allowed: (a) => can(a, 'campaigns:get') || can(a, 'campaigns:get_all') },
       { label: 'menu.newCampaign', href: '/admin/campaigns/new', allowed: (a) => can(a, 'campaigns:manage') || can(a, 'campaigns:manage_all') },
+      { label: 'menu.media', href: '/admin/campaigns/media', allowed: (a) => can(a, 'media:get') },
+      { label: 'globals.terms.templates', href: '/admin/campaigns/templates', allowed: (a) => can(a, 'templates:get') },
     ],
   },
 ];

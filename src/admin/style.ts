@@ -136,6 +136,28 @@ td .tag{white-space:normal;overflow-wrap:break-word}
 .chip{display:inline-flex;gap:.4rem;align-items:center;padding:.15rem .6rem;border:1px solid var(--accent);border-radius:1rem;font-size:.88rem}
 .chip a{text-decoration:none;font-weight:700}
 details.meta pre{max-width:28rem;max-height:16rem}
+.editor-layout{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 1rem;align-items:start}
+.editor-layout .preview-frame{height:40rem}
+.media-grid{list-style:none;padding:0;margin:0 0 1rem;display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:1rem}
+.media-item{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.6rem;display:flex;flex-direction:column;align-items:flex-start;gap:.2rem;min-width:0}
+.media-thumb{display:flex;align-items:center;justify-content:center;align-self:stretch;height:8rem;border-radius:.4rem;overflow:hidden;text-decoration:none;background:repeating-conic-gradient(var(--border) 0 25%,var(--bg) 0 50%) 0 0/16px 16px}
+.media-thumb img{max-width:100%;max-height:100%;object-fit:contain}
+.media-ext{font-weight:700;font-size:1.3rem;color:var(--muted);background:var(--card);padding:.4rem .7rem;border-radius:.4rem}
+.media-name{font-weight:600;font-size:.9rem;max-width:100%;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.uploads{list-style:none;padding:0;margin:.75rem 0 0;display:grid;gap:.4rem}
+.uploads li{display:grid;grid-template-columns:minmax(0,14rem) minmax(6rem,1fr) minmax(0,2fr);gap:.75rem;align-items:center}
+.uploads .field-error{margin:0}
+.richtext{border:1px solid var(--field-border);border-radius:.4rem;background:var(--bg)}
+.richtext-bar{display:flex;flex-wrap:wrap;gap:.3rem;padding:.4rem;border-bottom:1px solid var(--border);background:var(--card);border-radius:.4rem .4rem 0 0}
+.richtext-bar [aria-pressed=true]{background:var(--accent);color:var(--on-accent)}
+.richtext-content{min-height:18rem;max-height:70vh;overflow:auto;padding:.4rem .8rem}
+.richtext-content:focus-visible{outline:3px solid var(--accent);outline-offset:-3px}
+.richtext-content img{max-width:100%}
+dialog.picker{max-width:min(48rem,calc(100vw - 2rem))}
+.picker .media-grid{max-height:50vh;overflow:auto}
+.media-pick{display:flex;flex-direction:column;align-items:center;justify-content:center;gap:.2rem;width:100%;height:8rem;padding:.3rem;background:var(--bg);border:1px solid var(--border);color:var(--fg);white-space:normal}
+.media-pick img{max-width:100%;min-height:0;flex:1;object-fit:contain}
+.editor-bar{display:flex;justify-content:flex-end;margin-bottom:.3rem}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}
@@ -145,6 +167,7 @@ details.meta pre{max-width:28rem;max-height:16rem}
 .topbar{padding:.5rem .75rem;gap:.5rem}.topbar .who{display:none}
 .grid2{grid-template-columns:1fr}
 .split{grid-template-columns:1fr}
+.editor-layout,.uploads li{grid-template-columns:1fr}
 th,td{padding:.45rem .5rem}
 .hide-narrow{display:none}
 }`;

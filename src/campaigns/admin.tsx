@@ -280,7 +280,7 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
         </select>
       </Field>
       <Field id="c-body" label={t('admin.campaigns.body')} help={t('admin.campaigns.bodyHelp')}>
-        <textarea id="c-body" name="body" class="editor" rows={18} data-error-keys="body,template" {...dis}>{c?.body ?? ''}</textarea>
+        <textarea id="c-body" name="body" class="editor" rows={18} data-editor-format="c-format" data-error-keys="body,template" {...dis}>{c?.body ?? ''}</textarea>
       </Field>
       <Field id="c-altbody" label={t('admin.campaigns.altbody')} help={t('admin.campaigns.altbodyHelp')}>
         <textarea id="c-altbody" name="altbody" data-kind="nullable" rows={5} {...dis}>{c?.altbody ?? ''}</textarea>
@@ -322,6 +322,7 @@ function newCampaignPage(c: AdminContext, s: Services, { query }: Input<undefine
   const view = adminView(c, s);
   return adminPage(c, s, {
     title: view.t('campaigns.newCampaign'),
+    islands: ['editor'],
     body: (
       <div x-data="campaignPage">
         <a class="back" href="/admin/campaigns">← {view.t('globals.terms.campaigns')}</a>
@@ -341,6 +342,7 @@ function campaignPage(c: AdminContext, s: Services) {
   const d = campaignFormData(s, actor, campaign, null);
   return adminPage(c, s, {
     title: campaign.name,
+    islands: ['editor'],
     body: (
       <div x-data="campaignPage" data-id={String(campaign.id)}>
         <a class="back" href="/admin/campaigns">← {t('globals.terms.campaigns')}</a>

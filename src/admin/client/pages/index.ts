@@ -5,6 +5,8 @@ import { formsPage } from './forms.ts';
 import { importPage } from './import.ts';
 import { listPage, listsPage } from './lists.ts';
 import { subscriber, subscribers } from './subscribers.ts';
+import { mediaPage } from './media.ts';
+import { templatePage, templatesPage } from './templates.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
   listsPage,
@@ -16,4 +18,7 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   bouncesPage,
   campaignsPage,
   campaignPage,
+  templatesPage,
+  templatePage,
+  mediaPage,
 };
