@@ -2,10 +2,10 @@
 // by clicking a type, the selected ones deleted and then all, each confirmed in a dialog; and
 // blocklisting the subscribers of selected bounces, with hostile values on the page.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { HOSTILE } from '../helpers/admin.ts';
-import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
+import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
 const COUNT_ALL = { soft: { count: 100, action: 'none' }, hard: { count: 100, action: 'none' }, complaint: { count: 100, action: 'none' } };
@@ -36,14 +36,10 @@ async function confirm(page: Page, name: string): Promise<void> {
 
 describe('admin bounces journey', { skip: browserSkip() }, () => {
   const server = useFreshServer();
-  let browser: Browser;
+  const browser = useBrowser();
   before(async () => {
-    browser = await launchBrowser();
     const t = server();
     assert.equal((await t.request('PUT', '/api/settings', { 'bounce.enabled': true, 'bounce.webhooks_enabled': true, 'bounce.actions': COUNT_ALL })).status, 200);
-  });
-  after(async () => {
-    await browser.close();
   });
 
   it('filters by a clicked type, deletes the selected bounces, then all', async () => {
@@ -55,7 +51,7 @@ describe('admin bounces journey', { skip: browserSkip() }, () => {
       { email: 'cy@example.com', type: 'hard', source: 'api' },
       { email: 'cy@example.com', type: 'complaint', source: 'sendgrid' },
     ]);
-    const tab = await signedInTab(browser, t);
+    const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.goto(`${t.url}/admin/subscribers/bounces`);
     assert.equal((await emails(page)).length, 4);
@@ -94,7 +90,7 @@ describe('admin bounces journey', { skip: browserSkip() }, () => {
     await addSubscribers(t, ['dee@example.com', 'eve@example.com']);
     // Hostile meta and source: shown as text, no script runs (tab.problems would hold its dialog).
     await record(t, [{ email: 'dee@example.com', type: 'hard', source: 'ses' }, { email: 'eve@example.com', type: 'soft', source: HOSTILE.slice(0, 60), meta: { [HOSTILE]: HOSTILE } }]);
-    const tab = await signedInTab(browser, t, { width: 390, dark: true });
+    const tab = await signedInTab(browser(), t, { width: 390, dark: true });
     const { page } = tab;
     await page.goto(`${t.url}/admin/subscribers/bounces`);
     await page.locator('summary', { hasText: 'Meta' }).click();

@@ -2,8 +2,8 @@
 // start it from the table and watch its progress reach the end.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
+import type { Page } from 'playwright-core';
+import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -16,14 +16,12 @@ async function typeBody(page: Page, text: string): Promise<void> {
 
 describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
-  let browser: Browser;
+  const browser = useBrowser();
   let sink: SmtpSink;
   before(async () => {
-    browser = await launchBrowser();
     sink = await startSmtpSink();
   });
   after(async () => {
-    await browser?.close();
     await sink?.close();
   });
 
@@ -36,7 +34,7 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     for (let i = 1; i <= 3; i++) {
       assert.equal((await t.request('POST', '/api/subscribers', { email: `reader${i}@example.com`, name: `Reader ${i}`, lists: [list.body.data.id], preconfirm_subscriptions: true })).status, 200);
     }
-    const tab = await signedInTab(browser, t);
+    const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Create new' }).click();
     await page.getByLabel('Name').fill('First issue');

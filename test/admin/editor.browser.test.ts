@@ -2,21 +2,14 @@
 // the code editor and saved from it (Ctrl+S), plain text back in the textarea, and rich text
 // in TipTap with its toolbar and the switch to the HTML source and back.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
+import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 describe('the code editor in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
-  let browser: Browser;
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   it('writes rich text with the toolbar (bold, a link, an image from the media library), edits its HTML source and comes back', async () => {
     const t = server();
@@ -29,7 +22,7 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
     upload.append('file', new Blob([await sharp({ create: { width: 120, height: 80, channels: 3, background: '#2f6db5' } }).png().toBuffer()], { type: 'image/png' }), 'harbour.png');
     const media = await t.request('POST', '/api/media', undefined, { raw: upload });
     assert.equal(media.status, 200, media.text);
-    const tab = await signedInTab(browser, t);
+    const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.goto(`${t.url}/admin/campaigns/${id}`);
     const editor = page.getByRole('textbox', { name: 'Body' });
@@ -82,7 +75,7 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
       const created = await t.request('POST', '/api/campaigns', { name: `Editor ${dark}`, subject: 'S', lists: [list.body.data.id], content_type: 'markdown', body: '# Hello\n\nFirst draft' });
       assert.equal(created.status, 200, created.text);
       const id = created.body.data.id;
-      const tab = await signedInTab(browser, t, { dark });
+      const tab = await signedInTab(browser(), t, { dark });
       const { page } = tab;
       await page.goto(`${t.url}/admin/campaigns/${id}`);
       const editor = page.getByRole('textbox', { name: 'Body' });

@@ -2,22 +2,15 @@
 // form kept, then a 10,000-row CSV imported through the page, its progress followed to the
 // end and its summary, which a reload still shows; "New import" brings the form back.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
+import { describe, it } from 'node:test';
+import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 const ROWS = 10_000;
 
 describe('admin import journey', { skip: browserSkip() }, () => {
   const server = useFreshServer();
-  let browser: Browser;
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-  });
+  const browser = useBrowser();
 
   it('imports a 10,000-row CSV through the page and shows the progress to the end', async () => {
     const t = server();
@@ -25,7 +18,7 @@ describe('admin import journey', { skip: browserSkip() }, () => {
     const list = await t.request('POST', '/api/lists', { name: 'Newsletter', type: 'public', optin: 'single' });
     assert.equal(list.status, 200, list.text);
     const listId: number = list.body.data.id;
-    const tab = await signedInTab(browser, t);
+    const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.goto(`${t.url}/admin/subscribers/import?list_id=${listId}`);
     assert.equal(await page.getByRole('checkbox', { name: 'Newsletter' }).isChecked(), true, '?list_id ticks the list');
@@ -81,7 +74,7 @@ describe('admin import journey', { skip: browserSkip() }, () => {
   it('stops a running import with Stop, after asking', async () => {
     const t = server();
     const list = await t.request('POST', '/api/lists', { name: 'Big list', type: 'private', optin: 'single' });
-    const tab = await signedInTab(browser, t);
+    const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.goto(`${t.url}/admin/subscribers/import?list_id=${list.body.data.id}`);
     const csv = `email,name\n${Array.from({ length: 150_000 }, (_, i) => `big${i}@example.com,Big ${i}`).join('\n')}\n`;
@@ -106,7 +99,7 @@ describe('admin import journey', { skip: browserSkip() }, () => {
   it('takes a dropped file, and shows the form at 390 px, in dark mode too', async () => {
     const t = server();
     for (const dark of [false, true]) {
-      const tab = await signedInTab(browser, t, { width: 390, dark });
+      const tab = await signedInTab(browser(), t, { width: 390, dark });
       await tab.page.goto(`${t.url}/admin/subscribers/import`);
       await tab.page.getByRole('button', { name: 'Start import' }).waitFor();
       // A drop as the browser makes it (a string, as the tests are not compiled with the DOM types).

@@ -1,25 +1,18 @@
 // Browser journeys through the shell, the dashboard and the list pages, as a person does them:
 // elements are found by their roles and labels.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import { HOSTILE } from '../helpers/admin.ts';
-import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
+import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 describe('admin lists in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
-  let browser: Browser;
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   it('creates a list, sees it, edits it, archives it, and the dashboard counts it', async () => {
     const t = server();
-    const tab = await signedInTab(browser, t);
+    const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'All lists' }).click();
     await page.getByRole('link', { name: '+ New list' }).click();
@@ -68,7 +61,7 @@ describe('admin lists in a browser', { skip: browserSkip() }, () => {
   it('deletes the lists selected, after saying how many, and keeps hostile names inert', async () => {
     const t = server();
     for (const name of ['Delete me 1', 'Delete me 2', HOSTILE]) assert.equal((await t.request('POST', '/api/lists', { name, type: name === HOSTILE ? 'public' : 'private', optin: 'single' })).status, 200);
-    const tab = await signedInTab(browser, t, { width: 390, dark: true });
+    const tab = await signedInTab(browser(), t, { width: 390, dark: true });
     const { page } = tab;
     await page.goto(`${t.url}/admin/lists?query=delete`);
     await page.getByRole('checkbox', { name: 'Select every row on this page' }).check();
@@ -94,7 +87,7 @@ describe('admin lists in a browser', { skip: browserSkip() }, () => {
 
   it('shows a server error as a toast while the page is open, and folds the menu on a phone', async () => {
     const t = server();
-    const tab = await signedInTab(browser, t, { width: 390 });
+    const tab = await signedInTab(browser(), t, { width: 390 });
     const { page } = tab;
     const nav = page.getByRole('navigation', { name: 'Main menu' });
     assert.equal(await nav.isVisible(), false, 'the sidebar is folded at 390 px');

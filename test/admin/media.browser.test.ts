@@ -1,27 +1,20 @@
 // Browser journeys through the media page: several images uploaded at once with a progress bar
 // each, their thumbnails in the grid, a refused file's message beside it, and delete.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
+import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 describe('admin media in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
-  let browser: Browser;
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   for (const width of [1280, 390]) {
     it(`uploads two images at once, shows both, refuses a file with the API's message, deletes one (${width} px)`, async () => {
       const t = server();
       const image = (background: string) => sharp({ create: { width: 320, height: 200, channels: 3, background } }).png().toBuffer();
-      const tab = await signedInTab(browser, t, { width });
+      const tab = await signedInTab(browser(), t, { width });
       const { page } = tab;
       await page.goto(`${t.url}/admin`);
       if (width < 800) await page.getByRole('button', { name: 'Menu' }).click();

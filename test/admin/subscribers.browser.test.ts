@@ -2,27 +2,20 @@
 // add a subscriber with attributes (and see a bad JSON refused with the text kept), find them
 // by search and by segment, bulk-add the result to a list; hostile values run no script.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { describe, it } from 'node:test';
 import { HOSTILE } from '../helpers/admin.ts';
-import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
+import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 describe('admin subscribers in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
-  let browser: Browser;
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   it('adds a subscriber with attributes, finds them by search and segment, and bulk-adds them to a list', async () => {
     const t = server();
     const list = await t.request('POST', '/api/lists', { name: 'Garden club', type: 'private', optin: 'single', tags: [] });
     assert.equal(list.status, 200, list.text);
-    const tab = await signedInTab(browser, t, { width: 1280 });
+    const tab = await signedInTab(browser(), t, { width: 1280 });
     const { page } = tab;
 
     await page.goto(`${t.url}/admin/subscribers`);
@@ -92,7 +85,7 @@ describe('admin subscribers in a browser', { skip: browserSkip() }, () => {
       assert.equal(res.status, 200, res.text);
     }
     await t.request('POST', '/api/subscribers', { email: 'keep@example.com', name: 'Keep', attribs: { batch: 'other' } });
-    const tab = await signedInTab(browser, t, { width: 1280 });
+    const tab = await signedInTab(browser(), t, { width: 1280 });
     const { page } = tab;
     await page.goto(`${t.url}/admin/subscribers?query=${encodeURIComponent("subscribers.attribs->>'batch' = 'b7'")}`);
     assert.equal(await page.locator('tbody tr').count(), 20);
@@ -123,7 +116,7 @@ describe('admin subscribers in a browser', { skip: browserSkip() }, () => {
     const sub = await t.request('POST', '/api/subscribers', { email: 'hostile@example.com', name: HOSTILE, lists: [list.body.data.id], attribs: { [HOSTILE]: { nested: HOSTILE } } });
     assert.equal(sub.status, 200, sub.text);
     for (const o of [{ width: 390 }, { width: 1280, dark: true }]) {
-      const tab = await signedInTab(browser, t, o);
+      const tab = await signedInTab(browser(), t, o);
       const { page } = tab;
       await page.goto(`${t.url}/admin/subscribers`);
       await page.getByRole('link', { name: 'hostile@example.com', exact: true }).waitFor();

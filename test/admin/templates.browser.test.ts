@@ -2,9 +2,9 @@
 // in the sandboxed frame, see the engine's error beside the body without losing it, and a
 // template's script kept out of the admin page.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 /** Replaces what the code editor holds, as typing would (select all, then the new text). */
@@ -18,18 +18,12 @@ async function typeBody(page: Page, text: string): Promise<void> {
 
 describe('admin templates in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
-  let browser: Browser;
-  before(async () => {
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const browser = useBrowser();
 
   for (const width of [1280, 390]) {
     it(`creates a template, previews it, shows a compile error beside the body, makes it the default, clones and deletes (${width} px)`, async () => {
       const t = server();
-      const tab = await signedInTab(browser, t, { width });
+      const tab = await signedInTab(browser(), t, { width });
       const { page } = tab;
       await page.goto(`${t.url}/admin/campaigns/templates`);
       await page.getByRole('link', { name: '+ New template' }).click();
@@ -84,7 +78,7 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
 
   it('creates a transactional template: the starting body and the subject follow the type', async () => {
     const t = server();
-    const tab = await signedInTab(browser, t);
+    const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.goto(`${t.url}/admin/campaigns/templates/new`);
     assert.equal(await page.getByLabel('Subject').isVisible(), false, 'no subject for a campaign template');
@@ -106,7 +100,7 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
 
   it('previews a template holding a script without the script reaching the admin page', async () => {
     const t = server();
-    const tab = await signedInTab(browser, t, { dark: true });
+    const tab = await signedInTab(browser(), t, { dark: true });
     const { page } = tab;
     await page.goto(`${t.url}/admin/campaigns/templates/new`);
     await page.getByLabel('Name').fill('Scripted');

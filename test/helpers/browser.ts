@@ -3,6 +3,7 @@
 // CI=true, where a missing browser fails the run.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ADMIN_PASSWORD, ADMIN_USER, type TestServer } from './server.ts';
 
@@ -24,6 +25,21 @@ export function launchBrowser(): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!executablePath) throw new Error('no Chromium installed');
   return chromium.launch({ executablePath });
+}
+
+/** A browser for the enclosing describe(): launched before its tests, closed after them. */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('the browser has not started');
+    return browser;
+  };
 }
 
 /** Screenshots for people to look at: test-screenshots/ (git-ignored). */
