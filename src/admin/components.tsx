@@ -131,3 +131,32 @@ export function Field({ id, label, help, children }: { id: string; label: string
     </div>
   );
 }
+
+/**
+ * A table's search form (GET, so the results have a URL): a search box, a status choice, the
+ * other filters in effect kept as hidden fields.
+ */
+export function SearchToolbar({ path, search, status, keep = {}, t }: {
+  path: string;
+  search: { id: string; label: string; value: string; placeholder: string };
+  status: { id: string; value: string; options: { value: string; label: string }[] };
+  keep?: Record<string, string>;
+  t: Translate;
+}): JSX.Element {
+  return (
+    <form class="toolbar" method="get" action={path} role="search">
+      <div class="grow">
+        <label for={search.id}>{search.label}</label>
+        <input type="search" id={search.id} name="query" value={search.value} placeholder={search.placeholder} />
+      </div>
+      <div>
+        <label for={status.id}>{t('globals.fields.status')}</label>
+        <select id={status.id} name="status">
+          {status.options.map((o) => <option value={o.value} selected={o.value === status.value}>{o.label}</option>)}
+        </select>
+      </div>
+      {Object.entries(keep).filter(([, v]) => v).map(([name, value]) => <input type="hidden" name={name} value={value} />)}
+      <button type="submit" class="secondary">{t('admin.filter')}</button>
+    </form>
+  );
+}

@@ -3,7 +3,7 @@
 // through the campaign service with the signed-in user; every change is an /api call.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
-import { formatNumber, PageData, PageHead, Pager, SortHeader, Tag, Time } from '../admin/components.tsx';
+import { formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time } from '../admin/components.tsx';
 import { parsePaging } from '../http/paging.ts';
 import { can, type Actor } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
@@ -155,20 +155,11 @@ function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefin
         <PageHead title={t('globals.terms.campaigns')} count={total}>
           {may.manage ? <a class="button" href="/admin/campaigns/new">+ {t('campaigns.newCampaign')}</a> : null}
         </PageHead>
-        <form class="toolbar" method="get" action={path} role="search">
-          <div class="grow">
-            <label for="campaign-search">{t('admin.campaigns.search')}</label>
-            <input type="search" id="campaign-search" name="query" value={p.query} placeholder={t('campaigns.queryPlaceholder')} />
-          </div>
-          <div>
-            <label for="campaign-status">{t('globals.fields.status')}</label>
-            <select id="campaign-status" name="status">
-              <option value="">{t('globals.terms.all')}</option>
-              {CAMPAIGN_STATUSES.map((v) => <option value={v} selected={v === status}>{t(`campaigns.status.${v}`)}</option>)}
-            </select>
-          </div>
-          <button type="submit" class="secondary">{t('admin.filter')}</button>
-        </form>
+        <SearchToolbar
+          path={path} t={t}
+          search={{ id: 'campaign-search', label: t('admin.campaigns.search'), value: p.query, placeholder: t('campaigns.queryPlaceholder') }}
+          status={{ id: 'campaign-status', value: status, options: [{ value: '', label: t('globals.terms.all') }, ...CAMPAIGN_STATUSES.map((v) => ({ value: v, label: t(`campaigns.status.${v}`) }))] }}
+        />
         {may.manage ? (
           <div class="bulk" x-show="hasSelection()" x-cloak>
             <span x-text="selectedLabel()"></span>

@@ -3,7 +3,7 @@
 // list service with the signed-in user, so each sees the lists the API would show them.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
-import { CopyButton, Field, formatNumber, PageData, PageHead, Pager, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
+import { CopyButton, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import { seesLists } from '../admin/nav.ts';
 import { forbidden } from '../http/errors.ts';
 import { parsePaging } from '../http/paging.ts';
@@ -77,22 +77,11 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
         <PageHead title={t('globals.terms.lists')} count={total}>
           {manageAll ? <a class="button" href="/admin/lists/new">+ {t('lists.newList')}</a> : null}
         </PageHead>
-        <form class="toolbar" method="get" action={path} role="search">
-          <div class="grow">
-            <label for="list-search">{t('admin.lists.search')}</label>
-            <input type="search" id="list-search" name="query" value={p.query} placeholder={t('admin.lists.searchPlaceholder')} />
-          </div>
-          <div>
-            <label for="list-status">{t('globals.fields.status')}</label>
-            <select id="list-status" name="status">
-              {STATUS_FILTERS.map((v) => <option value={v} selected={v === status}>{t(`admin.lists.status.${v}`)}</option>)}
-            </select>
-          </div>
-          {p.type ? <input type="hidden" name="type" value={p.type} /> : null}
-          {p.optin ? <input type="hidden" name="optin" value={p.optin} /> : null}
-          {p.tag ? <input type="hidden" name="tag" value={p.tag} /> : null}
-          <button type="submit" class="secondary">{t('admin.filter')}</button>
-        </form>
+        <SearchToolbar
+          path={path} t={t} keep={{ type: p.type, optin: p.optin, tag: p.tag }}
+          search={{ id: 'list-search', label: t('admin.lists.search'), value: p.query, placeholder: t('admin.lists.searchPlaceholder') }}
+          status={{ id: 'list-status', value: status, options: STATUS_FILTERS.map((v) => ({ value: v, label: t(`admin.lists.status.${v}`) })) }}
+        />
         {filters.length ? (
           <p class="small">{t('admin.filteredBy')} {filters.map((f) => <Tag tone="accent">{f}</Tag>)} <a href={withQuery(path, query, { type: null, optin: null, tag: null, page: null })}>{t('admin.clearFilters')}</a></p>
         ) : null}
