@@ -59,7 +59,7 @@ td.check,th.check{width:2rem}
 .tag{display:inline-block;padding:0 .45rem;border:1px solid var(--field-border);border-radius:1rem;font-size:.78rem;color:var(--muted);margin:.1rem .2rem .1rem 0;white-space:nowrap}
 .tag.accent{border-color:var(--accent);color:var(--accent)}
 .tag.danger{border-color:var(--danger);color:var(--danger)}
-.muted{color:var(--muted)}.small{font-size:.85rem}
+.muted{color:var(--muted)}.small{font-size:.85rem}.danger-text{color:var(--danger)}
 .pager{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;margin-top:.75rem}
 .pager ul{display:flex;gap:.25rem;list-style:none;margin:0;padding:0}
 .pager a,.pager span.current{display:inline-block;min-width:2.1rem;padding:.25rem .5rem;text-align:center;border:1px solid var(--border);border-radius:.35rem;text-decoration:none}

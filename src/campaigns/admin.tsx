@@ -67,6 +67,9 @@ function statusActions(c: CampaignJson): [string, string][] {
       return [['campaigns.pause', 'paused'], ['admin.campaigns.cancel', 'cancelled']];
     case 'paused':
       return [['admin.campaigns.resume', 'running'], ['admin.campaigns.cancel', 'cancelled']];
+    case 'finished':
+      // A finished campaign with failures can be sent again to its failed recipients only.
+      return c.failed > 0 ? [['admin.campaigns.retryFailed', 'running']] : [];
     default:
       return [];
   }
@@ -80,6 +83,7 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
       <td>
         <StatusTag campaign={c} t={t} />
         {c.status === 'scheduled' && c.send_at ? <div class="small muted"><Time value={c.send_at} /></div> : null}
+        {c.status === 'paused' && c.status_reason ? <div class="small danger-text">{c.status_reason}</div> : null}
       </td>
       <td>
         <a href={`/admin/campaigns/${c.id}`}><strong>{c.name}</strong></a>
@@ -99,6 +103,7 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
         <div>{t('campaigns.views')}: {formatNumber(c.views)}</div>
         <div>{t('campaigns.clicks')}: {formatNumber(c.clicks)}</div>
         <div>{t('campaigns.sent')}: <span data-sent>{formatNumber(c.sent)}</span> / <span data-to-send>{formatNumber(c.to_send)}</span></div>
+        {c.failed > 0 ? <div class="danger-text">{t('admin.campaigns.failed')}: {formatNumber(c.failed)}</div> : null}
         <div><a href={`/admin/subscribers/bounces?campaign_id=${c.id}`}>{t('globals.terms.bounces')}</a>: {formatNumber(c.bounces)}</div>
         {c.status === 'running' || c.status === 'paused' ? (
           <>
@@ -212,6 +217,8 @@ interface CampaignFormData {
   templates: { id: number; name: string; is_default: boolean }[];
   messengers: string[];
   fromEmail: string;
+  /** The app-wide default of a new campaign's link tracking. */
+  trackLinks: boolean;
   listId: number | null;
 }
 
@@ -264,6 +271,10 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
       <Field id="c-tags" label={t('globals.terms.tags')} help={t('admin.lists.tagsHelp')}>
         <input type="text" id="c-tags" name="tags" data-kind="tags" value={c?.tags.join(', ') ?? ''} {...dis} />
       </Field>
+      <div class="field">
+        <label class="check-label"><input type="checkbox" name="track_links" value="true" data-kind="bool" checked={c ? c.track_links : d.trackLinks} {...dis} /> {t('admin.campaigns.trackLinks')}</label>
+        <p class="help">{t('admin.campaigns.trackLinksHelp')}</p>
+      </div>
       <h2>{t('campaigns.content')}</h2>
       <Field id="c-format" label={t('campaigns.format')}>
         <select id="c-format" name="content_type" {...dis}>
@@ -305,6 +316,7 @@ function campaignFormData(s: Services, actor: Actor, campaign: CampaignJson | nu
     templates: templates.map((tp) => ({ id: tp.id, name: tp.name, is_default: tp.is_default === 1 })),
     messengers: s.mailer.names(),
     fromEmail: s.settings.str('app.from_email'),
+    trackLinks: s.settings.bool('privacy.track_links'),
     listId,
   };
 }

@@ -67,6 +67,7 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
   const query = new URL(c.req.url).searchParams;
   const sort = { path, query, current: orderBy, order } as const;
   const manageAll = can(actor, 'lists:manage_all');
+  const canWriteCampaigns = can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all');
   const manages = (id: number) => can(actor, 'list:manage', id);
   const anyManaged = results.some((l) => manages(l.id));
   const filters = [p.type && `${t('lists.type')}: ${p.type}`, p.optin && `${t('lists.optin')}: ${p.optin}`, p.tag && `${t('globals.terms.tag')}: ${p.tag}`].filter(Boolean);
@@ -130,6 +131,7 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                   <td class="hide-narrow"><Time value={l.updated_at} /></td>
                   <td>
                     <div class="row-actions">
+                      {canWriteCampaigns ? <a href={`/admin/campaigns/new?list_id=${l.id}`}>{t('admin.lists.newCampaign')}</a> : null}
                       {can(actor, 'subscribers:import') && manages(l.id) ? <a href={`/admin/subscribers/import?list_id=${l.id}`}>{t('globals.terms.import')}</a> : null}
                       {manages(l.id) ? <button type="button" class="link" data-id={String(l.id)} data-name={l.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
                     </div>
@@ -225,6 +227,7 @@ function listPage(c: AdminContext, s: Services) {
         <p class="inline">
           <a href={`/admin/subscribers?list_id=${list.id}`}>{t('admin.lists.viewSubscribers', { n: formatNumber(list.subscriber_count ?? 0) })}</a>
           {can(actor, 'subscribers:import') && manages ? <a href={`/admin/subscribers/import?list_id=${list.id}`}>{t('admin.lists.importInto')}</a> : null}
+          {can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all') ? <a href={`/admin/campaigns/new?list_id=${list.id}`}>{t('admin.lists.newCampaignFor')}</a> : null}
         </p>
         <ListForm list={list} view={view} editable={manages} />
       </div>

@@ -45,6 +45,20 @@ describe('admin campaign pages', () => {
     assert.equal((await getPage(t, admin, '/admin/campaigns?status=nope&order_by=evil&page=x')).status, 200);
   });
 
+  it('offers to send a finished campaign again to its failed recipients, and shows why one paused', async () => {
+    const failed = (await t.request('POST', '/api/campaigns', { name: 'Partly failed', subject: 'S', lists: [listId] })).body.data.id;
+    const paused = (await t.request('POST', '/api/campaigns', { name: 'Stopped', subject: 'S', lists: [listId] })).body.data.id;
+    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished', failed = 2 WHERE id = ?`).run(failed);
+    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'paused', status_reason = 'the mail server refused the connection (ECONNREFUSED)' WHERE id = ?`).run(paused);
+    const res = await getPage(t, admin, '/admin/campaigns');
+    const row = (id: number) => new RegExp(`<tr data-campaign="${id}">(.*?)</tr>`, 's').exec(res.body)![1];
+    assert.match(row(failed), /Failed: 2/);
+    assert.match(row(failed), /data-status="running" data-label="Send again to the failed"/);
+    assert.match(row(paused), /the mail server refused the connection \(ECONNREFUSED\)/);
+    assert.match(row(paused), /data-status="running" data-label="Resume"/);
+    for (const id of [failed, paused]) assert.equal((await t.request('DELETE', `/api/campaigns/${id}`)).status, 200);
+  });
+
   it('shows a draft as an editable form, and a new-campaign form with the list chosen', async () => {
     const res = await getPage(t, admin, `/admin/campaigns/${ids.draft}`);
     assert.equal(res.status, 200);
@@ -53,6 +67,9 @@ describe('admin campaign pages', () => {
     assert.match(res.body, /Save changes/);
     const fresh = await getPage(t, admin, `/admin/campaigns/new?list_id=${listId}`);
     assert.match(fresh.body, new RegExp(`<option value="${listId}" selected="">Readers</option>`));
+    assert.match(fresh.body, /<input type="checkbox" name="track_links" value="true" data-kind="bool" checked=""/, 'links are tracked by default');
+    const lists = await getPage(t, admin, '/admin/lists');
+    assert.ok(lists.body.includes(`href="/admin/campaigns/new?list_id=${listId}"`), 'a list offers a new campaign to it');
     assert.equal((await getPage(t, admin, '/admin/campaigns/99999')).status, 404);
   });
 
