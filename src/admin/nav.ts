@@ -49,6 +49,7 @@ export const NAV: NavGroup[] = [
     links: [
       { label: 'menu.allCampaigns', href: '/admin/campaigns', allowed: (a) => can(a, 'campaigns:get') || can(a, 'campaigns:get_all') },
       { label: 'menu.newCampaign', href: '/admin/campaigns/new', allowed: (a) => can(a, 'campaigns:manage') || can(a, 'campaigns:manage_all') },
+      { label: 'globals.terms.analytics', href: '/admin/campaigns/analytics', allowed: (a) => can(a, 'campaigns:get_analytics') },
       { label: 'menu.media', href: '/admin/campaigns/media', allowed: (a) => can(a, 'media:get') },
       { label: 'globals.terms.templates', href: '/admin/campaigns/templates', allowed: (a) => can(a, 'templates:get') },
     ],

@@ -81,6 +81,29 @@ describe('admin campaign pages', () => {
     }
   });
 
+  it('charts views, clicks and bounces of the chosen campaigns, with totals and the top links', async () => {
+    const sub = (await t.request('POST', '/api/subscribers', { email: 'viewer@example.com', name: 'Viewer', lists: [listId] })).body.data.id;
+    const day = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    const view = t.server.ctx.db.prepare('INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES (?, ?, ?)');
+    for (let i = 0; i < 3; i++) view.run(ids.draft, sub, day);
+    view.run(ids.hostile, sub, day);
+    const link = Number(t.server.ctx.db.prepare(`INSERT INTO links (uuid, url) VALUES ('analytics-link', 'https://example.com/read-more')`).run().lastInsertRowid);
+    t.server.ctx.db.prepare('INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) VALUES (?, ?, ?, ?)').run(ids.draft, link, sub, day);
+    const none = await getPage(t, admin, '/admin/campaigns/analytics');
+    assert.equal(none.status, 200);
+    assert.match(none.body, /Choose one or more campaigns/);
+    const res = await getPage(t, admin, `/admin/campaigns/analytics?id=${ids.draft}&id=${ids.hostile}`);
+    assert.equal(res.status, 200);
+    assertEscaped(res.body);
+    const views = JSON.parse(/<script type="application\/json" id="chart-views">(.*?)<\/script>/s.exec(res.body)![1]);
+    const total = (name: string) => views.series.find((x: { label: string }) => x.label === name).values.reduce((a: number, b: number) => a + b, 0);
+    assert.equal(total('October issue'), t.server.ctx.settings.bool('privacy.individual_tracking') ? 1 : 3);
+    assert.equal(total(HOSTILE), 1);
+    assert.ok(res.body.includes('href="https://example.com/read-more"'));
+    const reader = await userWithRole(t, ['campaigns:get_all']);
+    assert.equal((await getPage(t, await adminSession(t, reader.username, reader.password), '/admin/campaigns/analytics')).status, 403);
+  });
+
   it('hides every change from a read-only role, and refuses roles without campaign access', async () => {
     const reader = await userWithRole(t, ['campaigns:get_all']);
     const session = await adminSession(t, reader.username, reader.password);

@@ -18,7 +18,8 @@ function draw(figure: HTMLElement): void {
   if (!source?.textContent) return;
   const data = JSON.parse(source.textContent) as ChartData;
   const target = figure.querySelector<HTMLElement>('.chart') ?? figure;
-  const xs = data.labels.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
+  // Days (2026-01-31) or instants (hourly buckets).
+  const xs = data.labels.map((d) => Date.parse(d.length === 10 ? `${d}T00:00:00Z` : d) / 1000);
   const stroke = [color('--accent'), color('--danger'), color('--muted')];
   const width = () => Math.max(260, target.clientWidth);
   const plot = new uPlot({
