@@ -72,4 +72,30 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     assert.deepEqual(tab.problems, []);
     await tab.close();
   });
+
+  it('converts the body when the format changes, after asking, and keeps it when cancelled', async () => {
+    const t = server();
+    const list = await t.request('POST', '/api/lists', { name: 'Converts', type: 'private', optin: 'single' });
+    const c = await t.request('POST', '/api/campaigns', { name: 'Formats', subject: 'S', lists: [list.body.data.id], content_type: 'markdown', body: '# Hello\n\nSome **bold** news.' });
+    const tab = await signedInTab(browser(), t);
+    const { page } = tab;
+    await page.goto(`${t.url}/admin/campaigns/${c.body.data.id}`);
+    const format = page.getByLabel('Format', { exact: true });
+    await format.selectOption({ label: 'Raw HTML' });
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await format.inputValue(), 'markdown', 'cancelled: the format goes back');
+    assert.match(await page.locator('#c-body').inputValue(), /^# Hello/);
+    await format.selectOption({ label: 'Raw HTML' });
+    await page.getByRole('dialog').getByRole('button', { name: 'Convert' }).click();
+    // A string: the tests are not compiled with the DOM's types.
+    await page.waitForFunction("document.getElementById('c-body').value.includes('<h1')");
+    assert.match(await page.locator('#c-body').inputValue(), /<h1[^>]*>Hello<\/h1>[\s\S]*<strong>bold<\/strong>/);
+    await page.keyboard.press('Control+s');
+    await page.getByText('Saved', { exact: true }).waitFor();
+    const saved = (await t.request('GET', `/api/campaigns/${c.body.data.id}`)).body.data;
+    assert.equal(saved.content_type, 'html');
+    assert.match(saved.body, /<strong>bold<\/strong>/);
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+  });
 });

@@ -150,11 +150,46 @@ function previewUnsaved(id: string): void {
 }
 
 /** One campaign's page: Ctrl+S saves, F9 previews what is in the editor, test sends, status changes. */
+/**
+ * Switching the format converts the body (the API's converter), after asking: the conversion
+ * may lose formatting. Refused or cancelled, the select goes back to the format the body is in.
+ */
+function convertOnFormatChange(): void {
+  const select = document.getElementById('c-format') as HTMLSelectElement | null;
+  const body = document.getElementById('c-body') as HTMLTextAreaElement | null;
+  if (!select || !body || select.disabled) return;
+  let current = select.value;
+  const restore = () => {
+    select.value = current;
+    select.dispatchEvent(new Event('change'));
+  };
+  select.addEventListener('change', async () => {
+    const to = select.value;
+    if (to === current) return;
+    if (body.value.trim() && !(await confirmAction(`Convert the body from ${current} to ${to}? Some formatting may be lost.`, 'Convert', false))) {
+      restore();
+      return;
+    }
+    try {
+      // The converter does not depend on the campaign: a new one (no id yet) uses 0.
+      const id = (document.querySelector('[x-data="campaignPage"]') as HTMLElement | null)?.dataset.id ?? '0';
+      const converted = body.value.trim() ? await api<string>('POST', `/api/campaigns/${id}/content`, { from: current, to, body: body.value }) : body.value;
+      current = to;
+      body.value = converted;
+      body.dispatchEvent(new Event('editor:reload'));
+    } catch (err) {
+      fail(err);
+      restore();
+    }
+  });
+}
+
 export function campaignPage() {
   const list = campaignsPage();
   return {
     init(this: { $root: HTMLElement }) {
       const id = this.$root.dataset.id;
+      convertOnFormatChange();
       window.addEventListener('keydown', (e) => {
         if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
           e.preventDefault();
