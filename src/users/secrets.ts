@@ -1,5 +1,6 @@
 // Password hashing (scrypt from node:crypto, salted, slow) and API tokens (random, stored as
 // SHA-256: a 48-character random token needs no slow hash, and auth stays fast).
+import bcrypt from 'bcryptjs';
 import { createHash, randomBytes, randomInt, scryptSync, timingSafeEqual } from 'node:crypto';
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
@@ -10,7 +11,13 @@ export function hashPassword(password: string): string {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
+/** A bcrypt hash as listmonk stores login passwords (users migrated from listmonk until they sign in). */
+export function isBcryptHash(stored: string | null): boolean {
+  return /^\$2[aby]\$/.test(stored ?? '');
+}
+
 export function verifyPassword(password: string, stored: string | null): boolean {
+  if (isBcryptHash(stored)) return bcrypt.compareSync(password, stored!);
   const parts = stored?.split('$') ?? [];
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [N, r, p] = parts.slice(1, 4).map(Number);

@@ -14,7 +14,7 @@ import {
 } from '../http/permissions.ts';
 import type { Authenticator } from '../http/auth.ts';
 import { assertPassword, assertUsername, normaliseEmail } from './rules.ts';
-import { hashPassword, randomString, sameDigest, sha256Hex, verifyPassword } from './secrets.ts';
+import { hashPassword, isBcryptHash, randomString, sameDigest, sha256Hex, verifyPassword } from './secrets.ts';
 
 export { PASSWORD_MIN } from './rules.ts';
 
@@ -566,6 +566,8 @@ export class UserStore {
     const usable = row && row.type === 'user' && row.password_login === 1 && row.status === 'enabled';
     const matches = verifyPassword(password, usable ? row.password : DUMMY_HASH);
     if (!usable || !matches) return null;
+    // A listmonk bcrypt hash is replaced by listmgr's own on the first successful sign-in.
+    if (isBcryptHash(row.password)) this.q.setPassword.run({ password: hashPassword(password), id: row.id });
     return { id: row.id, username: row.username, twofaSecret: row.twofa_type === 'totp' ? row.twofa_key : null };
   }
 
