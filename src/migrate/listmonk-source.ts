@@ -99,17 +99,28 @@ export class ListmonkSource {
     return Number(n);
   }
 
-  /** The rows of `sql` in batches, through a cursor of the snapshot transaction. */
+  /**
+   * The rows of `sql` in batches, through a cursor of the snapshot transaction. The next batch
+   * is asked for before this one is handed out, so PostgreSQL reads it while the caller writes.
+   */
   async *batches<T extends pg.QueryResultRow>(sql: string): AsyncGenerator<T[]> {
     const name = `listmgr_${++this.cursors}`;
     await this.client.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`);
+    const fetch = () => this.client.query<T>(`FETCH ${FETCH_ROWS} FROM ${name}`);
+    let next = fetch();
     try {
       for (;;) {
-        const { rows } = await this.client.query<T>(`FETCH ${FETCH_ROWS} FROM ${name}`);
-        if (!rows.length) return;
+        const { rows } = await next;
+        if (rows.length < FETCH_ROWS) {
+          if (rows.length) yield rows;
+          return;
+        }
+        next = fetch();
         yield rows;
       }
     } finally {
+      // A fetch still under way (the caller stopped early) must end before the cursor closes.
+      await next.catch(() => undefined);
       await this.client.query(`CLOSE ${name}`);
     }
   }

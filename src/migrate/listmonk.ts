@@ -3,10 +3,10 @@
 // interrupted run never leaves a half database where the target was. Ids are kept; the
 // counters are filled the way bulk imports fill them (src/imports/bulk.ts), and the copied
 // subscribers go on the search backlog, which the server indexes after it starts.
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { closeDatabase, openDatabase, type DB } from '../db/connection.ts';
+import { closeDatabase, openDatabase, openScratchDatabase, type DB } from '../db/connection.ts';
 import { isInstalled, migrate } from '../db/migrate.ts';
 import { statementCache } from '../db/statements.ts';
 import { DashboardStore } from '../dashboard/store.ts';
@@ -52,7 +52,7 @@ export interface MigrateReport {
   notes: string[];
   /** Set when the target held data that --yes replaced. */
   replaced: string | null;
-  /** Set when listmonk had no users and an admin was created. */
+  /** Set when listmonk had no users (before v4, or none yet) and an admin was created. */
   createdAdmin: string | null;
   verified: string[];
 }
@@ -74,6 +74,16 @@ export function partialPath(dbPath: string): string {
 
 function removeDatabaseFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+/** fsync: the file (or a folder's entries) on disk before and after the rename. */
+function syncToDisk(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** What the target holds now: null when it may be replaced without asking. */
@@ -478,7 +488,7 @@ export async function migrateFromListmonk(opts: MigrateOptions): Promise<Migrate
     if (!opts.dryRun) {
       partial = partialPath(opts.dbPath);
       removeDatabaseFiles(partial);
-      db = openDatabase(partial);
+      db = openScratchDatabase(partial);
       migrate(db);
       SettingsService.writeDefaults(db);
     }
@@ -495,23 +505,25 @@ export async function migrateFromListmonk(opts: MigrateOptions): Promise<Migrate
       if (schema.hasUsers) await copier.users();
       await copier.settings();
       if (db) {
+        opts.progress('Verifying…');
+        verified = await copier.verify();
         const users = new UserStore(db);
         users.ensureSuperAdminRole();
-        if (!schema.hasUsers) {
+        if (!copier.tables.some((t) => t.table === 'users' && t.written > 0)) {
           // listmonk before v4 had one admin from its config file, not in the database.
           users.createLoginUser(opts.adminUser, opts.adminPassword, opts.adminUser.includes('@') ? opts.adminUser : `${opts.adminUser}@listmgr.localhost`);
           createdAdmin = opts.adminUser;
         }
         db.prepare(`INSERT INTO settings (key, value) VALUES ('app.installed_at', json_quote(strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`).run();
-        opts.progress('Verifying…');
-        verified = await copier.verify();
       }
     } finally {
-      if (db) closeDatabase(db);
+      db?.close();
     }
     if (partial) {
+      syncToDisk(partial);
       removeDatabaseFiles(opts.dbPath);
       renameSync(partial, opts.dbPath);
+      syncToDisk(dirname(opts.dbPath));
       partial = null;
     }
     return { schema, tables: copier.tables, notes: copier.notes, replaced: opts.dryRun ? null : replaced, createdAdmin, verified };
