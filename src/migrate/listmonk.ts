@@ -76,6 +76,17 @@ function removeDatabaseFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 }
 
+/** The tables whose secondary indexes are built after the copy (one sorted build each instead of a million random inserts). */
+const DEFERRED_INDEX_TABLES = ['subscribers', 'subscriber_lists', 'campaign_views', 'link_clicks', 'bounces'];
+
+/** Drops the non-unique indexes of `tables`; answers the statements that create them again. */
+function dropIndexes(db: DB, tables: string[]): string[] {
+  const indexes = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+    AND sql NOT LIKE 'CREATE UNIQUE%' AND tbl_name IN (SELECT value FROM json_each(?))`).all(JSON.stringify(tables)) as { name: string; sql: string }[];
+  for (const i of indexes) db.exec(`DROP INDEX "${i.name}"`);
+  return indexes.map((i) => i.sql);
+}
+
 /** fsync: the file (or a folder's entries) on disk before and after the rename. */
 function syncToDisk(path: string): void {
   const fd = openSync(path, 'r');
@@ -485,12 +496,14 @@ export async function migrateFromListmonk(opts: MigrateOptions): Promise<Migrate
       throw new MigrateError(`${opts.dbPath} already holds ${replaced}; pass --yes to replace it with the listmonk data`);
     }
     let db: DB | null = null;
+    let deferredIndexes: string[] = [];
     if (!opts.dryRun) {
       partial = partialPath(opts.dbPath);
       removeDatabaseFiles(partial);
       db = openScratchDatabase(partial);
       migrate(db);
       SettingsService.writeDefaults(db);
+      deferredIndexes = dropIndexes(db, DEFERRED_INDEX_TABLES);
     }
     const copier = new Copier(src, db, opts);
     let createdAdmin: string | null = null;
@@ -505,6 +518,9 @@ export async function migrateFromListmonk(opts: MigrateOptions): Promise<Migrate
       if (schema.hasUsers) await copier.users();
       await copier.settings();
       if (db) {
+        const started = Date.now();
+        for (const sql of deferredIndexes) db.exec(sql);
+        opts.progress(`indexes: ${deferredIndexes.length} built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         opts.progress('Verifying…');
         verified = await copier.verify();
         const users = new UserStore(db);
