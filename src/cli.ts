@@ -280,8 +280,10 @@ export function buildCli(): Command {
       // Loaded here: pg is needed by this command only.
       const { migrateFromListmonk, formatReport, MigrateError } = await import('./migrate/listmonk.ts');
       const { SchemaError } = await import('./migrate/listmonk-source.ts');
-      const release = opts.dryRun ? () => {} : acquireServeLock(dbPath, 'the migration replaces the database it is using');
+      // Checked before the copy: the admin (for a listmonk without users) is created at its end.
+      if (process.env.LISTMGR_ADMIN_PASSWORD && process.env.LISTMGR_ADMIN_PASSWORD.length < 8) throw new CliError('the admin password must be at least 8 characters long');
       const adminPassword = process.env.LISTMGR_ADMIN_PASSWORD || randomString(20);
+      const release = opts.dryRun ? () => {} : acquireServeLock(dbPath, 'the migration replaces the database it is using');
       try {
         const report = await migrateFromListmonk({
           from: opts.from, dbPath, uploadsPath, listmonkUploads: opts.uploads ? resolve(opts.uploads) : undefined,

@@ -495,6 +495,7 @@ export async function migrateFromListmonk(opts: MigrateOptions): Promise<Migrate
     if (replaced && !opts.yes && !opts.dryRun) {
       throw new MigrateError(`${opts.dbPath} already holds ${replaced}; pass --yes to replace it with the listmonk data`);
     }
+    if (replaced && !opts.dryRun) opts.progress(`Replacing ${opts.dbPath}, which holds ${replaced}, once the copy is complete.`);
     let db: DB | null = null;
     let deferredIndexes: string[] = [];
     if (!opts.dryRun) {

@@ -229,6 +229,7 @@ describe('listmgr migrate listmonk', () => {
     assert.equal(fileHash(dbPath), hash);
     const replaced = migrateCli('lm62', dbPath, ['--yes']);
     assert.equal(replaced.status, 0, replaced.stderr);
+    assert.match(replaced.stderr, /Replacing .*taken\.db, which holds 1 subscribers, 0 lists, 0 campaigns, once the copy is complete/);
     assert.match(replaced.stdout, /Replaced the database at .*taken\.db, which held 1 subscribers/);
     assert.deepEqual(dbRows(dbPath, "SELECT count(*) AS n FROM subscribers WHERE email = 'kept@example.org'"), [{ n: 0 }]);
   });
