@@ -1,17 +1,20 @@
-// Bundles src/ into dist/ with esbuild. Native and heavy runtime packages stay external
-// (they are resolved from node_modules at run time).
+// Bundles src/ into dist/ with esbuild: the server (Node, dependencies external) and the admin
+// UI's browser scripts (dist/admin/, content-hashed names, with a manifest the server reads).
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
 await build({
-  // The import's parser, writer and search indexer run on worker threads, which load their bundles from beside cli.js.
+  // The import's parser, writer and search indexer and the segment queries run on worker
+  // threads, which load their bundles from beside cli.js.
   entryPoints: {
     cli: 'src/cli.ts',
     'import-parser': 'src/imports/parse-worker.ts',
     'import-writer': 'src/imports/write-worker.ts',
     'import-indexer': 'src/imports/index-worker.ts',
+    'segment-query': 'src/segments/query-worker.ts',
   },
   outdir: 'dist',
   bundle: true,
@@ -25,3 +28,31 @@ await build({
   banner: { js: "import { createRequire as __lmCreateRequire } from 'node:module'; const require = __lmCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+// The admin UI's scripts: one small bundle every page loads (Alpine.js and the page
+// components), and islands only the pages that need them load. Hashed names let the server
+// answer them with a year-long cache; the manifest maps each entry to its files.
+rmSync('dist/admin', { recursive: true, force: true });
+const admin = await build({
+  entryPoints: { admin: 'src/admin/client/admin.ts', chart: 'src/admin/client/chart.ts', editor: 'src/admin/client/editor.ts' },
+  outdir: 'dist/admin',
+  entryNames: '[name]-[hash]',
+  chunkNames: 'shared-[hash]',
+  assetNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  minify: true,
+  platform: 'browser',
+  target: ['es2020'],
+  format: 'esm',
+  metafile: true,
+  logLevel: 'warning',
+});
+const manifest = {};
+for (const [file, out] of Object.entries(admin.metafile.outputs)) {
+  if (!out.entryPoint) continue;
+  const entry = basename(out.entryPoint).replace(/\.ts$/, '');
+  manifest[entry] = { js: basename(file), css: out.cssBundle ? basename(out.cssBundle) : null };
+}
+mkdirSync('dist/admin', { recursive: true });
+writeFileSync('dist/admin/manifest.json', JSON.stringify(manifest, null, 2));

@@ -1,7 +1,6 @@
-// Builds the Hono app: the cross-cutting HTTP behaviour (request ids, errors, 404/405, body
-// limits) and every module's routes.
+// Builds the Hono app: the cross-cutting HTTP behaviour (request ids, CORS, errors, 404/405)
+// and every module's routes, each with its body limit (set where its table is mounted).
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { randomUUID } from 'node:crypto';
 import type { Services } from './services.ts';
@@ -36,6 +35,15 @@ import { TEMPLATE_ROUTES } from './templates/routes.ts';
 import { ARCHIVE_ROUTES, TRACKING_PAGES } from './tracking/routes.ts';
 import { TX_ROUTES } from './tx/routes.ts';
 import { LOGIN_PAGES } from './users/login-routes.ts';
+import { ADMIN_FILES, mountAdmin } from './admin/routes.ts';
+import { DASHBOARD_ADMIN_PAGES } from './dashboard/admin.tsx';
+import { LIST_ADMIN_PAGES } from './lists/admin.tsx';
+import { SUBSCRIBERS_ADMIN_PAGES } from './subscribers/admin.tsx';
+import { IMPORT_ADMIN_PAGES } from './imports/admin.tsx';
+import { BOUNCE_ADMIN_PAGES } from './bounces/admin.tsx';
+import { CAMPAIGN_ADMIN_PAGES } from './campaigns/admin.tsx';
+import { TEMPLATE_ADMIN_PAGES } from './templates/admin.tsx';
+import { MEDIA_ADMIN_PAGES } from './media/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -60,8 +68,9 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   users: USER_ROUTES,
 };
 
-/** Routes that stream large uploads and check sizes themselves. */
-const UPLOAD_PATHS = ['/api/import/subscribers', '/api/media', '/api/tx'];
+/** The admin's pages, by domain; mounted after the sign-in pages. */
+// Templates and media before campaigns: /admin/campaigns/:id would take their paths first.
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES, TEMPLATE_ADMIN_PAGES, MEDIA_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES];
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
 export function createApp(ctx: Services): Hono<AppEnv> {
@@ -86,34 +95,47 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   });
   app.use('*', async (c, next) => (ctx.settings.get<string[]>('security.trusted_urls').length ? corsFor(c, next) : next()));
 
-  const limit = bodyLimit({
-    maxSize: LIMITS.apiBodyBytes,
-    onError: (c) => c.json({ message: `request body too large (limit ${LIMITS.apiBodyBytes / 1024 / 1024} MB)` }, 413),
-  });
-  app.use('/api/*', async (c, next) => (UPLOAD_PATHS.includes(c.req.path) ? next() : limit(c, next)));
-
   // Any method but GET/HEAD/OPTIONS may write; the GETs that write (tracking) say so themselves.
   const { track } = ctx.foregroundWrites;
   app.use('*', async (c, next) => (READ_METHODS.includes(c.req.method) ? next() : track(c, next)));
 
+  // After a request: the host signed-in browsers reach the server at, to compare with the root
+  // URL (scripts with API tokens may well use an internal address); an API user's last use
+  // (only of a request that succeeded: a refused one changes nothing).
+  app.use('*', async (c, next) => {
+    await next();
+    const user = c.get('user');
+    const host = c.req.header('x-forwarded-host')?.split(',')[0] ?? c.req.header('host');
+    if (user?.via === 'session' && host) ctx.rootUrlCheck.sawHost(host);
+    if (user?.via === 'token' && c.res.status < 400) ctx.users.noteTokenUse(user.id);
+  });
+
   const api = new Hono<AppEnv>();
-  const tables: MountOptions = { guard: ctx.guard, trackWrites: track };
+  // Bodies: the API's JSON up to apiBodyBytes, the pages' forms (open to anyone) a few KB; the
+  // uploads, tx and the public subscription API set their own (route `bodyBytes`).
+  const tables: MountOptions = { guard: ctx.guard, trackWrites: track, bodyBytes: LIMITS.apiBodyBytes };
+  const pages: MountOptions = { ...tables, bodyBytes: LIMITS.formBodyBytes };
   for (const table of Object.values(API_TABLES)) mount(api, table, ctx, tables);
   let document: Record<string, unknown> | null = null;
   const apiDocument = () => (document ??= openApiDocument({ ...API_TABLES, reference: REFERENCE_ROUTES }, { version: VERSION, basePath: '/api' }));
   mount(api, REFERENCE_ROUTES, { apiDocument }, tables);
-  mount(app, SYSTEM_PAGES, ctx, tables);
-  mount(app, PUBLIC_PAGES, ctx, tables);
-  mount(app, TRACKING_PAGES, ctx, tables);
-  app.use('/webhooks/*', ...webhookGate(ctx.settings));
-  mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, tables);
+  mount(app, SYSTEM_PAGES, ctx, pages);
+  mount(app, PUBLIC_PAGES, ctx, pages);
+  mount(app, TRACKING_PAGES, ctx, pages);
+  app.use('/webhooks/*', webhookGate(ctx.settings));
+  mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, { ...tables, bodyBytes: LIMITS.webhookBodyBytes });
   app.use('*', uploadedFiles(ctx.media));
-  mount(app, LOGIN_PAGES, ctx, tables);
+  mount(app, LOGIN_PAGES, ctx, pages);
+  mount(app, ADMIN_FILES, ctx, pages);
+  mountAdmin(app, ADMIN_PAGES, ctx, pages);
   app.route('/api', api);
 
   app.onError((err, c) => {
     const known = knownError(err);
-    if (known) return c.json({ message: known.message }, known.status);
+    if (known) {
+      if (err instanceof HttpError && err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
+      return c.json({ message: known.message }, known.status);
+    }
     const id = c.get('requestId');
     if (isDatabaseBusy(err)) {
       ctx.log.warn(`request ${id} ${c.req.method} ${c.req.path}: the database stayed locked past the busy timeout`);
@@ -156,6 +178,16 @@ function originOf(url: string): string {
   }
 }
 
+/** A route path as a RegExp: `:name` is one segment, `:name{re}` a segment matching `re`. */
+function pathPattern(path: string): RegExp {
+  const segments = path.split('/').map((seg) => {
+    const param = /^:\w+(?:\{(.+)\})?$/.exec(seg);
+    if (param) return param[1] ? `(?:${param[1]})` : '[^/]+';
+    return seg.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  });
+  return new RegExp(`^${segments.join('/')}/?$`);
+}
+
 const routeTables = new WeakMap<Hono<AppEnv>, { method: string; re: RegExp }[]>();
 
 /** Methods registered for a path (for 405 on a known path with another method). */
@@ -164,7 +196,7 @@ function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
   if (!table) {
     table = app.routes
     .filter((r) => r.method !== 'ALL' && !r.path.includes('*'))
-    .map((r) => ({ method: r.method, re: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+') + '/?$') }));
+    .map((r) => ({ method: r.method, re: pathPattern(r.path) }));
     routeTables.set(app, table);
   }
   return table.filter((r) => r.re.test(path)).map((r) => r.method);

@@ -2,16 +2,23 @@
 import { Command, CommanderError } from 'commander';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { setFlagsFromString } from 'node:v8';
-import { loadConfig, VERSION } from './config.ts';
+import { loadConfig, VERSION, type Config } from './config.ts';
+import { DashboardStore } from './dashboard/store.ts';
 import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
 import { copyDatabase } from './db/copy.ts';
-import { acquireServeLock, LockError } from './db/lock.ts';
+import { acquireServeLock, LockError, serverHolding } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { HttpError } from './http/errors.ts';
-import { announceAdmin, install, InstallError } from './install.ts';
+import { announceAdmin, install, InstallError, type InstallResult } from './install.ts';
+import { Logger } from './log.ts';
 import { installProcessGuards } from './process-guard.ts';
 import { startServer } from './server.ts';
+import { DEFAULT_SETTINGS } from './settings/defaults.ts';
+import { RootUrlCheck } from './settings/root-url.ts';
+import { SettingsService } from './settings/service.ts';
+import { passwordHashFor } from './users/rules.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
 
@@ -26,6 +33,52 @@ function openInstalled(dbPath: string): DB {
     throw new CliError(`${dbPath} is not an installed listmgr database; run "listmgr install" first`);
   }
   return db;
+}
+
+/** Runs `fn` on the installed database at `db` (else the configured one), then closes it. */
+function withInstalled<T>(db: string | undefined, fn: (db: DB) => T): T {
+  const handle = openInstalled(loadConfig({ db }).dbPath);
+  try {
+    return fn(handle);
+  } finally {
+    closeDatabase(handle);
+  }
+}
+
+/** Prints rows under a header, each column as wide as its widest cell; `empty` when there are none. */
+function printTable(header: string[], rows: string[][], empty: string): void {
+  if (!rows.length) {
+    console.log(empty);
+    return;
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  for (const r of [header, ...rows]) console.log(r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '));
+}
+
+const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
+
+/** `listmgr status`: label and value per line. */
+function statusLines(config: Config, db: DB): [string, string][] {
+  const wal = fileSize(`${config.dbPath}-wal`);
+  const counts = new DashboardStore(db).counts();
+  const byStatus = counts.campaigns.by_status ?? {};
+  const settings = new SettingsService(db, config.rootUrl);
+  const pid = serverHolding(config.dbPath);
+  const backup = SettingsService.lastBackup(db);
+  const rootWarning = new RootUrlCheck(settings, config.rootUrl !== null, new Logger(true)).warning();
+  const smtp = settings.get<{ enabled: boolean; host: string; port: number }[]>('smtp').filter((b) => b.enabled);
+  const messengers = settings.get<{ enabled: boolean; name: string }[]>('messengers').filter((m) => m.enabled);
+  const mail = [...smtp.map((b) => `SMTP ${b.host}:${b.port}`), ...messengers.map((m) => `messenger ${m.name}`)];
+  return [
+    ['Database', `${config.dbPath} (${humanSize(fileSize(config.dbPath))}${wal ? `, WAL ${humanSize(wal)}` : ''})`],
+    ['Server', pid ? `running on this database (pid ${pid})` : 'not running on this database'],
+    ['Subscribers', `${counts.subscribers.total ?? 0} (${counts.subscribers.blocklisted ?? 0} blocklisted)`],
+    ['Lists', String(counts.lists.total)],
+    ['Campaigns', `${byStatus.running ?? 0} running, ${byStatus.scheduled ?? 0} scheduled, ${counts.campaigns.total} in all`],
+    ['Last backup', backup ? `${backup.at} to ${backup.file} (${humanSize(backup.bytes)})` : 'none recorded (listmgr backup FILE)'],
+    ['Root URL', `${settings.rootUrl()}${rootWarning ? `: ${rootWarning}` : ''}`],
+    ['Mail', mail.length ? `enabled: ${mail.join(', ')}` : 'not configured: no SMTP server or messenger is enabled, so nothing can be sent'],
+  ];
 }
 
 const humanSize = (n: number) => (n >= 1048576 ? `${(n / 1048576).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`);
@@ -59,6 +112,16 @@ function askHidden(prompt: string): Promise<string> {
   });
 }
 
+/** Reads a line from the terminal. */
+async function ask(prompt: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return (await rl.question(prompt)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
 /** A new password: typed twice on a terminal, else LISTMGR_PASSWORD, else generated. */
 async function newPassword(): Promise<{ password: string; generated: boolean }> {
   if (process.stdin.isTTY) {
@@ -82,20 +145,25 @@ export function buildCli(): Command {
   dbOption(program.command('install'))
     .description('create the database: schema, default settings and templates, and the admin user (LISTMGR_ADMIN_USER / LISTMGR_ADMIN_PASSWORD, else a generated password is printed)')
     .option('--yes', 'wipe an existing installation and install afresh (destroys all data)')
-    .action((opts: { db?: string; yes?: boolean }) => {
-      const { dbPath } = loadConfig({ db: opts.db });
+    .option('--root-url <url>', 'public root URL used in links, stored as app.root_url (env LISTMGR_ROOT_URL; later under Settings → General)')
+    .option('--admin-email <email>', "the admin's e-mail address, for password resets (env LISTMGR_ADMIN_EMAIL; asked for on a terminal)")
+    .action(async (opts: { db?: string; yes?: boolean; rootUrl?: string; adminEmail?: string }) => {
+      const { dbPath, rootUrl } = loadConfig({ db: opts.db, rootUrl: opts.rootUrl });
+      const adminEmail = opts.adminEmail ?? process.env.LISTMGR_ADMIN_EMAIL ?? (process.stdin.isTTY ? await ask('Admin e-mail address, for password resets (Enter to skip): ') : undefined);
       const release = acquireServeLock(dbPath, 'installing would replace the database it is using');
+      let r: InstallResult;
       try {
-        const r = install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD });
-        if (r.wiped) console.log(`Wiped the existing installation at ${dbPath}.`);
-        console.log(`Installed listmgr at ${dbPath}.`);
-        announceAdmin(r.adminUser, r.generatedPassword);
+        r = await install(dbPath, { yes: opts.yes, adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD, adminEmail, rootUrl });
       } catch (e) {
         if (e instanceof InstallError) throw new CliError(e.message);
         throw e;
       } finally {
         release();
       }
+      if (r.wiped) console.log(`Wiped the existing installation at ${dbPath}.`);
+      console.log(`Installed listmgr at ${dbPath}.`);
+      if (!rootUrl) console.log(`The root URL (used in every link in mail) is ${DEFAULT_SETTINGS['app.root_url']}: set it under Settings → General, or with "serve --root-url URL".`);
+      announceAdmin(r.adminUser, r.generatedPassword);
     });
 
   dbOption(program.command('upgrade'))
@@ -184,7 +252,24 @@ export function buildCli(): Command {
       }
     });
 
+  dbOption(apiUser.command('list'))
+    .description('list the API users: name, role, status and last use (recorded at most once an hour); never their tokens')
+    .action((opts: { db?: string }) => {
+      withInstalled(opts.db, (db) => {
+        const rows = new UserStore(db).listUsers().filter((u) => u.type === 'api');
+        printTable(['NAME', 'ROLE', 'STATUS', 'LAST USE'], rows.map((u) => [u.username, u.user_role.name, u.status, u.loggedin_at ?? 'never']), 'No API users. Create one with: listmgr api-user create NAME');
+      });
+    });
+
   const user = program.command('user').description('manage login users (password sign-in at /admin/login)');
+  dbOption(user.command('list'))
+    .description('list the login users: name, role, status, two-factor, e-mail and last sign-in')
+    .action((opts: { db?: string }) => {
+      withInstalled(opts.db, (db) => {
+        const rows = new UserStore(db).listUsers().filter((u) => u.type === 'user');
+        printTable(['NAME', 'ROLE', 'STATUS', '2FA', 'E-MAIL', 'LAST SIGN-IN'], rows.map((u) => [u.username, u.user_role.name, u.status, u.twofa_type, u.email ?? '', u.loggedin_at ?? 'never']), 'No login users.');
+      });
+    });
   dbOption(user.command('create <name>'))
     .description('create a login user; the password is asked for on a terminal, else read from LISTMGR_PASSWORD, else generated and printed')
     .requiredOption('--role <role>', 'user role name (e.g. "Super Admin")')
@@ -196,7 +281,7 @@ export function buildCli(): Command {
         const roleId = users.roleIdByName(opts.role);
         if (roleId === undefined) throw new CliError(`no user role named "${opts.role}"`);
         const { password, generated } = await newPassword();
-        users.createLoginUser(name, password, opts.email ?? `${name.includes('@') ? name : `${name}@listmgr.localhost`}`, roleId);
+        users.createLoginUser(name, await passwordHashFor(password), opts.email ?? `${name.includes('@') ? name : `${name}@listmgr.localhost`}`, roleId);
         console.log(`Created user "${name}" with the role "${opts.role}".`);
         if (generated) console.log(`Generated password (shown only now): ${password}`);
       } finally {
@@ -209,7 +294,7 @@ export function buildCli(): Command {
       const db = openInstalled(loadConfig({ db: opts.db }).dbPath);
       try {
         const { password, generated } = await newPassword();
-        new UserStore(db).resetPasswordByName(name, password);
+        new UserStore(db).resetPasswordByName(name, await passwordHashFor(password));
         console.log(`Set a new password for "${name}"; their sessions were ended.`);
         if (generated) console.log(`Generated password (shown only now): ${password}`);
       } finally {
@@ -240,7 +325,9 @@ export function buildCli(): Command {
         if (!(e instanceof CliError)) rmSync(partial, { force: true });
         throw e;
       }
-      console.log(`Backed up ${dbPath} to ${target} (${humanSize(statSync(target).size)}).`);
+      const bytes = statSync(target).size;
+      withInstalled(opts.db, (db) => SettingsService.recordBackup(db, { at: new Date().toISOString(), file: target, bytes }));
+      console.log(`Backed up ${dbPath} to ${target} (${humanSize(bytes)}).`);
     });
 
   dbOption(program.command('vacuum'))
@@ -301,6 +388,15 @@ export function buildCli(): Command {
       } finally {
         release();
       }
+    });
+
+  dbOption(program.command('status'))
+    .description('what the database holds and how it is set up: its size, subscribers, lists, campaigns running or scheduled, the last backup, whether a server runs on it, the root URL and mail')
+    .action((opts: { db?: string }) => {
+      const config = loadConfig({ db: opts.db });
+      withInstalled(opts.db, (db) => {
+        for (const [label, value] of statusLines(config, db)) console.log(`${`${label}:`.padEnd(14)}${value}`);
+      });
     });
 
   program.command('version').description('print the version').action(() => console.log(VERSION));

@@ -5,6 +5,7 @@ import type { DB } from './db/connection.ts';
 import type { ForegroundWrites } from './db/foreground-writes.ts';
 import type { Logger } from './log.ts';
 import type { Mailer } from './mail/mailer.ts';
+import type { RootUrlCheck } from './settings/root-url.ts';
 import type { SettingsService } from './settings/service.ts';
 
 export interface AppContext {
@@ -14,6 +15,8 @@ export interface AppContext {
   foregroundWrites: ForegroundWrites;
   log: Logger;
   settings: SettingsService;
+  /** Whether the root URL looks right (warnings for the log and GET /api/config). */
+  rootUrlCheck: RootUrlCheck;
   mailer: Mailer;
   startedAt: Date;
 }

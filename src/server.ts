@@ -3,13 +3,13 @@
 // checkpoint the WAL, close the database).
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { parseAddress, type Config } from './config.ts';
 import { closeDatabase, openDatabase } from './db/connection.ts';
 import { acquireServeLock } from './db/lock.ts';
 import { isInstalled } from './db/migrate.ts';
-import { announceAdmin, install } from './install.ts';
+import { announceAdmin, install, type InstallResult } from './install.ts';
 import { Logger } from './log.ts';
 import { buildServices, type Services } from './services.ts';
 
@@ -31,6 +31,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const { host, port } = parseAddress(config.address);
   const releaseLock = acquireServeLock(config.dbPath);
   try {
+    // A taken port is refused before anything else, above all before a first install (whose
+    // admin password would be printed for a server that never ran).
+    await assertPortFree(host, port);
     const fresh = (() => {
       const probe = openDatabase(config.dbPath);
       try {
@@ -39,10 +42,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         closeDatabase(probe);
       }
     })();
+    let installed: InstallResult | null = null;
     if (fresh) {
-      const r = install(config.dbPath, { adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD });
+      installed = await install(config.dbPath, { adminUser: process.env.LISTMGR_ADMIN_USER, adminPassword: process.env.LISTMGR_ADMIN_PASSWORD, adminEmail: process.env.LISTMGR_ADMIN_EMAIL, rootUrl: config.rootUrl });
       log.info(`installed a new database at ${config.dbPath}`);
-      announceAdmin(r.adminUser, r.generatedPassword);
     }
 
     const services = buildServices(config, log);
@@ -64,6 +67,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const actualPort = (server.address() as AddressInfo).port;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
     log.info(`listmgr listening on ${url} (database ${config.dbPath})`);
+    services.rootUrlCheck.listeningOn(host, actualPort);
+    services.rootUrlCheck.logWarning('start-up');
+    if (installed) announceAdmin(installed.adminUser, installed.generatedPassword);
     services.start();
 
     let stopping: Promise<void> | null = null;
@@ -86,4 +92,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     releaseLock();
     throw e;
   }
+}
+
+/** Throws (EADDRINUSE, EACCES…) when nothing could listen on host:port now. */
+function assertPortFree(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }

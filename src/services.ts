@@ -13,13 +13,14 @@ import { RateLimiter } from './http/rate-limit.ts';
 import { removeLeftoverUploads } from './http/upload-dirs.ts';
 import { Mailer } from './mail/mailer.ts';
 import { postbackMessengers } from './mail/postback.ts';
+import { RootUrlCheck } from './settings/root-url.ts';
 import { SettingsService } from './settings/service.ts';
 import { UserStore } from './users/store.ts';
 import { UserService } from './users/service.ts';
 import { SignIn } from './users/sign-in.ts';
 import { ListStore } from './lists/store.ts';
 import { ListService } from './lists/service.ts';
-import { registerSegmentFunctions } from './segments/index.ts';
+import { SegmentRunner } from './segments/index.ts';
 import { SubscriberStore } from './subscribers/store.ts';
 import { SubscriberService } from './subscribers/service.ts';
 import { TrackingStore } from './tracking/store.ts';
@@ -88,19 +89,21 @@ export function buildServices(config: Config, log: Logger): Services {
   for (const m of migrate(db)) log.info(`applied migration ${String(m.version).padStart(4, '0')}_${m.name}`);
   // Before any upload can arrive: what a killed run of this server was receiving or importing.
   for (const dir of removeLeftoverUploads(config.dbPath)) log.info(`removed ${dir}, an upload left behind by a server that was killed`);
-  // User-written segment expressions run on a read-only connection: a second wall behind the translator.
+  // Reads that take user filters (search) run on a read-only connection; segment expressions
+  // run on read-only connections of their own, on worker threads (segments/runner.ts).
   const reader = openDatabase(config.dbPath, { readonly: true });
-  registerSegmentFunctions(reader);
 
   const settings = new SettingsService(db, config.rootUrl);
   const mailer = new Mailer(log);
   mailer.addFactory(postbackMessengers);
-  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(db), log, settings, mailer, startedAt: new Date() };
+  const rootUrlCheck = new RootUrlCheck(settings, config.rootUrl !== null, log);
+  const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(db), log, settings, rootUrlCheck, mailer, startedAt: new Date() };
 
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());
   const listStore = new ListStore(db);
-  const subscribers = new SubscriberStore(db, reader);
+  const segmentRunner = new SegmentRunner(config.dbPath);
+  const subscribers = new SubscriberStore(db, reader, segmentRunner);
   const tracking = new TrackingStore(db);
   const campaignStore = new CampaignStore(db);
   const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking);
@@ -157,6 +160,7 @@ export function buildServices(config: Config, log: Logger): Services {
     s.bounces.scheduler.stop();
     await delivery.stop();
     await mailer.close();
+    await segmentRunner.close();
     reader.close();
     closeDatabase(db);
   }

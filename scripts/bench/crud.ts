@@ -37,7 +37,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const dir = mkdtempSync(join(tmpdir(), 'listmgr-bench-crud-'));
 const path = join(dir, 'crud.db');
 try {
-  install(path, { adminUser: 'admin', adminPassword: 'bench-password-1' });
+  await install(path, { adminUser: 'admin', adminPassword: 'bench-password-1' });
   const db = openDatabase(path);
   const lists = new ListStore(db);
   const templates = new TemplateStore(db);
@@ -53,7 +53,7 @@ try {
   const m = media.insert({ uuid: '0190f0f0-0000-7000-8000-000000000001', provider: 'filesystem', filename: 'a.png', contentType: 'image/png', thumb: 'thumb_a.png', meta: { width: 10, height: 10 } });
   const listRole = users.createListRole('Bench role', [{ id: list.id, permissions: ['list:get', 'list:manage'] }]);
   const { user: apiUser, token } = users.createUser({ username: 'benchapi', type: 'api', status: 'enabled', userRoleId: 1, listRoleId: listRole.id });
-  const adminId = users.checkLogin('admin', 'bench-password-1')!.id;
+  const adminId = (await users.checkLogin('admin', 'bench-password-1'))!.id;
   const session = users.createSession(adminId);
   const auth = users.authenticator();
 

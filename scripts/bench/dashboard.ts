@@ -14,8 +14,8 @@ import { UserStore } from '../../src/users/store.ts';
 const ROWS = Number(process.env.BENCH_DASHBOARD_ROWS ?? 1_000_000);
 
 /** Installs a database with `rows` subscribers (9 in 10 subscribed, 1 in 50 blocklisted), lists, campaigns, views and clicks. */
-export function buildDashboardDb(path: string, rows = ROWS): void {
-  install(path, { adminUser: 'admin', adminPassword: 'bench-password-1' });
+export async function buildDashboardDb(path: string, rows = ROWS): Promise<void> {
+  await install(path, { adminUser: 'admin', adminPassword: 'bench-password-1' });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -75,7 +75,7 @@ if (process.argv[1] && /dashboard\.ts$/.test(process.argv[1])) {
   try {
     if (!existsSync(dbPath)) {
       const t0 = performance.now();
-      buildDashboardDb(dbPath);
+      await buildDashboardDb(dbPath);
       console.log(`built ${dbPath} with ${ROWS} subscribers in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     }
     const r = await benchDashboard(dbPath);

@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'listmgr-bench-'));
   const dbPath = join(dir, 'bench.db');
-  install(dbPath, { adminUser: 'admin', adminPassword: 'bench-password' });
+  await install(dbPath, { adminUser: 'admin', adminPassword: 'bench-password' });
   const db = openDatabase(dbPath);
   const { token } = new UserStore(db).createApiUser('bench');
   const listId = Number(db.prepare(`INSERT INTO lists (uuid, name, optin) VALUES (?, 'Bench', 'single')`).run(randomUUID()).lastInsertRowid);

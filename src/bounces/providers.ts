@@ -1,7 +1,9 @@
 // Bounce notifications of e-mail providers: each request is authenticated the way its provider
 // documents (signature, credentials or shared secret), then mapped to bounces. Refusals throw an
-// HttpError (400; Postmark's failed Basic auth 401). PROVIDERS is the table the webhook route
-// dispatches on; each entry reads its settings at every request.
+// HttpError (400; Postmark's failed Basic auth 401); refusals caused by our own configuration are
+// NotConfigured, which the service also logs (the provider's sender never shows them to anyone).
+// PROVIDERS is the table the webhook route dispatches on; each entry reads its settings at every
+// request.
 import { createHash, createHmac, createPublicKey, timingSafeEqual, verify as verifySignature } from 'node:crypto';
 import { HttpError, badRequest } from '../http/errors.ts';
 import type { SettingsService } from '../settings/service.ts';
@@ -28,6 +30,13 @@ interface Provider {
 }
 
 const CAMPAIGN_HEADER = 'X-Listmonk-Campaign';
+
+/** A refusal because a setting is missing: the operator must act, so the service logs it. */
+export class NotConfigured extends HttpError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -64,8 +73,13 @@ function headerValue(headers: unknown, name: string): string {
 
 // --- Amazon SES (through SNS) ---------------------------------------------------------------
 
-/** SNS subscription handshakes are confirmed and record nothing. */
-async function sesBounces(req: ProviderRequest, sns: SnsVerifier): Promise<BounceInput[]> {
+/**
+ * Only messages of the topics in bounce.ses_topic_arns are taken (any AWS account can sign an
+ * SNS message, for its own topic); with none configured, everything is refused, subscription
+ * handshakes included. The topic is checked after the signature, so only genuine SNS messages
+ * reach the log. SNS subscription handshakes are confirmed and record nothing.
+ */
+async function sesBounces(req: ProviderRequest, sns: SnsVerifier, topicArns: string[]): Promise<BounceInput[]> {
   const kind = req.header('x-amz-sns-message-type') ?? '';
   if (!['SubscriptionConfirmation', 'UnsubscribeConfirmation', 'Notification'].includes(kind)) {
     throw badRequest(`invalid X-Amz-Sns-Message-Type "${kind}"`);
@@ -74,6 +88,12 @@ async function sesBounces(req: ProviderRequest, sns: SnsVerifier): Promise<Bounc
   try {
     msg = await sns.verify(req.raw.toString('utf8'));
     if (msg.Type !== kind) throw new SnsError('the message type does not match X-Amz-Sns-Message-Type');
+    if (!topicArns.includes(msg.TopicArn)) {
+      const topic = `SNS topic "${msg.TopicArn.slice(0, 300)}"`;
+      throw new NotConfigured(topicArns.length
+        ? `SES ${kind} refused: ${topic} is not in bounce.ses_topic_arns`
+        : `SES ${kind} refused: bounce.ses_topic_arns is empty, so no SNS topic is accepted (add ${topic} if it is yours)`);
+    }
     if (kind !== 'Notification') {
       await sns.confirm(msg);
       return [];
@@ -109,9 +129,14 @@ async function sesBounces(req: ProviderRequest, sns: SnsVerifier): Promise<Bounc
 
 // --- SendGrid ---------------------------------------------------------------------------------
 
-/** Signed event webhook: ECDSA P-256 / SHA-256 over timestamp + raw body. */
+/** How old a signed SendGrid timestamp may be (replays of a captured request are refused after it). */
+export const SENDGRID_MAX_AGE_SECONDS = 600;
+/** How far ahead of our clock a SendGrid timestamp may be (clock skew). */
+export const SENDGRID_MAX_AHEAD_SECONDS = 300;
+
+/** Signed event webhook: ECDSA P-256 / SHA-256 over timestamp + raw body; the timestamp must be recent. */
 function sendgridBounces(req: ProviderRequest, publicKeyB64: string): BounceInput[] {
-  if (!publicKeyB64.trim()) throw badRequest('the SendGrid verification key (bounce.sendgrid_key) is not set');
+  if (!publicKeyB64.trim()) throw new NotConfigured('the SendGrid verification key (bounce.sendgrid_key) is not set');
   const sig = req.header('x-twilio-email-event-webhook-signature') ?? '';
   const ts = req.header('x-twilio-email-event-webhook-timestamp') ?? '';
   if (!sig || !ts) throw badRequest('missing SendGrid signature headers');
@@ -123,6 +148,10 @@ function sendgridBounces(req: ProviderRequest, publicKeyB64: string): BounceInpu
     ok = false;
   }
   if (!ok) throw badRequest('invalid SendGrid signature');
+  const age = Date.now() / 1000 - Number(ts);
+  if (!/^\d{1,12}$/.test(ts) || age > SENDGRID_MAX_AGE_SECONDS || age < -SENDGRID_MAX_AHEAD_SECONDS) {
+    throw badRequest(`the SendGrid signature timestamp is more than ${SENDGRID_MAX_AGE_SECONDS} s old or ${SENDGRID_MAX_AHEAD_SECONDS} s ahead (a replay?)`);
+  }
 
   const events = parseJson(req.raw);
   if (!Array.isArray(events)) throw badRequest('the SendGrid notification is not an array of events');
@@ -146,7 +175,7 @@ const POSTMARK_TYPES: Record<string, BounceType> = {
 
 /** HTTP Basic with the configured user and password (both required). */
 function postmarkBounces(req: ProviderRequest, creds: { username: string; password: string }): BounceInput[] {
-  if (!creds.username || !creds.password) throw badRequest('the Postmark webhook credentials (bounce.postmark) are not set');
+  if (!creds.username || !creds.password) throw new NotConfigured('the Postmark webhook credentials (bounce.postmark) are not set');
   const m = /^Basic\s+([A-Za-z0-9+/]+=*)$/.exec((req.header('authorization') ?? '').trim());
   const pair = m ? Buffer.from(m[1], 'base64').toString('utf8') : '';
   const i = pair.indexOf(':');
@@ -170,7 +199,7 @@ const FORWARDEMAIL_HARD = ['block', 'recipient', 'virus', 'spam'];
 
 /** Hex HMAC-SHA256 of the raw body with the configured key, in X-Webhook-Signature. */
 function forwardemailBounces(req: ProviderRequest, key: string): BounceInput[] {
-  if (!key) throw badRequest('the Forward Email webhook key (bounce.forwardemail.key) is not set');
+  if (!key) throw new NotConfigured('the Forward Email webhook key (bounce.forwardemail.key) is not set');
   const given = (req.header('x-webhook-signature') ?? '').trim().toLowerCase();
   const want = createHmac('sha256', key).update(req.raw).digest('hex');
   if (!/^[0-9a-f]{64}$/.test(given) || !sameSecret(given, want)) throw badRequest('invalid Forward Email signature');
@@ -233,7 +262,7 @@ function azureEvents(raw: Buffer): Json[] {
  */
 function azureReceive(req: ProviderRequest, cfg: AzureSettings): ProviderResult {
   const secret = cfg.shared_secret.trim();
-  if (!secret) throw badRequest('the Azure webhook shared secret (bounce.azure.shared_secret) is not set');
+  if (!secret) throw new NotConfigured('the Azure webhook shared secret (bounce.azure.shared_secret) is not set');
 
   if (/^SubscriptionValidation(Event)?$/i.test(req.header('aeg-event-type') ?? '')) {
     const data = azureEvents(req.raw)[0]?.data;
@@ -273,7 +302,7 @@ const LETTERMINT_TYPES: Record<string, BounceType> = {
 
 /** `X-Lettermint-Signature: t=<unix>,v1=<hex>`: HMAC-SHA256 of "<t>.<body>" with the key. */
 function lettermintBounces(req: ProviderRequest, key: string): BounceInput[] {
-  if (!key) throw badRequest('the Lettermint webhook key (bounce.lettermint.key) is not set');
+  if (!key) throw new NotConfigured('the Lettermint webhook key (bounce.lettermint.key) is not set');
   const parts = new Map<string, string>();
   for (const part of (req.header('x-lettermint-signature') ?? '').split(',')) {
     const i = part.indexOf('=');
@@ -313,7 +342,7 @@ const switchOf = (key: string) => (s: SettingsService) => s.get<{ enabled: boole
 export const PROVIDERS: Record<string, Provider> = {
   ses: {
     enabled: (s) => s.bool('bounce.ses_enabled'),
-    receive: async (req, _s, sns) => bouncesOnly(await sesBounces(req, sns)),
+    receive: async (req, s, sns) => bouncesOnly(await sesBounces(req, sns, s.get<string[]>('bounce.ses_topic_arns'))),
   },
   sendgrid: {
     enabled: (s) => s.bool('bounce.sendgrid_enabled'),

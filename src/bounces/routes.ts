@@ -2,7 +2,6 @@
 // provider webhooks POST /webhooks/service/{ses|sendgrid|postmark|forwardemail|azure|lettermint}.
 // The switches (bounce.enabled, bounce.webhooks_enabled, each provider's) are read on every request.
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ok, pageResults } from '../http/envelope.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { LIMITS } from '../http/limits.ts';
@@ -22,7 +21,7 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const BOUNCE_ROUTES = [
-  route({ method: 'GET', path: '/bounces', access: 'bounces:get', handler: queryBounces, query: bounceQuery(), summary: 'Bounce records, paged, by campaign or source' }),
+  route({ method: 'GET', path: '/bounces', access: 'bounces:get', handler: queryBounces, query: bounceQuery(), summary: 'Bounce records, paged, by campaign, source or type' }),
   route({ method: 'GET', path: '/bounces/:id', access: 'bounces:get', handler: getBounce, summary: 'One bounce record' }),
   route({ method: 'DELETE', path: '/bounces', access: 'bounces:manage', handler: deleteBounces, query: deleteQuery(), summary: 'Deletes bounce records by id, or all of them' }),
   route({ method: 'DELETE', path: '/bounces/:id', access: 'bounces:manage', handler: deleteBounce, summary: 'Deletes one bounce record' }),
@@ -41,19 +40,13 @@ export const BOUNCE_WEBHOOK_ROUTES = [
 
 /**
  * What runs before the webhook table: while bounce.webhooks_enabled is off the webhooks answer
- * 404, as if absent (listmonk registers them only when on), and their bodies are limited (they
- * are outside /api, whose limit they would otherwise share).
+ * 404, as if absent (listmonk registers them only when on).
  */
-export function webhookGate(settings: SettingsService): MiddlewareHandler<AppEnv>[] {
-  const webhooksOn: MiddlewareHandler<AppEnv> = async (_c, next) => {
+export function webhookGate(settings: SettingsService): MiddlewareHandler<AppEnv> {
+  return async (_c, next) => {
     if (!settings.bool('bounce.webhooks_enabled')) throw notFound('bounce webhooks are disabled (bounce.webhooks_enabled)');
     await next();
   };
-  const limit = bodyLimit({
-    maxSize: LIMITS.webhookBodyBytes,
-    onError: (c) => c.json({ message: `request body too large (limit ${LIMITS.webhookBodyBytes / 1024 / 1024} MB)` }, 413),
-  });
-  return [webhooksOn, limit];
 }
 
 /**
@@ -67,6 +60,7 @@ function bounceQuery() {
     // Anything but an id is ignored, as listmonk does.
     campaign_id: q.first({ type: 'integer', minimum: 0 }, (v) => (/^\d{1,15}$/.test(v ?? '') ? Number(v) : undefined)),
     source: q.str(),
+    type: q.enum(BOUNCE_TYPES),
     order_by: orderByQuery(BOUNCE_ORDER_COLUMNS, 'b.created_at'),
     order: orderQuery(),
     ...pagingQuery,
@@ -111,7 +105,7 @@ function bounceWebhookInput() {
 
 function queryBounces(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof bounceQuery>>) {
   const paging = parsePaging(p);
-  const { results, total } = s.bounces.query(c.get('user'), { campaignId: p.campaign_id, source: p.source ?? '', orderBy: p.order_by, order: p.order, paging });
+  const { results, total } = s.bounces.query(c.get('user'), { campaignId: p.campaign_id, source: p.source ?? '', type: p.type, orderBy: p.order_by, order: p.order, paging });
   return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
 }
 

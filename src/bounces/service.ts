@@ -7,7 +7,7 @@ import type { Paging } from '../http/paging.ts';
 import { authorized, can, type Actor, type Authorized, type Permission } from '../http/permissions.ts';
 import { parseBounceMail } from './dsn.ts';
 import { activeMailbox, MailboxScheduler } from './mailbox.ts';
-import { PROVIDERS, type ProviderRequest } from './providers.ts';
+import { NotConfigured, PROVIDERS, type ProviderRequest } from './providers.ts';
 import { SnsVerifier } from './sns.ts';
 import type { Bounce, BounceActions, BounceFilter, BounceInput, BounceStore, RecordOutcome } from './store.ts';
 
@@ -31,7 +31,7 @@ export class BounceService {
   /** A page of bounce records, with the total. */
   query(actor: Actor, q: BounceQueryInput): { results: Bounce[]; total: number } {
     this.require(actor, 'bounces:get');
-    return this.store.query({ campaignId: q.campaignId, source: q.source }, q.paging, q.orderBy, q.order);
+    return this.store.query({ campaignId: q.campaignId, source: q.source, type: q.type }, q.paging, q.orderBy, q.order);
   }
 
   get(actor: Actor, id: number): Bounce {
@@ -83,7 +83,14 @@ export class BounceService {
     this.assertProcessing();
     const provider = Object.hasOwn(PROVIDERS, name) ? PROVIDERS[name] : undefined;
     if (!provider?.enabled(this.ctx.settings)) throw badRequest(`unknown or disabled bounce service "${name}"`);
-    const { bounces, reply } = await provider.receive(req, this.ctx.settings, this.sns);
+    let result;
+    try {
+      result = await provider.receive(req, this.ctx.settings, this.sns);
+    } catch (e) {
+      if (e instanceof NotConfigured) this.ctx.log.warn(`bounce webhook ${name}: ${e.message}`);
+      throw e;
+    }
+    const { bounces, reply } = result;
     this.ctx.db.transaction(() => {
       for (const b of bounces) this.record(b);
     }).immediate();

@@ -53,6 +53,7 @@ export interface Bounce {
 export interface BounceFilter {
   campaignId?: number;
   source?: string;
+  type?: BounceType;
 }
 
 /** API order_by names and their columns. */
@@ -81,7 +82,7 @@ interface BounceRow {
 const SELECT = `SELECT b.id, b.type, b.source, b.meta, b.created_at, b.subscriber_id,
   s.uuid AS subscriber_uuid, s.email, s.status AS subscriber_status, b.campaign_id, c.name AS campaign_name
   FROM bounces b JOIN subscribers s ON s.id = b.subscriber_id LEFT JOIN campaigns c ON c.id = b.campaign_id`;
-const FILTER = `WHERE (:campaignId = 0 OR b.campaign_id = :campaignId) AND (:source = '' OR b.source = :source)`;
+const FILTER = `WHERE (:campaignId = 0 OR b.campaign_id = :campaignId) AND (:source = '' OR b.source = :source) AND (:type = '' OR b.type = :type)`;
 
 const SQL = {
   count: `SELECT COUNT(*) FROM bounces b ${FILTER}`,
@@ -128,7 +129,7 @@ export class BounceStore {
   }
 
   query(filter: BounceFilter, paging: Paging, orderBy: string, order: 'ASC' | 'DESC'): { results: Bounce[]; total: number } {
-    const params = { campaignId: filter.campaignId ?? 0, source: filter.source ?? '' };
+    const params = { campaignId: filter.campaignId ?? 0, source: filter.source ?? '', type: filter.type ?? '' };
     const total = this.sql(SQL.count).pluck().get(params) as number;
     const sql = `${SQL.page} ORDER BY ${orderBy} ${order}, b.id ${order} LIMIT :limit OFFSET :offset`;
     const rows = this.sql<[object], BounceRow>(sql).all({ ...params, limit: paging.limit, offset: paging.offset });

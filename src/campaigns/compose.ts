@@ -42,6 +42,7 @@ export function renderEnv(ctx: AppContext, tracking: TrackedLinks, mode: Trackin
     individualTracking: ctx.settings.bool('privacy.individual_tracking'),
     disableTracking: ctx.settings.bool('privacy.disable_tracking'),
     i18n: templateCatalog(ctx.settings.str('app.lang')),
+    subscribeUrl: ctx.settings.bool('app.enable_public_subscription_page') ? `${rootUrl}/subscription/form` : '',
     trackLink: (url, campaignUuid, subscriberUuid) => {
       const uuid = uuidOf(url);
       return uuid === undefined ? url : `${rootUrl}/link/${uuid}/${campaignUuid}/${subscriberUuid}`;
@@ -58,6 +59,22 @@ export function layoutFor(store: CampaignStore, c: Pick<CampaignRow, 'content_ty
   if (c.content_type === 'visual') return null;
   const t = (templateId !== null ? store.template(templateId) : undefined) ?? store.defaultTemplate();
   return t && t.type === 'campaign' ? t.body : null;
+}
+
+/** A campaign's page in the public archive. */
+export function archivePageUrl(rootUrl: string, c: Pick<CampaignRow, 'archive_slug' | 'uuid'>): string {
+  return `${rootUrl}/archive/${c.archive_slug ?? c.uuid}`;
+}
+
+/** The archive page's layout: its archive template, else the shipped archive template, else its mail template. */
+export function archiveLayoutFor(store: CampaignStore, c: Pick<CampaignRow, 'content_type' | 'archive_template_id' | 'template_id'>): string | null {
+  return layoutFor(store, c, c.archive_template_id ?? store.archiveTemplateId() ?? c.template_id);
+}
+
+/** What an archive page renders with: no subscriber, so no unsubscribe, web view or view pixel (RenderContext.publicPageURL). */
+export function archiveEnv(ctx: AppContext, tracking: TrackedLinks, mode: TrackingMode, c: Pick<CampaignRow, 'archive_slug' | 'uuid'>): RenderEnv {
+  const env = renderEnv(ctx, tracking, mode);
+  return { ...env, publicPageUrl: archivePageUrl(env.rootUrl, c) };
 }
 
 /** Reads the campaign's media files once; every message shares the same Buffers. */

@@ -41,6 +41,8 @@ export interface RenderCampaign {
   sent: number;
   archive: boolean;
   archive_slug: string | null;
+  /** Every literal link of the body becomes a tracked one (absent: off). */
+  track_links?: boolean;
 }
 
 /** Per-process facts rendering needs: URLs and tracking switches. */
@@ -50,6 +52,10 @@ export interface RenderEnv {
   disableTracking: boolean;
   /** The instance language (app.lang) behind templates' `L`. */
   i18n: I18nCatalog;
+  /** The public subscription form's URL ('' or absent when it is off). */
+  subscribeUrl?: string;
+  /** Set when rendering a public page of the campaign (the archive): its URL (RenderContext.publicPageURL). */
+  publicPageUrl?: string;
   /** Registers a tracked link; returns ROOT/link/{linkUUID}/{campUUID}/{subUUID}. */
   trackLink(url: string, campaignUuid: string, subscriberUuid: string): string | null;
 }

@@ -3,7 +3,7 @@
 import { htmlToPlainText, markdownToHtml } from '../content/convert.ts';
 import {
   applyShorthands, campaignData, campaignMessageData, compileCampaignLayout, compileTemplate, containsTemplateExpression, hasContentPlaceholder,
-  subscriberData, TemplateError, txMessageData, type CompiledTemplate, type RenderContext,
+  subscriberData, TemplateError, trackBodyLinks, txMessageData, type CompiledTemplate, type RenderContext,
 } from '../templating/index.ts';
 import { RenderError, type CompiledCampaign, type CompiledTx, type RenderCampaign, type RenderEnv } from './render-contract.ts';
 
@@ -18,7 +18,7 @@ function wrap<T>(what: string, fn: () => T): T {
 
 const context = (env: RenderEnv): RenderContext => ({
   rootURL: env.rootUrl, trackLink: env.trackLink, disableTracking: env.disableTracking, individualTracking: env.individualTracking,
-  i18n: env.i18n,
+  i18n: env.i18n, subscribeURL: env.subscribeUrl, publicPageURL: env.publicPageUrl,
 });
 
 /** A string field: compiled when it holds an expression, else used verbatim. */
@@ -91,7 +91,7 @@ function compileTextAlternative(layout: string, body: string): TextRenderer {
 }
 
 export function compileCampaign(c: RenderCampaign, layout: string | null, env: RenderEnv): CompiledCampaign {
-  const body = c.content_type === 'markdown' ? markdownToHtml(c.body) : c.body;
+  const body = trackBodyLinks(c.content_type === 'markdown' ? markdownToHtml(c.body) : c.body, { track: c.track_links === true, plain: c.content_type === 'plain' });
   const base = c.content_type === 'visual' || !layout ? '' : layout;
   if (base && !hasContentPlaceholder(base)) throw new RenderError('template: the {{ template "content" . }} placeholder is missing');
   const main = wrap('body', () => compileCampaignLayout(base, body));

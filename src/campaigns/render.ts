@@ -18,12 +18,15 @@ export const DEMO_SUBSCRIBER: RenderSubscriber = {
   status: 'enabled', created_at: null, updated_at: null,
 };
 
+/** The name archive pages greet when archive_meta names nobody (so never "Hello !"). */
+export const ARCHIVE_SUBSCRIBER_NAME = 'Subscriber';
+
 /** archive_meta as the stand-in subscriber of archive pages, read as listmonk does: keys in any case. */
 export function archiveSubscriber(meta: Record<string, unknown>): RenderSubscriber {
   const m = Object.fromEntries(Object.entries(meta).map(([k, v]) => [k.toLowerCase(), v]));
   const str = (v: unknown, d: string) => (typeof v === 'string' ? v : d);
   return {
-    id: 0, uuid: str(m.uuid, ZERO_UUID), email: str(m.email, ''), name: str(m.name, ''),
+    id: 0, uuid: str(m.uuid, ZERO_UUID), email: str(m.email, ''), name: str(m.name, '') || ARCHIVE_SUBSCRIBER_NAME,
     attribs: m.attribs && typeof m.attribs === 'object' ? (m.attribs as Record<string, unknown>) : {},
     status: str(m.status, 'enabled'), created_at: null, updated_at: null,
   };

@@ -106,6 +106,7 @@ function campaignInput() {
     archive: f.optBool(),
     archive_meta: f.optObject(),
     media: f.optIdList(),
+    track_links: f.optBool(),
   }).meta({ id: 'CampaignInput' });
 }
 

@@ -5,10 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { html } from 'hono/html';
 import { renderHtml } from '../http/layout.tsx';
 import type { AppContext } from '../context.ts';
+import { loggedIds } from '../log.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
-import { composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
+import { archiveEnv, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignRow, type CampaignStatus,
@@ -46,6 +47,8 @@ export interface CampaignChanges {
   archive?: boolean;
   archive_meta?: Record<string, unknown>;
   media?: number[];
+  /** Track every literal link of the body (absent on a create: privacy.track_links). */
+  track_links?: boolean;
 }
 
 /** A new campaign: a name and a subject are required; the type is set once. */
@@ -252,7 +255,8 @@ export class CampaignService {
 
     let messenger = c.messenger ?? existing?.messenger ?? 'email';
     if (!messenger) messenger = 'email';
-    if (!this.ctx.mailer.has(messenger)) {
+    // "email" is always accepted: a campaign can be written before SMTP is set up (starting it cannot).
+    if (messenger !== 'email' && !this.ctx.mailer.has(messenger)) {
       if (messenger.startsWith('email-')) messenger = 'email';
       else throw badRequest(`invalid "messenger": "${messenger}" is not configured (have: ${this.ctx.mailer.names().join(', ') || 'none'})`);
     }
@@ -280,7 +284,7 @@ export class CampaignService {
     let archiveTemplateId = c.archive_template_id !== undefined ? c.archive_template_id : existing?.archive_template_id ?? null;
     if (archiveTemplateId === 0) archiveTemplateId = null;
     if (archiveTemplateId !== null && archiveTemplateId !== existing?.archive_template_id) this.checkCampaignTemplate('archive_template_id', archiveTemplateId);
-    if (archiveTemplateId === null && !existing) archiveTemplateId = templateId;
+    if (archiveTemplateId === null && !existing) archiveTemplateId = this.store.archiveTemplateId() ?? templateId;
     if (contentType === 'visual') archiveTemplateId = null;
 
     const slugRaw = c.archive_slug !== undefined ? c.archive_slug ?? '' : existing?.archive_slug ?? '';
@@ -302,6 +306,7 @@ export class CampaignService {
       archive: c.archive ?? existing?.archive ?? false,
       archive_slug: archiveSlug, archive_template_id: archiveTemplateId,
       archive_meta: c.archive_meta ?? existing?.archive_meta ?? {},
+      track_links: c.track_links ?? existing?.track_links ?? this.ctx.settings.bool('privacy.track_links'),
     };
     this.checkCompiles(fields);
     return { fields, listIds: lists.map((l) => l.id), mediaIds: c.media ?? [] };
@@ -358,10 +363,21 @@ export class CampaignService {
     this.store.deleteMany(rows.map((r) => authorized(r.id)));
   }
 
+  /**
+   * A status change. `running` on a finished campaign with failed recipients sends it again to
+   * those recipients only (docs/decisions.md §98). Starting or scheduling needs a messenger that
+   * can send: without one the 400 says what to set up.
+   */
   setStatus(actor: Actor, id: number, status: string): CampaignJson {
     const c = this.manageable(actor, id);
-    const next = nextStatus({ from: c.status, to: status, hasSendAt: c.send_at !== null });
-    this.store.setStatus(c.id, next);
+    const retry = c.status === 'finished' && status === 'running';
+    if (retry && c.failed === 0) throw badRequest('this finished campaign has no failed recipients to send to again');
+    const next = retry ? 'running' : nextStatus({ from: c.status, to: status, hasSendAt: c.send_at !== null });
+    const unavailable = next === 'running' || next === 'scheduled' ? this.ctx.mailer.unavailable(c.messenger) : null;
+    if (unavailable) throw badRequest(`the campaign cannot be started: ${unavailable}`);
+    if (retry) this.store.retryFailed(c.id);
+    else this.store.setStatus(c.id, next);
+    this.ctx.log.info(`campaign ${c.id} "${c.name}": ${c.status} → ${retry ? 'running (its failed recipients)' : next} by ${actor.username}`);
     if (next === 'paused' || next === 'cancelled') this.engine.halt(id);
     if (next === 'running' || next === 'scheduled') this.engine.wake();
     return this.json(id);
@@ -404,9 +420,9 @@ export class CampaignService {
     const camp = { ...c, uuid: ZERO_UUID };
     const templateId = over.template_id;
     if (templateId && templateId > 0) this.checkCampaignTemplate('template_id', templateId);
-    const layoutId = templateId && templateId > 0 ? templateId : c.archive_template_id ?? c.template_id;
+    const layout = templateId && templateId > 0 ? layoutFor(this.store, camp, templateId) : archiveLayoutFor(this.store, camp);
     return RenderError.describing('the archive page does not render', () =>
-      compileCampaign(camp, layoutFor(this.store, camp, layoutId), renderEnv(this.ctx, this.tracking, 'preview')).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
+      compileCampaign(camp, layout, archiveEnv(this.ctx, this.tracking, 'preview', c)).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
   }
 
   /** Sends the (possibly edited, unsaved) campaign to existing subscribers; nothing is counted. */
@@ -421,6 +437,8 @@ export class CampaignService {
       .filter((s) => lists === 'all' || this.store.subscriberListIds(s.id).some((l) => lists.includes(l)));
     if (!subs.length) throw badRequest('none of the given addresses belongs to a subscriber you can access');
     const camp: CampaignRow = { ...c, ...fields, template_id: input.template_id ?? fields.template_id };
+    const unavailable = this.ctx.mailer.unavailable(camp.messenger);
+    if (unavailable) throw badRequest(`the test message cannot be sent: ${unavailable}`);
     const compose = RenderError.describing('the campaign does not render', () =>
       composer(this.ctx, this.store, this.tracking, camp, loadAttachments(this.ctx, this.store, c.id)));
     for (const s of subs) {
@@ -431,6 +449,7 @@ export class CampaignService {
         throw new HttpError(502, `test message to ${s.email} failed: ${(e as Error).message}`);
       }
     }
+    this.ctx.log.info(`campaign ${c.id} "${c.name}": test sent to ${loggedIds('subscriber', subs.map((x) => x.id))} by ${actor.username}`);
   }
 
   runningStats(onlyId: number | null): Record<string, unknown>[] {
@@ -438,7 +457,7 @@ export class CampaignService {
       const minutes = r.started_at ? Math.floor((Date.parse(r.updated_at) - Date.parse(r.started_at)) / 60_000) : 0;
       let netRate = Math.floor(r.sent / Math.max(1, minutes));
       if (netRate > r.sent || netRate > r.to_send) netRate = r.sent;
-      return { id: r.id, status: r.status, to_send: r.to_send, sent: r.sent, started_at: r.started_at, updated_at: r.updated_at, rate: this.engine.rate(r.id), net_rate: netRate };
+      return { id: r.id, status: r.status, to_send: r.to_send, sent: r.sent, failed: r.failed, started_at: r.started_at, updated_at: r.updated_at, rate: this.engine.rate(r.id), net_rate: netRate };
     });
   }
 

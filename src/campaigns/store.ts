@@ -17,9 +17,14 @@ export interface CampaignRow extends CampaignFields {
   id: number;
   uuid: string;
   status: CampaignStatus;
+  /** Why the engine paused the campaign ('' when it did not). */
   status_reason: string;
   to_send: number;
   sent: number;
+  /** Recipients whose message failed (campaign_sends rows in status 'failed'). */
+  failed: number;
+  /** 1 while a finished campaign is sent again to its failed recipients only. */
+  retrying_failed: number;
   max_subscriber_id: number;
   last_subscriber_id: number;
   started_at: string | null;
@@ -40,6 +45,8 @@ export interface CampaignJson {
   started_at: string | null;
   to_send: number;
   sent: number;
+  /** listmgr: recipients whose message failed (docs/decisions.md §97). */
+  failed: number;
   uuid: string;
   type: string;
   name: string;
@@ -50,6 +57,8 @@ export interface CampaignJson {
   altbody: string | null;
   send_at: string | null;
   status: CampaignStatus;
+  /** listmgr: why the sending engine paused the campaign ('' otherwise; docs/decisions.md §97). */
+  status_reason: string;
   content_type: ContentType;
   tags: string[];
   headers: HeaderList;
@@ -60,6 +69,8 @@ export interface CampaignJson {
   archive_slug: string | null;
   archive_template_id: number | null;
   archive_meta: Record<string, unknown>;
+  /** Every literal link of the body is tracked (templating.md). */
+  track_links: boolean;
 }
 
 /** Writable columns (create and update). */
@@ -82,6 +93,7 @@ export interface CampaignFields {
   archive_slug: string | null;
   archive_template_id: number | null;
   archive_meta: Record<string, unknown>;
+  track_links: boolean;
 }
 
 export interface ListFilter {
@@ -136,13 +148,13 @@ const SQL = {
   byUuid: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.uuid = ?`,
   count: `SELECT COUNT(*) FROM campaigns c WHERE (${FILTER}) AND ${TAGS} AND ${SEARCH} AND ${VISIBLE}`,
   insert: `INSERT INTO campaigns (uuid, name, subject, from_email, body, body_source, altbody, content_type, send_at, headers,
-      attribs, tags, type, messenger, template_id, archive, archive_slug, archive_template_id, archive_meta, status)
+      attribs, tags, type, messenger, template_id, archive, archive_slug, archive_template_id, archive_meta, track_links, status)
     VALUES (@uuid, @name, @subject, @from_email, @body, @body_source, @altbody, @content_type, @send_at, @headers,
-      @attribs, @tags, @type, @messenger, @template_id, @archive, @archive_slug, @archive_template_id, @archive_meta, 'draft')`,
+      @attribs, @tags, @type, @messenger, @template_id, @archive, @archive_slug, @archive_template_id, @archive_meta, @track_links, 'draft')`,
   update: `UPDATE campaigns SET name = @name, subject = @subject, from_email = @from_email, body = @body, body_source = @body_source,
       altbody = @altbody, content_type = @content_type, send_at = @send_at, headers = @headers, attribs = @attribs, tags = @tags,
       messenger = @messenger, template_id = @template_id, archive = @archive, archive_slug = @archive_slug,
-      archive_template_id = @archive_template_id, archive_meta = @archive_meta,
+      archive_template_id = @archive_template_id, archive_meta = @archive_meta, track_links = @track_links,
       status = CASE WHEN status = 'scheduled' AND @send_at IS NULL THEN 'draft' ELSE status END,
       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
     WHERE id = @id`,
@@ -155,6 +167,8 @@ const SQL = {
   matching: `SELECT c.id, c.status FROM campaigns c
     WHERE (? IS NULL OR c.id IN (SELECT value FROM json_each(?))) AND ${SEARCH} AND ${VISIBLE} ORDER BY c.id`,
   setStatus: `UPDATE campaigns SET status = ?, status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
+  retryFailed: `UPDATE campaigns SET status = 'running', status_reason = '', retrying_failed = 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    WHERE id = ? AND status = 'finished'`,
   setArchive: `UPDATE campaigns SET archive = ?, archive_slug = ?, archive_template_id = ?, archive_meta = ?,
       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
   slugOwner: 'SELECT id FROM campaigns WHERE archive_slug = ?',
@@ -162,11 +176,13 @@ const SQL = {
   existingLists: 'SELECT id, name, optin, uuid FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
   template: 'SELECT id, type, subject, body, body_source FROM templates WHERE id = ?',
   defaultTemplate: `SELECT id, type, subject, body, body_source FROM templates WHERE is_default = 1 AND type = 'campaign'`,
+  // The archive template install creates (src/templates/defaults), while it keeps its name.
+  archiveTemplateId: `SELECT id FROM templates WHERE type = 'campaign' AND name = 'Default archive template' ORDER BY id LIMIT 1`,
   mediaFiles: 'SELECT media_id AS id, filename, COALESCE((SELECT content_type FROM media m WHERE m.id = cm.media_id), \'application/octet-stream\') AS content_type FROM campaign_media cm WHERE campaign_id = ? ORDER BY id',
   subscribersByEmail: 'SELECT * FROM subscribers WHERE email IN (SELECT value FROM json_each(?)) ORDER BY id',
   subscriberByUuid: 'SELECT * FROM subscribers WHERE uuid = ?',
   subscriberListIds: 'SELECT list_id FROM subscriber_lists WHERE subscriber_id = ?',
-  running: `SELECT id, status, to_send, sent, started_at, updated_at FROM campaigns WHERE status = 'running' AND (? IS NULL OR id = ?) ORDER BY id`,
+  running: `SELECT id, status, to_send, sent, failed, started_at, updated_at FROM campaigns WHERE status = 'running' AND (? IS NULL OR id = ?) ORDER BY id`,
   wasAddressed: `SELECT 1 FROM campaign_sends WHERE campaign_id = ? AND subscriber_id = ? AND status = 'sent'`,
   views: `SELECT campaign_id, COUNT(*) AS count, strftime(?, created_at) AS timestamp FROM campaign_views
     WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
@@ -209,6 +225,7 @@ function decode(r: RawRow): DecodedRow {
     tags: JSON.parse(r.tags as string),
     archive_meta: JSON.parse(r.archive_meta as string),
     archive: r.archive === 1,
+    track_links: r.track_links === 1,
   };
 }
 
@@ -218,12 +235,12 @@ export function toJson(r: RawRow, noBody = false): CampaignJson {
     id: d.id, created_at: d.created_at, updated_at: d.updated_at,
     views: d.views, clicks: d.clicks, bounces: d.bounces,
     lists: JSON.parse(d.list_json), media: JSON.parse(d.media_json),
-    started_at: d.started_at, to_send: d.to_send, sent: d.sent, uuid: d.uuid, type: d.type, name: d.name,
+    started_at: d.started_at, to_send: d.to_send, sent: d.sent, failed: d.failed, uuid: d.uuid, type: d.type, name: d.name,
     subject: d.subject, from_email: d.from_email, body: noBody ? '' : d.body,
-    body_source: noBody ? null : d.body_source, altbody: d.altbody, send_at: d.send_at, status: d.status,
+    body_source: noBody ? null : d.body_source, altbody: d.altbody, send_at: d.send_at, status: d.status, status_reason: d.status_reason,
     content_type: d.content_type, tags: d.tags, headers: d.headers, attribs: d.attribs, template_id: d.template_id,
     messenger: d.messenger, archive: d.archive, archive_slug: d.archive_slug,
-    archive_template_id: d.archive_template_id, archive_meta: d.archive_meta,
+    archive_template_id: d.archive_template_id, archive_meta: d.archive_meta, track_links: d.track_links,
   };
 }
 
@@ -231,7 +248,7 @@ function params(f: CampaignFields): Record<string, unknown> {
   return {
     ...(f as unknown as Record<string, unknown>),
     headers: JSON.stringify(f.headers), attribs: JSON.stringify(f.attribs), tags: JSON.stringify(f.tags),
-    archive: f.archive ? 1 : 0, archive_meta: JSON.stringify(f.archive_meta),
+    archive: f.archive ? 1 : 0, archive_meta: JSON.stringify(f.archive_meta), track_links: f.track_links ? 1 : 0,
   };
 }
 
@@ -310,6 +327,11 @@ export class CampaignStore {
     });
   }
 
+  /** finished → running in the mode that walks the failed recipients only (the delivery engine's). */
+  retryFailed(id: Authorized<number>): void {
+    this.sql(SQL.retryFailed).run(id);
+  }
+
   setStatus(id: Authorized<number>, status: CampaignStatus, reason = ''): void {
     this.sql(SQL.setStatus).run(status, reason, id);
   }
@@ -338,6 +360,11 @@ export class CampaignStore {
     return this.sql<[], TemplateRow>(SQL.defaultTemplate).get();
   }
 
+  /** The shipped archive template's id, null when it was deleted or renamed. */
+  archiveTemplateId(): number | null {
+    return this.sql<[], number>(SQL.archiveTemplateId).pluck().get() ?? null;
+  }
+
   mediaFiles(campaignId: number): MediaRow[] {
     return this.sql<[number], MediaRow>(SQL.mediaFiles).all(campaignId);
   }
@@ -359,7 +386,7 @@ export class CampaignStore {
     return this.sql(SQL.wasAddressed).get(campaignId, subscriberId) !== undefined;
   }
 
-  running(onlyId: number | null): { id: number; status: string; to_send: number; sent: number; started_at: string | null; updated_at: string }[] {
+  running(onlyId: number | null): { id: number; status: string; to_send: number; sent: number; failed: number; started_at: string | null; updated_at: string }[] {
     return this.sql<[number | null, number | null], never>(SQL.running).all(onlyId, onlyId);
   }
 

@@ -1,5 +1,6 @@
 // Opening the SQLite file. Every pragma lives here.
 import Database from 'better-sqlite3';
+import { closeSync, openSync } from 'node:fs';
 
 export type DB = Database.Database;
 
@@ -8,6 +9,9 @@ export interface OpenOptions {
 }
 
 export function openDatabase(path: string, opts: OpenOptions = {}): DB {
+  // A new database file is created readable by its owner only; SQLite gives its WAL and shared-
+  // memory files the database file's mode. (SQLite takes an empty file as a new database.)
+  if (!opts.readonly && path !== ':memory:') createPrivateFile(path);
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   if (!opts.readonly) {
     db.pragma('journal_mode = WAL');
@@ -33,6 +37,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DB {
  * The builder checks the references and syncs the file itself before renaming it.
  */
 export function openScratchDatabase(path: string): DB {
+  createPrivateFile(path);
   const db = new Database(path);
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
@@ -42,6 +47,15 @@ export function openScratchDatabase(path: string): DB {
   // Index builds sort in temporary files, not in memory (a million rows' sort held 100 MB).
   db.pragma('temp_store = FILE');
   return db;
+}
+
+/** Creates `path` empty with mode 0600 unless it exists (databases, backups, lock files hold subscriber data or credentials). */
+export function createPrivateFile(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
 }
 
 /** SQLite's default: a commit that leaves a WAL of more pages than this checkpoints it. */

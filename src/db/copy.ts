@@ -4,7 +4,7 @@
 // read transaction, so the copy is the database as of its start however much is written
 // meanwhile, and it comes out compacted. It runs on a worker thread, so that the caller can
 // report progress (the size written so far) for big files.
-import { rmSync, statSync } from 'node:fs';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
@@ -30,6 +30,8 @@ try {
  */
 export async function copyDatabase(source: string, target: string, onProgress?: (written: number) => void, everyMs = 1000): Promise<void> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  // VACUUM INTO writes into an empty file as into a new one: created here, readable by its owner only.
+  closeSync(openSync(target, 'wx', 0o600));
   const worker = new Worker(WORKER, { eval: true, workerData: { driver, source, target } });
   const timer = onProgress ? setInterval(() => {
     let written = 0;

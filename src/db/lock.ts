@@ -66,13 +66,21 @@ function holds(h: Holder): boolean {
   return /listmgr|cli\.[jt]s/.test(cmdline);
 }
 
+/** The pid of the server running on the database file (holding its lock), or null. */
+export function serverHolding(dbPath: string): number | null {
+  const text = read(`${dbPath}.lock`);
+  if (text === null) return null;
+  const holder = parse(text);
+  return holds(holder) ? holder.pid : null;
+}
+
 /** Takes the lock for the length of `doing` (what a running server would be hurt by); answers its release. */
 export function acquireServeLock(dbPath: string, doing = 'two servers on one database would send campaigns twice'): () => void {
   const path = `${dbPath}.lock`;
   const me = [String(process.pid), `start=${startTime(process.pid) ?? ''}`, `boot=${bootId() ?? ''}`, `db=${resolve(dbPath)}`, ''].join('\n');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(path, 'wx');
+      const fd = openSync(path, 'wx', 0o600);
       writeSync(fd, me);
       closeSync(fd);
       return () => rmSync(path, { force: true });

@@ -14,6 +14,12 @@
 // finish, their outcomes are written as soon as the database takes them again, and the
 // campaign is paused with the reason. The run stays registered until then, so the scheduler
 // does not start the campaign again (and re-send what is in flight) meanwhile.
+//
+// A send that fails because the mail server cannot be reached or used (mail/failures.ts) is
+// not the recipient's failure: the recipient stays queued, below the low-water mark, and a
+// short run of such failures in a row pauses the campaign with the error, so that resuming it
+// sends to them (docs/decisions.md §97). Only a refusal of the message or recipient (a 5xx
+// for one address, a message that does not render) is recorded as failed.
 import type { AppContext } from '../context.ts';
 import type { Logger } from '../log.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
@@ -24,6 +30,8 @@ import { composer, loadAttachments, type Composer, type TrackedLinks } from '../
 import { DeliveryStore, type SendResult } from './store.ts';
 import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';
+import { isConnectionFailure } from '../mail/failures.ts';
+import { LIMITS } from '../http/limits.ts';
 
 const SCAN_MS = 1000;
 const FLUSH_MS = 200;
@@ -55,6 +63,10 @@ class Run {
   errors = 0;
   /** Messages that failed to render or to send. */
   failures = 0;
+  /** Sends that failed in a row for want of a working mail server. */
+  connectionFailures = 0;
+  /** Recipients whose send failed that way: left queued, not done (the low-water mark stays below them). */
+  private setAside = new Map<number, string>();
   /** Outcomes not written yet, oldest first. */
   private pending: SendResult[] = [];
   /** Fetched ids in order, and which of them are done: the low-water mark is the done prefix. */
@@ -120,6 +132,31 @@ class Run {
     if (this.pending.length >= FLUSH_EVERY) this.flush();
     else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
     if (this.inFlight === 0) this.drained?.();
+  }
+
+  /** A send failed for want of a working mail server: the recipient stays queued, to be sent on resume. */
+  failedToConnect(subscriberId: number, error: string): void {
+    this.inFlight--;
+    this.setAside.set(subscriberId, error);
+    if (this.inFlight === 0) this.drained?.();
+  }
+
+  /**
+   * Records the recipients set aside by isolated connection failures (too few in a row to
+   * pause: a send succeeded after them, or the walk ended) as failed, so that the campaign does
+   * not finish with them neither sent nor failed, nor hold its low-water mark below them for the
+   * rest of the walk; a retry of the failed recipients reaches them.
+   */
+  failSetAside(): void {
+    for (const [subscriberId, error] of this.setAside) {
+      this.started();
+      this.finished({ subscriberId, ok: false, error });
+    }
+    this.setAside.clear();
+  }
+
+  hasSetAside(): boolean {
+    return this.setAside.size > 0;
   }
 
   /** Resolves at once, or, while outcomes cannot be written, when they can again or the run stops. */
@@ -300,9 +337,10 @@ export class DeliveryEngine {
   private async send(c: CampaignRow): Promise<void> {
     const log = this.ctx.log;
     const optin = c.type === 'optin';
-    if (!this.ctx.mailer.has(c.messenger)) {
-      this.store.holdBack(c.id, `messenger "${c.messenger}" is not configured`);
-      log.error(`campaign ${c.id}: messenger "${c.messenger}" is not configured; paused`);
+    const unavailable = this.ctx.mailer.unavailable(c.messenger);
+    if (unavailable) {
+      this.store.holdBack(c.id, unavailable);
+      log.error(`campaign ${c.id}: ${unavailable}; paused`);
       return;
     }
     let compose: Composer;
@@ -323,7 +361,7 @@ export class DeliveryEngine {
     try {
       let picked: { max: number; start: number };
       try {
-        picked = await this.persist(`starting campaign ${c.id}`, () => this.store.pickUp(c.id, optin, c.last_subscriber_id));
+        picked = await this.persist(`starting campaign ${c.id}`, () => this.store.pickUp(c, optin));
       } catch (e) {
         // Nothing was sent: the campaign stays running and the next scans try again.
         log.error(`campaign ${c.id}: could not start sending: ${(e as Error).message}`);
@@ -331,7 +369,8 @@ export class DeliveryEngine {
       }
       const { max, start } = picked;
       run.start(start);
-      log.info(`campaign ${c.id} "${c.name}": sending from subscriber ${start} up to ${max}`);
+      log.info(`campaign ${c.id} "${c.name}": sending ${c.retrying_failed ? 'again to its failed recipients ' : ''}from subscriber ${start} up to ${max}`);
+      this.ctx.rootUrlCheck.logWarning(`campaign ${c.id}`);
       await this.walk(run, compose, optin, start, max);
       if (run.failures > LOGGED_FAILURES) log.error(`campaign ${c.id}: ${run.failures} messages failed in this run`);
       await this.end(run);
@@ -352,7 +391,7 @@ export class DeliveryEngine {
         const after = cursor;
         let batch;
         try {
-          batch = await this.persist(`queueing recipients of campaign ${c.id}`, () => this.store.nextBatch(c.id, optin, after, max, batchSize));
+          batch = await this.persist(`queueing recipients of campaign ${c.id}`, () => this.store.nextBatch(c.id, optin, c.retrying_failed === 1, after, max, batchSize));
         } catch (e) {
           run.stop(`the next recipients could not be queued: ${(e as Error).message}`);
           break;
@@ -381,9 +420,24 @@ export class DeliveryEngine {
           }
           run.started();
           this.ctx.mailer.send(c.messenger, msg).then(
-            () => run.finished({ subscriberId: sub.id, ok: true, error: '' }),
+            () => {
+              run.connectionFailures = 0;
+              run.finished({ subscriberId: sub.id, ok: true, error: '' });
+              // The server works: the connection failures before this were isolated ones.
+              if (!run.stopped) run.failSetAside();
+            },
             (e: Error) => {
-              run.finished({ subscriberId: sub.id, ok: false, error: String(e.message).slice(0, 500) });
+              const error = String(e.message).slice(0, 500);
+              if (isConnectionFailure(e)) {
+                run.failedToConnect(sub.id, error);
+                run.logFailure(log, `message to subscriber ${sub.id} could not be handed to the mail server: ${e.message}`);
+                if (++run.connectionFailures >= LIMITS.campaignConnectionFailures && !run.stopped) {
+                  run.stop(`the mail server could not be used (${run.connectionFailures} sends failed in a row; last: ${e.message}); the recipients of those sends get the campaign when it is resumed`);
+                }
+                return;
+              }
+              run.connectionFailures = 0;
+              run.finished({ subscriberId: sub.id, ok: false, error });
               run.logFailure(log, `message to subscriber ${sub.id} failed: ${e.message}`);
               run.errors++;
               if (maxErrors > 0 && run.errors >= maxErrors && !run.stopped) run.stop(`Too many errors (${run.errors}); last: ${e.message}`);
@@ -397,6 +451,10 @@ export class DeliveryEngine {
       // ends, so that the next run does not send them again.
       try {
         await run.drain();
+        if (!run.stopped && run.hasSetAside()) {
+          run.failSetAside();
+          await run.drain();
+        }
       } catch (e) {
         const message = (e as Error).message;
         log.error(`campaign ${c.id}: the outcomes of ${run.unwritten()} sent messages could not be recorded (${message}); their recipients may get the campaign again when it resumes`);
@@ -420,13 +478,24 @@ export class DeliveryEngine {
       return;
     }
     if (!changed) return;
+    const counts = this.counts(id);
     if (reason) {
-      log.error(`campaign ${id}: ${reason}; paused`);
+      log.error(`campaign ${id}: ${reason}; paused (${counts})`);
       await this.notify(id, 'Paused', reason);
     } else {
-      log.info(`campaign ${id} "${name}" finished`);
+      log.info(`campaign ${id} "${name}" finished: ${counts}`);
       await this.notify(id, 'Finished', '');
     }
+  }
+
+  /**
+   * "N sent, N failed, N skipped" of the campaign so far; skipped are the members of its
+   * audience neither sent to nor failed (unsubscribed, blocklisted or deleted during the send).
+   */
+  private counts(id: number): string {
+    const c = this.campaigns.get(id);
+    if (!c) return 'deleted';
+    return `${c.sent} sent, ${c.failed} failed, ${Math.max(0, c.to_send - c.sent - c.failed)} skipped`;
   }
 
   private async notify(id: number, verb: string, reason: string): Promise<void> {

@@ -3,7 +3,7 @@
 import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
-import type { SubscriberRow } from '../campaigns/store.ts';
+import type { CampaignRow, SubscriberRow } from '../campaigns/store.ts';
 
 /**
  * A subscription qualifies when: regular campaign, double opt-in list, confirmed; regular,
@@ -20,22 +20,28 @@ const ELIGIBLE = `s.status != 'blocklisted' AND EXISTS (
 
 const SQL = {
   audience: `SELECT COUNT(*) AS count, COALESCE(MAX(s.id), 0) AS max FROM subscribers s WHERE ${ELIGIBLE}`,
-  sentCount: `SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = 'sent'`,
+  countByStatus: `SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = ?`,
   firstFailed: `SELECT MIN(subscriber_id) FROM campaign_sends WHERE campaign_id = ? AND status = 'failed'`,
-  pickUp: `UPDATE campaigns SET status = 'running', status_reason = '', to_send = @toSend, sent = @sent, max_subscriber_id = @max,
+  pickUp: `UPDATE campaigns SET status = 'running', status_reason = '', to_send = @toSend, sent = @sent, failed = @failed, max_subscriber_id = @max,
       started_at = COALESCE(started_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
     WHERE id = @campaign`,
   // Keyset walk in id order; subscribers already sent to are skipped (the exactly-once rule).
+  // Sending a finished campaign again (@retrying = 1) walks only its failed recipients (and
+  // those of that retry not sent yet, still queued).
   batch: `SELECT s.* FROM subscribers s WHERE s.id > @after AND s.id <= @max AND ${ELIGIBLE}
       AND NOT EXISTS (SELECT 1 FROM campaign_sends cs WHERE cs.campaign_id = @campaign AND cs.subscriber_id = s.id AND cs.status = 'sent')
+      AND (@retrying = 0 OR EXISTS (SELECT 1 FROM campaign_sends cs WHERE cs.campaign_id = @campaign AND cs.subscriber_id = s.id AND cs.status IN ('failed', 'queued')))
     ORDER BY s.id LIMIT @limit`,
+  // Recipients queued again after a failure are no longer counted as failed.
+  unfail: `UPDATE campaigns SET failed = failed - (SELECT COUNT(*) FROM campaign_sends
+      WHERE campaign_id = @campaign AND status = 'failed' AND subscriber_id IN (SELECT value FROM json_each(@ids))) WHERE id = @campaign`,
   queue: `INSERT INTO campaign_sends (campaign_id, subscriber_id, status) VALUES (?, ?, 'queued')
     ON CONFLICT (campaign_id, subscriber_id) DO UPDATE SET status = 'queued', error = '', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
   record: `UPDATE campaign_sends SET status = ?, error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE campaign_id = ? AND subscriber_id = ?`,
-  progress: `UPDATE campaigns SET sent = sent + ?, last_subscriber_id = MAX(last_subscriber_id, ?), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
+  progress: `UPDATE campaigns SET sent = sent + ?, failed = failed + ?, last_subscriber_id = MAX(last_subscriber_id, ?), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
   due: `SELECT id FROM campaigns WHERE status = 'running' OR (status = 'scheduled' AND send_at <= ?) ORDER BY id`,
   status: 'SELECT status FROM campaigns WHERE id = ?',
-  finish: `UPDATE campaigns SET status = 'finished', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status IN ('running', 'scheduled')`,
+  finish: `UPDATE campaigns SET status = 'finished', retrying_failed = 0, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status IN ('running', 'scheduled')`,
   pause: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status = 'running'`,
   holdBack: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
 };
@@ -63,23 +69,28 @@ export class DeliveryStore {
 
   /**
    * Marks the campaign running and records its audience (to_send, max_subscriber_id, as
-   * listmonk recomputes them at every pick-up). Returns where the walk starts: the stored
-   * low-water mark, or just before the first failed recipient, who is retried.
+   * listmonk recomputes them at every pick-up; kept when retrying its failed recipients, an
+   * audience that was already counted). Returns where the walk starts: the stored low-water
+   * mark, or just before the first failed recipient, who is retried.
    */
-  pickUp(id: number, optin: boolean, lastSubscriberId: number): { max: number; start: number } {
+  pickUp(c: Pick<CampaignRow, 'id' | 'last_subscriber_id' | 'retrying_failed' | 'to_send' | 'max_subscriber_id'>, optin: boolean): { max: number; start: number } {
     return inTransaction(this.db, () => {
-      const a = this.sql<[Record<string, unknown>], { count: number; max: number }>(SQL.audience).get({ campaign: id, optin: optin ? 1 : 0 })!;
-      const sent = this.sql<[number], number>(SQL.sentCount).pluck().get(id) as number;
-      this.sql(SQL.pickUp).run({ campaign: id, toSend: a.count, sent, max: a.max });
+      const id = c.id;
+      const a = c.retrying_failed
+        ? { count: c.to_send, max: c.max_subscriber_id }
+        : this.sql<[Record<string, unknown>], { count: number; max: number }>(SQL.audience).get({ campaign: id, optin: optin ? 1 : 0 })!;
+      const count = this.sql<[number, string], number>(SQL.countByStatus).pluck();
+      this.sql(SQL.pickUp).run({ campaign: id, toSend: a.count, sent: count.get(id, 'sent'), failed: count.get(id, 'failed'), max: a.max });
       const failed = this.sql<[number], number | null>(SQL.firstFailed).pluck().get(id) as number | null;
-      return { max: a.max, start: failed !== null ? Math.min(lastSubscriberId, failed - 1) : lastSubscriberId };
+      return { max: a.max, start: failed !== null ? Math.min(c.last_subscriber_id, failed - 1) : c.last_subscriber_id };
     });
   }
 
   /** The next recipients after `after`, each recorded as queued before anything is sent. */
-  nextBatch(id: number, optin: boolean, after: number, max: number, limit: number): SubscriberRow[] {
+  nextBatch(id: number, optin: boolean, retrying: boolean, after: number, max: number, limit: number): SubscriberRow[] {
     return inTransaction(this.db, () => {
-      const rows = this.sql<[Record<string, unknown>], SubscriberRow>(SQL.batch).all({ campaign: id, optin: optin ? 1 : 0, after, max, limit });
+      const rows = this.sql<[Record<string, unknown>], SubscriberRow>(SQL.batch).all({ campaign: id, optin: optin ? 1 : 0, retrying: retrying ? 1 : 0, after, max, limit });
+      if (rows.length) this.sql(SQL.unfail).run({ campaign: id, ids: JSON.stringify(rows.map((r) => r.id)) });
       const queue = this.sql(SQL.queue);
       for (const r of rows) queue.run(id, r.id);
       return rows;
@@ -95,11 +106,11 @@ export class DeliveryStore {
         rec.run(r.ok ? 'sent' : 'failed', r.error, id, r.subscriberId);
         if (r.ok) sent++;
       }
-      this.sql(SQL.progress).run(sent, lowWater, id);
+      this.sql(SQL.progress).run(sent, results.length - sent, lowWater, id);
     });
   }
 
-  /** running/scheduled → finished; false if the campaign was paused, cancelled or deleted meanwhile. */
+  /** running/scheduled → finished (a retry of failed recipients ends with it); false if the campaign was paused, cancelled or deleted meanwhile. */
   finish(id: number): boolean {
     return this.sql(SQL.finish).run(id).changes > 0;
   }

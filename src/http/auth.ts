@@ -52,10 +52,12 @@ export function authenticate(authn: Authenticator, authorization: string | undef
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** scheme://host[:port] of a URL; null for none, and for an opaque origin (javascript:, data:), which names no site. */
 function originOf(url: string | undefined): string | null {
   if (!url || url === 'null') return null;
   try {
-    return new URL(url).origin;
+    const { origin } = new URL(url);
+    return origin === 'null' ? null : origin;
   } catch {
     return null;
   }

@@ -2,7 +2,8 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 export class HttpError extends Error {
-  constructor(readonly status: ContentfulStatusCode, message: string) {
+  /** `retryAfter`: seconds for the `Retry-After` header (a 503 for a moment's overload). */
+  constructor(readonly status: ContentfulStatusCode, message: string, readonly retryAfter?: number) {
     super(message);
   }
 }

@@ -28,14 +28,17 @@ export interface PageOptions extends PageLook {
 }
 
 /**
- * The pages' stylesheet. Every colour is a variable of the two palettes (light, and dark in the
- * media query), and every text/background pair meets WCAG AA (4.5:1; 3:1 for field borders):
- * test/public/contrast.test.ts reads the palettes from this text and checks them.
+ * The colours of every page, public and admin: a light palette and a dark one (the media query).
+ * Every text/background pair meets WCAG AA (4.5:1; 3:1 for field borders):
+ * test/public/contrast.test.ts reads the palettes from PAGE_STYLE and checks them.
  * --on-accent / --on-danger are the text on an accent / danger button.
  */
-export const PAGE_STYLE = `
+export const PAGE_PALETTE = `
 :root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1d2330;--muted:#535c6b;--accent:#2456d3;--on-accent:#fff;--border:#d9dde5;--field-border:#7d8595;--danger:#b3261e;--on-danger:#fff}
-@media (prefers-color-scheme:dark){:root{--bg:#14171c;--card:#1d2129;--fg:#e7eaf0;--muted:#a3abb9;--accent:#7ea2ff;--on-accent:#0e1320;--border:#353b47;--field-border:#6f7889;--danger:#ff8a80;--on-danger:#0e1320}}
+@media (prefers-color-scheme:dark){:root{--bg:#14171c;--card:#1d2129;--fg:#e7eaf0;--muted:#a3abb9;--accent:#7ea2ff;--on-accent:#0e1320;--border:#353b47;--field-border:#6f7889;--danger:#ff8a80;--on-danger:#0e1320}}`;
+
+/** The public pages' stylesheet (the admin's builds on the same palette: admin/style.ts). */
+export const PAGE_STYLE = `${PAGE_PALETTE}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .wrap{max-width:36rem;margin:0 auto;padding:2rem 1rem}header{margin-bottom:1.25rem}header img{max-height:3rem}
 header .site{font-weight:600;font-size:1.1rem;color:var(--fg);text-decoration:none}
@@ -115,7 +118,7 @@ function renderPage(o: PageOptions): string {
  * UUIDs) never leave in a Referer to another site. Same-origin requests keep theirs, so the
  * browser's forms send a real Origin for the CSRF check (auth.ts).
  */
-export function sendPage(c: Context, o: PageOptions, status: 200 | 400 | 403 | 404 | 429 | 500 = 200): Response {
+export function sendPage(c: Context, o: PageOptions, status: 200 | 400 | 403 | 404 | 413 | 429 | 500 = 200): Response {
   c.header('X-Frame-Options', 'DENY');
   c.header('Referrer-Policy', 'same-origin');
   if (!o.indexable) c.header('X-Robots-Tag', 'noindex');

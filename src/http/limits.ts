@@ -17,10 +17,28 @@ export const LIMITS = {
   preferencesNameChars: 256,
   /** Data exports a subscriber may have mailed per hour (each mail carries the whole profile, and anyone with a link from a mail can ask). */
   subscriberExportsPerHour: 3,
+  /**
+   * The tracking pixel and link redirects allow this many times `security.public_rate_limit`
+   * per client address (1,200 a minute at the default 60): mail clients and image proxies fetch a
+   * pixel for every message opened, and must not be refused.
+   */
+  trackingRateMultiple: 20,
+  /** The most campaigns one archive page, feed or `GET /api/public/archive` renders (`per_page=all` included). */
+  archivePageItems: 50,
   /** A media file name, in UTF-8 bytes. */
   mediaName: 200,
+  /** The deepest nesting of arrays and objects in JSON a caller sends (listmonk's decoder: 10,000; SQLite's JSON functions: 1,000). */
+  jsonDepth: 100,
   /** Largest JSON/form body on ordinary API routes; uploads set their own. */
   apiBodyBytes: 10 * 1024 * 1024,
+  /**
+   * Largest body of the forms anyone may post (sign-in, password reset, the subscription pages
+   * and the public subscription API): a few fields, names and addresses of up to 2,000 bytes,
+   * a captcha's proof, and the lists ticked.
+   */
+  formBodyBytes: 16 * 1024,
+  /** What a multipart body carries besides its files: part headers, boundaries, small fields. */
+  multipartOverheadBytes: 64 * 1024,
   /** The `source` of a bounce posted to the bounce webhook, in UTF-8 bytes. */
   bounceSource: 200,
   /** Largest bounce webhook body (SendGrid and Event Grid post batches of events). */
@@ -32,8 +50,13 @@ export const LIMITS = {
   /** An uploaded ZIP may expand to this much in all, each entry at most this many times its compressed size (zip bombs). */
   importUncompressedBytes: 4 * 1024 ** 3,
   importCompressionRatio: 200,
-  /** Largest transactional message request, attachments included. */
-  txBodyBytes: 25 * 1024 * 1024,
+  /**
+   * Largest transactional message request: JSON, or multipart with the attachments (at most
+   * `txAttachmentsTotalBytes`), the message (`txMessageBytes`) and the multipart overhead.
+   */
+  txBodyBytes: 25 * 1024 * 1024 + 1024 * 1024 + 64 * 1024,
+  /** The JSON message of a multipart tx request (its `data` field). */
+  txMessageBytes: 1024 * 1024,
   /**
    * Attachments of a multipart tx request. They are held in memory while the mail is built, so
    * they are bounded in number, per file and in total (25 MB is also about the largest message
@@ -42,4 +65,24 @@ export const LIMITS = {
   txAttachments: 10,
   txAttachmentBytes: 25 * 1024 * 1024,
   txAttachmentsTotalBytes: 25 * 1024 * 1024,
+  /**
+   * Sends of a campaign failing in a row for want of a working mail server (refused, DNS,
+   * timeout, TLS, authentication) before it is paused; their recipients are sent on resume.
+   */
+  campaignConnectionFailures: 3,
+  /** How often the count of opt-in mails that failed for the same cause is logged. */
+  optinFailureLogMs: 60_000,
+  /**
+   * Segment queries (`query`): how deeply subqueries may nest (each level multiplies the rows
+   * read), how long one may run on its worker thread, and how many run at once (a further one
+   * waits for a thread, at most the deadline, then answers 503).
+   */
+  segmentSubqueryDepth: 3,
+  segmentDeadlineMs: 5000,
+  segmentThreads: 2,
 } as const;
+
+/** A byte count as people read it: "16 KB", "2.5 MB". */
+export function byteSize(bytes: number): string {
+  return bytes < 1048576 ? `${Math.round(bytes / 1024)} KB` : `${Math.round((bytes / 1048576) * 10) / 10} MB`;
+}

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { diskFull, isDiskFull } from './disk-full.ts';
 import { badRequest, HttpError } from './errors.ts';
+import { byteSize } from './limits.ts';
 
 export interface ReceivedFile {
   /** The form field the file came in. */
@@ -38,7 +39,6 @@ export interface MultipartLimits {
 }
 
 const baseName = (name: string) => name.split(/[\\/]/).pop() ?? '';
-const size = (bytes: number) => (bytes < 1048576 ? `${Math.round(bytes / 1024)} KB` : `${Math.round((bytes / 1048576) * 10) / 10} MB`);
 
 /**
  * Reads the whole body into `dir` (files) and memory (fields). Throws a 400 HttpError when the
@@ -72,7 +72,7 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
   };
 
   parser.on('field', (name, value, info) => {
-    if (info.valueTruncated) refuse(`the form field "${name}" is larger than ${size(limits.maxFieldBytes)}`);
+    if (info.valueTruncated) refuse(`the form field "${name}" is larger than ${byteSize(limits.maxFieldBytes)}`);
     else (form.fields[name] ??= []).push(value);
   });
   parser.on('file', (field, stream, info) => {
@@ -84,7 +84,7 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
     const file: ReceivedFile = { field, name: baseName(info.filename ?? ''), type: info.mimeType, path: join(dir, `part-${form.files.length + 1}`), size: 0 };
     form.files.push(file);
     stream.on('data', (chunk: Buffer) => (file.size += chunk.length));
-    stream.on('limit', () => refuse(`the file "${file.name}" is larger than ${size(limits.maxFileBytes)}`));
+    stream.on('limit', () => refuse(`the file "${file.name}" is larger than ${byteSize(limits.maxFileBytes)}`));
     writes.push(new Promise<void>((resolve) => {
       const out = createWriteStream(file.path);
       out.on('close', resolve);
@@ -110,7 +110,8 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
     await new Promise<void>((resolve, reject) => {
       parser.on('close', resolve);
       parser.on('error', (e: Error) => reject(badRequest(`invalid multipart body: ${e.message}`)));
-      source.on('error', (e) => reject(badRequest(`reading the request body failed: ${e.message}`)));
+      // Over the route's body limit (body.ts) is the limit's own 413.
+      source.on('error', (e) => reject(e instanceof HttpError ? e : badRequest(`reading the request body failed: ${e.message}`)));
       source.pipe(parser);
     });
   } catch (e) {

@@ -4,6 +4,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { isIP } from 'node:net';
+import type { Logger } from '../log.ts';
 import { tooManyRequests } from './errors.ts';
 
 const WINDOW_MS = 60_000;
@@ -41,11 +42,16 @@ function normaliseIp(ip: string): string {
   return s.startsWith('::ffff:') && isIP(s.slice(7)) === 4 ? s.slice(7) : s;
 }
 
+/** Logs already warned about forwarded requests from untrusted peers: once per server. */
+const warnedUntrustedForward = new WeakSet<Logger>();
+
 /**
  * The client's address: the direct peer, unless the peer is a trusted proxy, in which case
- * the right-most `X-Forwarded-For` entry that is not itself a trusted proxy.
+ * the right-most `X-Forwarded-For` entry that is not itself a trusted proxy. The first request
+ * that carries `X-Forwarded-For` from a peer not in `security.trusted_proxies` is logged: behind
+ * an unlisted proxy every client has the proxy's address and shares its rate-limit buckets.
  */
-export function clientAddress(c: Context, trustedProxies: readonly string[]): string {
+export function clientAddress(c: Context, trustedProxies: readonly string[], log: Logger): string {
   let peer = '';
   try {
     peer = normaliseIp(getConnInfo(c).remote.address ?? '');
@@ -53,10 +59,33 @@ export function clientAddress(c: Context, trustedProxies: readonly string[]): st
     peer = '';
   }
   const trusted = new Set(trustedProxies.map(normaliseIp));
-  if (!trusted.has(peer)) return peer || 'unknown';
+  if (!trusted.has(peer)) {
+    if (c.req.header('x-forwarded-for') !== undefined && !warnedUntrustedForward.has(log)) {
+      warnedUntrustedForward.add(log);
+      log.warn(`a request from ${peer || 'an unknown peer'} carries X-Forwarded-For, but that peer is not in security.trusted_proxies: the header is ignored, and if a proxy sends it every client shares the proxy's rate-limit buckets (add the proxy's address to the setting)`);
+    }
+    return peer || 'unknown';
+  }
   const chain = (c.req.header('x-forwarded-for') ?? '').split(',').map(normaliseIp).filter((s) => isIP(s) !== 0);
   for (let i = chain.length - 1; i >= 0; i--) if (!trusted.has(chain[i])) return chain[i];
   return peer;
+}
+
+/**
+ * The rate-limit bucket of a client address: an IPv4 address itself, an IPv6 address its /64
+ * (one subscriber line or host usually holds a whole /64, so counting single IPv6 addresses
+ * would let one client take 2^64 of them).
+ */
+export function clientBucket(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head, tail = ''] = address.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  // An embedded IPv4 tail (::ffff:1.2.3.4 is normalised before) takes two groups.
+  const groups = right.length && right[right.length - 1].includes('.') ? 2 : 1;
+  const missing = 8 - left.length - right.length - (groups - 1);
+  const full = address.includes('::') ? [...left, ...Array<string>(missing).fill('0'), ...right] : left;
+  return `${full.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 export interface RateLimitOptions {
@@ -64,9 +93,10 @@ export interface RateLimitOptions {
   /** Requests per minute per client (read per request, so settings changes apply at once); 0 = off. */
   perMinute: () => number;
   trustedProxies: () => readonly string[];
+  log: Logger;
   /** Keys are prefixed so several limits can share one limiter. */
   scope: string;
-  /** What is limited; default the client address. */
+  /** What is limited; default the client's bucket (clientBucket). */
   key?: (c: Context) => string;
   /** The answer when over the limit; default a JSON 429. */
   onLimited?: (c: Context, retryAfter: number) => Response;
@@ -74,7 +104,7 @@ export interface RateLimitOptions {
 
 export function rateLimit(o: RateLimitOptions): MiddlewareHandler {
   return createMiddleware(async (c, next) => {
-    const key = `${o.scope}:${o.key ? o.key(c) : clientAddress(c, o.trustedProxies())}`;
+    const key = `${o.scope}:${o.key ? o.key(c) : clientBucket(clientAddress(c, o.trustedProxies(), o.log))}`;
     if (!o.limiter.hit(key, o.perMinute())) {
       const retry = o.limiter.retryAfter(key);
       c.header('Retry-After', String(retry));

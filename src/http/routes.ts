@@ -3,7 +3,7 @@
 // access, reads and validates the inputs, and calls the handler with the services it needs.
 // The same tables describe the API (openapi.ts) and drive the route tests.
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { readBody, readBodyOrText, readJson } from './body.ts';
+import { limitBody, readBody, readBodyOrText, readJson } from './body.ts';
 import type { Permission } from './permissions.ts';
 import { parseInput, queryValues, type z } from './schema.ts';
 import type { AppEnv } from './types.ts';
@@ -48,6 +48,11 @@ export interface Route<S, B = undefined, Q = undefined> {
   describedBody?: { contentType: string; schema?: Schema };
   /** A GET that writes (the tracking pixel and link) and so is counted like a write request. */
   writes?: boolean;
+  /**
+   * The largest body the route reads, in bytes (a function: read per request, from settings);
+   * default the table's (MountOptions.bodyBytes). Counted as it is read, chunked bodies too.
+   */
+  bodyBytes?: number | ((services: S) => number);
   /** The rate limit the route counts against, made from the services when mounted; checked first. */
   limit?: (services: S) => MiddlewareHandler<AppEnv>;
   /** The response is not listmonk's {"data": …} envelope (CSV, HTML, an image, a redirect). */
@@ -68,6 +73,8 @@ export interface MountOptions {
   guard: (access: Exclude<Access, 'public'>) => MiddlewareHandler<AppEnv>;
   /** Counts a request that may write, so background writers give way (foreground-writes.ts). */
   trackWrites: MiddlewareHandler<AppEnv>;
+  /** The largest body of the table's routes that do not set their own (`bodyBytes`). */
+  bodyBytes: number;
 }
 
 async function readInputBody(c: Context<AppEnv>, kind: BodyKind): Promise<unknown> {
@@ -82,6 +89,8 @@ export function mount<S>(app: Hono<AppEnv>, table: readonly AnyRoute<S>[], servi
   for (const r of table) {
     const before: MiddlewareHandler<AppEnv>[] = [];
     if (r.limit) before.push(r.limit(services));
+    const bodyBytes = r.bodyBytes ?? o.bodyBytes;
+    before.push(limitBody(typeof bodyBytes === 'number' ? () => bodyBytes : () => bodyBytes(services)));
     if (r.writes) before.push(o.trackWrites);
     if (r.access !== 'public') before.push(o.guard(r.access));
     const handle: MiddlewareHandler<AppEnv> = async (c) => {

@@ -2,12 +2,15 @@
 // give the TypeScript type of what a service receives, and describe the API (OpenAPI).
 //
 // The readers keep listmonk's leniencies and our messages: absent and JSON null mean "not
-// given"; strings are trimmed; integers may come as numeric strings; a single value is read as
-// a one-item array where an array is expected (form bodies carry repeated fields). Each error
-// message names the field through a `{key}` placeholder that `inputError` fills with its path.
+// given"; strings are trimmed; integers may come as numeric strings. Where an array is
+// expected, JSON must send one, as listmonk's decoder requires (`"lists": "1"` is a 400); a
+// form body, which carries a list as repeated fields, may send one value (see `formBody`).
+// Each error message names the field through a `{key}` placeholder that `inputError` fills
+// with its path.
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { HttpError } from './errors.ts';
+import { parseJson } from './json.ts';
 import { LIMITS } from './limits.ts';
 
 export { z };
@@ -92,8 +95,6 @@ function readEnum<T extends string>(v: unknown, allowed: readonly T[]): T | unde
   return s as T;
 }
 
-const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : [v]);
-
 /** Tags as listmonk normalises them: trimmed, inner whitespace runs to "-", empties dropped. */
 export function normaliseTags(tags: string[] | undefined): string[] {
   return (tags ?? []).map((t) => t.trim().replace(/\s+/g, '-')).filter((t) => t !== '').map((t) => {
@@ -110,7 +111,8 @@ function readObject(v: unknown): Record<string, unknown> | undefined {
 
 function readStringArray(v: unknown): string[] | undefined {
   if (!present(v)) return undefined;
-  return asArray(v).map((x) => {
+  if (!Array.isArray(v)) throw invalid('expected an array of strings');
+  return v.map((x) => {
     if (typeof x !== 'string') throw invalid('expected an array of strings');
     return x;
   });
@@ -118,7 +120,8 @@ function readStringArray(v: unknown): string[] | undefined {
 
 function readIntArray(v: unknown): number[] | undefined {
   if (!present(v)) return undefined;
-  return asArray(v).map((x) => {
+  if (!Array.isArray(v)) throw invalid('expected an array of positive integers');
+  return v.map((x) => {
     const n = toInt(x);
     if (n === null || n < 1) throw invalid('expected an array of positive integers');
     return n;
@@ -153,7 +156,7 @@ export const f = {
   checkbox: () => field({ type: 'boolean' }, isChecked),
   /** Text exactly as typed; '' when absent or not text. Never refused (sign-in forms answer a bad field as a wrong one). */
   text: () => field({ type: 'string' }, (v) => (typeof v === 'string' ? v : '')),
-  /** Positive integers; a single value is a one-item array. */
+  /** Positive integers. */
   optIntArray: () => field({ type: 'array', items: { type: 'integer', minimum: 1 } }, readIntArray),
   /** Positive integers, at least one; `hint` follows "is required" (e.g. " (one or more list IDs)"). */
   reqIntArray: (hint = '') => field({ type: 'array', items: { type: 'integer', minimum: 1 }, minItems: 1 }, (v) => {
@@ -187,7 +190,7 @@ export const f = {
     if (v.trim() === '') return undefined;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(v);
+      parsed = parseJson(v);
     } catch {
       throw invalid('not valid JSON');
     }
@@ -277,8 +280,46 @@ export const q = {
 
 /** A query object for zod: each key with every value it has in the URL. */
 export function queryValues(url: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  // No prototype: a key such as `__proto__` is a key like any other.
+  const out: Record<string, string[]> = Object.create(null);
   for (const [k, v] of new URL(url).searchParams) (out[k] ??= []).push(v);
+  return out;
+}
+
+/** The bodies that came as forms (url-encoded, multipart, or a by-query route's URL fields). */
+const formBodies = new WeakSet<object>();
+
+/**
+ * Marks `body` as a form's fields: a field sent once holds one value where a repeated one holds
+ * several, so `parseInput` reads a single value as a one-item array where the schema expects an
+ * array (`l=<uuid>`). JSON bodies get no such leniency.
+ */
+export function formBody<T extends Record<string, unknown>>(body: T): T {
+  formBodies.add(body);
+  return body;
+}
+
+/** The fields of an object schema (through its transforms), or null for other schemas. */
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> | null {
+  if (schema instanceof z.ZodObject) return schema.shape as Record<string, z.ZodType>;
+  if (schema instanceof z.ZodPipe) return objectShape(schema.in as z.ZodType);
+  return null;
+}
+
+/** Whether a field reader takes an array (maybe or null, as `clearable` describes it). */
+function takesArray(field: z.ZodType): boolean {
+  const json = z.globalRegistry.get(field) as { type?: unknown; anyOf?: { type?: unknown }[] } | undefined;
+  return json?.type === 'array' || (json?.anyOf ?? []).some((j) => j.type === 'array');
+}
+
+/** A form's single values of array fields as one-item arrays. */
+function formArrays(schema: z.ZodType, body: Record<string, unknown>): Record<string, unknown> {
+  const shape = objectShape(schema);
+  if (!shape) return body;
+  const out = { ...body };
+  for (const [key, field] of Object.entries(shape)) {
+    if (present(out[key]) && !Array.isArray(out[key]) && takesArray(field)) out[key] = [out[key]];
+  }
   return out;
 }
 
@@ -287,7 +328,8 @@ export function queryValues(url: string): Record<string, string[]> {
  * read fields in the order a person fills a form, so the first problem is the one to fix first.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const r = schema.safeParse(value);
+  const input = typeof value === 'object' && value !== null && formBodies.has(value) ? formArrays(schema, value as Record<string, unknown>) : value;
+  const r = schema.safeParse(input);
   if (r.success) return r.data;
   throw inputError(r.error);
 }

@@ -37,6 +37,16 @@ export interface ImportParams {
   overwriteSubscriptionStatus?: boolean;
 }
 
+/** The running or last import as the admin page shows it beside the status. */
+export interface ImportRun {
+  mode: ImportMode;
+  /** The lists a `subscribe` import writes to. */
+  lists: number[];
+  startedAt: Date;
+  /** null while it runs. */
+  endedAt: Date | null;
+}
+
 export interface ImportJob {
   name: string;
   source: ImportSource;
@@ -44,6 +54,8 @@ export interface ImportJob {
   dir: string;
   delim: string;
   write: WriteOptions;
+  /** Who started it (the log). */
+  by: string;
 }
 
 /**
@@ -65,6 +77,8 @@ export class Importer {
   private running: Promise<void> | null = null;
   /** Shared with the writer thread while an import runs (stop flag, rows imported). */
   private control: Int32Array | null = null;
+  /** Kept until the next import or a DELETE clears it, like the status. */
+  private current: ImportRun | null = null;
   constructor(private readonly ctx: AppContext, private readonly store: ImportStore, private readonly indexer: SearchIndexer) {}
 
   status(): ImportStatus {
@@ -75,6 +89,11 @@ export class Importer {
   logs(): string {
     const tail = this.suppressed ? [`... ${this.suppressed} more log lines not kept`] : [];
     return [...this.logLines, ...tail].join('\n');
+  }
+
+  /** The running or last import's mode, lists and times; null when there is none (or it was cleared). */
+  lastRun(): ImportRun | null {
+    return this.current && { ...this.current };
   }
 
   /** Claims the importer for an upload about to be read; 409 if one is running. */
@@ -131,8 +150,10 @@ export class Importer {
     this.state = { name: job.name, total: 0, imported: 0, status: 'importing' };
     this.logLines = [];
     this.suppressed = 0;
+    this.current = { mode: job.write.mode, lists: [...job.write.lists], startedAt: new Date(), endedAt: null };
     this.control = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
     this.log(`importing "${job.name}" (${job.source.files.map((f) => f.name).join(', ')}) in ${job.write.mode} mode`);
+    this.ctx.log.info(`import of "${job.name}" started by ${job.by} (${job.write.mode} mode)`);
     this.indexer.hold();
     pauseCheckpoints(this.ctx.db);
     // The final status is published last, once the importer is free for the next upload.
@@ -154,6 +175,7 @@ export class Importer {
         this.running = null;
         this.busy = false;
         this.state.status = final;
+        if (this.current) this.current.endedAt = new Date();
       }
     });
     return this.status();
@@ -171,6 +193,7 @@ export class Importer {
       this.state = { name: '', total: 0, imported: 0, status: 'none' };
       this.logLines = [];
       this.suppressed = 0;
+      this.current = null;
     }
     return this.status();
   }
@@ -199,6 +222,7 @@ export class Importer {
     let final: 'finished' | 'failed';
     if (outcome.type === 'done') {
       this.log(outcome.stopped ? `stopped: ${imported} rows imported` : `finished: ${imported} rows imported`);
+      this.ctx.log.info(`import of "${job.name}" ${outcome.stopped ? 'stopped' : 'finished'}: ${imported} rows imported`);
       final = 'finished';
     } else {
       const message = outcome.type === 'failed' ? outcome.message : 'unexpected message';

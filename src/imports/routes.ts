@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import type { Context } from 'hono';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
+import { parseJson } from '../http/json.ts';
 import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart } from '../http/multipart.ts';
 import { routesFor } from '../http/routes.ts';
@@ -26,7 +27,7 @@ export const IMPORT_ROUTES = [
   route({ method: 'GET', path: '/import/subscribers', access: 'subscribers:import', handler: importStatus, summary: 'The running or last import: its name, rows imported of the total, and state' }),
   route({ method: 'GET', path: '/import/subscribers/logs', access: 'subscribers:import', handler: importLogs, summary: 'The log of the running or last import' }),
   route({ method: 'DELETE', path: '/import/subscribers', access: 'subscribers:import', handler: stopImport, summary: 'Stops the running import (what it wrote stays), or clears the last one' }),
-  route({ method: 'POST', path: '/import/subscribers', access: 'subscribers:import', handler: startImport, describedBody: { contentType: 'multipart/form-data', schema: uploadForm() }, summary: 'Uploads a CSV file (or a ZIP of them) and imports it in the background' }),
+  route({ method: 'POST', path: '/import/subscribers', access: 'subscribers:import', handler: startImport, bodyBytes: LIMITS.importUploadBytes + LIMITS.importParamsBytes + LIMITS.multipartOverheadBytes, describedBody: { contentType: 'multipart/form-data', schema: uploadForm() }, summary: 'Uploads a CSV file (or a ZIP of them) and imports it in the background' }),
 ];
 
 const IMPORT_MODES = ['subscribe', 'blocklist'] as const;
@@ -86,7 +87,7 @@ async function startImport(c: C, { importer, config }: Deps) {
     if (!file) throw badRequest('the "file" field (a ZIP of CSV files, or a CSV file) is required');
     const name = file.name || 'upload';
     const source = await inspectUpload(file.path, name);
-    return ok(c, importer.start({ name, source, dir, delim, write }));
+    return ok(c, importer.start({ name, source, dir, delim, write, by: c.get('user').username }));
   } catch (e) {
     // Nothing was started: the upload goes, and the importer is free for the next one.
     rmSync(dir, { recursive: true, force: true });
@@ -100,7 +101,7 @@ function readParams(raw: string | undefined): { delim: string; params: ImportPar
   if (raw === undefined) throw badRequest('the "params" field is required (a JSON object with mode, delim, lists, ...)');
   let value: unknown;
   try {
-    value = JSON.parse(raw);
+    value = parseJson(raw);
   } catch (e) {
     throw badRequest(`invalid "params": not JSON (${(e as Error).message})`);
   }

@@ -1,9 +1,8 @@
 // What the import's threads share with the main thread: how they are started, the parser's,
 // the writer's and the search indexer's jobs and messages, and the slots of their control arrays.
-import { existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
+import type { MessagePort, Transferable, Worker } from 'node:worker_threads';
+import { startWorker } from '../worker-thread.ts';
 import type { ParseOptions, RowBatch } from './parse.ts';
 import type { ImportSource } from './source.ts';
 import type { WriteOptions } from './store.ts';
@@ -93,22 +92,10 @@ const THREADS = {
  */
 const resourceLimits = { maxYoungGenerationSizeMb: 4 };
 
-/**
- * Starts an import thread: from source (tests, tsx) through tsx's loader, which worker threads
- * do not inherit; in a build, its bundle.
- */
+/** Starts an import thread (see startWorker). */
 export function startThread(thread: keyof typeof THREADS, workerData: ParserJob | WriterJob | IndexerJob, transferList: Transferable[]): Worker {
-  const { source, bundle } = THREADS[thread];
-  if (import.meta.url.endsWith('.ts')) {
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const script = new URL(source, import.meta.url).href;
-    return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(script)}); })`, { eval: true, workerData, transferList, resourceLimits });
-  }
-  const url = new URL(bundle, import.meta.url);
-  if (!existsSync(fileURLToPath(url))) throw new Error(`the import's ${thread} thread script ${bundle} is missing from the build`);
-  return new Worker(url, { workerData, transferList, resourceLimits });
+  return startWorker({ from: import.meta.url, ...THREADS[thread] }, { workerData, transferList, resourceLimits });
 }
-
 
 /**
  * Sizes a thread's write transactions for a time target (the most an API write waits for it):

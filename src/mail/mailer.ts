@@ -8,6 +8,12 @@ import type { Settings } from '../settings/defaults.ts';
 import { SmtpMessenger, type SmtpServerSettings } from './smtp.ts';
 import type { Messenger, OutgoingMessage } from './types.ts';
 
+/** Why nothing can be sent through the `email` messenger (the one system and opt-in mails use). */
+export const NO_SMTP = 'no SMTP server is enabled: set one up in Settings → SMTP';
+
+/** The error code of a send to a messenger that is not configured (a failure of the setup, not of the recipient). */
+export const NO_MESSENGER = 'ENOMESSENGER';
+
 export type MessengerFactory = (settings: Settings) => Messenger[];
 
 /** A messenger with a count of the sends it has not finished. */
@@ -69,6 +75,7 @@ export class Mailer {
       void done.finally(() => this.retiring.delete(done));
     }
     this.log.info(`messengers ready: ${[...next.keys()].join(', ') || 'none'}`);
+    if (!next.has('email')) this.log.warn(`${NO_SMTP}; until then no campaign can be sent by e-mail, and opt-in, notification and password-reset mails are not sent`);
   }
 
   names(): string[] {
@@ -79,9 +86,15 @@ export class Mailer {
     return this.messengers.has(name);
   }
 
+  /** Why messages cannot be sent through `name`, or null when they can. */
+  unavailable(name: string): string | null {
+    if (this.messengers.has(name)) return null;
+    return name === 'email' ? NO_SMTP : `messenger "${name}" is not configured`;
+  }
+
   send(messenger: string, msg: OutgoingMessage): Promise<void> {
     const m = this.messengers.get(messenger);
-    if (!m) return Promise.reject(new Error(`unknown messenger "${messenger}"`));
+    if (!m) return Promise.reject(Object.assign(new Error(this.unavailable(messenger)!), { code: NO_MESSENGER }));
     return m.send(msg);
   }
 

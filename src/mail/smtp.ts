@@ -170,20 +170,68 @@ export class SmtpMessenger implements Messenger {
 }
 
 /** POST /settings/smtp/test: one real connection, one real message; throws the server's error. */
-export async function sendSmtpTest(s: SmtpServerSettings, from: string, to: string, siteName: string): Promise<void> {
+/**
+ * Tests an SMTP server: sends a test message to `to`, or without a recipient only connects,
+ * negotiates TLS and authenticates (nodemailer's verify). Fails with a SmtpTestError.
+ */
+export async function testSmtpServer(s: SmtpServerSettings, from: string, to: string | null, siteName: string): Promise<void> {
   const transport = nodemailer.createTransport(transportOptions({ ...s, max_conns: 1 }, false));
   const { headers, returnPath } = envelopeHeaders(headerMap(s.email_headers ?? []), {});
   try {
-    await transport.sendMail({
-      from,
-      to,
-      subject: `${siteName}: SMTP test`,
-      text: `This is a test message from ${siteName}. Your SMTP settings for ${s.host}:${s.port} work.`,
-      headers,
-      envelope: returnPath ? { from: returnPath, to } : undefined,
-      messageId: messageId(from),
-    });
+    if (!to) await transport.verify();
+    else {
+      await transport.sendMail({
+        from,
+        to,
+        subject: `${siteName}: SMTP test`,
+        text: `This is a test message from ${siteName}. Your SMTP settings for ${s.host}:${s.port} work.`,
+        headers,
+        envelope: returnPath ? { from: returnPath, to } : undefined,
+        messageId: messageId(from),
+      });
+    }
+  } catch (e) {
+    throw new SmtpTestError(smtpTestFailure(e as SmtpError, `${s.host}:${s.port}`));
   } finally {
     transport.close();
+  }
+}
+
+export class SmtpTestError extends Error {}
+
+interface SmtpError extends Error {
+  code?: string;
+  responseCode?: number;
+}
+
+/** Network error codes worth naming (they say nothing about what listens there). */
+const NETWORK_CODES = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)\b/;
+
+/**
+ * What went wrong, without the remote's own words: the SMTP test can be pointed at any host and
+ * port, and a banner or an error text would tell what answers on an internal port. The stage and
+ * the numeric SMTP reply code are enough to fix a configuration.
+ */
+function smtpTestFailure(e: SmtpError, where: string): string {
+  const reply = e.responseCode ? ` (SMTP ${e.responseCode})` : '';
+  switch (e.code) {
+    case 'ESOCKET':
+    case 'ECONNECTION':
+    case 'EDNS':
+    case 'ETIMEDOUT':
+      return `could not connect to ${where} (${NETWORK_CODES.exec(e.message)?.[1] ?? (e.code === 'ETIMEDOUT' ? 'timeout' : e.code)})`;
+    case 'EPROTOCOL':
+      return `${where} did not answer as an SMTP server`;
+    case 'ETLS':
+      return `TLS with ${where} failed`;
+    case 'EAUTH':
+      return `${where} refused the user name or password${reply}`;
+    case 'ENOAUTH':
+      return `${where} asks for authentication, and no user name or password is set`;
+    case 'EENVELOPE':
+    case 'EMESSAGE':
+      return `${where} refused the test message${reply}`;
+    default:
+      return `the SMTP exchange with ${where} failed${reply}`;
   }
 }

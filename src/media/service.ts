@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart } from '../http/multipart.ts';
 import { authorized, can, type Actor, type Authorized, type Permission } from '../http/permissions.ts';
 import {
@@ -59,13 +60,13 @@ export class MediaService {
     const { settings } = this.ctx;
     if (settings.str('upload.provider') !== PROVIDER) throw badRequest('listmgr stores media on the file system only: set upload.provider to "filesystem"');
     if (!/^multipart\/form-data\b/i.test(upload.contentType)) throw badRequest('send the file as multipart/form-data in a field named "file"');
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
     // Hidden (names starting with a dot are never served) and on the same disk as the uploads,
     // so placing the finished file is a link, not a copy.
     const incoming = await mkdtemp(join(this.dir, '.incoming-'));
     try {
       const form = await receiveMultipart(upload.body, upload.contentType, incoming, {
-        fileFields: ['file'], maxFiles: 1, maxFileBytes: settings.num('upload.max_file_size') * 1024, maxFields: 8, maxFieldBytes: 4096,
+        fileFields: ['file'], maxFiles: 1, maxFileBytes: this.largestFile(), maxFields: 8, maxFieldBytes: 4096,
       });
       const file = form.files[0];
       if (!file) throw badRequest('"file" is required: a multipart form field holding the file');
@@ -92,6 +93,16 @@ export class MediaService {
     } finally {
       await rm(incoming, { recursive: true, force: true });
     }
+  }
+
+  /** The largest file an upload may carry (upload.max_file_size, in KB). */
+  private largestFile(): number {
+    return this.ctx.settings.num('upload.max_file_size') * 1024;
+  }
+
+  /** The largest upload request: the file and what a multipart body carries around it. */
+  largestUploadBody(): number {
+    return this.largestFile() + LIMITS.multipartOverheadBytes;
   }
 
   /** Deletes the row, then the file and its thumbnail. */

@@ -15,6 +15,7 @@ import { SearchBacklog } from '../imports/search-backlog.ts';
 import { ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID } from '../http/permissions.ts';
 import { DEFAULT_SETTINGS } from '../settings/defaults.ts';
 import { SettingsService } from '../settings/service.ts';
+import { passwordHashFor } from '../users/rules.ts';
 import { sha256Hex } from '../users/secrets.ts';
 import { UserStore } from '../users/store.ts';
 import { ListmonkSource, type SchemaInfo } from './listmonk-source.ts';
@@ -528,7 +529,7 @@ export async function migrateFromListmonk(opts: MigrateOptions): Promise<Migrate
         users.ensureSuperAdminRole();
         if (!copier.tables.some((t) => t.table === 'users' && t.written > 0)) {
           // listmonk before v4 had one admin from its config file, not in the database.
-          users.createLoginUser(opts.adminUser, opts.adminPassword, opts.adminUser.includes('@') ? opts.adminUser : `${opts.adminUser}@listmgr.localhost`);
+          users.createLoginUser(opts.adminUser, await passwordHashFor(opts.adminPassword), opts.adminUser.includes('@') ? opts.adminUser : `${opts.adminUser}@listmgr.localhost`);
           createdAdmin = opts.adminUser;
         }
         db.prepare(`INSERT INTO settings (key, value) VALUES ('app.installed_at', json_quote(strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`).run();

@@ -3,13 +3,14 @@
 // Answers never reveal whether an address was already subscribed. Rate-limited per client.
 import type { Context } from 'hono';
 import type { AppContext } from '../context.ts';
+import { loggedIds } from '../log.ts';
 import { isDatabaseBusy } from '../db/connection.ts';
 import { readBody } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest, HttpError, notFound } from '../http/errors.ts';
 import { LIMITS } from '../http/limits.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
-import { clientAddress, rateLimit, type RateLimiter } from '../http/rate-limit.ts';
+import { clientAddress } from '../http/rate-limit.ts';
 import { routesFor, type Handler, type Input } from '../http/routes.ts';
 import { f, isUuid, parseBool, parseInput, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -21,20 +22,19 @@ import type { Audience, SubscriberService } from '../subscribers/service.ts';
 /** The subscriber a page's link names. */
 type LinkedSubscriber = NonNullable<ReturnType<SubscriberService['byLink']>>;
 import type { AttemptLimiter } from '../users/attempts.ts';
-import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, type Captcha } from './captcha.ts';
+import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, type Captcha, type CaptchaProof } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
 import { linkUuid, linkValue } from './link.ts';
 import { publicLook } from './look.ts';
+import { perClient, perClientPage, perSubscriberPage, type PublicLimitDeps } from './rate-limits.ts';
 import { ManagePreferences, OptinConfirm, Outcome, SubscriptionForm, Unsubscribe, WipeConfirm, type FormValues, type NextLink, type SelfService } from './pages.tsx';
 import { ZERO_UUID } from '../campaigns/render.ts';
 
-interface Deps extends AppContext {
+interface Deps extends PublicLimitDeps {
   subscribers: Audience['subscribers'];
   subscriberService: SubscriberService;
   listStore: Audience['lists'];
   captcha: Captcha;
-  /** Per-address counts of public requests (the API and the pages share them). */
-  publicLimiter: RateLimiter;
   /** Data exports mailed per subscriber. */
   subscriberExports: AttemptLimiter;
 }
@@ -45,7 +45,7 @@ export const PUBLIC_ROUTES = [
   route({ method: 'GET', path: '/public/lists', access: 'public', limit: perClient, handler: publicLists, raw: 'application/json', summary: 'The lists anyone may subscribe to: an array of {uuid, name}' }),
   // The Altcha widget fetches its challenge here (bare JSON, as the widget expects).
   route({ method: 'GET', path: '/public/captcha/altcha', access: 'public', limit: perClient, handler: altchaChallenge, raw: 'application/json', summary: 'A new Altcha challenge for the subscription form (404 when Altcha is off)' }),
-  route({ method: 'POST', path: '/public/subscription', access: 'public', limit: perClient, handler: subscribe, body: subscriptionInput(), bodyKind: 'json-or-form', summary: 'Subscribes an address to public lists; the answer is the same for new and known addresses' }),
+  route({ method: 'POST', path: '/public/subscription', access: 'public', limit: perClient, bodyBytes: LIMITS.formBodyBytes, handler: subscribe, body: subscriptionInput(), bodyKind: 'json-or-form', summary: 'Subscribes an address to public lists; the answer is the same for new and known addresses' }),
 ];
 
 /**
@@ -68,42 +68,6 @@ export const PUBLIC_PAGES = [
   route({ method: 'POST', path: '/subscription/:campUUID/:subUUID', access: 'public', limit: perSubscriberPage, handler: pageRoute(unsubscribe), raw: 'text/html', summary: 'Unsubscribes (from the campaign\'s lists, else all), blocklists, or saves preferences' }),
 ];
 
-// ---- rate limits ----
-
-function publicLimit(s: Deps, onLimited?: (c: Context, retry: number) => Response, key?: (c: Context) => string) {
-  return rateLimit({
-    limiter: s.publicLimiter,
-    scope: 'public',
-    key,
-    perMinute: () => s.settings.num('security.public_rate_limit'),
-    trustedProxies: () => (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [],
-    onLimited,
-  });
-}
-
-/** Per client address; a JSON 429. */
-function perClient(s: Deps) {
-  return publicLimit(s);
-}
-
-/** Per client address; a 429 page. */
-function perClientPage(s: Deps) {
-  return publicLimit(s, tooManyRequests(s));
-}
-
-/**
- * Per subscriber: RFC 8058 one-click unsubscribes come from a few mail providers' addresses in
- * bursts after each campaign, so a per-address limit would refuse them.
- */
-function perSubscriberPage(s: Deps) {
-  return publicLimit(s, tooManyRequests(s), (c) => `unsubscribe:${linkUuid(c.req.param('subUUID')).toLowerCase()}`);
-}
-
-function tooManyRequests(s: Deps) {
-  const t = subscriberTranslator(s);
-  return (c: Context) => message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
-}
-
 // ---- the API ----
 
 function publicLists(c: C, s: Deps) {
@@ -118,6 +82,8 @@ async function altchaChallenge(c: C, s: Deps) {
 
 async function subscribe(c: C, s: Deps, { body }: Input<ReturnType<typeof subscriptionInput>, undefined>) {
   if (!s.settings.bool('app.enable_public_subscription_page')) throw badRequest('public subscriptions are disabled');
+  // The same proof as the form asks for, or the captcha would be skipped by posting here.
+  if (!(await s.captcha.passes(body))) throw badRequest(`captcha required: a missing or invalid "${captchaField(s.captcha)}" field`);
   const { hasOptin } = await subscribePublic(s, { email: body.email, name: body.name, listUuids: body.list_uuids ?? body.l ?? [] });
   return ok(c, { has_optin: hasOptin });
 }
@@ -134,7 +100,21 @@ function subscriptionInput() {
     l: f.optStringArray(),
     name: f.optString({ maxBytes: LIMITS.publicName }),
     email: emailField(),
+    ...captchaFields(),
   }).meta({ id: 'PublicSubscription' });
+}
+
+/** The captcha's proof, as the form sends it; required (one or the other) when security.captcha is on. */
+function captchaFields() {
+  return {
+    altcha: f.any().meta({ type: 'string', description: 'The Altcha solution (base64 JSON), when the Altcha captcha is on' }),
+    'h-captcha-response': f.any().meta({ type: 'string', description: 'The hCaptcha token, when hCaptcha is on' }),
+  };
+}
+
+/** The field carrying the proof of the captcha that is on. */
+function captchaField(captcha: Captcha): keyof CaptchaProof {
+  return captcha.provider() === 'hcaptcha' ? 'h-captcha-response' : 'altcha';
 }
 
 interface PublicSubscription {
@@ -168,7 +148,7 @@ class PageError extends Error {
   }
 }
 
-type Status = 200 | 400 | 404 | 429 | 500;
+type Status = 200 | 400 | 404 | 413 | 429 | 500;
 
 function page(c: Context, s: Deps, title: string, body: PageOptions['body'], status: Status = 200, extra: Partial<PageOptions> = {}) {
   return sendPage(c, { ...publicLook(s.settings), title, body, lang: subscriberLanguage(s)['_.code'], ...extra }, status);
@@ -184,13 +164,13 @@ function outcome(c: Context, s: Deps, title: string, text: string, links: NextLi
 }
 
 /**
- * Where a reader can go after confirming or unsubscribing: back to the site (the root URL),
- * and, as the settings allow, their preferences and the subscription form.
+ * Where a reader can go after confirming or unsubscribing: back to the site (app.site_url,
+ * else the root URL), and, as the settings allow, their preferences and the subscription form.
  */
 function nextLinks(s: Deps, sub: { uuid: string; status: string }, campUuid: string, offer: { manage?: boolean; subscribe?: boolean }): NextLink[] {
   const t = subscriberTranslator(s);
   const site = s.settings.str('app.site_name').trim();
-  const links: NextLink[] = [{ href: `${s.settings.rootUrl()}/`, label: site ? t('public.backToSite', { site }) : t('public.backToSiteDefault') }];
+  const links: NextLink[] = [{ href: s.settings.str('app.site_url') || `${s.settings.rootUrl()}/`, label: site ? t('public.backToSite', { site }) : t('public.backToSiteDefault') }];
   if (sub.status === 'blocklisted') return links;
   if (offer.manage && s.settings.bool('privacy.allow_preferences')) links.push({ href: `/subscription/${campUuid}/${sub.uuid}?manage=true`, label: t('public.managePrefs') });
   if (offer.subscribe && s.settings.bool('app.enable_public_subscription_page')) links.push({ href: '/subscription/form', label: t('public.subAgain') });
@@ -206,7 +186,7 @@ function pageRoute<B, Q>(fn: Handler<Deps, B, Q>): Handler<Deps, B, Q> {
       if (isDatabaseBusy(e)) throw e; // 503 with Retry-After from app.ts, as for the API
       const t = subscriberTranslator(s);
       if (e instanceof PageError) return message(c, s, t('public.errorTitle'), e.message, e.status);
-      if (e instanceof HttpError && e.status < 500) return message(c, s, t('public.errorTitle'), e.message, e.status === 404 ? 404 : 400);
+      if (e instanceof HttpError && e.status < 500) return message(c, s, t('public.errorTitle'), e.message, e.status === 404 || e.status === 413 ? e.status : 400);
       s.log.error(`${c.req.method} ${c.req.path} failed: ${(e as Error).stack ?? e}`);
       return message(c, s, t('public.errorTitle'), t('public.errorProcessingRequest'), 500);
     }
@@ -266,9 +246,7 @@ function subscriptionForm() {
   return z.object({
     /** The honeypot: people never see it, bots fill it in. */
     nonce: f.optString(),
-    // The captcha's proof, checked by Captcha.passes.
-    altcha: f.any(),
-    'h-captcha-response': f.any(),
+    ...captchaFields(),
     l: f.optStringArray(),
     name: f.optString({ maxBytes: LIMITS.publicName }),
     email: emailField(),
@@ -356,7 +334,7 @@ function optin(c: C, s: Deps, sub: LinkedSubscriber, listUuids: string[], confir
 function optinEvidence(c: C, s: Deps): Record<string, string> {
   const evidence: Record<string, string> = { confirmed_at: new Date().toISOString() };
   if (s.settings.bool('privacy.record_optin_ip')) {
-    evidence.optin_ip = clientAddress(c, (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? []);
+    evidence.optin_ip = clientAddress(c, (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [], s.log);
     evidence.optin_user_agent = (c.req.header('user-agent') ?? '').slice(0, 500);
   }
   return evidence;
@@ -437,6 +415,7 @@ async function unsubscribe(c: C, s: Deps) {
   const form = await readForm(c, unsubscribeForm());
   if (s.settings.bool('privacy.allow_blocklist') && form.blocklist) {
     s.subscribers.blocklist([sub.id]);
+    s.log.info(`subscriber ${sub.id} blocklisted (source: unsubscribe page, campaign ${campUuid})`);
     return outcome(c, s, t('public.unsubTitle'), t('public.blocklisted'), nextLinks(s, { ...sub, status: 'blocklisted' }, campUuid, {}));
   }
   if (!form.manage) {
@@ -444,6 +423,7 @@ async function unsubscribe(c: C, s: Deps) {
     const lists = s.subscribers.campaignLists(campUuid.toLowerCase());
     if (lists.length) s.subscribers.unsubscribe(sub.id, lists);
     else s.subscribers.unsubscribeAll(sub.id);
+    s.log.info(`subscriber ${sub.id} unsubscribed from ${lists.length ? loggedIds('list', lists) : 'every list'} (source: unsubscribe link, campaign ${campUuid})`);
     return outcome(c, s, t('public.unsubbedTitle'), t('public.unsubbedInfo'), nextLinks(s, sub, campUuid, { manage: lists.length > 0, subscribe: true }));
   }
   if (!s.settings.bool('privacy.allow_preferences')) throw new PageError(400, t('public.invalidFeature'));
@@ -452,5 +432,6 @@ async function unsubscribe(c: C, s: Deps) {
   if ([...name].length < 1 || [...name].length > max) throw new PageError(400, t('public.invalidNameLength', { max }));
   const keep = (form.l ?? form.list_uuids ?? []).map((u) => u.toLowerCase());
   s.subscribers.savePreferences(sub.id, name, keep);
+  s.log.info(`subscriber ${sub.id} saved their preferences (source: preferences page), keeping ${keep.length} list(s)`);
   return outcome(c, s, t('public.managePrefs'), t('public.prefsSaved'), nextLinks(s, sub, campUuid, { manage: true, subscribe: true }));
 }

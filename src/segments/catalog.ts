@@ -110,6 +110,22 @@ export const SUBQUERY_TABLES: Readonly<Record<string, Columns>> = {
   },
 };
 
+/** The column of a subquery table that names a list: a caller restricted to some lists reads only their rows. */
+export const LIST_COLUMNS: Readonly<Record<string, string>> = {
+  subscriber_lists: 'list_id',
+  lists: 'id',
+};
+
+/** Tables a subquery reads that need a permission besides subscribers:sql_query (the API's for reading them). */
+export const TABLE_PERMISSIONS: Readonly<Record<string, 'campaigns:get_all' | 'bounces:get'>> = {
+  campaigns: 'campaigns:get_all',
+  campaign_lists: 'campaigns:get_all',
+  campaign_views: 'campaigns:get_all',
+  links: 'campaigns:get_all',
+  link_clicks: 'campaigns:get_all',
+  bounces: 'bounces:get',
+};
+
 /** Postgres type names accepted in `::type` casts and typed literals, and what they become. */
 export const TYPE_NAMES: Readonly<Record<string, SqlType>> = {
   int: 'int', integer: 'int', int2: 'int', int4: 'int', int8: 'int', smallint: 'int', bigint: 'int',

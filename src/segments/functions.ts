@@ -14,6 +14,7 @@ export const FN = {
   toNumeric: 'segment_to_numeric',
   lower: 'segment_lower',
   upper: 'segment_upper',
+  checkpoint: 'segment_checkpoint',
 } as const;
 
 interface Matcher {
@@ -156,6 +157,8 @@ export function registerSegmentFunctions(db: Database): void {
   // Postgres folds case for every script; SQLite's lower() and upper() only for ASCII.
   db.function(FN.lower, options, (text: unknown) => (text === null ? null : String(text).toLowerCase()));
   db.function(FN.upper, options, (text: unknown) => (text === null ? null : String(text).toUpperCase()));
+  // (any row value) → 1. Not deterministic, so SQLite calls it for every row (see translate.ts checkpoint).
+  db.function(FN.checkpoint, { deterministic: false, directOnly: true }, (_row: unknown) => 1);
 
   // Text to number by Postgres' input rules; where Postgres would fail the whole query, NULL.
   db.function(FN.toInteger, options, (value: unknown) => {

@@ -1,5 +1,6 @@
 import { isLogical, type Node, type Select } from './ast.ts';
-import { SUBQUERY_TABLES, SUBSCRIBER_COLUMNS, TYPE_NAMES, type Columns, type SqlType } from './catalog.ts';
+import { LIMITS } from '../http/limits.ts';
+import { LIST_COLUMNS, SUBQUERY_TABLES, SUBSCRIBER_COLUMNS, TYPE_NAMES, type Columns, type SqlType } from './catalog.ts';
 import { SegmentError } from './errors.ts';
 import { FN, compileRegexp, likePatternProblem } from './functions.ts';
 import { parseSegment } from './parser.ts';
@@ -20,7 +21,19 @@ import {
 export interface TranslateOptions {
   /** The moment NOW() and CURRENT_DATE stand for; the current time unless given. */
   now?: Date;
+  /** What the caller may read besides subscribers; everything unless given. */
+  access?: SegmentAccess;
 }
+
+/** The caller's other permissions, as they bound what its subqueries may read. */
+export interface SegmentAccess {
+  /** Tables the caller may not read through the API, each with the permission it lacks. */
+  refusedTables: Readonly<Record<string, string>>;
+  /** The lists whose rows (`lists`, `subscriber_lists`) the caller may read, or every list. */
+  lists: 'all' | readonly number[];
+}
+
+const FULL_ACCESS: SegmentAccess = { refusedTables: {}, lists: 'all' };
 
 export interface TranslatedSegment {
   /** A parenthesised boolean SQLite expression over a table aliased `subscribers`. */
@@ -40,10 +53,12 @@ export interface TranslatedSegment {
  */
 export function translateSegment(expression: string, options: TranslateOptions = {}): TranslatedSegment {
   const tree = parseSegment(expression);
-  const translator = new Translator(options.now ?? new Date());
-  const root: Scope = { name: 'subscribers', columns: SUBSCRIBER_COLUMNS, sqlAlias: 'subscribers', parent: null };
+  const translator = new Translator(options.now ?? new Date(), options.access ?? FULL_ACCESS);
+  const root: Scope = { name: 'subscribers', columns: SUBSCRIBER_COLUMNS, sqlAlias: 'subscribers', parent: null, depth: 0 };
   const filter = translator.rowFilter(tree, root);
-  const result = renderSql(sql`(${filter.sql})`);
+  // Nested function calls can cost much per row; a checkpoint on the rows lets a deadline stop them.
+  const checked = translator.nestedCalls ? sql`${checkpoint(sql`subscribers.id`)} AND ${filter.sql}` : filter.sql;
+  const result = renderSql(sql`(${checked})`);
   if (result.params.length > MAX_PARAMS) throw new SegmentError('the expression has too many values', 0);
   return { ...result, attribStrings: filter.attribStrings };
 }
@@ -60,6 +75,8 @@ interface Scope {
   columns: Columns;
   sqlAlias: string;
   parent: Scope | null;
+  /** How many subqueries this scope is nested in (0: the subscribers row). */
+  depth: number;
 }
 
 type Constant = string | number | boolean | Interval | null;
@@ -184,8 +201,11 @@ export const ALLOWED_FUNCTIONS = Object.keys(FUNCTIONS);
 
 class Translator {
   private aliasCount = 0;
+  private callDepth = 0;
+  /** Whether a function call's argument calls a function. */
+  nestedCalls = false;
 
-  constructor(readonly now: Date) {}
+  constructor(readonly now: Date, private readonly access: SegmentAccess) {}
 
   // ---- entry points --------------------------------------------------------------------
 
@@ -233,7 +253,13 @@ class Translator {
         const rule = Object.hasOwn(FUNCTIONS, node.name) ? FUNCTIONS[node.name] : undefined;
         if (!rule) throw new SegmentError(`unknown function "${node.name}"`, node.pos);
         if (node.star) throw new SegmentError(`"${node.name}(*)" is not supported`, node.pos);
-        return rule(this, node.args.map((a) => this.expr(a, scope)), node.pos);
+        if (this.callDepth > 0) this.nestedCalls = true;
+        this.callDepth++;
+        try {
+          return rule(this, node.args.map((a) => this.expr(a, scope)), node.pos);
+        } finally {
+          this.callDepth--;
+        }
       }
       case 'extract':
         return this.extract(node.field, this.expr(node.source, scope), node.pos);
@@ -826,7 +852,13 @@ class Translator {
         query.tablePos,
       );
     }
-    const scope: Scope = { name: query.alias ?? query.table, columns, sqlAlias: `t${++this.aliasCount}`, parent: outer };
+    const missing = Object.hasOwn(this.access.refusedTables, query.table) ? this.access.refusedTables[query.table] : undefined;
+    if (missing) throw new SegmentError(`table "${query.table}" needs the ${missing} permission`, query.tablePos);
+    const depth = outer.depth + 1;
+    if (depth > LIMITS.segmentSubqueryDepth) {
+      throw new SegmentError(`subqueries are nested more than ${LIMITS.segmentSubqueryDepth} levels deep (the segment nesting limit)`, query.pos);
+    }
+    const scope: Scope = { name: query.alias ?? query.table, columns, sqlAlias: `t${++this.aliasCount}`, parent: outer, depth };
     let output: Value;
     if (query.output === null) {
       if (!forExists) throw new SegmentError('SELECT * is only allowed inside EXISTS', query.pos);
@@ -834,13 +866,35 @@ class Translator {
     } else {
       output = this.expr(query.output, scope);
     }
-    const where = query.where ? sql` WHERE ${this.condition(query.where, scope, 'WHERE')}` : sql``;
+    // Each row a subquery reads passes a checkpoint first: subqueries multiply the rows read,
+    // and checkpoints are where a deadline can stop the statement.
+    const conditions = [checkpoint(sql`${identifier(scope.sqlAlias)}.${identifier(Object.keys(columns)[0])}`)];
+    const listColumn = Object.hasOwn(LIST_COLUMNS, query.table) ? LIST_COLUMNS[query.table] : undefined;
+    if (listColumn && this.access.lists !== 'all') {
+      conditions.push(sql`${identifier(scope.sqlAlias)}.${identifier(listColumn)} IN (SELECT value FROM json_each(${param(JSON.stringify(this.access.lists))}))`);
+    }
+    if (query.where) conditions.push(sql`(${this.condition(query.where, scope, 'WHERE')})`);
     const distinct = query.distinct ? 'DISTINCT ' : '';
     return {
-      sql: sql`SELECT ${raw(distinct)}${this.sqlOf(output)} FROM ${identifier(query.table)} AS ${identifier(scope.sqlAlias)}${where}`,
+      sql: sql`SELECT ${raw(distinct)}${this.sqlOf(output)} FROM ${identifier(query.table)} AS ${identifier(scope.sqlAlias)} WHERE ${joinSql(conditions, ' AND ')}`,
       output,
     };
   }
+}
+
+/** About one row in this many passes through a checkpoint's call into JavaScript. */
+const CHECKPOINT_EVERY = 16;
+
+/**
+ * Always true; on a random one of about CHECKPOINT_EVERY rows it calls into JavaScript. A
+ * worker thread's termination stops a running statement only when the statement calls
+ * JavaScript, so these calls are where a deadline takes effect. Random, so that no choice of
+ * rows avoids them; rare, so that they cost next to nothing. `rowColumn`, a column of the
+ * table whose rows are counted, makes SQLite evaluate it for each row (without one, it does
+ * so once per run of a subquery).
+ */
+function checkpoint(rowColumn: Sql): Sql {
+  return sql`(random() % ${raw(String(CHECKPOINT_EVERY))} <> 0 OR ${raw(FN.checkpoint)}(${rowColumn}))`;
 }
 
 /** SQL text written in this file (keywords, registered function names), never user input. */

@@ -26,6 +26,9 @@ export const smtpDefaults = (over: Record<string, unknown>) => ({
 export const DEFAULT_SETTINGS: Settings = {
   'app.site_name': 'Mailing list',
   'app.root_url': 'http://localhost:9000',
+  // listmgr: where the reader pages' "back to the site" links lead ('' = the root URL), for a
+  // site that is not where listmgr runs.
+  'app.site_url': '',
   'app.logo_url': '',
   'app.favicon_url': '',
   'app.from_email': 'listmgr <noreply@listmgr.yoursite.com>',
@@ -50,6 +53,9 @@ export const DEFAULT_SETTINGS: Settings = {
   'privacy.individual_tracking': false,
   'privacy.disable_tracking': false,
   'privacy.unsubscribe_header': true,
+  // listmgr: new campaigns track every literal link of their body (their track_links), except
+  // those marked @NoTrack; privacy.disable_tracking still turns all tracking off.
+  'privacy.track_links': true,
   // listmgr: an address added to List-Unsubscribe as a mailto: target ('' = none).
   'privacy.unsubscribe_mailto': '',
   'privacy.allow_blocklist': true,
@@ -74,6 +80,9 @@ export const DEFAULT_SETTINGS: Settings = {
   // listmgr: CSV exports prefix a ' to cells that start with = + - @ tab or CR (OWASP), so a
   // spreadsheet does not run a name from the public form as a formula (false = as stored).
   'security.csv_escape_formulas': true,
+  // listmgr: postback messengers may connect to loopback, private (RFC 1918, fc00::/7) and
+  // link-local addresses (metadata and unspecified addresses stay refused).
+  'security.allow_private_outbound': false,
 
   'upload.provider': 'filesystem',
   'upload.extensions': ['jpg', 'jpeg', 'png', 'gif', 'svg', '*'],
@@ -92,8 +101,10 @@ export const DEFAULT_SETTINGS: Settings = {
   'upload.s3.bucket_type': 'public',
   'upload.s3.expiry': '167h',
 
+  // listmgr: shipped disabled (listmonk enables the placeholder server): nothing is sent to
+  // smtp.yoursite.com, and the server says mail is not set up until a server is enabled (§96).
   smtp: [
-    smtpDefaults({}),
+    smtpDefaults({ enabled: false }),
     smtpDefaults({ enabled: false, host: 'smtp.gmail.com', port: 465, auth_protocol: 'login', username: 'username@gmail.com', tls_type: 'TLS' }),
   ],
   messengers: [],
@@ -106,6 +117,9 @@ export const DEFAULT_SETTINGS: Settings = {
     complaint: { count: 1, action: 'blocklist' },
   },
   'bounce.ses_enabled': false,
+  // listmgr: the SNS topic ARNs whose SES notifications are accepted (none: every SNS message,
+  // subscription confirmations included, is refused; listmonk takes any topic).
+  'bounce.ses_topic_arns': [],
   'bounce.sendgrid_enabled': false,
   'bounce.sendgrid_key': '',
   'bounce.azure': { enabled: false, shared_secret: '', shared_secret_header: '' },

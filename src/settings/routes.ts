@@ -27,21 +27,27 @@ export const SETTINGS_ROUTES = [
     method: 'PUT', path: '/settings/:key', access: 'settings:manage', handler: updateSetting, summary: 'Changes one setting',
     describedBody: { contentType: 'application/json', schema: z.unknown().meta({ description: 'The new value, shaped as the setting\'s default' }) },
   }),
-  route({ method: 'POST', path: '/settings/smtp/test', access: 'settings:manage', handler: testSmtp, body: smtpTestInput(), summary: 'Sends a test message to `email` through the SMTP server described' }),
+  route({ method: 'POST', path: '/settings/smtp/test', access: 'settings:manage', handler: testSmtp, body: smtpTestInput(), summary: 'Sends a test message to `email` through the SMTP server described; without a `host`, tests the saved servers (all enabled ones, or the one with `uuid`), sending a message only when `email` is given' }),
 ];
 
 function settingsChanges() {
   return z.record(z.string(), z.unknown()).meta({ id: 'SettingsChanges', description: 'Setting keys and their new values; keys that are not settings are ignored' });
 }
 
-/** The recipient, and an SMTP server block as the settings hold one (`smtp[i]`); absent fields take the defaults. */
+/**
+ * listmonk's body: an SMTP server block as the settings hold one (`smtp[i]`; absent fields take
+ * the defaults) and the recipient `email`. Without `host` (an empty body, or only `uuid` and/or
+ * `email`), the saved servers are tested instead, a message sent only if `email` is given.
+ */
 function smtpTestInput() {
-  return z.looseObject({ email: f.reqString() }).meta({ id: 'SmtpTestInput' }).transform(({ email, ...block }): SmtpTest => {
+  return z.looseObject({ email: f.optString(), uuid: f.optString() }).meta({ id: 'SmtpTestInput' }).transform(({ email, ...block }): SmtpTest => {
+    if (block.host === undefined) return { kind: 'saved', to: email || null, uuid: block.uuid || null };
+    if (!email) throw badRequest('"email" is required');
     const server = { ...smtpDefaults({}), ...block } as unknown as SmtpServerSettings;
-    if (!server.host || typeof server.port !== 'number') throw badRequest('"host" and "port" are required');
+    if (!server.host || typeof server.host !== 'string' || typeof server.port !== 'number') throw badRequest('"host" and "port" are required');
     if (!['none', 'plain', 'login', 'cram'].includes(server.auth_protocol)) throw badRequest(`invalid "auth_protocol": ${server.auth_protocol}`);
     if (!['none', 'STARTTLS', 'TLS'].includes(server.tls_type)) throw badRequest(`invalid "tls_type": ${server.tls_type}`);
-    return { to: email, server };
+    return { kind: 'given', to: email, server };
   });
 }
 
@@ -49,24 +55,36 @@ function getSettings(c: C, s: Deps) {
   return ok(c, s.settings.masked(c.get('user')));
 }
 
+/** The keys a change changed, never their values (some are secrets). */
+function logChange(s: Deps, username: string, keys: string[]): void {
+  s.log.info(keys.length ? `settings changed by ${username}: ${keys.join(', ')}` : `settings saved by ${username}, none changed`);
+}
+
 function updateSettings(c: C, s: Deps, { body }: Input<ReturnType<typeof settingsChanges>, undefined>) {
-  s.settings.update(c.get('user'), body);
+  const changed = s.settings.update(c.get('user'), body);
   s.reload();
-  s.log.info(`settings updated by ${c.get('user').username}`);
+  logChange(s, c.get('user').username, changed);
   return ok(c, true);
 }
 
 /** The body is any JSON value (a string, a number, an object…), checked against the setting's default. */
 async function updateSetting(c: C, s: Deps) {
   const key = c.req.param('key') ?? '';
-  s.settings.updateKey(c.get('user'), key, await readJsonValue(c));
+  const changed = s.settings.updateKey(c.get('user'), key, await readJsonValue(c));
   s.reload();
-  s.log.info(`setting ${key} updated by ${c.get('user').username}`);
+  logChange(s, c.get('user').username, changed);
   return ok(c, true);
 }
 
 async function testSmtp(c: C, s: Deps, { body }: Input<ReturnType<typeof smtpTestInput>, undefined>) {
-  await s.settings.testSmtp(c.get('user'), body);
-  s.log.info(`SMTP test message sent through ${body.server.host}:${body.server.port} to ${body.to}`);
+  const by = c.get('user').username;
+  try {
+    await s.settings.testSmtp(c.get('user'), body);
+  } catch (e) {
+    s.log.warn(`SMTP test by ${by} failed: ${(e as Error).message}`);
+    throw e;
+  }
+  const what = body.kind === 'given' ? `${body.server.host}:${body.server.port}` : body.uuid ? `the saved server ${body.uuid}` : 'the saved servers';
+  s.log.info(body.to ? `SMTP test message sent through ${what} to ${body.to} by ${by}` : `SMTP connection test of ${what} passed (by ${by})`);
   return ok(c, true);
 }

@@ -7,10 +7,10 @@ import { sql } from 'drizzle-orm';
 import type { DB } from '../db/connection.ts';
 import { param, preparedStatements } from '../db/index.ts';
 import { NOW, parseJsonText, settings } from '../db/schema.ts';
-import { badRequest, forbidden } from '../http/errors.ts';
+import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { can, type Actor, type Permission } from '../http/permissions.ts';
 import { f, parseInput, z } from '../http/schema.ts';
-import { sendSmtpTest, type SmtpServerSettings } from '../mail/smtp.ts';
+import { SmtpTestError, testSmtpServer, type SmtpServerSettings } from '../mail/smtp.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
 import { parseDuration } from '../duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
@@ -24,7 +24,14 @@ const statements = (db: DB) => preparedStatements(db, {
 });
 
 /** Keys stored in the settings table that are not settings (never returned or accepted). */
-const INTERNAL_KEYS = new Set(['app.installed_at']);
+const INTERNAL_KEYS = new Set(['app.installed_at', 'app.last_backup']);
+
+/** What `listmgr backup` records of the last backup it wrote (shown by `listmgr status`). */
+export interface BackupRecord {
+  at: string;
+  file: string;
+  bytes: number;
+}
 
 const MASK_CHAR = '•';
 const mask = (s: unknown) => (typeof s === 'string' && s !== '' ? MASK_CHAR.repeat(s.length) : '');
@@ -38,11 +45,19 @@ type Block = Record<string, unknown>;
 /** The keys of a settings change and their new values; keys that are not settings are ignored. */
 export type SettingsChanges = Record<string, unknown>;
 
-/** A test message to send through an SMTP server block (the stored password when its own is masked or empty). */
-export interface SmtpTest {
-  to: string;
-  server: SmtpServerSettings;
-}
+/**
+ * POST /api/settings/smtp/test: the SMTP server block given (listmonk's body; its password
+ * masked or empty means the saved one, for the same server only), or the saved servers (all
+ * enabled ones, or the one with `uuid`). Without a recipient the servers are only connected and
+ * authenticated to.
+ */
+export type SmtpTest =
+  | { kind: 'given'; to: string; server: SmtpServerSettings }
+  | { kind: 'saved'; to: string | null; uuid: string | null };
+
+/** What a saved password is bound to: change any of them and the password must be typed again. */
+const PASSWORD_BINDING = ['host', 'port', 'username', 'tls_type', 'tls_skip_verify'] as const;
+const bindingOf = (b: SmtpServerSettings) => PASSWORD_BINDING.map((k) => (k === 'host' ? b.host.trim().toLowerCase() : b[k]));
 
 export class SettingsService {
   private current: Settings = clone(DEFAULT_SETTINGS);
@@ -109,62 +124,101 @@ export class SettingsService {
     return out;
   }
 
-  /** PUT /api/settings: merges the given keys over the stored ones. */
-  update(actor: Actor, partial: SettingsChanges): void {
+  /** PUT /api/settings: merges the given keys over the stored ones; answers the keys whose values changed. */
+  update(actor: Actor, partial: SettingsChanges): string[] {
     assertCan(actor, 'settings:manage');
     const next = clone(this.current);
     for (const [key, value] of Object.entries(partial)) {
       if (!Object.hasOwn(DEFAULT_SETTINGS, key)) continue; // unknown keys are ignored, as listmonk
       next[key] = value;
     }
-    this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
+    return this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
   }
 
-  /** PUT /api/settings/{key}. */
-  updateKey(actor: Actor, key: string, value: unknown): void {
+  /** PUT /api/settings/{key}; answers [key] when its value changed. */
+  updateKey(actor: Actor, key: string, value: unknown): string[] {
     assertCan(actor, 'settings:manage');
     if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw badRequest(`unknown setting "${key}"`);
     const next = clone(this.current);
     next[key] = value;
-    this.save(next, [key]);
+    return this.save(next, [key]);
   }
 
-  /** Sends a test message through an SMTP server; its failure is a 400 with the server's answer. */
+  /** Tests SMTP servers (see SmtpTest); a failure is a 400 saying what failed, without the remote's own text. */
   async testSmtp(actor: Actor, test: SmtpTest): Promise<void> {
     assertCan(actor, 'settings:manage');
-    const server = { ...test.server };
-    // A masked or empty password means "the stored one" for the server with this uuid.
-    if (!server.password || /^•+$/.test(server.password)) {
-      const stored = this.get<SmtpServerSettings[]>('smtp').find((s) => s.uuid && s.uuid === server.uuid);
-      server.password = stored?.password ?? '';
+    const saved = this.get<SmtpServerSettings[]>('smtp');
+    let servers: SmtpServerSettings[];
+    if (test.kind === 'given') servers = [withSavedPassword(test.server, saved)];
+    else if (test.uuid) {
+      const one = saved.find((b) => b.uuid === test.uuid);
+      if (!one) throw notFound(`no saved SMTP server has uuid "${test.uuid.slice(0, 100)}"`);
+      servers = [one];
+    } else {
+      servers = saved.filter((b) => b.enabled);
+      if (!servers.length) throw badRequest('no SMTP server is enabled in the saved settings');
     }
-    try {
-      await sendSmtpTest(server, this.str('app.from_email'), test.to, this.str('app.site_name'));
-    } catch (e) {
-      throw badRequest(`SMTP test failed: ${(e as Error).message}`);
+    for (const server of servers) {
+      try {
+        await testSmtpServer(server, this.str('app.from_email'), test.to, this.str('app.site_name'));
+      } catch (e) {
+        if (e instanceof SmtpTestError) throw badRequest(`SMTP test failed: ${e.message}`);
+        throw e;
+      }
     }
   }
 
-  private save(next: Settings, changed: string[]): void {
+  /** Validates and stores; answers the keys whose values changed (for the log: keys only, never values). */
+  private save(next: Settings, changed: string[]): string[] {
     for (const key of changed) checkShape(key, next[key], DEFAULT_SETTINGS[key]);
     keepSecrets(next, this.current);
     normalise(next);
     validate(next);
+    const differ = Object.keys(DEFAULT_SETTINGS).filter((key) => JSON.stringify(next[key]) !== JSON.stringify(this.current[key]));
     this.db.transaction(() => {
       for (const key of Object.keys(DEFAULT_SETTINGS)) {
-        if (JSON.stringify(next[key]) !== JSON.stringify(this.current[key]) || changed.includes(key)) {
-          this.q.upsert.run({ key, value: JSON.stringify(next[key]) });
-        }
+        if (differ.includes(key) || changed.includes(key)) this.q.upsert.run({ key, value: JSON.stringify(next[key]) });
       }
     }).immediate();
     this.reload();
+    return differ;
   }
 
-  /** Writes every default (install). */
-  static writeDefaults(db: DB): void {
-    const { upsert } = statements(db);
-    for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) upsert.run({ key, value: JSON.stringify(value) });
+  static recordBackup(db: DB, backup: BackupRecord): void {
+    statements(db).upsert.run({ key: 'app.last_backup', value: JSON.stringify(backup) });
   }
+
+  static lastBackup(db: DB): BackupRecord | null {
+    const row = statements(db).all.all().find((r) => r.key === 'app.last_backup');
+    return row ? (parseJsonText(row.value) as BackupRecord) : null;
+  }
+
+  /** Writes every default, or the given value instead (install). */
+  static writeDefaults(db: DB, over: Settings = {}): void {
+    const { upsert } = statements(db);
+    for (const [key, value] of Object.entries({ ...DEFAULT_SETTINGS, ...over })) upsert.run({ key, value: JSON.stringify(value) });
+  }
+}
+
+/**
+ * A given SMTP block whose password is masked or empty takes the saved password of the block
+ * with its uuid, only if it still names the same server: the saved password is never sent to
+ * another host, port, user name or TLS setting.
+ */
+function withSavedPassword(server: SmtpServerSettings, saved: SmtpServerSettings[]): SmtpServerSettings {
+  if (!keepsSecret(server.password)) return server;
+  if (server.auth_protocol === 'none') return { ...server, password: '' };
+  const stored = saved.find((b) => b.uuid && b.uuid === server.uuid);
+  const masked = !!server.password;
+  if (!stored) {
+    if (masked) throw badRequest('the password is masked and no saved SMTP server has this uuid: type the password');
+    return { ...server, password: '' };
+  }
+  if (JSON.stringify(bindingOf(stored)) !== JSON.stringify(bindingOf(server))) {
+    if (!stored.password) return { ...server, password: '' };
+    throw badRequest('the host, port, user name or TLS settings differ from the saved server\'s: type the password again to test them (the saved one is only sent to the server it was saved for)');
+  }
+  return { ...server, password: stored.password ?? '' };
 }
 
 function assertCan(actor: Actor, permission: Permission): void {
@@ -245,11 +299,13 @@ const lowerTrimList = (v: unknown) => [...new Set((v as string[]).map((s) => s.t
 
 function normalise(s: Settings): void {
   s['app.root_url'] = String(s['app.root_url']).trim().replace(/\/+$/, '');
+  s['app.site_url'] = String(s['app.site_url']).trim();
   s['upload.extensions'] = lowerTrimList(s['upload.extensions']).map((e) => e.replace(/^\.+/, ''));
   s['privacy.domain_blocklist'] = lowerTrimList(s['privacy.domain_blocklist']);
   s['privacy.domain_allowlist'] = lowerTrimList(s['privacy.domain_allowlist']);
   s['security.trusted_urls'] = (s['security.trusted_urls'] as string[]).map((u) => u.trim()).filter(Boolean);
   s['app.notify_emails'] = (s['app.notify_emails'] as string[]).map((u) => u.trim()).filter(Boolean);
+  s['bounce.ses_topic_arns'] = [...new Set((s['bounce.ses_topic_arns'] as string[]).map((u) => u.trim()).filter(Boolean))];
   s['privacy.unsubscribe_mailto'] = String(s['privacy.unsubscribe_mailto'] ?? '').trim().toLowerCase();
   for (const b of s.smtp as Block[]) {
     b.uuid ||= randomUUID();
@@ -280,10 +336,13 @@ const positive = (field: string, v: unknown, min = 1) => {
   if (typeof v !== 'number' || v < min) throw badRequest(`invalid setting "${field}": must be at least ${min}`);
 };
 const CRON_RE = /^(\S+\s+){4}\S+$/;
+const SNS_TOPIC_ARN_RE = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 
 function validate(s: Settings): void {
   const root = s['app.root_url'] as string;
   if (!/^https?:\/\/[^\s/]+/i.test(root)) throw badRequest('invalid setting "app.root_url": expected an http(s) URL');
+  const site = s['app.site_url'] as string;
+  if (site && !/^https?:\/\/[^\s/]+\S*$/i.test(site)) throw badRequest('invalid setting "app.site_url": expected an http(s) URL, or "" for the root URL');
   const from = String(s['app.from_email']).trim();
   if (!from) throw badRequest('invalid setting "app.from_email": required');
   if (!isValidFrom(from)) throw badRequest(`invalid setting "app.from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
@@ -312,7 +371,8 @@ function validate(s: Settings): void {
   for (const e of s['privacy.exportable'] as string[]) oneOf('privacy.exportable', e, ['profile', 'subscriptions', 'campaign_views', 'link_clicks']);
 
   const smtp = s.smtp as Block[];
-  if (!smtp.some((b) => b.enabled)) throw badRequest('invalid setting "smtp": at least one SMTP server must be enabled');
+  // None enabled is allowed (listmonk refuses it): it is how a new install ships (§96).
+  if (!smtp.length) throw badRequest('invalid setting "smtp": at least one SMTP server is required (it may be disabled)');
   const names = new Set<string>();
   smtp.forEach((b, i) => {
     const f = `smtp[${i}]`;
@@ -333,9 +393,13 @@ function validate(s: Settings): void {
     if (!b.name) throw badRequest(`invalid setting "${f}.name": required`);
     if (b.name === 'email' || names.has(b.name as string)) throw badRequest(`invalid setting "${f}.name": "${b.name}" is reserved or used twice`);
     names.add(b.name as string);
-    if (b.enabled && !/^https?:\/\//i.test(String(b.root_url ?? ''))) throw badRequest(`invalid setting "${f}.root_url": expected an http(s) URL`);
+    const url = URL.parse(String(b.root_url ?? ''));
+    if (b.enabled && !(url && /^https?:$/.test(url.protocol))) throw badRequest(`invalid setting "${f}.root_url": expected an http(s) URL`);
     if (b.timeout !== undefined) duration(`${f}.timeout`, b.timeout);
   });
+  for (const arn of s['bounce.ses_topic_arns'] as string[]) {
+    if (!SNS_TOPIC_ARN_RE.test(arn)) throw badRequest(`invalid setting "bounce.ses_topic_arns": "${arn.slice(0, 300)}" is not an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)`);
+  }
   (s['bounce.mailboxes'] as Block[]).forEach((b, i) => {
     duration(`bounce.mailboxes[${i}].scan_interval`, b.scan_interval, 60_000);
     oneOf(`bounce.mailboxes[${i}].type`, b.type, ['pop', 'imap']);

@@ -2,6 +2,8 @@
 // footer) rendered by the template engine in the subscriber language, sent through the
 // `email` messenger. The text part is derived from the HTML, as for every system mail.
 import type { AppContext } from '../context.ts';
+import { LIMITS } from '../http/limits.ts';
+import { RepeatedFailures, type Logger } from '../log.ts';
 import { templateCatalog, translate } from '../i18n/index.ts';
 import { htmlToPlainText } from '../content/convert.ts';
 import { loadSystemMailTemplates } from '../mail/templates/index.ts';
@@ -73,6 +75,7 @@ export async function sendOptin(ctx: AppContext, store: OptinReads, subscriberId
   if (!sub) return 0;
   const pending = store.pendingDoubleOptin(subscriberId, lists);
   if (!pending.length) return 0;
+  ctx.rootUrlCheck.logOptinWarning();
   await ctx.mailer.send('email', buildOptinMessage({
     fromEmail: ctx.settings.str('app.from_email'),
     rootUrl: ctx.settings.rootUrl(),
@@ -85,13 +88,25 @@ export async function sendOptin(ctx: AppContext, store: OptinReads, subscriberId
   return pending.length;
 }
 
-/** The automatic opt-in after a subscription change: only if enabled; failures are logged. */
+/**
+ * The automatic opt-in after a subscription change: only if enabled; failures are logged once
+ * per cause with a count (a mail server that is down fails them all alike).
+ */
 export async function sendOptinQuietly(ctx: AppContext, store: OptinReads, subscriberId: number, lists: number[] | null): Promise<boolean> {
   if (!ctx.settings.bool('app.send_optin_confirmation')) return false;
   try {
     return (await sendOptin(ctx, store, subscriberId, lists)) > 0;
   } catch (e) {
-    ctx.log.error(`opt-in mail to subscriber ${subscriberId} failed: ${(e as Error).message}`);
+    optinFailures(ctx.log).add(`opt-in mail to subscriber ${subscriberId}`, (e as Error).message);
     return false;
   }
+}
+
+const failureLogs = new WeakMap<Logger, RepeatedFailures>();
+
+/** The process's tally of opt-in mails that could not be sent (one per log, i.e. per server). */
+function optinFailures(log: Logger): RepeatedFailures {
+  let f = failureLogs.get(log);
+  if (!f) failureLogs.set(log, (f = new RepeatedFailures(log, 'opt-in mails', LIMITS.optinFailureLogMs)));
+  return f;
 }

@@ -177,14 +177,14 @@ function asQuery(p: FilterQuery): SubscriberQuery {
 /** The columns of the CSV export (listmonk's names and order). */
 const CSV_HEADER = ['uuid', 'email', 'name', 'attributes', 'status', 'created_at', 'updated_at'];
 
-function exportSubscribers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof exportQuery>>) {
-  const next = s.subscriberService.exportRows(c.get('user'), { ...asQuery(p), ids: p.id });
+async function exportSubscribers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof exportQuery>>) {
+  const next = await s.subscriberService.exportRows(c.get('user'), { ...asQuery(p), ids: p.id });
   return sendCsv(c, 'subscribers.csv', CSV_HEADER, () => next()?.map((r) => [r.uuid, r.email, r.name, r.attribs, r.status, r.created_at, r.updated_at]) ?? null, { escapeFormulas: s.settings.bool('security.csv_escape_formulas') });
 }
 
-function querySubscribers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof subscriberQuery>>) {
+async function querySubscribers(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof subscriberQuery>>) {
   const paging = parsePaging(p);
-  const page = s.subscriberService.page(c.get('user'), asQuery(p), { column: p.order_by, dir: p.order }, paging);
+  const page = await s.subscriberService.page(c.get('user'), asQuery(p), { column: p.order_by, dir: p.order }, paging);
   const echo = { query: cleanQuery(p.query), search: (p.search ?? '').trim() };
   if ('batches' in page) return streamedPage(c, page.batches, page.total, paging, echo);
   return ok(c, pageResults(page.results, page.total, paging, echo));
@@ -216,18 +216,18 @@ function changeListsOfOne(c: C, s: Deps, { body }: Input<ReturnType<typeof listC
   return ok(c, true);
 }
 
-function deleteByQuery(c: C, s: Deps, { body }: Input<ReturnType<typeof selectionInput>, undefined>) {
-  s.subscriberService.deleteMatching(c.get('user'), body);
+async function deleteByQuery(c: C, s: Deps, { body }: Input<ReturnType<typeof selectionInput>, undefined>) {
+  await s.subscriberService.deleteMatching(c.get('user'), body);
   return ok(c, true);
 }
 
-function blocklistByQuery(c: C, s: Deps, { body }: Input<ReturnType<typeof selectionInput>, undefined>) {
-  s.subscriberService.blocklistMatching(c.get('user'), body);
+async function blocklistByQuery(c: C, s: Deps, { body }: Input<ReturnType<typeof selectionInput>, undefined>) {
+  await s.subscriberService.blocklistMatching(c.get('user'), body);
   return ok(c, true);
 }
 
-function changeListsByQuery(c: C, s: Deps, { body }: Input<ReturnType<typeof listChangeBySelection>, undefined>) {
-  s.subscriberService.changeListsOfMatching(c.get('user'), body.selection, body.change);
+async function changeListsByQuery(c: C, s: Deps, { body }: Input<ReturnType<typeof listChangeBySelection>, undefined>) {
+  await s.subscriberService.changeListsOfMatching(c.get('user'), body.selection, body.change);
   return ok(c, true);
 }
 

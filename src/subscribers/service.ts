@@ -6,11 +6,12 @@
 // sees the subscribers on the lists they hold a grant for. Lists are named, added and removed
 // by their own grants (`list:get`, `list:manage`).
 import type { AppContext } from '../context.ts';
+import { loggedIds } from '../log.ts';
 import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
 import type { Paging } from '../http/paging.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
 import type { ListStore } from '../lists/store.ts';
-import { translateSegment } from '../segments/index.ts';
+import { TABLE_PERMISSIONS, translateSegment, type SegmentAccess } from '../segments/index.ts';
 import { domainRules, nameFromEmail, validateEmail } from './email.ts';
 import { sendOptin, sendOptinQuietly } from './optin.ts';
 import type {
@@ -34,6 +35,10 @@ export interface SubscriberQuery {
   /** A segment expression; needs `subscribers:sql_query`. */
   query?: string;
   ids?: number[];
+  /** The subscriber's own status (the admin's dashboard links; not an API parameter). */
+  status?: SubscriberStatus;
+  /** Only subscribers on no list (the admin's dashboard links; not an API parameter). */
+  orphans?: boolean;
 }
 
 /** A by-query change's selection: `all`, or a search or a segment, within the list filter. */
@@ -101,23 +106,23 @@ export class SubscriberService {
 
   // Reads ---------------------------------------------------------------------------------
 
-  page(actor: Actor, q: SubscriberQuery, order: SubscriberOrder, paging: Paging): SubscriberPage {
+  async page(actor: Actor, q: SubscriberQuery, order: SubscriberOrder, paging: Paging): Promise<SubscriberPage> {
     const filter = this.filterFor(actor, q);
     const mask = (s: Subscriber) => this.mask(actor, s);
     // Large pages (per_page=all, or a huge number as some clients send) are streamed.
     if (paging.all || paging.perPage > STREAM_BATCH) {
-      const ids = this.store.matchingIds(filter, order);
+      const ids = await this.store.matchingIds(filter, order);
       const pageIds = paging.all ? ids : ids.slice(paging.offset, paging.offset + paging.limit);
       let i = 0;
       return { total: ids.length, batches: () => (i >= pageIds.length ? null : this.store.rowsInOrder(pageIds.slice(i, (i += STREAM_BATCH))).map(mask)) };
     }
-    const { results, total } = this.store.page(filter, order, paging.limit, paging.offset);
+    const { results, total } = await this.store.page(filter, order, paging.limit, paging.offset);
     return { total, results: results.map(mask) };
   }
 
   /** The CSV export's rows, batch by batch; rows deleted meanwhile drop out of their batch. */
-  exportRows(actor: Actor, q: SubscriberQuery): () => SubscriberRow[] | null {
-    const ids = this.store.matchingIds(this.filterFor(actor, q));
+  async exportRows(actor: Actor, q: SubscriberQuery): Promise<() => SubscriberRow[] | null> {
+    const ids = await this.store.matchingIds(this.filterFor(actor, q));
     let i = 0;
     return () => (i >= ids.length ? null : this.store.rawRowsInOrder(ids.slice(i, (i += STREAM_BATCH))));
   }
@@ -201,12 +206,20 @@ export class SubscriberService {
 
   /** Blocklists the subscribers (every subscription unsubscribed); unknown ids are ignored. */
   blocklist(actor: Actor, ids: number[]): void {
-    this.store.blocklist(this.authorize(actor, ids));
+    const authorized = this.authorize(actor, ids);
+    this.store.blocklist(authorized);
+    this.logBlocklisted(actor, authorized);
   }
 
   /** Blocklists one subscriber; 404 if there is none. */
   blocklistOne(actor: Actor, id: number): void {
-    this.store.blocklist([this.load(actor, id).id]);
+    const sub = this.load(actor, id).id;
+    this.store.blocklist([sub]);
+    this.logBlocklisted(actor, [sub]);
+  }
+
+  private logBlocklisted(actor: Actor, ids: readonly number[]): void {
+    if (ids.length) this.ctx.log.info(`${loggedIds('subscriber', ids)} blocklisted (source: ${sourceOf(actor)}, by ${actor.username})`);
   }
 
   deleteBounces(actor: Actor, id: number): void {
@@ -216,7 +229,13 @@ export class SubscriberService {
   /** Adds, removes or unsubscribes the subscribers on the target lists; unknown ids are ignored. */
   changeLists(actor: Actor, ids: number[], change: ListChange): void {
     const targets = this.manageable(actor, change.targets);
-    this.store.changeLists(this.existing(this.authorize(actor, ids)), change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor) });
+    const existing = this.existing(this.authorize(actor, ids));
+    this.store.changeLists(existing, change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor) });
+    this.logUnsubscribed(actor, existing, change, targets);
+  }
+
+  private logUnsubscribed(actor: Actor, ids: readonly number[], change: ListChange, targets: readonly number[]): void {
+    if (change.action === 'unsubscribe' && ids.length) this.ctx.log.info(`${loggedIds('subscriber', ids)} unsubscribed from ${loggedIds('list', targets)} (source: ${sourceOf(actor)}, by ${actor.username})`);
   }
 
   /** As changeLists, for one subscriber; 404 if there is none. */
@@ -225,27 +244,33 @@ export class SubscriberService {
     const existing = this.existing(this.authorize(actor, [id]));
     if (!existing.length) throw notFound(`subscriber ${id} not found`);
     this.store.changeLists(existing, change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor) });
+    this.logUnsubscribed(actor, existing, change, targets);
   }
 
-  // By query: the matching ids are selected on the read-only connection within what the actor
-  // may see (which is their check), then changed by id in one transaction.
+  // By query: the matching ids are selected read-only within what the actor may see (which is
+  // their check; a segment's on its thread, under the deadline), then changed by id in one
+  // transaction on the writer.
 
   /** Deletes the selected subscribers (every one, at once, when nothing narrows the selection). */
-  deleteMatching(actor: Actor, sel: SubscriberSelection): void {
+  async deleteMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
     const filter = this.filterFor(actor, selected(sel, true));
     if (filter.lists === null && !filter.search && !filter.segment) this.store.deleteAll();
-    else this.store.delete(this.matching(filter));
+    else this.store.delete(await this.matching(filter));
   }
 
-  blocklistMatching(actor: Actor, sel: SubscriberSelection): void {
-    this.store.blocklist(this.matching(this.filterFor(actor, selected(sel, true))));
+  async blocklistMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
+    const ids = await this.matching(this.filterFor(actor, selected(sel, true)));
+    this.store.blocklist(ids);
+    this.logBlocklisted(actor, ids);
   }
 
   /** An `add` leaves existing subscriptions as they are (by ids it sets their status too). */
-  changeListsOfMatching(actor: Actor, sel: SubscriberSelection, change: ListChange): void {
+  async changeListsOfMatching(actor: Actor, sel: SubscriberSelection, change: ListChange): Promise<void> {
     const filter = this.filterFor(actor, selected(sel, false));
     const targets = this.manageable(actor, change.targets);
-    this.store.changeLists(this.matching(filter), change.action, targets, { status: change.status, overwrite: false, source: sourceOf(actor) });
+    const ids = await this.matching(filter);
+    this.store.changeLists(ids, change.action, targets, { status: change.status, overwrite: false, source: sourceOf(actor) });
+    this.logUnsubscribed(actor, ids, change, targets);
   }
 
   // Who may see or change what ----------------------------------------------------------------
@@ -282,14 +307,14 @@ export class SubscriberService {
   }
 
   /** The ids a filter built by `filterFor` matches: within what the actor may see. */
-  private matching(filter: SubscriberFilter): Authorized<number>[] {
-    return this.store.matchingIds(filter).map((id) => authorized(id));
+  private async matching(filter: SubscriberFilter): Promise<Authorized<number>[]> {
+    return (await this.store.matchingIds(filter)).map((id) => authorized(id));
   }
 
   /**
    * The actor's filter: the source lists kept to the visible ones (with none requested, or
    * none of them visible, every list the actor may see; never wider), the segment translated
-   * (which needs `subscribers:sql_query`).
+   * (which needs `subscribers:sql_query`) within what the actor may read (segmentAccess).
    */
   private filterFor(actor: Actor, q: SubscriberQuery): SubscriberFilter {
     const visible = this.visibleLists(actor);
@@ -299,11 +324,13 @@ export class SubscriberService {
       subscriptionStatus: q.subscriptionStatus,
       search: q.search?.trim() || undefined,
       ids: q.ids?.length ? q.ids : undefined,
+      status: q.status,
+      orphans: q.orphans,
     };
     const query = cleanQuery(q.query);
     if (query) {
       if (!can(actor, 'subscribers:sql_query')) throw forbidden('permission denied: subscribers:sql_query');
-      filter.segment = translateSegment(query);
+      filter.segment = translateSegment(query, { access: segmentAccess(actor) });
     }
     return filter;
   }
@@ -327,6 +354,22 @@ export class SubscriberService {
       }),
     };
   }
+}
+
+/**
+ * What an actor's segment subqueries may read: the tables it could read through the API (the
+ * campaign tables with every campaign visible, as the campaign service's scope; bounces with
+ * bounces:get), and list rows of the lists it may see only.
+ */
+function segmentAccess(actor: Actor): SegmentAccess {
+  const lists = permittedLists(actor, 'get');
+  const allCampaigns = can(actor, 'campaigns:get_all') || (can(actor, 'campaigns:get') && lists === 'all');
+  const refusedTables: Record<string, string> = {};
+  for (const [table, permission] of Object.entries(TABLE_PERMISSIONS)) {
+    const allowed = permission === 'campaigns:get_all' ? allCampaigns : can(actor, permission);
+    if (!allowed) refusedTables[table] = permission;
+  }
+  return { refusedTables, lists };
 }
 
 /** A by-query selection as a query; 400 when a change needs one and none was given. */

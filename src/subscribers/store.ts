@@ -1,13 +1,14 @@
 // Subscribers and subscriptions: every SQL statement of the domain and the rules of how
-// subscriptions change. Reads that take user filters (segments, search) run on the read-only
-// connection; every change runs on the writer, in one transaction, on ids a check produced
-// (`Authorized`).
+// subscriptions change. Reads that take user filters run read-only (a search on the read-only
+// connection, a segment on a segment thread under its deadline); every change runs on the
+// writer, in one transaction, on ids a check produced (`Authorized`).
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { conflict } from '../http/errors.ts';
 import type { Authorized } from '../http/permissions.ts';
 import type { ListRow } from '../lists/store.ts';
+import type { SegmentRunner } from '../segments/index.ts';
 import { containsText, likeContains, mayHaveAttribText } from './search.ts';
 
 export const SUBSCRIBER_STATUSES = ['enabled', 'disabled', 'blocklisted'] as const;
@@ -79,6 +80,10 @@ export interface SubscriberFilter {
   /** A translated segment expression (parenthesised SQL over `subscribers`). */
   segment?: { sql: string; params: unknown[]; attribStrings?: string[] };
   ids?: number[];
+  /** The subscriber's own status (enabled, blocklisted). */
+  status?: SubscriberStatus;
+  /** Only subscribers on no list at all. */
+  orphans?: boolean;
 }
 
 export interface SubscriberOrder {
@@ -214,8 +219,11 @@ export class SubscriberStore {
   private readonly sql: Prepare;
   private readonly roSql: Prepare;
 
-  /** `ro`: a read-only connection with the segment functions registered. */
-  constructor(private readonly db: DB, private readonly ro: DB) {
+  /**
+   * `ro`: a read-only connection; `segments`: where the reads of a filter with a segment run
+   * (worker threads, under a deadline).
+   */
+  constructor(private readonly db: DB, private readonly ro: DB, private readonly segments: SegmentRunner) {
     this.sql = statementCache(db);
     this.roSql = statementCache(ro);
   }
@@ -256,7 +264,7 @@ export class SubscriberStore {
    * One page and the total. Totals come from the counter tables when the filter allows;
    * otherwise the page query counts its matches in the same scan (COUNT(*) OVER ()).
    */
-  page(f: SubscriberFilter, order: SubscriberOrder, limit: number, offset: number): { results: Subscriber[]; total: number } {
+  async page(f: SubscriberFilter, order: SubscriberOrder, limit: number, offset: number): Promise<{ results: Subscriber[]; total: number }> {
     const where = whereOf(f);
     const orderSql = `ORDER BY ${order.column} ${order.dir}, subscribers.id ${order.dir}`;
     const cheap = this.cheapTotal(f);
@@ -265,17 +273,17 @@ export class SubscriberStore {
         .all(...where.params, limit, offset) as SubscriberRow[];
       return { results: this.withLists(rows, 'reader'), total: cheap };
     }
-    const hits = this.ro.prepare(`SELECT subscribers.id, COUNT(*) OVER () AS total FROM subscribers ${where.sql} ${orderSql} LIMIT ? OFFSET ?`)
-      .all(...where.params, limit, offset) as { id: number; total: number }[];
-    const total = hits.length ? hits[0].total : this.count(f);
+    const hits = await this.filtered<{ id: number; total: number }>(f, `SELECT subscribers.id, COUNT(*) OVER () AS total FROM subscribers ${where.sql} ${orderSql} LIMIT ? OFFSET ?`, [...where.params, limit, offset]);
+    const total = hits.length ? hits[0].total : await this.count(f);
     return { results: this.rowsInOrder(hits.map((h) => h.id)), total };
   }
 
   /** Every matching id in order (per_page=all, exports and by-query changes), read-only. */
-  matchingIds(f: SubscriberFilter, order: SubscriberOrder = { column: 'subscribers.id', dir: 'ASC' }): number[] {
+  matchingIds(f: SubscriberFilter, order: SubscriberOrder = { column: 'subscribers.id', dir: 'ASC' }): Promise<number[]> {
     const where = whereOf(f);
-    return this.ro.prepare(`SELECT subscribers.id FROM subscribers ${where.sql} ORDER BY ${order.column} ${order.dir}, subscribers.id ${order.dir}`)
-      .pluck().all(...where.params) as number[];
+    const query = `SELECT subscribers.id FROM subscribers ${where.sql} ORDER BY ${order.column} ${order.dir}, subscribers.id ${order.dir}`;
+    if (f.segment) return this.segments.ids(query, where.params);
+    return Promise.resolve(this.ro.prepare(query).pluck().all(...where.params) as number[]);
   }
 
   /** The subscribers with these ids, in the given order, with their lists (read-only). */
@@ -293,15 +301,22 @@ export class SubscriberStore {
     return ids.map((id) => byId.get(id)).filter((r): r is SubscriberRow => r !== undefined);
   }
 
-  count(f: SubscriberFilter): number {
+  async count(f: SubscriberFilter): Promise<number> {
     const cheap = this.cheapTotal(f);
     if (cheap !== null) return cheap;
     const where = whereOf(f);
-    return this.ro.prepare(`SELECT COUNT(*) FROM subscribers ${where.sql}`).pluck().get(...where.params) as number;
+    const [row] = await this.filtered<{ n: number }>(f, `SELECT COUNT(*) AS n FROM subscribers ${where.sql}`, where.params);
+    return row.n;
+  }
+
+  /** A read of the filter's rows: on a segment thread if it has a segment, else on the read-only connection. */
+  private filtered<T>(f: SubscriberFilter, query: string, params: unknown[]): Promise<T[]> {
+    if (f.segment) return this.segments.rows<T>(query, params);
+    return Promise.resolve(this.ro.prepare(query).all(...params) as T[]);
   }
 
   private cheapTotal(f: SubscriberFilter): number | null {
-    if (f.search || f.segment || f.ids) return null;
+    if (f.search || f.segment || f.ids || f.status || f.orphans) return null;
     if (f.lists === null) return this.roSql(SQL.total).pluck().get() as number;
     if (f.lists.length === 0) return 0;
     if (f.lists.length > 1) return null;
@@ -532,6 +547,11 @@ function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
     parts.push('subscribers.id IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(f.ids));
   }
+  if (f.status) {
+    parts.push('subscribers.status = ?');
+    params.push(f.status);
+  }
+  if (f.orphans) parts.push('NOT EXISTS (SELECT 1 FROM subscriber_lists sl WHERE sl.subscriber_id = subscribers.id)');
   const search = f.search?.trim();
   if (search) {
     // The trigram index needs three characters; shorter terms scan name and e-mail.

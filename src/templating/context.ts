@@ -24,6 +24,14 @@ export interface RenderContext {
   disableTracking?: boolean;
   /** privacy.individual_tracking: use the subscriber's UUID in tracking URLs. */
   individualTracking?: boolean;
+  /** The public subscription form's URL (SubscribeURL); '' or absent when the form is off. */
+  subscribeURL?: string;
+  /**
+   * Set when rendering a public page (an archive entry): its URL. There is no subscriber, so
+   * UnsubscribeURL, ManageURL and OptinURL give subscribeURL, MessageURL this page, and
+   * TrackView nothing (a visit to the page is not a view of a mail).
+   */
+  publicPageURL?: string;
   /** Catalogue behind `L`. Missing: keys translate to themselves. */
   i18n?: I18nCatalog;
   /** Clock for Date/now (defaults to the system clock). */

@@ -123,8 +123,15 @@ type ExprFn = (st: ExecState, dot: unknown, vars: unknown[], final: unknown) => 
 
 const NO_FINAL = Symbol('noFinal');
 
-/** Go-style error raised during execution; located by the enclosing command. */
+/**
+ * Go-style error raised during execution; located by the enclosing command. Its message is
+ * shown to whoever rendered (a tx caller, a previewing user), so it names kinds and types, never
+ * a value of the data (docs/decisions.md §90).
+ */
 export class ExecError extends Error {}
+
+/** Thrown by the template function `fail`: its text is the template's, perhaps computed from data. */
+export class FailCalled extends Error {}
 
 function typeErrorName(v: unknown): string {
   if (v === undefined || v === null) return 'interface {}';
@@ -137,6 +144,17 @@ function typeErrorName(v: unknown): string {
   if (v instanceof GoTime) return 'time.Time';
   if (isStruct(v)) return structType(v)!;
   return 'map[string]interface {}';
+}
+
+/**
+ * What a function's failure shows: our functions' own errors (ExecError) name kinds and types
+ * only; `fail`'s text only when the template spells it out; anything else is a library's or the
+ * runtime's text, which may quote its input.
+ */
+function callFailure(e: unknown, failTextFromSource: boolean): string {
+  if (e instanceof ExecError) return e.message;
+  if (e instanceof FailCalled) return failTextFromSource ? e.message : 'called (its message is not shown: it is computed from data)';
+  return 'failed';
 }
 
 /** Converts an argument to a parameter kind with Go's assignability errors. */
@@ -201,7 +219,12 @@ function evalField(st: ExecState, recv: unknown, name: string, args: unknown[] |
       if (bad) throw new ExecError(bad);
       // Methods (L.T, Time.Format, …) read their string arguments character by character.
       if (args) for (const x of args) if (typeof x === 'string') st.charge(x.length);
-      return args ? member.apply(recv, args) : member.call(recv);
+      try {
+        return args ? member.apply(recv, args) : member.call(recv);
+      } catch (e) {
+        if (e instanceof TemplateError) throw e;
+        throw new ExecError(`error calling ${name}: ${callFailure(e, false)}`);
+      }
     }
     if (member !== undefined && exported && (!isStructRecv || Object.hasOwn(recv, name))) {
       if (args) throw new ExecError(`${name} is not a method but has arguments`);
@@ -230,7 +253,8 @@ export class Compiler {
 
   private locate(tree: Tree, pos: number, end: number, e: unknown): never {
     if (e instanceof TemplateError) throw e;
-    const msg = e instanceof Error ? e.message : String(e);
+    // Only our own messages are shown: any other error's text may quote the data.
+    const msg = e instanceof ExecError ? e.message : `internal error (${e instanceof Error ? e.name : typeof e})`;
     const at = tree.source.slice(pos, end);
     throw new TemplateError(`${errorPrefix(tree.parseName, tree.source, pos)}: executing "${tree.name}" at <${at}>: ${msg}`);
   }
@@ -383,7 +407,7 @@ export class Compiler {
           if (step(BigInt(i), v[i]) === BREAK) break;
         }
       } else if (typeof v === 'bigint') {
-        if (keySlot >= 0) loc(new ExecError(`can't use ${v} to iterate over more than one variable`));
+        if (keySlot >= 0) loc(new ExecError("can't use an int to iterate over more than one variable"));
         for (let i = 0n; i < v; i++) {
           ran = true;
           if (step(i, i) === BREAK) break;
@@ -394,7 +418,7 @@ export class Compiler {
           if (step(k, v[k]) === BREAK) break;
         }
       } else if (v !== undefined && v !== null) {
-        loc(new ExecError(`range can't iterate over ${formatV(v)}`));
+        loc(new ExecError(`range can't iterate over ${typeErrorName(v)}`));
       }
       if (!ran && alt) return alt(st, dot, vars);
       return OK;
@@ -486,7 +510,7 @@ export class Compiler {
   private noArgs(_tree: Tree, v: (st: ExecState, dot: unknown, vars: unknown[]) => unknown, rest: Arg[]): ExprFn {
     if (rest.length) throw new TemplateError('internal: arguments to a value');
     return (st, dot, vars, final) => {
-      if (final !== NO_FINAL) throw new ExecError(`can't give argument to non-function ${formatV(v(st, dot, vars))}`);
+      if (final !== NO_FINAL) throw new ExecError(`can't give argument to non-function of type ${typeErrorName(v(st, dot, vars))}`);
       return v(st, dot, vars);
     };
   }
@@ -561,6 +585,8 @@ export class Compiler {
     const plainError = argCountError(name, def.params.length, !!def.variadic, argFns.length);
     const pipedError = argCountError(name, def.params.length, !!def.variadic, argFns.length + 1);
     const fn = def.fn;
+    // `fail "text"` with the text written in the template shows it; computed text may hold data.
+    const sourceText = name === 'fail' && rest.length === 1 && rest[0].t === 'lit';
     return (st, dot, vars, final) => {
       st.charge();
       const piped = final !== NO_FINAL;
@@ -582,7 +608,7 @@ export class Compiler {
         r = fn(args, st);
       } catch (e) {
         if (e instanceof TemplateError) throw e;
-        throw new ExecError(`error calling ${name}: ${e instanceof Error ? e.message : String(e)}`);
+        throw new ExecError(`error calling ${name}: ${callFailure(e, sourceText)}`);
       }
       if (typeof r === 'string') {
         if (r.length >= 32) st.chargeResult(r.length);

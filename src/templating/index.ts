@@ -21,6 +21,8 @@
  *     without it are used verbatim.
  *   applyShorthands(src: string): string — listmonk's three pre-parse rewrites
  *     (TrackLink "url" → TrackLink "url" ., url@TrackLink, bare TrackView/UnsubscribeURL/…).
+ *   trackBodyLinks(src, {track, plain}): string — a campaign's "track links": literal links
+ *     become TrackLink calls, except `url@NoTrack` (the marker is dropped).
  *   safe(html: string): SafeHTML — trusted markup, not escaped in HTML text.
  *   Data builders (subscriberData, campaignData, campaignMessageData, txMessageData) give
  *   templates listmonk's data model: Go structs, int IDs, nullable times, FirstName/LastName.
@@ -95,6 +97,42 @@ export function applyShorthands(src: string): string {
     .replace(SHORTHAND_BARE, '{{ $2 . }}');
 }
 
+/** A link's `href` in an `<a>` or `<area>` tag: the text before the URL, its quote, the URL. */
+const LINK_HREF = /(<(?:a|area)\b[^>]*?\shref[\t\n\f\r ]*=[\t\n\f\r ]*)(["'])(https?:\/\/[^"'<>\s]*)\2/gi;
+/** A bare URL in plain text, after the start, a space or an opening bracket. */
+const BARE_URL = /(^|[\s(<\[])(https?:\/\/[^\s<>"']+)/g;
+/** Punctuation that ends a sentence rather than a URL written in plain text. */
+const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/;
+const NO_TRACK = /(https?:\/\/[^\s"'<>]*?)@NoTrack\b/g;
+
+/** `{{ TrackLink "url" . }}` for a literal URL, or the URL itself where it must stay as written. */
+function trackedLink(url: string): string {
+  if (url.endsWith('@NoTrack')) return url.slice(0, -'@NoTrack'.length);
+  // A link with template actions in it is per subscriber (one tracked link each); `@TrackLink` is tracked already.
+  if (url.includes('{{') || url.endsWith('@TrackLink')) return url;
+  return `{{ TrackLink "${url.replace(/["\\]/g, (ch) => `\\${ch}`)}" . }}`;
+}
+
+/**
+ * A campaign body with every literal http(s) link tracked (a campaign's "track links"): the
+ * `href` of each `<a>` and `<area>` in HTML, each bare URL in plain text. Links marked
+ * `@NoTrack` lose the marker and stay as written, as do links built by template actions
+ * (UnsubscribeURL, MessageURL, OptinURL, ManageURL, per-subscriber URLs) and those already
+ * tracked with `@TrackLink` or `{{ TrackLink }}`. With `track` false only the markers go.
+ */
+export function trackBodyLinks(src: string, opts: { track: boolean; plain: boolean }): string {
+  let out = src;
+  if (opts.track && opts.plain) {
+    out = out.replace(BARE_URL, (_whole, before: string, raw: string) => {
+      const trail = TRAILING_PUNCTUATION.exec(raw)?.[0] ?? '';
+      return before + trackedLink(raw.slice(0, raw.length - trail.length)) + trail;
+    });
+  } else if (opts.track) {
+    out = out.replace(LINK_HREF, (_whole, tag: string, quote: string, url: string) => `${tag}${quote}${trackedLink(url)}${quote}`);
+  }
+  return out.replace(NO_TRACK, '$1');
+}
+
 const PLACEHOLDER = /\{\{[\t\n\f\r ]*template[\t\n\f\r ]+"content"[\t\n\f\r ]*\.[\t\n\f\r ]*\}\}/;
 
 export function hasContentPlaceholder(layout: string): boolean {
@@ -139,8 +177,9 @@ class Template implements CompiledTemplate {
       this.root.run(st, data, frame);
     } catch (e) {
       if (e instanceof TemplateError) throw e;
-      // Anything else (e.g. a JS stack overflow) still fails only this render.
-      throw new TemplateError(`template: ${this.name}: ${e instanceof Error ? e.message : String(e)}`);
+      // Anything else (e.g. a JS stack overflow) still fails only this render; its text is not
+      // shown, as it may quote the data.
+      throw new TemplateError(`template: ${this.name}: render failed (${e instanceof Error ? e.name : typeof e})`);
     } finally {
       setMeter(outer);
     }

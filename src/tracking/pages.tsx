@@ -12,10 +12,11 @@ export interface ArchiveEntry {
 }
 
 /** A page of the archive, newest first, with links to the neighbouring pages. */
-export function ArchiveList({ entries, newer, older }: { entries: ArchiveEntry[]; newer: string | null; older: string | null }): JSX.Element {
+export function ArchiveList({ entries, newer, older, subscribe }: { entries: ArchiveEntry[]; newer: string | null; older: string | null; subscribe: string | null }): JSX.Element {
   return (
     <>
       <h1>Archive</h1>
+      {subscribe ? <p><a href={subscribe}>Subscribe</a> to get the next issues by e-mail.</p> : null}
       {entries.length ? (
         <ul class="plain">{entries.map((e) => <li><a href={e.url}>{e.subject}</a>{' '}<span class="muted">{e.date}</span></li>)}</ul>
       ) : <p>Nothing here yet.</p>}

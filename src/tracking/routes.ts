@@ -3,23 +3,25 @@
 // privacy.individual_tracking; preview renders (zero campaign UUID) are never counted.
 import type { Context } from 'hono';
 import type { AppContext } from '../context.ts';
-import { layoutFor, renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
+import { archiveEnv, archiveLayoutFor, archivePageUrl, layoutFor, renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
 import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { notFound } from '../http/errors.ts';
 import { Message, sendPage } from '../http/layout.tsx';
 import { sendPreview } from '../http/preview.ts';
-import { pagingQuery, parsePaging } from '../http/paging.ts';
+import { LIMITS } from '../http/limits.ts';
+import { pagingQuery, parsePaging, type Paging } from '../http/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { isUuid, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import { linkUuid } from '../public/link.ts';
 import { publicLook } from '../public/look.ts';
+import { perClient, perClientPage, perClientTracking, perClientTrackingPage, type PublicLimitDeps } from '../public/rate-limits.ts';
 import { archiveFeed, ArchiveList } from './pages.tsx';
 import type { TrackingStore } from './store.ts';
 
-interface Deps extends AppContext {
+interface Deps extends PublicLimitDeps {
   campaignStore: CampaignStore;
   tracking: TrackingStore;
 }
@@ -27,19 +29,19 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const ARCHIVE_ROUTES = [
-  route({ method: 'GET', path: '/public/archive', access: 'public', handler: archiveApi, query: archiveQuery(), summary: 'The public archive\'s campaigns, newest first, paged (404 when the archive is off)' }),
+  route({ method: 'GET', path: '/public/archive', access: 'public', limit: perClient, handler: archiveApi, query: archiveQuery(), summary: 'The public archive\'s campaigns, newest first, paged (404 when the archive is off)' }),
 ];
 
 /** Served from the site root. */
 export const TRACKING_PAGES = [
   // These two GETs record a click or a view.
-  route({ method: 'GET', path: '/link/:link/:camp/:sub', access: 'public', writes: true, handler: followLink, raw: 'text/html', summary: 'Records a click (as the privacy settings allow) and redirects to the link\'s URL' }),
-  route({ method: 'GET', path: '/campaign/:camp/:sub/px.png', access: 'public', writes: true, handler: viewPixel, raw: 'image/png', summary: 'The view-tracking pixel: records a view (as the privacy settings allow)' }),
-  route({ method: 'GET', path: '/campaign/:camp/:sub', access: 'public', handler: webView, raw: 'text/html', summary: 'A campaign as a page, for a subscriber it was sent to' }),
-  route({ method: 'GET', path: '/archive', access: 'public', handler: archivePage, query: archiveQuery(), raw: 'text/html', summary: 'The public archive, paged' }),
-  route({ method: 'GET', path: '/archive.xml', access: 'public', handler: archiveRss, query: archiveQuery(), raw: 'application/rss+xml', summary: 'The public archive as an RSS feed' }),
-  route({ method: 'GET', path: '/archive/latest', access: 'public', handler: latestArchived, raw: 'text/html', summary: 'The newest campaign in the archive' }),
-  route({ method: 'GET', path: '/archive/:id', access: 'public', handler: archived, raw: 'text/html', summary: 'A campaign in the archive, by UUID or archive slug' }),
+  route({ method: 'GET', path: '/link/:link/:camp/:sub', access: 'public', limit: perClientTrackingPage, writes: true, handler: followLink, raw: 'text/html', summary: 'Records a click (as the privacy settings allow) and redirects to the link\'s URL' }),
+  route({ method: 'GET', path: '/campaign/:camp/:sub/px.png', access: 'public', limit: perClientTracking, writes: true, handler: viewPixel, raw: 'image/png', summary: 'The view-tracking pixel: records a view (as the privacy settings allow)' }),
+  route({ method: 'GET', path: '/campaign/:camp/:sub', access: 'public', limit: perClientPage, handler: webView, raw: 'text/html', summary: 'A campaign as a page, for a subscriber it was sent to' }),
+  route({ method: 'GET', path: '/archive', access: 'public', limit: perClientPage, handler: archivePage, query: archiveQuery(), raw: 'text/html', summary: 'The public archive, paged' }),
+  route({ method: 'GET', path: '/archive.xml', access: 'public', limit: perClientPage, handler: archiveRss, query: archiveQuery(), raw: 'application/rss+xml', summary: 'The public archive as an RSS feed' }),
+  route({ method: 'GET', path: '/archive/latest', access: 'public', limit: perClientPage, handler: latestArchived, raw: 'text/html', summary: 'The newest campaign in the archive' }),
+  route({ method: 'GET', path: '/archive/:id', access: 'public', limit: perClientPage, handler: archived, raw: 'text/html', summary: 'A campaign in the archive, by UUID or archive slug' }),
 ];
 
 /** A 1×1 transparent PNG. */
@@ -50,6 +52,14 @@ function archiveQuery() {
 }
 
 type ArchiveQuery = Input<undefined, ReturnType<typeof archiveQuery>>;
+
+/** The page asked for, at most LIMITS.archivePageItems campaigns (`per_page=all` included): each is rendered. */
+function archivePaging(query: ArchiveQuery['query']): Paging {
+  const paging = parsePaging(query);
+  if (!paging.all && paging.perPage <= LIMITS.archivePageItems) return paging;
+  const perPage = LIMITS.archivePageItems;
+  return { page: paging.page, perPage, all: false, limit: perPage, offset: (paging.page - 1) * perPage };
+}
 
 function errorPage(c: C, s: Deps, status: 400 | 404 | 500, title: string, text: string) {
   return sendPage(c, { ...publicLook(s.settings), title, body: Message({ title, text }) }, status);
@@ -94,11 +104,11 @@ function viewPixel(c: C, s: Deps) {
 // ---- campaigns as pages ----
 
 /** A campaign as a page: a subscriber's web view (noindex), or an archive entry (indexable). */
-function renderCampaign(c: C, s: Deps, campaign: CampaignRow, sub: RenderSubscriber, templateId: number | null, indexable = false) {
+function renderCampaign(c: C, s: Deps, campaign: CampaignRow, render: () => string, indexable = false) {
   try {
-    const compiled = compileCampaign(campaign, layoutFor(s.campaignStore, campaign, templateId), renderEnv(s, s.tracking, 'view'));
+    const html = render();
     if (!indexable) c.header('X-Robots-Tag', 'noindex');
-    return sendPreview(c, compiled.render(sub).html);
+    return sendPreview(c, html);
   } catch (e) {
     // A page, not the API's 400: the reader did nothing wrong.
     if (!(e instanceof RenderError)) throw e;
@@ -116,13 +126,13 @@ function webView(c: C, s: Deps) {
   if (!campaign || !subscriber || !s.campaignStore.wasAddressed(campaign.id, subscriber.id)) {
     return errorPage(c, s, 404, 'Not found', 'This message is not available.');
   }
-  return renderCampaign(c, s, campaign, toRenderSubscriber(subscriber), campaign.template_id);
+  return renderCampaign(c, s, campaign, () => compileCampaign(campaign, layoutFor(s.campaignStore, campaign, campaign.template_id), renderEnv(s, s.tracking, 'view')).render(toRenderSubscriber(subscriber)).html);
 }
 
 // ---- the archive ----
 
 const archiveEnabled = (s: Deps) => s.settings.bool('app.enable_public_archive');
-const entryUrl = (s: Deps, c: CampaignRow) => `${s.settings.rootUrl()}/archive/${c.archive_slug ?? c.uuid}`;
+const entryUrl = (s: Deps, c: CampaignRow) => archivePageUrl(s.settings.rootUrl(), c);
 const metaSubscriber = (c: CampaignRow): RenderSubscriber => archiveSubscriber(c.archive_meta);
 const published = (c: CampaignRow) => c.send_at ?? c.created_at;
 
@@ -137,25 +147,26 @@ function archiveSubject(s: Deps, c: CampaignRow): string {
 }
 
 function archiveHtml(s: Deps, c: CampaignRow): string {
-  return compileCampaign(c, layoutFor(s.campaignStore, c, c.archive_template_id ?? c.template_id), renderEnv(s, s.tracking, 'view')).render(metaSubscriber(c)).html;
+  return compileCampaign(c, archiveLayoutFor(s.campaignStore, c), archiveEnv(s, s.tracking, 'view', c)).render(metaSubscriber(c)).html;
 }
 
 function archivePage(c: C, s: Deps, { query }: ArchiveQuery) {
   if (!archiveEnabled(s)) return errorPage(c, s, 404, 'Not found', 'The archive is not available.');
-  const paging = parsePaging(query);
+  const paging = archivePaging(query);
   const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset);
   const entries = rows.map((r) => ({ url: entryUrl(s, r), subject: archiveSubject(s, r), date: published(r).slice(0, 10) }));
   const pages = paging.all ? 1 : Math.ceil(total / paging.perPage);
   // The page size the reader chose stays in the links.
   const perPage = query.per_page ? `&per_page=${paging.all ? 'all' : paging.perPage}` : '';
   const link = (page: number) => `?page=${page}${perPage}`;
-  const body = ArchiveList({ entries, newer: paging.page > 1 ? link(paging.page - 1) : null, older: paging.page < pages ? link(paging.page + 1) : null });
+  const subscribe = s.settings.bool('app.enable_public_subscription_page') ? '/subscription/form' : null;
+  const body = ArchiveList({ entries, newer: paging.page > 1 ? link(paging.page - 1) : null, older: paging.page < pages ? link(paging.page + 1) : null, subscribe });
   return sendPage(c, { ...publicLook(s.settings), indexable: true, title: 'Archive', body });
 }
 
 function archiveRss(c: C, s: Deps, { query }: ArchiveQuery) {
   if (!archiveEnabled(s)) return errorPage(c, s, 404, 'Not found', 'The archive is not available.');
-  const paging = parsePaging(query);
+  const paging = archivePaging(query);
   const { rows } = s.campaignStore.archived(paging.limit, paging.offset);
   const withContent = s.settings.bool('app.enable_public_archive_rss_content');
   const items = rows.map((r) => {
@@ -175,7 +186,7 @@ function archiveRss(c: C, s: Deps, { query }: ArchiveQuery) {
 
 function showArchived(c: C, s: Deps, campaign: CampaignRow | undefined) {
   if (!archiveEnabled(s) || !campaign) return errorPage(c, s, 404, 'Not found', 'This message is not in the archive.');
-  return renderCampaign(c, s, campaign, metaSubscriber(campaign), campaign.archive_template_id ?? campaign.template_id, true);
+  return renderCampaign(c, s, campaign, () => archiveHtml(s, campaign), true);
 }
 
 function latestArchived(c: C, s: Deps) {
@@ -188,7 +199,7 @@ function archived(c: C, s: Deps) {
 
 function archiveApi(c: C, s: Deps, { query }: ArchiveQuery) {
   if (!archiveEnabled(s)) throw notFound('the public archive is disabled');
-  const paging = parsePaging(query);
+  const paging = archivePaging(query);
   const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset);
   const results = rows.map((r) => ({ uuid: r.uuid, subject: archiveSubject(s, r), content: '', created_at: r.created_at, send_at: r.send_at, url: entryUrl(s, r) }));
   return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));

@@ -3,7 +3,8 @@ import type { Context } from 'hono';
 import { readFile, rm } from 'node:fs/promises';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest, HttpError } from '../http/errors.ts';
+import { badRequest } from '../http/errors.ts';
+import { parseJson } from '../http/json.ts';
 import { LIMITS } from '../http/limits.ts';
 import { receiveMultipart, type MultipartForm } from '../http/multipart.ts';
 import { routesFor } from '../http/routes.ts';
@@ -23,7 +24,7 @@ type C = Context<AppEnv>;
 const route = routesFor<Deps>();
 export const TX_ROUTES = [
   route({
-    method: 'POST', path: '/tx', access: 'tx:send', handler: sendTx,
+    method: 'POST', path: '/tx', access: 'tx:send', handler: sendTx, bodyBytes: LIMITS.txBodyBytes,
     // Read by the handler: JSON, or multipart/form-data with this JSON in a "data" part and attachments in "file" parts.
     describedBody: { contentType: 'application/json', schema: txInput() },
     summary: 'Sends a transactional message from a tx template to subscribers or addresses (multipart: with attachments)',
@@ -57,14 +58,11 @@ async function sendTx(c: C, s: Deps) {
 /** The message (a JSON body, or the multipart `data` part) and the multipart `file` parts, read into memory. */
 async function readTxRequest(c: C, dbPath: string): Promise<{ message: unknown; attachments: Attachment[] }> {
   const type = c.req.header('content-type') ?? '';
-  if (!/^multipart\/form-data\b/i.test(type)) {
-    if (Number(c.req.header('content-length') ?? 0) > LIMITS.txBodyBytes) throw new HttpError(413, `request body too large (limit ${LIMITS.txBodyBytes / 1024 / 1024} MB)`);
-    return { message: await readJson(c), attachments: [] };
-  }
+  if (!/^multipart\/form-data\b/i.test(type)) return { message: await readJson(c), attachments: [] };
   const dir = uploadTempDir(dbPath, 'tx');
   try {
     const form = await receiveMultipart(c.req.raw.body, type, dir, {
-      fileFields: ['file'], maxFiles: LIMITS.txAttachments, maxFileBytes: LIMITS.txAttachmentBytes, maxFields: 8, maxFieldBytes: 1024 * 1024,
+      fileFields: ['file'], maxFiles: LIMITS.txAttachments, maxFileBytes: LIMITS.txAttachmentBytes, maxFields: 8, maxFieldBytes: LIMITS.txMessageBytes,
     });
     return { message: messageData(form), attachments: await readAttachments(form) };
   } finally {
@@ -78,7 +76,7 @@ function messageData(form: MultipartForm): unknown {
   if (data.length !== 1) throw badRequest('a multipart request needs exactly one "data" field holding the JSON message');
   let body: unknown;
   try {
-    body = JSON.parse(data[0]!);
+    body = parseJson(data[0]!);
   } catch (e) {
     throw badRequest(`invalid "data": ${(e as Error).message}`);
   }

@@ -12,7 +12,7 @@ import { can, type Actor } from '../http/permissions.ts';
 import { buildTxMessage, isValidFrom, type HeaderList } from '../mail/message.ts';
 import { domainRules, emailProblem } from '../subscribers/email.ts';
 import type { SubscriberStore } from '../subscribers/store.ts';
-import type { Attachment, OutgoingMessage } from '../mail/types.ts';
+import type { Attachment } from '../mail/types.ts';
 import type { TxStore } from './store.ts';
 
 /** default: subscribers only; fallback: unknown addresses get it too; external: addresses only, no lookup. */
@@ -38,6 +38,9 @@ export interface TxInput {
   subject?: string;
   altbody?: string;
 }
+
+/** listmonk's answer per recipient not found (globals.messages.notFound with the subscriber term). */
+const SUBSCRIBER_NOT_FOUND = 'Subscriber not found';
 
 export class TxService {
   constructor(
@@ -79,7 +82,8 @@ export class TxService {
     const tpl = this.store.template(templateId);
     if (!tpl) throw badRequest(`invalid "template_id": template ${templateId} not found or not a tx template`);
     const messenger = input.messenger || 'email';
-    if (!this.ctx.mailer.has(messenger)) throw badRequest(`invalid "messenger": "${messenger}" is not configured`);
+    const unavailable = this.ctx.mailer.unavailable(messenger);
+    if (unavailable) throw badRequest(`invalid "messenger": ${unavailable}`);
     const contentType = input.content_type || 'html';
     const from = input.from_email || this.ctx.settings.str('app.from_email');
     if (!isValidFrom(from)) throw badRequest(`invalid "from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
@@ -90,39 +94,44 @@ export class TxService {
     const compiled = RenderError.describing('the template does not compile', () =>
       compileTx(subject || tpl.subject, tpl.body, altbody || null, renderEnv(this.ctx, this.tracking, 'send')));
 
-    const missing: string[] = [];
-    const recipients: RenderSubscriber[] = [];
+    // Recipients not found are counted, not named, with listmonk's text: the answer must not
+    // tell which ids or addresses exist (docs/decisions.md §90). Errors name a recipient as the
+    // request did (`label`), never by data the caller did not give.
+    let missing = 0;
+    const recipients: { sub: RenderSubscriber; label: string }[] = [];
     const bare = (email: string): RenderSubscriber => ({ id: 0, uuid: ZERO_UUID, email, name: '', attribs: {}, status: 'enabled', created_at: null, updated_at: null });
-    if (mode === 'external') recipients.push(...cleanEmails.map(bare));
+    if (mode === 'external') recipients.push(...cleanEmails.map((email) => ({ sub: bare(email), label: email })));
     else {
       for (const email of cleanEmails) {
         const s = this.subscribers.rowByEmail(email);
-        if (s) recipients.push(toRenderSubscriber(s));
-        else if (mode === 'fallback') recipients.push(bare(email));
-        else missing.push(`subscriber ${email} not found`);
+        if (s) recipients.push({ sub: toRenderSubscriber(s), label: email });
+        else if (mode === 'fallback') recipients.push({ sub: bare(email), label: email });
+        else missing++;
       }
       for (const id of ids) {
         const s = this.subscribers.rowById(id);
-        if (s) recipients.push(toRenderSubscriber(s));
-        else missing.push(`subscriber ${id} not found`);
+        if (s) recipients.push({ sub: toRenderSubscriber(s), label: `subscriber ${id}` });
+        else missing++;
       }
     }
 
     const tx = { data, subject: subject ?? '', from_email: from, template_id: templateId, headers: hdrs, content_type: contentType, messenger, altbody: altbody ?? '', subscriber_emails: cleanEmails, subscriber_ids: ids, subscriber_mode: mode };
-    const messages: OutgoingMessage[] = recipients.map((sub) => {
-      const r = RenderError.describing(`the template does not render for ${sub.email}`, () => compiled.render(sub, tx));
-      return buildTxMessage({
+    const messages = recipients.map(({ sub, label }) => {
+      const r = RenderError.describing(`the template does not render for ${label}`, () => compiled.render(sub, tx));
+      return { label, message: buildTxMessage({
         from, to: sub.email, contentType, subject: r.subject, body: r.body, altbody: r.altbody, headers: hdrs, attachments,
         meta: { content_type: contentType, recipient: { uuid: sub.uuid, email: sub.email, name: sub.name, attribs: sub.attribs, status: sub.status }, campaign: null },
-      });
+      }) };
     });
-    for (const m of messages) {
+    for (const { label, message } of messages) {
       try {
-        await this.ctx.mailer.send(messenger, m);
+        await this.ctx.mailer.send(messenger, message);
       } catch (e) {
-        throw new HttpError(502, `sending to ${m.to[0]} failed: ${(e as Error).message}`);
+        // The messenger's text may quote the address (an SMTP rejection does): it goes to the log only.
+        this.ctx.log.error(`tx message to ${message.to[0]} failed: ${(e as Error).message}`);
+        throw new HttpError(502, `sending to ${label} failed: the messenger refused the message (see the server log)`);
       }
     }
-    if (missing.length) throw badRequest(missing.join('; '));
+    if (missing) throw badRequest(Array<string>(missing).fill(SUBSCRIBER_NOT_FOUND).join('; '));
   }
 }

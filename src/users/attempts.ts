@@ -1,6 +1,6 @@
-// Throttling of failed login, 2FA and password-reset attempts: a sliding window per key
-// (client address, username), kept in memory (one process). Unlike the per-minute request
-// limit of src/http/rate-limit.ts, only failures count and the window is long (15 minutes).
+// Throttling of sign-in, 2FA and password-reset attempts: a sliding window per key (a username
+// with a client address, a username, an address), kept in memory (one process). Unlike the
+// per-minute request limit of src/http/rate-limit.ts, the window is long (15 minutes).
 
 /** Keys kept before expired entries are swept, so a flood of addresses cannot grow memory forever. */
 const SWEEP_AT = 10_000;
@@ -8,16 +8,22 @@ const SWEEP_AT = 10_000;
 export class AttemptLimiter {
   private readonly hits = new Map<string, number[]>();
 
+  /** `max` attempts per key in the window; only the latest `max` are kept, so a key's memory is bounded. */
   constructor(readonly max: number, readonly windowMs: number) {}
 
   /** True when the key used up its attempts in the current window. */
   blocked(key: string): boolean {
-    return this.recent(key).length >= this.max;
+    return this.count(key) >= this.max;
+  }
+
+  /** Attempts recorded for the key in the current window (at most `max`). */
+  count(key: string): number {
+    return this.recent(key).length;
   }
 
   record(key: string): void {
     if (this.hits.size >= SWEEP_AT) for (const k of [...this.hits.keys()]) if (!this.recent(k).length) this.hits.delete(k);
-    this.hits.set(key, [...this.recent(key), Date.now()]);
+    this.hits.set(key, [...this.recent(key), Date.now()].slice(-this.max));
   }
 
   clear(key: string): void {

@@ -1,16 +1,15 @@
-// The admin sign-in pages: login (with the TOTP step), forgot / reset password, the /admin
-// landing page and logout. Server-rendered through the shared page shell (markup: pages.tsx);
+// The admin sign-in pages: login (with the TOTP step), forgot / reset password, and logout. Server-rendered through the shared page shell (markup: pages.tsx);
 // the sign-in rules are SignIn's (sign-in.ts).
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppContext } from '../context.ts';
 import { assertSameOrigin, isSameOrigin, SESSION_COOKIE } from '../http/auth.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
-import { clientAddress } from '../http/rate-limit.ts';
+import { clientAddress, clientBucket } from '../http/rate-limit.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { ForgotForm, LoginForm, ResetForm, ResetMailSent, SignedIn, TwofaForm, UnusableLink } from './pages.tsx';
+import { ForgotForm, LoginForm, ResetForm, ResetMailSent, TwofaForm, UnusableLink } from './pages.tsx';
 import type { SignIn } from './sign-in.ts';
 import { SESSION_TTL_MS, type UserStore } from './store.ts';
 
@@ -33,8 +32,6 @@ export const LOGIN_PAGES = [
   route({ method: 'GET', path: '/admin/reset', access: 'public', handler: resetPage, query: tokenQuery(), raw: 'text/html', summary: 'The new-password form of a reset link' }),
   route({ method: 'POST', path: '/admin/reset', access: 'public', handler: resetPassword, body: resetForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Sets a new password from a reset link and signs in (through the TOTP step for users with 2FA); the user\'s other sessions end' }),
   route({ method: 'POST', path: '/admin/logout', access: 'public', handler: logout, raw: 'text/html', summary: 'Ends the session (same-origin requests only)' }),
-  route({ method: 'GET', path: '/admin', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
-  route({ method: 'GET', path: '/admin/*', access: 'public', handler: landing, raw: 'text/html', summary: 'The signed-in landing page (or the sign-in form)' }),
 ];
 
 // Form fields are read as typed ('' when absent or not text): a bad field is a wrong answer.
@@ -121,8 +118,9 @@ function crossSite(c: C, s: Deps): Response | null {
   }), 403);
 }
 
+/** The client's rate-limit bucket (its address; an IPv6 client's /64). */
 function address(c: Context, s: Deps) {
-  return clientAddress(c, s.settings.get<string[]>('security.trusted_proxies'));
+  return clientBucket(clientAddress(c, s.settings.get<string[]>('security.trusted_proxies'), s.log));
 }
 
 /** Signs the user in: a new session and its cookie (Secure when the site is served over https). */
@@ -138,11 +136,11 @@ function loginPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof 
   return page(c, s, 'Sign in', LoginForm({ next: localPath(query.next) }));
 }
 
-function login(c: C, s: Deps, { body }: Input<ReturnType<typeof loginForm>, undefined>) {
+async function login(c: C, s: Deps, { body }: Input<ReturnType<typeof loginForm>, undefined>) {
   const refused = crossSite(c, s);
   if (refused) return refused;
   const next = localPath(body.next);
-  const outcome = s.signIn.login(body.username.trim(), body.password, next, address(c, s));
+  const outcome = await s.signIn.login(body.username.trim(), body.password, next, address(c, s));
   switch (outcome.kind) {
     case 'too-many':
       return tooMany(c, s);
@@ -212,10 +210,10 @@ function resetPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof 
   return s.signIn.resetUsable(token) ? page(c, s, 'Reset password', ResetForm({ token })) : unusableLink(c, s);
 }
 
-function resetPassword(c: C, s: Deps, { body }: Input<ReturnType<typeof resetForm>, undefined>) {
+async function resetPassword(c: C, s: Deps, { body }: Input<ReturnType<typeof resetForm>, undefined>) {
   const refused = crossSite(c, s);
   if (refused) return refused;
-  const outcome = s.signIn.resetPassword(body.token, body.password, body.password2);
+  const outcome = await s.signIn.resetPassword(body.token, body.password, body.password2);
   switch (outcome.kind) {
     case 'unusable':
       return unusableLink(c, s);
@@ -237,11 +235,4 @@ function logout(c: C, s: Deps) {
   if (session) s.users.endSession(session);
   deleteCookie(c, SESSION_COOKIE, { path: '/' });
   return c.redirect('/admin/login', 302);
-}
-
-function landing(c: C, s: Deps) {
-  const session = getCookie(c, SESSION_COOKIE);
-  const user = session ? s.users.authenticator().bySession(session) : null;
-  if (!user) return c.redirect(`/admin/login?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search))}`, 307);
-  return page(c, s, 'Signed in', SignedIn({ name: user.name, username: user.username }));
 }

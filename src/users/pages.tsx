@@ -1,5 +1,5 @@
 // The markup of the admin sign-in pages (login-routes.ts): login and its TOTP step, forgot and
-// reset password, and the signed-in landing page. No scripts; every value is escaped by JSX.
+// reset password. No scripts; every value is escaped by JSX.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { PASSWORD_MIN } from './store.ts';
 
@@ -20,7 +20,7 @@ export function LoginForm({ next, error = '' }: { next: string; error?: string }
         <input type="password" id="password" name="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
-      <p class="muted"><a href="/admin/forgot">Forgot your password?</a></p>
+      <p class="muted"><a href="/admin/forgot">Forgot your password?</a> Where no mail is set up yet, someone with access to the server sets a new one with <code>listmgr user reset-password NAME</code>.</p>
     </>
   );
 }
@@ -50,6 +50,7 @@ export function ForgotForm(): JSX.Element {
         <input type="email" id="email" name="email" autocomplete="email" required autofocus />
         <button type="submit">Send a reset link</button>
       </form>
+      <p class="muted">The link is sent by mail. Where no mail is set up yet, someone with access to the server sets a new password with <code>listmgr user reset-password NAME</code>.</p>
     </>
   );
 }
@@ -87,17 +88,6 @@ export function UnusableLink(): JSX.Element {
     <>
       <h1>This link cannot be used</h1>
       <p>It is wrong, was already used, or has expired. <a href="/admin/forgot">Ask for a new one</a>.</p>
-    </>
-  );
-}
-
-export function SignedIn({ name, username }: { name: string; username: string }): JSX.Element {
-  return (
-    <>
-      <h1>Signed in</h1>
-      <p>You are signed in as <strong>{name}</strong> ({username}).</p>
-      <p class="muted">listmgr has no admin web app; use the API (<code>/api/…</code>) with this session or an API token.</p>
-      <form method="post" action="/admin/logout"><button type="submit" class="secondary">Sign out</button></form>
     </>
   );
 }

@@ -144,15 +144,15 @@ function getUser(c: C, s: Deps) {
   return ok(c, s.userService.get(c.get('user'), pathId(c)));
 }
 
-function createUser(c: C, s: Deps, { body }: Input<ReturnType<typeof newUserInput>, undefined>) {
-  const { user, token } = s.userService.create(c.get('user'), { ...userInput(body), type: body.type });
+async function createUser(c: C, s: Deps, { body }: Input<ReturnType<typeof newUserInput>, undefined>) {
+  const { user, token } = await s.userService.create(c.get('user'), { ...userInput(body), type: body.type });
   // The API token is answered this once, in `password`, as listmonk does.
   return ok(c, token === null ? user : { ...user, password: token });
 }
 
-function updateUser(c: C, s: Deps, { body }: Input<ReturnType<typeof userChanges>, undefined>) {
+async function updateUser(c: C, s: Deps, { body }: Input<ReturnType<typeof userChanges>, undefined>) {
   const id = pathId(c);
-  return ok(c, s.userService.update(c.get('user'), id, userInput(body), id === c.get('user').id ? ownSession(c) : null));
+  return ok(c, await s.userService.update(c.get('user'), id, userInput(body), id === c.get('user').id ? ownSession(c) : null));
 }
 
 function deleteUser(c: C, s: Deps) {
@@ -169,8 +169,8 @@ function getProfile(c: C, s: Deps) {
   return ok(c, s.userService.profile(c.get('user')));
 }
 
-function updateProfile(c: C, s: Deps, { body }: Input<ReturnType<typeof profileChanges>, undefined>) {
-  return ok(c, s.userService.updateProfile(c.get('user'), body, ownSession(c)));
+async function updateProfile(c: C, s: Deps, { body }: Input<ReturnType<typeof profileChanges>, undefined>) {
+  return ok(c, await s.userService.updateProfile(c.get('user'), body, ownSession(c)));
 }
 
 function logout(c: C, s: Deps) {
@@ -189,8 +189,8 @@ function enableTotp(c: C, s: Deps, { body }: Input<ReturnType<typeof totpInput>,
   return ok(c, true);
 }
 
-function disableTotp(c: C, s: Deps, { body }: Input<ReturnType<typeof passwordConfirmation>, undefined>) {
-  s.userService.disableTotp(c.get('user'), pathId(c), body.password);
+async function disableTotp(c: C, s: Deps, { body }: Input<ReturnType<typeof passwordConfirmation>, undefined>) {
+  await s.userService.disableTotp(c.get('user'), pathId(c), body.password);
   return ok(c, true);
 }
 

@@ -1,8 +1,9 @@
 // The account rules: what a username, a password, a staff e-mail address and a role name must
 // be. The users service applies them to API input; the store's entry points for the command
-// line, the installer and the reset-password page apply them too, as nothing checks their input
-// before them.
+// line and the installer check names and addresses too, and passwords reach the store only
+// through passwordHashFor, as nothing checks their input before them.
 import { badRequest } from '../http/errors.ts';
+import { hashPassword, type PasswordHash } from './secrets.ts';
 import { LIMITS } from '../http/limits.ts';
 import { validateEmail } from '../subscribers/email.ts';
 
@@ -17,6 +18,15 @@ export function assertPassword(password: string): void {
   if (password.length < PASSWORD_MIN || Buffer.byteLength(password) > LIMITS.name) {
     throw badRequest(`the password must be ${PASSWORD_MIN} to ${LIMITS.name} characters long`);
   }
+}
+
+/**
+ * A new password, checked, as the hash the store keeps. Hashed off the main thread before any
+ * transaction: the store's writes take the hash.
+ */
+export async function passwordHashFor(password: string): Promise<PasswordHash> {
+  assertPassword(password);
+  return hashPassword(password);
 }
 
 /** Trimmed, lower-cased bare address, or a 400 (the subscribers' syntax rules; no domain lists for staff). */

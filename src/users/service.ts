@@ -8,6 +8,7 @@ import {
   ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, authorized, can, type Actor, type Authorized, type ListPermission, type Permission,
 } from '../http/permissions.ts';
 import { assertName, assertPassword, assertUsername, normaliseEmail } from './rules.ts';
+import { hashPassword } from './secrets.ts';
 import type { ListRoleGrant, ListRoleJson, UserInput, UserJson, UserRoleJson, UserStore, UserType } from './store.ts';
 import { isTotpSecret, newTotpEnrolment, totpCodeStep } from './totp.ts';
 
@@ -46,11 +47,12 @@ export class UserService {
   }
 
   /** Creates a user; an API user's token is answered this once. */
-  create(actor: Actor, input: UserInput & { type: UserType }): { user: UserJson; token: string | null } {
+  async create(actor: Actor, input: UserInput & { type: UserType }): Promise<{ user: UserJson; token: string | null }> {
     this.assertCan(actor, 'users:manage');
     const username = input.username ?? '';
     assertUsername(username);
     let email: string | undefined;
+    let newPassword: string | undefined;
     // An API user has no e-mail or password of its own: the ones given are ignored.
     if (input.type === 'user') {
       if (!input.email) throw badRequest('"email" is required');
@@ -58,12 +60,15 @@ export class UserService {
       if (input.passwordLogin) {
         if (!input.password) throw badRequest('"password" is required for password login');
         assertPassword(input.password);
+        newPassword = input.password;
       }
     }
     if (!input.userRoleId) throw badRequest('"user_role_id" is required');
     this.assertUserRole(actor, input.userRoleId);
     if (input.listRoleId) this.assertListRole(actor, input.listRoleId);
-    const created = this.store.createUser({ ...input, username, email, userRoleId: input.userRoleId });
+    const passwordHash = newPassword === undefined ? undefined : await hashPassword(newPassword);
+    const { password: _plain, ...fields } = input;
+    const created = this.store.createUser({ ...fields, passwordHash, username, email, userRoleId: input.userRoleId });
     this.ctx.log.info(`user "${created.user.username}" (${created.user.type}) created by ${actor.username}`);
     return created;
   }
@@ -72,26 +77,40 @@ export class UserService {
    * Changes a user: fields given replace the stored ones (see UserInput.listRoleId). A new
    * password ends the user's sessions except `keepSession`.
    */
-  update(actor: Actor, id: number, changes: UserInput, keepSession: string | null): UserJson {
+  async update(actor: Actor, id: number, changes: UserInput, keepSession: string | null): Promise<UserJson> {
+    // Checked before hashing (a refused change costs no hash) and again after it, as other
+    // requests run while the hash is computed.
+    const hashes = this.checkedUpdate(actor, id, changes).setsPassword;
+    const passwordHash = hashes ? await hashPassword(changes.password!) : undefined;
+    const { checked, email, setsPassword } = this.checkedUpdate(actor, id, changes);
+    const { password: _plain, ...fields } = changes;
+    const user = this.store.updateUser(checked, { ...fields, email, passwordHash: setsPassword ? passwordHash : undefined }, keepSession);
+    this.ctx.log.info(`user "${user.username}" updated by ${actor.username}`);
+    return user;
+  }
+
+  /** The checks of update(): the user, its normalised e-mail, and whether the given password is to be set. */
+  private checkedUpdate(actor: Actor, id: number, changes: UserInput): { checked: Authorized<number>; email: string | undefined; setsPassword: boolean } {
     const checked = this.authorize(actor, id);
     const account = this.store.account(checked);
     const current = this.store.getUser(checked);
     this.assertHolderWithin(actor, current);
     if (changes.username) assertUsername(changes.username);
     let { email } = changes;
+    let setsPassword = false;
     // An API user's e-mail and token do not change here; a login user's e-mail and password do.
     if (account.type === 'user') {
       if (email) email = normaliseEmail(email);
       if (changes.passwordLogin ?? account.passwordLogin) {
-        if (changes.password) assertPassword(changes.password);
-        else if (!account.hasPassword) throw badRequest('"password" is required to enable password login');
+        if (changes.password) {
+          assertPassword(changes.password);
+          setsPassword = true;
+        } else if (!account.hasPassword) throw badRequest('"password" is required to enable password login');
       }
     }
     if (changes.userRoleId && changes.userRoleId !== current.user_role.id) this.assertUserRole(actor, changes.userRoleId);
     if (changes.listRoleId && changes.listRoleId !== current.list_role?.id) this.assertListRole(actor, changes.listRoleId);
-    const user = this.store.updateUser(checked, { ...changes, email }, keepSession);
-    this.ctx.log.info(`user "${user.username}" updated by ${actor.username}`);
-    return user;
+    return { checked, email, setsPassword };
   }
 
   delete(actor: Actor, id: number): void {
@@ -119,7 +138,7 @@ export class UserService {
    * Everyone may change their own name; users who sign in with a password also their e-mail and
    * password (ignored for the others). A new password ends their other sessions.
    */
-  updateProfile(actor: Actor, changes: ProfileInput, keepSession: string | null): UserJson {
+  async updateProfile(actor: Actor, changes: ProfileInput, keepSession: string | null): Promise<UserJson> {
     const own = authorized(actor.id);
     const account = this.store.account(own);
     if (changes.name !== undefined) assertName(changes.name);
@@ -137,10 +156,11 @@ export class UserService {
       const emailChanges = email !== undefined && email !== this.store.getUser(own).email;
       if (actor.via === 'session' && (password !== undefined || emailChanges)) {
         if (!changes.current_password) throw badRequest('"current_password" is required to change your e-mail or password');
-        if (!this.store.checkPassword(actor.id, changes.current_password)) throw forbidden('wrong current password');
+        if (!await this.store.checkPassword(actor.id, changes.current_password)) throw forbidden('wrong current password');
       }
     }
-    return this.store.updateProfile(own, { name: changes.name, email, password }, keepSession);
+    const passwordHash = password === undefined ? undefined : await hashPassword(password);
+    return this.store.updateProfile(own, { name: changes.name, email, passwordHash }, keepSession);
   }
 
   /** Ends the session with this cookie value (signing out). */
@@ -174,13 +194,13 @@ export class UserService {
   }
 
   /** Turns TOTP off; the actor confirms with their own password (an admin resetting someone else's 2FA too). */
-  disableTotp(actor: Actor, id: number, password: string | undefined): void {
+  async disableTotp(actor: Actor, id: number, password: string | undefined): Promise<void> {
     const checked = this.twofaTarget(actor, id);
     if (!password) throw badRequest('"password" is required');
     if (!this.store.totpSecret(checked)) throw badRequest('two-factor authentication is not enabled');
     assertPassword(password);
     if (!this.store.hasPasswordLogin(actor.id)) throw badRequest('confirming with a password needs a user with password login');
-    if (!this.store.checkPassword(actor.id, password)) throw forbidden('wrong password');
+    if (!await this.store.checkPassword(actor.id, password)) throw forbidden('wrong password');
     this.store.disableTotp(checked);
     this.ctx.log.info(`two-factor authentication disabled for user ${id} by ${actor.username}`);
   }

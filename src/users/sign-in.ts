@@ -1,17 +1,33 @@
 // Signing in to the admin: the password, then the TOTP code for users with two-factor
-// authentication; forgotten and reset passwords. Failed sign-ins and 2FA codes, and reset
-// requests, are limited per client address and per username (docs/decisions.md §59). The
-// sign-in pages (login-routes.ts) show the outcomes; sessions are the user store's.
+// authentication; forgotten and reset passwords. Sign-ins are limited per username and client
+// address, and slowed down per username, so that nobody can lock an account's owner out by
+// failing on purpose (docs/decisions.md §59, §91); 2FA codes and reset requests are limited per
+// client address. The sign-in pages (login-routes.ts) show the outcomes; sessions are the user
+// store's.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../context.ts';
 import { LIMITS } from '../http/limits.ts';
 import { systemMessage } from '../mail/system.ts';
 import { AttemptLimiter } from './attempts.ts';
+import { passwordHashFor } from './rules.ts';
 import { randomString, sha256Hex } from './secrets.ts';
 import { PASSWORD_MIN, type UserStore } from './store.ts';
 import { totpCodeStep } from './totp.ts';
 
-/** Failed sign-ins allowed per client address and per username in the window. */
+/**
+ * Sign-ins allowed per username from one client address in the window (counted when they
+ * start, so parallel requests cannot overrun it; a success clears them), and 2FA codes per
+ * client address.
+ */
 const LOGIN_LIMIT = { max: 10, windowMs: 15 * 60 * 1000 };
+/** Failed sign-ins allowed per client address for all usernames together (trying many names from one place). */
+const ADDRESS_LIMIT = { max: 30, windowMs: 15 * 60 * 1000 };
+/**
+ * Failed sign-ins for one username, from any address, after which every sign-in for it waits
+ * before its password is checked: `firstMs`, doubling with each further failure up to `maxMs`.
+ * A wait, never a refusal: the right password from another address still signs in.
+ */
+const USER_DELAY = { freeFailures: 5, firstMs: 250, maxMs: 4000, windowMs: 15 * 60 * 1000 };
 /** Forgot-password requests allowed per client address in the window. */
 const FORGOT_LIMIT = { max: 5, windowMs: 15 * 60 * 1000 };
 /** A password-checked login waits this long for its TOTP code, with this many tries. */
@@ -49,27 +65,52 @@ export type ResetOutcome =
   | { kind: 'twofa'; token: string }
   | { kind: 'done'; userId: number };
 
+/** How a username appears in the log: a sign-in form's username may be a password typed in the wrong field. */
+export function loggedUsername(username: string): string {
+  return `#${sha256Hex(username.toLowerCase()).slice(0, 12)}`;
+}
+
+/** The wait before checking a password for a username with `failures` recent failures. */
+export function signInDelayMs(failures: number): number {
+  if (failures < USER_DELAY.freeFailures) return 0;
+  return Math.min(USER_DELAY.maxMs, USER_DELAY.firstMs * 2 ** (failures - USER_DELAY.freeFailures));
+}
+
 export class SignIn {
   private readonly loginAttempts = new AttemptLimiter(LOGIN_LIMIT.max, LOGIN_LIMIT.windowMs);
+  private readonly addressFailures = new AttemptLimiter(ADDRESS_LIMIT.max, ADDRESS_LIMIT.windowMs);
+  /** Failed sign-ins per username; kept up to the count at which the wait stops growing. */
+  private readonly userFailures = new AttemptLimiter(USER_DELAY.freeFailures + Math.ceil(Math.log2(USER_DELAY.maxMs / USER_DELAY.firstMs)), USER_DELAY.windowMs);
   private readonly forgotAttempts = new AttemptLimiter(FORGOT_LIMIT.max, FORGOT_LIMIT.windowMs);
   /** Password-checked logins waiting for their TOTP code, by the hash of their token. */
   private readonly challenges = new Map<string, TwofaChallenge>();
 
   constructor(private readonly ctx: AppContext, private readonly users: UserStore) {}
 
-  /** Checks a username and password from `address`; `next` is where the user goes after the 2FA step. */
-  login(username: string, password: string, next: string, address: string): LoginOutcome {
-    const keys = [`addr:${address}`, `user:${username.toLowerCase()}`];
-    if (keys.some((k) => this.loginAttempts.blocked(k))) {
-      this.ctx.log.warn(`sign-in refused for "${username.slice(0, 100)}" from ${address}: too many failed attempts`);
+  /**
+   * Checks a username and password from `address` (a rate-limit bucket: see clientBucket); `next`
+   * is where the user goes after the 2FA step.
+   */
+  async login(username: string, password: string, next: string, address: string): Promise<LoginOutcome> {
+    const name = username.toLowerCase();
+    const pairKey = `pair:${address} ${name}`;
+    const userKey = `user:${name}`;
+    if (this.loginAttempts.blocked(pairKey) || this.addressFailures.blocked(address)) {
+      this.ctx.log.warn(`sign-in refused for user name ${loggedUsername(name)} from ${address}: too many attempts from this address`);
       return { kind: 'too-many' };
     }
-    const account = this.users.checkLogin(username, password);
+    this.loginAttempts.record(pairKey);
+    const wait = signInDelayMs(this.userFailures.count(userKey));
+    if (wait) await sleep(wait);
+    const account = await this.users.checkLogin(username, password);
     if (!account) {
-      keys.forEach((k) => this.loginAttempts.record(k));
+      this.ctx.log.warn(`sign-in failed for user name ${loggedUsername(name)} from ${address}`);
+      this.userFailures.record(userKey);
+      this.addressFailures.record(address);
       return { kind: 'wrong' };
     }
-    this.loginAttempts.clear(keys[1]);
+    this.loginAttempts.clear(pairKey);
+    this.userFailures.clear(userKey);
     if (account.twofaSecret) return { kind: 'twofa', token: this.challenge(account.id, next) };
     this.ctx.log.info(`user "${account.username}" signed in`);
     return { kind: 'signed-in', userId: account.id };
@@ -84,7 +125,7 @@ export class SignIn {
   twofa(token: string, code: string, address: string): TwofaOutcome {
     const challenge = this.liveChallenge(token);
     if (!challenge) return { kind: 'no-challenge' };
-    const addrKey = `addr:${address}`;
+    const addrKey = `twofa:${address}`;
     if (this.loginAttempts.blocked(addrKey)) return { kind: 'too-many' };
     const secret = this.users.totpSecret(challenge.userId);
     const step = secret ? totpCodeStep(secret, code) : null;
@@ -135,11 +176,12 @@ export class SignIn {
    * Sets a new password from a reset link; the user's sessions end. A reset proves only access to
    * the mailbox: a user with two-factor on still answers the TOTP challenge before any session.
    */
-  resetPassword(token: string, password: string, repeated: string): ResetOutcome {
+  async resetPassword(token: string, password: string, repeated: string): Promise<ResetOutcome> {
     if (!this.resetUsable(token)) return { kind: 'unusable' };
     if (password.length < PASSWORD_MIN || Buffer.byteLength(password) > LIMITS.name) return { kind: 'refused', message: `The password must be ${PASSWORD_MIN} to ${LIMITS.name} characters long.` };
     if (password !== repeated) return { kind: 'refused', message: 'The passwords do not match.' };
-    const userId = this.users.resetPassword(token, password);
+    // The token is checked again, in the store's transaction, after the hash is made.
+    const userId = this.users.resetPassword(token, await passwordHashFor(password));
     if (userId === null) return { kind: 'unusable' };
     this.ctx.log.info(`user ${userId} reset their password; their other sessions were ended`);
     if (this.users.totpSecret(userId)) return { kind: 'twofa', token: this.challenge(userId, '/admin') };

@@ -4,7 +4,7 @@
 // Plain CRUD through drizzle, except two short lookups of every authenticated request, which stay
 // named SQL.
 import { and, asc, count, eq, getTableColumns, gt, lt, lte, ne, notInArray, or } from 'drizzle-orm';
-import type { DB } from '../db/connection.ts';
+import { isDatabaseBusy, isStorageFailure, type DB } from '../db/connection.ts';
 import { jsonEach, param, preparedStatements } from '../db/index.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { lists, NOW, parseJsonText, passwordResets, roleLists, roles, sessions, toJsonText, users, type JsonText } from '../db/schema.ts';
@@ -13,8 +13,8 @@ import {
   ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, type Authorized, type AuthUser, type ListGrant, type ListPermission, type Permission,
 } from '../http/permissions.ts';
 import type { Authenticator } from '../http/auth.ts';
-import { assertPassword, assertUsername, normaliseEmail } from './rules.ts';
-import { hashPassword, isBcryptHash, randomString, sameDigest, sha256Hex, verifyPassword } from './secrets.ts';
+import { assertUsername, normaliseEmail } from './rules.ts';
+import { hashPassword, isBcryptHash, type PasswordHash, randomString, sameDigest, sha256Hex, verifyPassword } from './secrets.ts';
 
 export { PASSWORD_MIN } from './rules.ts';
 
@@ -132,8 +132,14 @@ export interface UserInput {
   listRoleId?: number | null;
 }
 
+/**
+ * What the store writes: the password only as its hash, made before the transaction
+ * (hashPassword runs off the main thread and cannot be awaited inside one).
+ */
+export type UserFields = Omit<UserInput, 'password'> & { passwordHash?: PasswordHash };
+
 /** A user to create, its fields checked (by the users service, or createLoginUser). */
-export interface NewUser extends UserInput {
+export interface NewUser extends UserFields {
   username: string;
   type: UserType;
   /** A login user's address, normalised (an API user's is made from its username). */
@@ -200,6 +206,8 @@ export interface LoginAccount {
 }
 
 const nowIso = () => new Date().toISOString();
+/** An API user's last use (loggedin_at) is written at most this often. */
+const TOKEN_USE_EVERY_MS = 3_600_000;
 const later = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 export class UserStore {
@@ -207,6 +215,8 @@ export class UserStore {
   private readonly sql: Prepare;
   /** The public root URL, whose origin may send cookie-authenticated writes (set by services.ts). */
   private rootUrl: () => string | null = () => null;
+  /** When each API user's last use was last written. */
+  private readonly tokenUseWritten = new Map<number, number>();
 
   constructor(private readonly db: DB) {
     this.q = statements(db);
@@ -228,12 +238,11 @@ export class UserStore {
     return this.q.roleByName.get({ type: 'user', name, exceptId: 0 })?.id;
   }
 
-  /** Creates an enabled login user; returns its id. */
-  createLoginUser(username: string, password: string, email: string, roleId = SUPER_ADMIN_ROLE_ID): number {
+  /** Creates an enabled login user with a password hash (see passwordHashFor); returns its id. */
+  createLoginUser(username: string, passwordHash: PasswordHash, email: string, roleId = SUPER_ADMIN_ROLE_ID): number {
     assertUsername(username);
     const address = normaliseEmail(email);
-    assertPassword(password);
-    return this.createUser({ username, password, email: address, type: 'user', status: 'enabled', passwordLogin: true, userRoleId: roleId }).user.id;
+    return this.createUser({ username, passwordHash, email: address, type: 'user', status: 'enabled', passwordLogin: true, userRoleId: roleId }).user.id;
   }
 
   /** Creates an enabled API user; returns the token, which is never stored (only its SHA-256). */
@@ -248,11 +257,11 @@ export class UserStore {
     return this.q.deleteApiUserByName.run({ username }).changes > 0;
   }
 
-  /** Sets a login user's password by username and ends all of their sessions. */
-  resetPasswordByName(username: string, password: string): void {
+  /** Sets a login user's password (its hash) by username and ends all of their sessions. */
+  resetPasswordByName(username: string, passwordHash: PasswordHash): void {
     const row = this.q.userByName.get({ username });
     if (!row || row.type !== 'user') throw notFound(`no login user named "${username}"`);
-    this.changePassword(row.id, password, null);
+    this.changePassword(row.id, passwordHash, null);
   }
 
   // ---- users -------------------------------------------------------------------------------
@@ -277,7 +286,7 @@ export class UserStore {
       email = `${username}@api`.toLowerCase();
     } else {
       email = f.email ?? '';
-      if (f.passwordLogin && f.password) password = hashPassword(f.password);
+      if (f.passwordLogin && f.passwordHash) password = f.passwordHash;
     }
     const listRoleId = f.listRoleId || null;
     const name = f.name || username;
@@ -298,7 +307,7 @@ export class UserStore {
    * user's token never does. A new password ends the user's sessions except `keepSession` (the
    * caller's own, when users change themselves).
    */
-  updateUser(id: Authorized<number>, f: UserInput, keepSession: string | null): UserJson {
+  updateUser(id: Authorized<number>, f: UserFields, keepSession: string | null): UserJson {
     this.db.transaction(() => {
       const row = this.row(id);
       const username = f.username || row.username;
@@ -309,7 +318,7 @@ export class UserStore {
         if (f.email) email = f.email;
         if (f.passwordLogin !== undefined) passwordLogin = f.passwordLogin ? 1 : 0;
         if (!passwordLogin) password = null;
-        else if (f.password) password = hashPassword(f.password);
+        else if (f.passwordHash) password = f.passwordHash;
       }
       const name = f.name || row.name;
       const userRoleId = f.userRoleId || row.user_role_id;
@@ -344,12 +353,12 @@ export class UserStore {
    * ones replace the stored ones). A new password ends the user's sessions except `keepSession`.
    * (The current password, where one is asked for, is the service's check.)
    */
-  updateProfile(id: Authorized<number>, f: { name?: string; email?: string; password?: string }, keepSession: string | null): UserJson {
+  updateProfile(id: Authorized<number>, f: { name?: string; email?: string; passwordHash?: PasswordHash }, keepSession: string | null): UserJson {
     this.db.transaction(() => {
       const row = this.row(id);
       const name = f.name ?? row.name;
       const email = f.email || row.email;
-      const password = f.password ? hashPassword(f.password) : row.password;
+      const password = f.passwordHash ?? row.password;
       this.assertUnique(row.username, email, id);
       this.q.updateUser.run({
         id, username: row.username, password, password_login: row.password_login, email, name,
@@ -360,19 +369,18 @@ export class UserStore {
     return this.getUser(id);
   }
 
-  /** Sets a login user's password and ends their sessions except `keepSession`. */
-  changePassword(id: number, newPassword: string, keepSession: string | null): void {
-    assertPassword(newPassword);
+  /** Sets a login user's password (its hash: see passwordHashFor) and ends their sessions except `keepSession`. */
+  changePassword(id: number, passwordHash: PasswordHash, keepSession: string | null): void {
     this.db.transaction(() => {
-      this.q.setPassword.run({ password: hashPassword(newPassword), id });
+      this.q.setPassword.run({ password: passwordHash, id });
       this.endSessions(id, keepSession);
     }).immediate();
   }
 
   /** True when the password is this login user's. */
-  checkPassword(id: number, password: string): boolean {
+  async checkPassword(id: number, password: string): Promise<boolean> {
     const row = this.row(id);
-    return row.type === 'user' && row.password_login === 1 && verifyPassword(password, row.password);
+    return row.type === 'user' && row.password_login === 1 && await verifyPassword(password, row.password);
   }
 
   /** The stored facts the users service's rules look at; 404 for an unknown id. */
@@ -561,13 +569,15 @@ export class UserStore {
    * The enabled password-login user these credentials belong to, or null. The password hash
    * is computed even for unknown names, so the answer time does not reveal which exist.
    */
-  checkLogin(username: string, password: string): LoginAccount | null {
+  async checkLogin(username: string, password: string): Promise<LoginAccount | null> {
+    const found = this.q.userByName.get({ username });
+    const matches = await verifyPassword(password, found && found.type === 'user' && found.password_login === 1 ? found.password : await DUMMY_HASH);
+    // Read again after the wait: the user may have been disabled or changed meanwhile.
     const row = this.q.userByName.get({ username });
-    const usable = row && row.type === 'user' && row.password_login === 1 && row.status === 'enabled';
-    const matches = verifyPassword(password, usable ? row.password : DUMMY_HASH);
+    const usable = row && row.type === 'user' && row.password_login === 1 && row.status === 'enabled' && row.password === found?.password;
     if (!usable || !matches) return null;
     // A listmonk bcrypt hash is replaced by listmgr's own on the first successful sign-in.
-    if (isBcryptHash(row.password)) this.q.setPassword.run({ password: hashPassword(password), id: row.id });
+    if (isBcryptHash(row.password)) this.q.setPassword.run({ password: await hashPassword(password), id: row.id });
     return { id: row.id, username: row.username, twofaSecret: row.twofa_type === 'totp' ? row.twofa_key : null };
   }
 
@@ -620,15 +630,14 @@ export class UserStore {
     return r ? r.user_id : null;
   }
 
-  /** Uses up a reset token: sets the password and ends all the user's sessions. Null when unusable. */
-  resetPassword(token: string, newPassword: string): number | null {
-    assertPassword(newPassword);
+  /** Uses up a reset token: sets the password (its hash) and ends all the user's sessions. Null when unusable. */
+  resetPassword(token: string, passwordHash: PasswordHash): number | null {
     return this.db.transaction(() => {
       const userId = this.resetTokenUser(token);
       if (userId === null) return null;
       this.q.deleteReset.run({ tokenHash: sha256Hex(token) });
       if (!this.hasPasswordLogin(userId)) return null;
-      this.changePassword(userId, newPassword, null);
+      this.changePassword(userId, passwordHash, null);
       return userId;
     }).immediate();
   }
@@ -662,6 +671,26 @@ export class UserStore {
       listGrants: grants,
       via,
     };
+  }
+
+  /**
+   * Records an API user's use as its loggedin_at (for `listmgr api-user list`), at most once an
+   * hour. Best effort: it never waits for the lock (a read must not stall behind a long write)
+   * and a busy or full database skips it.
+   */
+  noteTokenUse(id: number): void {
+    const now = Date.now();
+    if (now - (this.tokenUseWritten.get(id) ?? 0) < TOKEN_USE_EVERY_MS) return;
+    this.tokenUseWritten.set(id, now);
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.q.setLoggedIn.run({ now: nowIso(), id });
+    } catch (e) {
+      if (!isDatabaseBusy(e) && !isStorageFailure(e)) throw e;
+    } finally {
+      this.db.pragma(`busy_timeout = ${timeout}`);
+    }
   }
 
   authenticator(): Authenticator {

@@ -68,6 +68,8 @@ describe('GET /api/bounces', () => {
     read('campaign_id filter', () => `?campaign_id=${alpha.id}`, [B], 1),
     read('invalid campaign_id is ignored', '?campaign_id=abc', [C, B, A], 3),
     read('source filter', '?source=ses', [B], 1),
+    read('type filter', '?type=hard', [A], 1),
+    read('type and source together', '?type=complaint&source=api', [C], 1),
     read('no match: page/per_page 0', '?source=none', [], 0, 0, 0),
     read('paging', '?per_page=1&page=2', [B], 3, 1, 2),
     // Past the end, listmonk's total (counted over the page's rows) is 0 too.
@@ -96,6 +98,7 @@ describe('GET/DELETE /api/bounces/{id}', () => {
   runScenarios(() => t, [
     refused('GET unknown id', 'GET', '/api/bounces/99999', 404),
     refused('GET invalid id', 'GET', '/api/bounces/x1', 400),
+    refused('GET with an unknown type', 'GET', '/api/bounces?type=bogus', 400),
     refused('DELETE unknown id', 'DELETE', '/api/bounces/99999', 404),
     refused('DELETE without ids or all', 'DELETE', '/api/bounces', 400),
     refused('DELETE with all=false', 'DELETE', '/api/bounces?all=false', 400),

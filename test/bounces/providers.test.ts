@@ -11,6 +11,7 @@ const fixture = (f: string) => readFileSync(new URL(`./fixtures/${f}`, import.me
 const CERT = fixture('sns-test-cert.pem');
 const KEY = fixture('sns-test-key.pem');
 const CERT_URL = 'https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-0123456789abcdef.pem';
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:bounces';
 
 let t: TestServer;
 let sub: Seeded;
@@ -26,7 +27,7 @@ before(async () => {
   const res = await t.request('PUT', '/api/settings', {
     'bounce.enabled': true, 'bounce.webhooks_enabled': true,
     'bounce.actions': { soft: { count: 100, action: 'none' }, hard: { count: 100, action: 'none' }, complaint: { count: 100, action: 'none' } },
-    'bounce.ses_enabled': true, 'bounce.sendgrid_enabled': true, 'bounce.sendgrid_key': sendgridPublic,
+    'bounce.ses_enabled': true, 'bounce.ses_topic_arns': [TOPIC], 'bounce.sendgrid_enabled': true, 'bounce.sendgrid_key': sendgridPublic,
     'bounce.postmark': { enabled: true, username: 'pm-user', password: 'pm-pass' },
     'bounce.forwardemail': { enabled: true, key: 'fe-secret' },
     // Secrets of these two are set by their first tests, which check the refusal without one.
@@ -58,7 +59,7 @@ const setSettings = async (s: Record<string, unknown>) => assert.equal((await t.
 // --- SES ---
 
 function snsSigned(fields: Record<string, string>, version: '1' | '2' = '1'): Record<string, string> {
-  const m: Record<string, string> = { MessageId: 'msg-1', TopicArn: 'arn:aws:sns:eu-west-1:123456789012:bounces', Timestamp: '2025-03-03T09:20:45.000Z', SignatureVersion: version, SigningCertURL: CERT_URL, ...fields };
+  const m: Record<string, string> = { MessageId: 'msg-1', TopicArn: TOPIC, Timestamp: '2025-03-03T09:20:45.000Z', SignatureVersion: version, SigningCertURL: CERT_URL, ...fields };
   const keys = m.Type === 'Notification' ? ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'] : ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
   const text = keys.filter((k) => m[k] !== undefined).map((k) => `${k}\n${m[k]}\n`).join('');
   m.Signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256').update(text).sign(KEY, 'base64');
@@ -133,9 +134,43 @@ describe('SES (SNS) webhook', () => {
   }
 });
 
+describe('SES (SNS) topics', () => {
+  const logged = (re: RegExp) => t.server.ctx.log.recent().some((l) => re.test(l));
+  const subscription = (topic: string) => snsSigned({ Type: 'SubscriptionConfirmation', TopicArn: topic, Message: 'x', Token: 't', SubscribeURL: 'https://sns.eu-west-1.amazonaws.com/?Action=ConfirmSubscription&Token=t' });
+
+  it('refuses a genuine notification of a topic not in bounce.ses_topic_arns, and logs why', async () => {
+    const other = 'arn:aws:sns:eu-west-1:999999999999:someone-elses';
+    const res = await call('ses', JSON.stringify(snsSigned({ Type: 'Notification', TopicArn: other, Message: JSON.stringify(sesBounce('Permanent')) })), { 'x-amz-sns-message-type': 'Notification' });
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /someone-elses" is not in bounce\.ses_topic_arns/);
+    assert.equal(bounceCount(t), 0);
+    assert.ok(logged(/WARN .*bounce webhook ses: SES Notification refused: SNS topic ".*someone-elses" is not in bounce\.ses_topic_arns/));
+  });
+
+  it('with no topic configured, refuses to confirm a subscription (nothing visited) and logs why', () => withSettings(t, { 'bounce.ses_topic_arns': [] }, async () => {
+    const visits = visited.length;
+    const res = await call('ses', JSON.stringify(subscription(TOPIC)), { 'x-amz-sns-message-type': 'SubscriptionConfirmation' });
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /bounce\.ses_topic_arns is empty/);
+    assert.equal(visited.length, visits);
+    assert.ok(logged(/WARN .*SES SubscriptionConfirmation refused: bounce\.ses_topic_arns is empty/));
+    const note = await call('ses', JSON.stringify(sesNotification(sesBounce('Permanent'))), { 'x-amz-sns-message-type': 'Notification' });
+    assert.equal(note.status, 400);
+    assert.equal(bounceCount(t), 0);
+  }));
+
+  it('refuses a setting value that is not an SNS topic ARN', async () => {
+    const res = await t.request('PUT', '/api/settings', { 'bounce.ses_topic_arns': ['https://sns.example.com/topic'] });
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /bounce\.ses_topic_arns.*is not an SNS topic ARN/);
+  });
+});
+
 // --- SendGrid ---
 
-function sendgridHeaders(body: string, ts = '1741080044') {
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function sendgridHeaders(body: string, ts = String(nowSeconds())) {
   const signature = sign('sha256', Buffer.from(ts + body), sendgridKeys.privateKey).toString('base64');
   return { 'x-twilio-email-event-webhook-signature': signature, 'x-twilio-email-event-webhook-timestamp': ts };
 }
@@ -163,6 +198,9 @@ describe('SendGrid webhook', () => {
     { name: 'signature of another body', headers: () => sendgridHeaders('[]'), message: /invalid SendGrid signature/ },
     { name: 'other timestamp', headers: () => ({ ...sendgridHeaders(events), 'x-twilio-email-event-webhook-timestamp': '1' }), message: /invalid SendGrid signature/ },
     { name: 'garbage signature', headers: () => ({ ...sendgridHeaders(events), 'x-twilio-email-event-webhook-signature': 'AAAA' }), message: /invalid SendGrid signature/ },
+    // Correctly signed, but captured long ago (a replay) or dated ahead.
+    { name: 'signed 605 s ago', headers: () => sendgridHeaders(events, String(nowSeconds() - 605)), message: /timestamp is more than 600 s old/ },
+    { name: 'signed 305 s ahead', headers: () => sendgridHeaders(events, String(nowSeconds() + 305)), message: /300 s ahead/ },
   ];
   for (const s of forged) {
     it(`refuses: ${s.name}`, async () => {

@@ -234,6 +234,8 @@ describe('send errors', () => {
       await settings({
         messengers: [{ enabled: true, name: 'failing', root_url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`, username: '', password: '', max_conns: 1, timeout: '5s', max_msg_retries: 0 }],
         'app.max_send_errors': 2,
+        // The receiver is local.
+        'security.allow_private_outbound': true,
       });
       const db = t.server.ctx.db;
       const list = addList(db, 'Hook list', 'single');
@@ -246,7 +248,7 @@ describe('send errors', () => {
       assert.match(html, /Reason[\s\S]*Too many errors \(2\); last: postback failing: HTTP 500/);
       assert.equal((await campaignStatus(c.id)).status, 'paused');
     } finally {
-      await settings({ messengers: [], 'app.max_send_errors': 1000 });
+      await settings({ messengers: [], 'app.max_send_errors': 1000, 'security.allow_private_outbound': false });
       hook.close();
     }
   });

@@ -29,12 +29,12 @@ function runCli(args: string[], timeoutMs: number): Promise<{ code: number | nul
   }));
 }
 
-before(() => {
+before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'listmgr-backup-'));
   dbPath = join(dir, 'a.db');
   // About 160 MB: the paged backup (100 pages a step) never got through it at 20 writes a
   // second in 30 s; VACUUM INTO takes about a second.
-  installDatabase(dbPath, (db) => {
+  await installDatabase(dbPath, (db) => {
     db.exec('CREATE TABLE ballast (id INTEGER PRIMARY KEY, data BLOB)');
     const insert = db.prepare('INSERT INTO ballast (data) VALUES (randomblob(4000))');
     db.transaction(() => {

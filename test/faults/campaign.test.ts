@@ -33,7 +33,7 @@ afterEach(async () => {
 async function setUp(dbPath: string, n: number, perSecond: number, env: Record<string, string> = {}): Promise<{ server: ChildServer; emails: string[]; campaign: number }> {
   let emails: string[] = [];
   let list = 0;
-  const token = installDatabase(dbPath, (db) => {
+  const token = await installDatabase(dbPath, (db) => {
     list = addList(db, 'Readers', 'single');
     emails = addMany(db, list, 'reader', n);
   });

@@ -39,7 +39,7 @@ describe('a lock held by another process', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'listmgr-locks-'));
     dbPath = join(dir, 'listmgr.db');
-    s = await startChildServer({ dbPath, uploads: join(dir, 'uploads'), token: installDatabase(dbPath) });
+    s = await startChildServer({ dbPath, uploads: join(dir, 'uploads'), token: await installDatabase(dbPath) });
     assert.equal((await s.request('PUT', '/api/settings', { 'security.public_rate_limit': 0 })).status, 200);
     publicList = (await s.request('POST', '/api/lists', { name: 'Public', type: 'public', optin: 'single' })).body.data.uuid;
   });

@@ -19,10 +19,10 @@ let other: ChildProcess;
 const lockPath = () => `${dbPath}.lock`;
 const start = () => startChildServer({ dbPath, uploads: join(dir, 'uploads'), token });
 
-before(() => {
+before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'listmgr-stale-lock-'));
   dbPath = join(dir, 'listmgr.db');
-  token = installDatabase(dbPath);
+  token = await installDatabase(dbPath);
   // A live process that is not a listmgr server: the pid a crashed server's lock may name after a restart.
   other = spawn('sleep', ['600'], { stdio: 'ignore' });
 });

@@ -73,7 +73,7 @@ before(async () => {
   disks = makeDisks();
   dbPath = join(disks.data, 'listmgr.db');
   uploads = join(disks.data, 'uploads');
-  const token = installDatabase(dbPath);
+  const token = await installDatabase(dbPath);
   s = await startChildServer({ dbPath, uploads, token, env: { TMPDIR: disks.temp } });
   listId = (await s.request('POST', '/api/lists', { name: 'Uploads', type: 'private', optin: 'single' })).body.data.id;
 });

@@ -103,7 +103,7 @@ describe('errors', () => {
     const huge = JSON.stringify({ 'app.site_name': 'x'.repeat(11 * 1024 * 1024) });
     const res = await t.request('PUT', '/api/settings', undefined, { raw: huge, headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 413);
-    assert.match(res.body.message, /too large/);
+    assert.match(res.body.message, /the request body is larger than 10 MB/);
   });
 });
 

@@ -21,6 +21,7 @@ const PARAM_VALUES: Record<string, string[]> = {
   ':lang': ['en', 'xx', '..%2F..%2Fetc%2Fpasswd', '%00'],
   ':key': ['app.site_name', 'x', '%00'],
   ':service': ['ses', 'sendgrid', 'postmark', 'forwardemail', 'x'],
+  ':file': ['admin-x.js', 'manifest.json', '..%2F..%2Fpackage.json', '%00'],
   ':uuid': ['00000000-0000-0000-0000-000000000000', 'x', '6ba7b810-9dad-11d1-80b4-00c04fd430c8', '%00'],
 };
 
@@ -57,7 +58,13 @@ async function send(method: string, path: string, b?: Body): Promise<{ status: n
   const headers: Record<string, string> = { authorization: `Basic ${Buffer.from(t.token).toString('base64')}`, origin: t.url };
   if (b && b.type !== 'multipart/form-data') headers['content-type'] = b.type;
   const res = await fetch(t.url + path, { method: method.toUpperCase(), headers, body: b?.body, redirect: 'manual' });
-  return { status: res.status, text: await res.text(), type: res.headers.get('content-type') ?? '' };
+  const type = res.headers.get('content-type') ?? '';
+  // An event stream (GET /api/events) never ends: its answer is the status and headers.
+  if (type.includes('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, text: '', type };
+  }
+  return { status: res.status, text: await res.text(), type };
 }
 
 test('no route answers 500 to malformed input, and API errors say what was wrong', async () => {

@@ -12,8 +12,8 @@ import { sendRequest, type ApiResponse, type RequestOptions } from './server.ts'
 export const LAUNCHER = fromRoot('listmgr');
 
 /** Installs a database at `dbPath` with an API user; answers its "user:token". */
-export function installDatabase(dbPath: string, setup?: (db: DB) => void): string {
-  install(dbPath, { adminUser: 'admin', adminPassword: 'admin-password-1' });
+export async function installDatabase(dbPath: string, setup?: (db: DB) => void): Promise<string> {
+  await install(dbPath, { adminUser: 'admin', adminPassword: 'admin-password-1' });
   const db = openDatabase(dbPath);
   try {
     const { token } = new UserStore(db).createApiUser('tester');

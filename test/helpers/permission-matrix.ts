@@ -25,6 +25,7 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'GET', path: '/api/config', perms: [] },
   { method: 'GET', path: '/api/about', perms: ['settings:get'] },
   { method: 'GET', path: '/api/logs', perms: ['settings:get'] },
+  { method: 'GET', path: '/api/events', perms: ['settings:get'] },
   { method: 'POST', path: '/api/admin/reload', perms: ['settings:manage'] },
   { method: 'GET', path: '/api/openapi.json', perms: [] },
   { method: 'GET', path: '/api/docs', perms: [] },

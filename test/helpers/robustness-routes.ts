@@ -23,10 +23,14 @@ put /api/bounces/blocklist; put /api/campaigns/:id; put /api/campaigns/:id/archi
 put /api/roles/lists/:id; put /api/roles/users/:id; put /api/settings; put /api/settings/:key; put /api/subscribers/:id; put /api/subscribers/:id/blocklist
 put /api/subscribers/blocklist; put /api/subscribers/lists; put /api/subscribers/lists/:id; put /api/subscribers/query/blocklist
 put /api/subscribers/query/lists; put /api/templates/:id; put /api/templates/:id/default; put /api/users/:id; put /api/users/:id/twofa
-get /; get /admin; get /admin/x; get /admin/forgot; get /admin/login; get /admin/login/twofa; get /admin/reset; get /archive; get /archive.xml
+get /; get /admin; get /admin/subscribers; get /admin/subscribers/new; get /admin/subscribers/:id; get /admin/x; get /admin/forgot; get /admin/login; get /admin/login/twofa; get /admin/reset; get /archive; get /archive.xml
+get /admin/campaigns/templates; get /admin/campaigns/templates/new; get /admin/campaigns/templates/:id; get /admin/campaigns/media
 get /archive/:id; get /archive/latest; get /campaign/:uuid/:uuid; get /campaign/:uuid/:uuid/px.png; get /health; get /link/:uuid/:uuid/:uuid
 get /public/custom.css; get /public/custom.js; get /public/static/altcha.umd.js; get /api/public/captcha/altcha; get /robots.txt; get /subscription/:uuid/:uuid; get /subscription/form; get /subscription/optin/:uuid
 post /admin/forgot; post /admin/login; post /admin/login/twofa; post /admin/logout; post /admin/reset; post /subscription/:uuid/:uuid
 post /subscription/export/:uuid; get /subscription/wipe/:uuid; post /subscription/form; post /subscription/optin/:uuid; post /subscription/wipe/:uuid; post /webhooks/bounce
-post /webhooks/service/:service`
+post /webhooks/service/:service
+get /api/events; get /admin/assets/:file; get /admin/custom.js; get /admin/lists; get /admin/lists/forms; get /admin/lists/new; get /admin/lists/:id
+get /admin/subscribers/import; get /admin/subscribers/import/example.csv; get /admin/subscribers/bounces
+get /admin/campaigns; get /admin/campaigns/new; get /admin/campaigns/:id`
   .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);

@@ -19,7 +19,7 @@ export function appRoutes(): Promise<AppRoute[]> {
   return (cached ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'listmgr-routes-'));
     const dbPath = join(dir, 'listmgr.db');
-    install(dbPath, { adminUser: 'admin', adminPassword: 'admin-password-1' });
+    await install(dbPath, { adminUser: 'admin', adminPassword: 'admin-password-1' });
     const services = buildServices(loadConfig({ db: dbPath, address: '127.0.0.1:0', uploads: join(dir, 'uploads') }, {}), new Logger(true));
     try {
       const seen = new Set<string>();

@@ -55,13 +55,16 @@ export interface TestServerOptions {
  */
 let template: { dir: string; dbPath: string; token: string } | null = null;
 
-function templateDatabase(): { dbPath: string; token: string } {
+async function templateDatabase(): Promise<{ dbPath: string; token: string }> {
   if (template) return template;
   const dir = mkdtempSync(join(tmpdir(), 'listmgr-template-'));
   const dbPath = join(dir, 'listmgr.db');
-  install(dbPath, { adminUser: ADMIN_USER, adminPassword: ADMIN_PASSWORD });
+  await install(dbPath, { adminUser: ADMIN_USER, adminPassword: ADMIN_PASSWORD });
   const db = openDatabase(dbPath);
   const { token } = new UserStore(db).createApiUser('tester');
+  // A fresh install ships its SMTP server disabled, and campaigns cannot start then; the tests'
+  // servers have it enabled (pointing at no real server), as tests that send set their own sink.
+  db.prepare(`UPDATE settings SET value = json_set(value, '$[0].enabled', json('true')) WHERE key = 'smtp'`).run();
   closeDatabase(db); // checkpoints the WAL into the file: the file alone is the database
   if (existsSync(`${dbPath}-wal`)) throw new Error('the template database was left with a WAL');
   template = { dir, dbPath, token };
@@ -84,7 +87,10 @@ export async function sendRequest<T>(baseUrl: string, defaultCreds: string | nul
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(baseUrl + path, { method, headers, body: payload, redirect: 'manual', signal });
-  const text = await res.text();
+  // An event stream never ends: its answer is the status and headers.
+  const streaming = (res.headers.get('content-type') ?? '').includes('text/event-stream');
+  if (streaming) await res.body?.cancel();
+  const text = streaming ? '' : await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) {
     try {
@@ -97,7 +103,7 @@ export async function sendRequest<T>(baseUrl: string, defaultCreds: string | nul
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
-  const { dbPath: templatePath, token } = templateDatabase();
+  const { dbPath: templatePath, token } = await templateDatabase();
   const dir = mkdtempSync(join(tmpdir(), 'listmgr-test-'));
   const dbPath = join(dir, 'listmgr.db');
   copyFileSync(templatePath, dbPath);

@@ -13,6 +13,8 @@ export interface ReceivedMail {
 export interface SmtpSink {
   port: number;
   messages: ReceivedMail[];
+  /** Every AUTH attempt, accepted or not. */
+  auths: { username: string; password: string }[];
   /** Resolves when at least n messages have arrived (rejects after timeoutMs). */
   waitFor(n: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   /** The smtp settings block that points at this sink. */
@@ -25,10 +27,15 @@ export interface SmtpSinkOptions {
   auth?: { user: string; pass: string };
   /** Reject every RCPT with this SMTP error (e.g. to test failures). */
   rejectWith?: { code: number; message: string };
+  /** Refuse RCPT of these addresses with the given error, for as long as they are in the map. */
+  refuse?: Map<string, { code: number; message: string }>;
+  /** Listen on this port (e.g. to come back where a closed sink was); default: any free one. */
+  port?: number;
 }
 
 export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
+  const auths: SmtpSink['auths'] = [];
   const waiters: (() => void)[] = [];
   const options: SMTPServerOptions = {
     disabledCommands: opts.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
@@ -36,13 +43,15 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, cb) {
+      auths.push({ username: auth.username ?? '', password: auth.password ?? '' });
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) cb(null, { user: auth.username });
       else cb(new Error('Invalid username or password'));
     },
-    onRcptTo(_addr, _session, cb) {
-      if (opts.rejectWith) {
-        const err = new Error(opts.rejectWith.message) as Error & { responseCode: number };
-        err.responseCode = opts.rejectWith.code;
+    onRcptTo(addr, _session, cb) {
+      const refusal = opts.rejectWith ?? opts.refuse?.get(addr.address);
+      if (refusal) {
+        const err = new Error(refusal.message) as Error & { responseCode: number };
+        err.responseCode = refusal.code;
         cb(err);
       } else cb();
     },
@@ -63,12 +72,13 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     },
   };
   const server = new SMTPServer(options);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
 
   return {
     port,
     messages,
+    auths,
     async waitFor(n, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (messages.length < n) {

@@ -25,7 +25,7 @@ describe('lists API', () => {
     post('create refuses a bad type', { name: 'x', type: 'temporary', optin: 'single' }, 400),
     post('create refuses a bad optin', { name: 'x', type: 'public', optin: 'triple' }, 400),
     post('create refuses a bad status', { name: 'x', type: 'public', optin: 'single', status: 'gone' }, 400),
-    post('create accepts a single tag as a string', { name: 'x', type: 'public', optin: 'single', tags: 'a' }, 200),
+    post('create refuses a single tag as a string (an array is expected)', { name: 'x', type: 'public', optin: 'single', tags: 'a' }, 400),
     { name: 'get unknown is 404', method: 'GET', path: '/api/lists/9999', status: 404 },
     { name: 'get bad id is 400', method: 'GET', path: '/api/lists/abc', status: 400 },
     { name: 'put unknown is 404', method: 'PUT', path: '/api/lists/9999', body: { name: 'x' }, status: 404 },

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
@@ -70,6 +70,7 @@ describe('listmgr migrate listmonk', () => {
       dbPath = join(dir, 'v62.db');
       const res = migrateCli('lm62', dbPath, ['--uploads', listmonkUploads()]);
       assert.equal(res.status, 0, res.stderr);
+      assert.equal(statSync(dbPath).mode & 0o777, 0o600);
       out = res.stdout;
       s = await startChildServer({ dbPath, uploads: join(dir, 'uploads'), token: `skript:${API_TOKEN}` });
     });
@@ -219,9 +220,9 @@ describe('listmgr migrate listmonk', () => {
     assert.deepEqual(readdirSync(dir).filter((f) => f.includes('dry')), []);
   });
 
-  it('a target holding subscribers is refused untouched without --yes, and replaced with it', () => {
+  it('a target holding subscribers is refused untouched without --yes, and replaced with it', async () => {
     const dbPath = join(dir, 'taken.db');
-    installDatabase(dbPath, (db) => db.prepare("INSERT INTO subscribers (uuid, email, name) VALUES ('u-1', 'kept@example.org', 'Kept')").run());
+    await installDatabase(dbPath, (db) => db.prepare("INSERT INTO subscribers (uuid, email, name) VALUES ('u-1', 'kept@example.org', 'Kept')").run());
     const hash = fileHash(dbPath);
     const refused = migrateCli('lm62', dbPath);
     assert.equal(refused.status, 1);
@@ -252,7 +253,7 @@ describe('listmgr migrate listmonk', () => {
       await c.query(`INSERT INTO subscriber_lists (subscriber_id, list_id, status) SELECT id, 1, 'confirmed' FROM subscribers`);
     });
     const dbPath = join(dir, 'kill.db');
-    installDatabase(dbPath, (db) => db.prepare("INSERT INTO subscribers (uuid, email, name) VALUES ('u-1', 'kept@example.org', 'Kept')").run());
+    await installDatabase(dbPath, (db) => db.prepare("INSERT INTO subscribers (uuid, email, name) VALUES ('u-1', 'kept@example.org', 'Kept')").run());
     const hash = fileHash(dbPath);
     const proc = spawn(LAUNCHER, ['migrate', 'listmonk', '--from', pg.url('lmbig'), '--db', dbPath, '--yes'], { env: { ...process.env, LISTMGR_UPLOADS: join(dir, 'uploads') } });
     let err = '';

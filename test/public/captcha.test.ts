@@ -43,6 +43,12 @@ async function solvedAltcha(): Promise<string> {
 }
 
 describe('no captcha', () => {
+  it('the JSON subscription route asks for nothing either', async () => {
+    const r = await t.request('POST', '/api/public/subscription', { email: 'json-plain@example.com', list_uuids: [listUuid] }, { auth: null });
+    assert.equal(r.status, 200, r.text);
+    assert.ok(subscribed('json-plain@example.com'));
+  });
+
   it('asks for nothing, and serves no challenge', async () => {
     const form = await (await fetch(`${t.url}/subscription/form`)).text();
     assert.doesNotMatch(form, /altcha|h-captcha/);
@@ -81,6 +87,19 @@ describe('Altcha', () => {
     const dressed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64').toString()), took: 42 })).toString('base64');
     assert.equal((await subscribe('dressed@example.com', { altcha: dressed })).status, 400);
     assert.ok(!subscribed('dressed@example.com'));
+  });
+
+  it('the JSON subscription route asks for the same proof: 400 naming "altcha" without it, subscribes with it', async () => {
+    const json = (email: string, extra: Record<string, string> = {}) => t.request('POST', '/api/public/subscription', { email, list_uuids: [listUuid], ...extra }, { auth: null });
+    for (const extra of [{}, { altcha: 'forged' }] as Record<string, string>[]) {
+      const r = await json('json-bot@example.com', extra);
+      assert.equal(r.status, 400);
+      assert.match(r.body.message, /captcha required: a missing or invalid "altcha" field/);
+    }
+    assert.ok(!subscribed('json-bot@example.com'));
+    const ok = await json('json-human@example.com', { altcha: await solvedAltcha() });
+    assert.equal(ok.status, 200, ok.text);
+    assert.ok(subscribed('json-human@example.com'));
   });
 
   it('refuses the form without a proof, or with a forged one, subscribing nobody', async () => {
@@ -140,6 +159,16 @@ describe('hCaptcha', () => {
       reply = (token) => JSON.stringify({ success: token === 'good-token' });
     }
     for (const e of ['bot1', 'bot2', 'bot3']) assert.ok(!subscribed(`${e}@example.com`));
+  });
+
+  it('the JSON subscription route asks for the hCaptcha token too', async () => {
+    const json = (email: string, extra: Record<string, string> = {}) => t.request('POST', '/api/public/subscription', { email, list_uuids: [listUuid], ...extra }, { auth: null });
+    const refused = await json('json-bot@example.com', { 'h-captcha-response': 'bad-token' });
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.message, /"h-captcha-response"/);
+    assert.ok(!subscribed('json-bot@example.com'));
+    assert.equal((await json('json-human2@example.com', { 'h-captcha-response': 'good-token' })).status, 200);
+    assert.ok(subscribed('json-human2@example.com'));
   });
 
   it('the secret is masked on read, and enabling hCaptcha needs a key and a secret', async () => {

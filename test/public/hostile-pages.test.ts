@@ -4,6 +4,7 @@
 // and text; any tag, attribute or script a value smuggled in fails the test.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { hashPassword } from '../../src/users/secrets.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -26,7 +27,6 @@ const USER_NAME = evil('user-name');
 const BAD_EMAIL = `"><script>alert('email')</script><img src=x onerror=alert('email')>@example.com`;
 const NEXT = `/admin/x?q="><script>alert('next')</script>`;
 const ZERO = '00000000-0000-0000-0000-000000000000';
-const USER_PASSWORD = 'hostile-password-1';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const unesc = (s: string) => s.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
@@ -83,7 +83,6 @@ function assertInert(page: string, where: string): void {
 
 let t: TestServer;
 let sink: SmtpSink;
-let session = '';
 const ids: Record<string, string> = {};
 
 async function fetchPage(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}) {
@@ -124,13 +123,6 @@ before(async () => {
     assert.equal((await t.request('PUT', `/api/campaigns/${c.body.data.id}/archive`, { archive: true })).status, 200);
     t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c.body.data.id);
   }
-
-  // An admin whose display name is hostile, signed in through the form.
-  const role = t.server.ctx.users.createUserRole('Hostile viewers', ['users:get']);
-  t.server.ctx.users.createUser({ username: 'hostile-admin', name: USER_NAME, password: USER_PASSWORD, email: 'hostile-admin@example.com', type: 'user', status: 'enabled', passwordLogin: true, userRoleId: role.id });
-  const login = await fetch(`${t.url}/admin/login`, { method: 'POST', body: new URLSearchParams({ username: 'hostile-admin', password: USER_PASSWORD }), headers: { origin: t.url }, redirect: 'manual' });
-  assert.equal(login.status, 302);
-  session = /session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')![1];
 });
 after(async () => {
   await t.stop();
@@ -142,7 +134,6 @@ interface Scenario {
   method?: 'GET' | 'POST';
   path: () => string;
   form?: () => Record<string, string>;
-  signedIn?: boolean;
   status: number;
   /** Hostile values the page shows (as escaped text). */
   shows: string[];
@@ -191,14 +182,13 @@ const scenarios: Scenario[] = [
   { name: 'forgot password', path: () => '/admin/forgot', status: 200, shows: [SITE] },
   { name: 'forgot password sent', method: 'POST', path: () => '/admin/forgot', form: () => ({ email: BAD_EMAIL }), status: 200, shows: [SITE] },
   { name: 'reset link not valid', path: () => `/admin/reset?token=${encodeURIComponent(USER_NAME)}`, status: 400, shows: [SITE] },
-  { name: 'signed-in landing', path: () => '/admin', signedIn: true, status: 200, shows: [SITE, USER_NAME] },
   { name: 'unknown page', path: () => `/no/such/${encodeURIComponent(LIST)}`, status: 404, shows: [] },
 ];
 
 describe('pages with hostile values', () => {
   for (const s of scenarios) {
     it(`${s.name}: shows the values as text only`, async () => {
-      const headers: Record<string, string> = s.signedIn ? { cookie: `session=${session}` } : {};
+      const headers: Record<string, string> = {};
       if (s.method === 'POST') headers.origin = t.url;
       const res = await fetchPage(s.method ?? 'GET', s.path(), s.form?.(), headers);
       assert.equal(res.status, s.status, res.text.slice(0, 500));

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { campaignData, campaignMessageData, compileCampaignLayout, compileTemplate, subscriberData, txMessageData } from '../../src/templating/index.ts';
+import { campaignData, campaignMessageData, compileCampaignLayout, compileTemplate, subscriberData, trackBodyLinks, txMessageData } from '../../src/templating/index.ts';
 
 const doc = readFileSync(new URL('../../docs/templating.md', import.meta.url), 'utf8');
 const CAMPAIGN = '22222222-2222-4222-8222-222222222222';
@@ -63,13 +63,20 @@ describe('docs/templating.md', () => {
     assert.throws(() => compileTemplate('{{ bcrypt "x" }}').render({}), /bcrypt is not available/);
   });
 
+  it('the "track links" example', () => {
+    const tracked = render(trackBodyLinks(blocks[1], { track: true, plain: false }));
+    assert.match(tracked, new RegExp(`<a href="https://news.example.com/link/L/${CAMPAIGN}/${ZERO}">the post</a>`));
+    assert.match(tracked, /<a href="https:\/\/example\.com\/terms">Terms<\/a>/);
+    assert.match(tracked, new RegExp(`<a href="https://news.example.com/subscription/${CAMPAIGN}/${SUB}">Unsubscribe</a>`));
+  });
+
   it('the examples', () => {
-    assert.equal(render(blocks[2]).trim(), '<p>Hi Jane,</p>\n<p>Here is what happened up to 26 November 2026.</p>');
-    assert.equal(render(blocks[3]).replace(/\s+/g, ' ').trim(), '<p>Your Pro features are below.</p> <p>You follow: go, sql.</p>');
-    assert.match(render(blocks[3], msg(sub('Al', { plan: 'free' }))), new RegExp(`<a href="https://news.example.com/link/L/${CAMPAIGN}/${ZERO}">Upgrade to Pro</a>`));
+    assert.equal(render(blocks[3]).trim(), '<p>Hi Jane,</p>\n<p>Here is what happened up to 26 November 2026.</p>');
+    assert.equal(render(blocks[4]).replace(/\s+/g, ' ').trim(), '<p>Your Pro features are below.</p> <p>You follow: go, sql.</p>');
+    assert.match(render(blocks[4], msg(sub('Al', { plan: 'free' }))), new RegExp(`<a href="https://news.example.com/link/L/${CAMPAIGN}/${ZERO}">Upgrade to Pro</a>`));
     const subject = doc.match(/A subject \(text, not escaped\): `(.*)`\./)![1];
     assert.equal(compileTemplate(subject, { mode: 'text', funcs: 'campaign', shorthands: true }).render(msg(), ctx), 'Jane, your November digest');
-    const tx = compileTemplate(blocks[4], { funcs: 'generic' }).render(txMessageData(sub('Jane Doe'), { data: { order_id: 'A-17', items: ['Book', 'Pen'] } }), ctx);
+    const tx = compileTemplate(blocks[5], { funcs: 'generic' }).render(txMessageData(sub('Jane Doe'), { data: { order_id: 'A-17', items: ['Book', 'Pen'] } }), ctx);
     assert.equal(tx.trim(), '<p>Order A-17 for Jane Doe:</p>\n<ul><li>Book</li><li>Pen</li></ul>');
   });
 });

@@ -153,21 +153,22 @@ for (const [name, src, message] of syntaxErrors) {
 }
 
 const renderErrors: [name: string, src: string, message: string][] = [
-  ['index out of range', 'a\n{{ index .L 5 }}', 'template: body:2:3: executing "body" at <index .L 5>: error calling index: index out of range: 5'],
+  ['index out of range', 'a\n{{ index .L 5 }}', 'template: body:2:3: executing "body" at <index .L 5>: error calling index: index out of range'],
   ['int vs float comparison', '{{ if eq .Subscriber.Attribs.projects 3 }}x{{ end }}', 'error calling eq: incompatible types for comparison'],
   ['field of string', '{{ .Subscriber.Name.First }}', "can't evaluate field First in type string"],
   ['wrong arg type', '{{ upper .Subscriber.Attribs.projects }}', 'wrong type for value; expected string; got float64'],
   ['missing value for string parameter', '{{ upper .Subscriber.Attribs.nope }}', 'invalid value; expected string'],
   ['wrong arg count', '{{ upper "a" "b" }}', 'wrong number of args for upper: want 1 got 2'],
   ['undefined template', '{{ template "nope" }}', 'template "nope" not defined'],
-  ['fail', '{{ fail "boom" }}', 'error calling fail: boom'],
+  ['fail with the text in the template', '{{ fail "boom" }}', 'error calling fail: boom'],
+  ['fail with a computed text', '{{ fail (printf "%v" .Subscriber.Name) }}', 'executing "body" at <fail (printf "%v" .Subscriber.Name)>: error calling fail: called (its message is not shown'],
   ['nil as a command', '{{ nil }}', 'template: body:1:3: executing "body" at <nil>: nil is not a command'],
   ['nil as a condition', '{{ if nil }}x{{ end }}', 'nil is not a command'],
   ['nil piped', '{{ nil | print }}', 'nil is not a command'],
   ['method without its argument', '{{ L.T }}', 'executing "body" at <L.T>: wrong number of args for T: want 1 got 0'],
   ['method with too many arguments', '{{ L.T "a" "b" }}', 'wrong number of args for T: want 1 got 2'],
   ['variadic method without its argument', '{{ L.Ts }}', 'wrong number of args for Ts: want at least 1 got 0'],
-  ['range over float', '{{ range .Subscriber.Attribs.projects }}{{ end }}', "range can't iterate over 3"],
+  ['range over float', '{{ range .Subscriber.Attribs.projects }}{{ end }}', "range can't iterate over float64"],
 ];
 
 for (const [name, src, message] of renderErrors) {
@@ -181,6 +182,44 @@ for (const [name, src, message] of renderErrors) {
     // The failure belongs to that render only.
     const ok = compileTemplate('fine', { mode: 'text' });
     assert.equal(ok.render(data), 'fine');
+  });
+}
+
+// Render errors reach whoever rendered (a tx caller, a previewing user): they name the template,
+// the line and the kind of error, never a value of the data.
+const SECRET = 'secret-7f3a@example.com';
+const secretData = { S: SECRET, P: `(${SECRET}`, N: 12345678901n, F: 98765.4321, L: [SECRET], M: { k: SECRET }, B: true };
+const leakingTemplates: string[] = [
+  '{{ fail .S }}',
+  '{{ fail (printf "%v" .) }}',
+  '{{ .S | fail }}',
+  '{{ range .F }}{{ end }}',
+  '{{ range $k, $v := .N }}{{ end }}',
+  '{{ index .L .N }}',
+  '{{ index .S .N }}',
+  '{{ .S | .B }}',
+  '{{ mustRegexFind .P "x" }}',
+  '{{ urlParse .S }}',
+  '{{ semver .S }}',
+  '{{ semverCompare .S "1.0.0" }}',
+  '{{ substr 5 1 .S }}',
+  '{{ eq .L .L }}',
+  '{{ mustFromJson .S }}',
+];
+
+for (const src of leakingTemplates) {
+  test(`render error without data: ${src}`, () => {
+    const t = compileTemplate(`x\n${src}`, { name: 'body', mode: 'text' });
+    let message = '';
+    try {
+      t.render(secretData);
+    } catch (e) {
+      assert.ok(e instanceof TemplateError, String(e));
+      message = e.message;
+    }
+    assert.ok(message, 'the render fails');
+    assert.match(message, /^template: body:2:\d+: executing "body" at </);
+    for (const v of ['secret-7f3a', '12345678901', '98765', '4321']) assert.ok(!message.includes(v), `${message} shows ${v}`);
   });
 }
 

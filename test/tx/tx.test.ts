@@ -103,6 +103,42 @@ describe('POST /api/tx', () => {
     });
   }
 
+  it('with tx:send alone, a failing subject shows neither the recipient\'s e-mail nor their attributes, and sends nothing', async () => {
+    const db = t.server.ctx.db;
+    const secretId = addSubscriber(db, 'hidden-7c1@example.com', 'Hidden Person', []);
+    db.prepare(`UPDATE subscribers SET attribs = '{"ssn":"078-05-1120","city":"Quito"}' WHERE id = ?`).run(secretId);
+    const roleId = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'tx only', '["tx:send"]')`).run().lastInsertRowid);
+    const txOnly = t.apiUser('tx-only', roleId);
+    const n = sink.messages.length;
+    for (const subject of ['{{ fail (printf "%v" .Subscriber.Attribs) }}', '{{ fail .Subscriber.Email }}', '{{ range .Subscriber.Attribs.ssn }}{{ end }}', '{{ index .Subscriber.Attribs.city 99 }}']) {
+      const r = await t.request('POST', '/api/tx', { subscriber_id: secretId, template_id: tpl, subject }, { auth: txOnly });
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.body.message, new RegExp(`^the template does not render for subscriber ${secretId}: subject: template: base:1:\\d+: executing "base" at <`));
+      for (const secret of ['hidden-7c1', '078-05-1120', 'Quito', 'Hidden']) assert.ok(!r.text.includes(secret), `${r.text} shows ${secret}`);
+    }
+    await new Promise((done) => setTimeout(done, 100));
+    assert.equal(sink.messages.length, n);
+  });
+
+  it('answers an unknown recipient the same way whatever the id or address, naming neither', async () => {
+    // One that existed: deleted since.
+    const goneId = addSubscriber(t.server.ctx.db, 'gone@example.com', 'Gone', []);
+    assert.equal((await t.request('DELETE', `/api/subscribers/${goneId}`)).status, 200);
+    const answers = [];
+    for (const who of [{ subscriber_id: 987654 }, { subscriber_id: goneId }, { subscriber_email: 'gone@example.com' }, { subscriber_email: 'ghost-2@example.com' }]) {
+      const r = await t.request('POST', '/api/tx', { ...who, template_id: tpl, data: { order: 'Z' } });
+      assert.equal(r.status, 400, r.text);
+      answers.push(r.text);
+    }
+    assert.deepEqual(new Set(answers), new Set([JSON.stringify({ message: 'Subscriber not found' })]));
+    // Several missing: counted, not named; the ones found are still sent (listmonk's partial success).
+    const n = sink.messages.length;
+    const r = await t.request('POST', '/api/tx', { subscriber_ids: [987654, annId, 987655], template_id: tpl, data: { order: 'Y' } });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.body.message, 'Subscriber not found; Subscriber not found');
+    assert.deepEqual((await newMail(n)).map((m) => m.to[0]), ['ann@example.com']);
+  });
+
   it('applies the subscriber address rules: the domain blocklist and allowlist', async () => {
     const set = async (over: Record<string, unknown>) => assert.equal((await t.request('PUT', '/api/settings', over)).status, 200);
     const send = (email: string) => t.request('POST', '/api/tx', { subscriber_mode: 'external', subscriber_emails: [email], template_id: tpl });

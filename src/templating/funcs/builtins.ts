@@ -2,7 +2,7 @@
 
 import { ExecError, type FuncDef } from '../exec.ts';
 import { sprintf } from '../gofmt.ts';
-import { byteLen, compareBytes, formatV, isMap, SafeHTML, sprint, sprintln, truth } from '../value.ts';
+import { byteLen, compareBytes, goTypeName, isMap, SafeHTML, sprint, sprintln, truth } from '../value.ts';
 import { chargePerChar, chargeWalk } from '../meter.ts';
 
 type BasicKind = 'bool' | 'int' | 'float' | 'string' | 'invalid' | 'other';
@@ -35,7 +35,7 @@ function eq(args: unknown[]): boolean {
     if (k1 !== k2) {
       if (k1 !== 'invalid' && k2 !== 'invalid') throw new ExecError(errBadComparison);
     } else if (k1 === 'other') {
-      if (Array.isArray(a) || Array.isArray(b) || isMap(a) || isMap(b)) throw new ExecError(`non-comparable type ${formatV(a)}`);
+      if (Array.isArray(a) || Array.isArray(b) || isMap(a) || isMap(b)) throw new ExecError(`non-comparable type ${goTypeName(Array.isArray(a) || isMap(a) ? a : b)}`);
       same = a === b;
     } else if (k1 === 'invalid') {
       same = true;
@@ -122,11 +122,11 @@ function index(args: unknown[]): unknown {
       const i = toIndex(key);
       if (typeof item === 'string' || item instanceof SafeHTML) {
         const bytes = Buffer.from(scalar(item) as string, 'utf8');
-        if (i < 0 || i >= bytes.length) throw new ExecError(`index out of range: ${i}`);
+        if (i < 0 || i >= bytes.length) throw new ExecError('index out of range');
         item = BigInt(bytes[i]);
         continue;
       }
-      if (i < 0 || i >= item.length) throw new ExecError(`index out of range: ${i}`);
+      if (i < 0 || i >= item.length) throw new ExecError('index out of range');
       item = item[i];
     } else if (isMap(item)) {
       if (typeof key !== 'string') throw new ExecError(`value has type ${typeof key === 'bigint' ? 'int' : 'float64'}; should be string`);

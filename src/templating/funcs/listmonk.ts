@@ -116,17 +116,19 @@ export const CAMPAIGN_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, F
   ['TrackView', def('a', (a, st) => {
     const msg = campaignMessage(a[0]);
     const ctx = st.ctx;
-    if (ctx.disableTracking) return new SafeHTML('');
+    if (ctx.disableTracking || ctx.publicPageURL !== undefined) return new SafeHTML('');
     const src = `${rootURL(ctx)}/campaign/${campaignUUID(msg)}/${trackingUUID(ctx, msg)}/px.png`;
     return new SafeHTML(`<img src="${src}" width="1" height="1" style="display:none;max-height:0;max-width:0;opacity:0" alt="">`);
   })],
   ['UnsubscribeURL', def('a', (a, st) => unsubscribeURL(st.ctx, campaignMessage(a[0])))],
-  ['ManageURL', def('a', (a, st) => unsubscribeURL(st.ctx, campaignMessage(a[0])) + '?manage=true')],
-  ['OptinURL', def('a', (a, st) => `${rootURL(st.ctx)}/subscription/optin/${subscriberUUID(campaignMessage(a[0]))}?`)],
+  ['ManageURL', def('a', (a, st) => (st.ctx.publicPageURL !== undefined ? st.ctx.subscribeURL ?? '' : unsubscribeURL(st.ctx, campaignMessage(a[0])) + '?manage=true'))],
+  ['OptinURL', def('a', (a, st) => (st.ctx.publicPageURL !== undefined ? st.ctx.subscribeURL ?? '' : `${rootURL(st.ctx)}/subscription/optin/${subscriberUUID(campaignMessage(a[0]))}?`))],
   ['MessageURL', def('a', (a, st) => {
     const msg = campaignMessage(a[0]);
-    return `${rootURL(st.ctx)}/campaign/${campaignUUID(msg)}/${subscriberUUID(msg)}`;
+    return st.ctx.publicPageURL ?? `${rootURL(st.ctx)}/campaign/${campaignUUID(msg)}/${subscriberUUID(msg)}`;
   })],
+  // listmgr: the public subscription form, '' when it is off.
+  ['SubscribeURL', def('', (_a, st) => st.ctx.subscribeURL ?? '')],
   ['ArchiveURL', def('', (_a, st) => `${rootURL(st.ctx)}/archive`)],
   ['RootURL', def('', (_a, st) => rootURL(st.ctx))],
 ]);
@@ -137,6 +139,7 @@ export const SYSTEM_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, Fun
 ]);
 
 function unsubscribeURL(ctx: RenderContext, msg: CampaignMessage): string {
+  if (ctx.publicPageURL !== undefined) return ctx.subscribeURL ?? '';
   return `${rootURL(ctx)}/subscription/${campaignUUID(msg)}/${subscriberUUID(msg)}`;
 }
 

@@ -6,7 +6,7 @@
 
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { TemplateError } from '../errors.ts';
-import { ExecError, type ExecState, type FuncDef } from '../exec.ts';
+import { ExecError, type ExecState, FailCalled, type FuncDef } from '../exec.ts';
 import { runsInLinearTime } from '../../linear-regexp.ts';
 import { goQuote } from '../gofmt.ts';
 import { formatGoTime, GoTime, inZone, isValidZone, localTime, parseGoTime, zeroTime } from '../gotime.ts';
@@ -303,7 +303,7 @@ function encryptAES(password: string, plaintext: string): string {
 }
 function decryptAES(password: string, crypt: string): string {
   const data = Buffer.from(crypt, 'base64');
-  if (data.length < 16 || (data.length - 16) % 16 !== 0) throw new Error('cipher text too short');
+  if (data.length < 16 || (data.length - 16) % 16 !== 0) throw new ExecError('cipher text too short');
   const d = createDecipheriv('aes-256-cbc', aesKey(password), data.subarray(0, 16));
   d.setAutoPadding(false);
   const plain = Buffer.concat([d.update(data.subarray(16)), d.final()]);
@@ -340,7 +340,7 @@ function toJSONValue(v: unknown): unknown {
     }
     return out;
   }
-  if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`json: unsupported value: ${formatV(v)}`);
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new ExecError('json: unsupported value (NaN or infinity)');
   return v;
 }
 
@@ -380,7 +380,7 @@ const DUR_UNITS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1
 function parseDuration(s: string): number {
   const m = /^([+-]?)((?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.exec(s);
   if (s === '0') return 0;
-  if (!m) throw new Error(`time: invalid duration ${goQuote(s)}`);
+  if (!m) throw new ExecError('time: invalid duration');
   let total = 0;
   for (const part of s.replace(/^[+-]/, '').matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(part[1]) * DUR_UNITS[part[2]];
   return m[1] === '-' ? -total : total;
@@ -517,7 +517,7 @@ function sliceList(list: unknown, idx: unknown[]): unknown {
   const i = idx.map((x) => Number(toInt64(x)));
   const start = i.length > 0 ? i[0] : 0;
   const end = i.length > 1 ? i[1] : l.length;
-  if (start < 0 || end > l.length || start > end) throw new ExecError(`slice bounds out of range [${start}:${end}]`);
+  if (start < 0 || end > l.length || start > end) throw new ExecError('slice bounds out of range');
   chargeWalk(end - start);
   return l.slice(start, end);
 }
@@ -547,7 +547,7 @@ function goRegex(pattern: string, global = false): RegExp {
     if (lead[1].includes('s')) flags += 's';
     p = p.slice(lead[0].length);
   }
-  if (/\\[1-9]|\(\?[=!]|\(\?<[=!]/.test(p)) throw new Error(`error parsing regexp: invalid or unsupported Perl syntax in ${goQuote(pattern)}`);
+  if (/\\[1-9]|\(\?[=!]|\(\?<[=!]/.test(p)) throw new ExecError('error parsing regexp: invalid or unsupported Perl syntax');
   p = p.replace(/\(\?P</g, '(?<');
   // Without the m flag JavaScript's ^ and $ match only at the ends of the text, as \A and \z do.
   p = flags.includes('m') ? p.replace(/\\z/g, '$(?![\\s\\S])').replace(/\\A/g, '^(?<![\\s\\S])') : p.replace(/\\z/g, '$').replace(/\\A/g, '^');
@@ -558,12 +558,12 @@ function goRegex(pattern: string, global = false): RegExp {
     if (folded !== null && runsInLinearTime(folded, caseSensitive)) [p, flags] = [folded, caseSensitive];
   }
   const linear = runsInLinearTime(p, flags);
-  if (!linear && hasNestedRepetition(p)) throw new Error(`regular expression too complex (nested repetition): ${goQuote(pattern)}`);
+  if (!linear && hasNestedRepetition(p)) throw new ExecError('regular expression too complex (nested repetition)');
   let re: RegExp;
   try {
     re = new RegExp(p, flags);
   } catch (e) {
-    throw new Error(`error parsing regexp: ${(e as Error).message}`);
+    throw new ExecError('error parsing regexp');
   }
   if (!linear) backtracking.set(re, countQuantifiers(p));
   if (regexCache.size > 500) regexCache.clear();
@@ -824,7 +824,7 @@ function urlParse(s: string): Record<string, unknown> {
   try {
     u = new URL(s);
   } catch {
-    throw new Error(`unable to parse url: ${s}`);
+    throw new ExecError('unable to parse url');
   }
   return {
     scheme: u.protocol.replace(/:$/, ''), host: u.host, hostname: u.hostname, path: decodeURIComponent(u.pathname),
@@ -846,7 +846,7 @@ interface SemVer { major: number; minor: number; patch: number; pre: string; met
 
 function parseSemver(v: string): SemVer {
   const m = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?$/.exec(v.trim());
-  if (!m) throw new Error('Invalid Semantic Version');
+  if (!m) throw new ExecError('Invalid Semantic Version');
   return { major: Number(m[1]), minor: Number(m[2] ?? 0), patch: Number(m[3] ?? 0), pre: m[4] ?? '', meta: m[5] ?? '', original: v };
 }
 function cmpSemver(a: SemVer, b: SemVer): number {
@@ -869,7 +869,7 @@ function semverCompare(constraint: string, version: string): boolean {
   return constraint.split('||').some((group) =>
     group.trim().split(/\s*,\s*|\s+(?=[<>=!~^])/).filter(Boolean).every((c) => {
       const m = /^(>=|<=|!=|=>|=<|>|<|=|~>|~|\^)?\s*v?([0-9xX*]+)(?:\.([0-9xX*]+))?(?:\.([0-9xX*]+))?(-[0-9A-Za-z.-]+)?$/.exec(c.trim());
-      if (!m) throw new Error(`improper constraint: ${c}`);
+      if (!m) throw new ExecError('improper constraint');
       const op = m[1] ?? '=';
       const wild = (x?: string) => x === undefined || /^[xX*]$/.test(x);
       const major = Number(wild(m[2]) ? 0 : m[2]), minor = Number(wild(m[3]) ? 0 : m[3]), patch = Number(wild(m[4]) ? 0 : m[4]);
@@ -962,12 +962,12 @@ const entries: [string, FuncDef][] = [
     const s = a[2] as string, start = num(a[0]), end = num(a[1]), n = byteLen(s);
     if (start < 0) return bytesSlice(s, 0, end);
     if (end < 0 || end > n) return bytesSlice(s, start);
-    if (start > end) throw new Error(`slice bounds out of range [${start}:${end}]`);
+    if (start > end) throw new ExecError('slice bounds out of range');
     return bytesSlice(s, start, end);
   })],
   ['repeat', f('is', (a, st) => {
     const n = num(a[0]);
-    if (n < 0) throw new Error('strings: negative Repeat count');
+    if (n < 0) throw new ExecError('strings: negative Repeat count');
     guardLen(st, n * (a[1] as string).length);
     return (a[1] as string).repeat(n);
   })],
@@ -1025,7 +1025,7 @@ const entries: [string, FuncDef][] = [
   ['randNumeric', f('i', (a, st) => randFrom(st, '0123456789', a[0]))],
   ['randInt', f('ii', (a) => {
     const min = num(a[0]), max = num(a[1]);
-    if (max <= min) throw new Error('invalid argument to Intn');
+    if (max <= min) throw new ExecError('invalid argument to Intn');
     return BigInt(min + randomInt(max - min));
   })],
   ['randBytes', f('i', (a, st) => {
@@ -1079,12 +1079,12 @@ const entries: [string, FuncDef][] = [
   ['mul', f('a', (a) => mathReduce(a, (x, y) => x * y), 'a')],
   ['div', f('aa', (a) => {
     const d = toInt64(a[1]);
-    if (d === 0n) throw new Error('runtime error: integer divide by zero');
+    if (d === 0n) throw new ExecError('runtime error: integer divide by zero');
     return toInt64(a[0]) / d;
   })],
   ['mod', f('aa', (a) => {
     const d = toInt64(a[1]);
-    if (d === 0n) throw new Error('runtime error: integer divide by zero');
+    if (d === 0n) throw new ExecError('runtime error: integer divide by zero');
     return toInt64(a[0]) % d;
   })],
   ['max', f('a', (a) => mathReduce(a, (x, y) => (y > x ? y : x)), 'a')],
@@ -1113,7 +1113,7 @@ const entries: [string, FuncDef][] = [
   ['any', f('', (a) => a.some((v) => !empty(v)), 'a')],
   ['compact', copyingListFn('compact', (l) => l.filter((v) => !empty(v)))],
   ['mustCompact', copyingListFn('compact', (l) => l.filter((v) => !empty(v)))],
-  ['fail', f('s', (a) => { throw new Error(a[0] as string); })],
+  ['fail', f('s', (a) => { throw new FailCalled(a[0] as string); })],
   // JSON
   ['toJson', f('a', (a) => quietly(() => goJSON(a[0], '', true), ''))],
   ['toPrettyJson', f('a', (a) => quietly(() => goJSON(a[0], '  ', true), ''))],
@@ -1165,7 +1165,7 @@ const entries: [string, FuncDef][] = [
   ...(['chunk', 'mustChunk'] as const).map((n): [string, FuncDef] => [n, f('ia', (a) => {
     const size = num(a[0]);
     const l = toList(a[1], 'chunk');
-    if (size < 1) throw new Error('size must be positive');
+    if (size < 1) throw new ExecError('size must be positive');
     chargeWalk(l.length + Math.ceil(l.length / size));
     const out: unknown[][] = [];
     for (let i = 0; i < l.length; i += size) out.push(l.slice(i, i + size));

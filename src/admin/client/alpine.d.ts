@@ -1,0 +1,11 @@
+// The part of Alpine's API the admin uses (the CSP build ships no types).
+declare module '@alpinejs/csp' {
+  const Alpine: {
+    data(name: string, component: () => object): void;
+    start(): void;
+  };
+  export default Alpine;
+}
+
+// Stylesheets imported by islands are bundled by esbuild into the island's CSS file.
+declare module '*.css';

@@ -1,0 +1,188 @@
+// The campaigns table: status changes, preview, clone, delete (one, selected or all matching),
+// and the live progress of running campaigns (polled every second, as listmonk's admin does).
+import { api, ApiError, navigate, notify, pageData } from '../api.ts';
+import { confirmAction, promptText } from '../dialog.ts';
+import { clearErrors, formJson, showError } from '../form.ts';
+import { selection } from '../selection.ts';
+
+interface RunningStat {
+  id: number;
+  status: string;
+  sent: number;
+  to_send: number;
+  rate: number;
+}
+
+const POLL_MS = 1000;
+
+function fail(err: unknown): void {
+  notify(err instanceof ApiError ? err.message : String(err), 'error');
+}
+
+function target(event: Event): HTMLElement {
+  return event.currentTarget as HTMLElement;
+}
+
+/** Fields of a campaign that a copy takes over (the API's create body). */
+const COPIED = ['subject', 'from_email', 'content_type', 'messenger', 'tags', 'template_id', 'body', 'altbody', 'headers', 'attribs', 'archive', 'archive_template_id', 'archive_meta', 'type'] as const;
+
+export function campaignsPage() {
+  return {
+    ...selection(),
+    timer: 0,
+    init(this: { initSelection(): void; watchProgress(): void }) {
+      this.initSelection();
+      this.watchProgress();
+    },
+    /** While any row is running, update its progress every second; reload when one ends. */
+    watchProgress(this: { $root: HTMLElement; timer: number }) {
+      const running = () => [...this.$root.querySelectorAll<HTMLElement>('tr[data-campaign] progress')].map((p) => p.closest('tr')!);
+      if (running().length === 0) return;
+      const poll = async () => {
+        try {
+          const stats = await api<RunningStat[]>('GET', '/api/campaigns/running/stats');
+          const byId = new Map(stats.map((s) => [String(s.id), s]));
+          for (const row of running()) {
+            const stat = byId.get(row.dataset.campaign ?? '');
+            if (!stat) {
+              navigate(null);
+              return;
+            }
+            const progress = row.querySelector('progress')!;
+            const pct = stat.to_send > 0 ? Math.min(100, Math.round((stat.sent / stat.to_send) * 100)) : 0;
+            progress.value = pct;
+            progress.textContent = `${pct}%`;
+            row.querySelector('[data-sent]')!.textContent = stat.sent.toLocaleString('en-US');
+            row.querySelector('[data-to-send]')!.textContent = stat.to_send.toLocaleString('en-US');
+            row.querySelector('[data-rate]')!.textContent = `${stat.rate.toLocaleString('en-US')} / min`;
+          }
+        } catch {
+          /* a missed poll is retried on the next tick */
+        }
+        this.timer = window.setTimeout(poll, POLL_MS);
+      };
+      this.timer = window.setTimeout(poll, POLL_MS);
+      window.addEventListener('pagehide', () => clearTimeout(this.timer));
+    },
+    async changeStatus(this: { $event: Event }) {
+      const el = target(this.$event);
+      if (!(await confirmAction(`${el.dataset.label}: "${el.dataset.name}"?`, el.dataset.label, el.dataset.status === 'cancelled'))) return;
+      try {
+        await api('PUT', `/api/campaigns/${el.dataset.id}/status`, { status: el.dataset.status });
+        navigate(null, `"${el.dataset.name}" is now ${el.dataset.status}`);
+      } catch (err) {
+        fail(err);
+      }
+    },
+    preview(this: { $event: Event }) {
+      const el = target(this.$event);
+      const frame = document.getElementById('preview-frame') as HTMLIFrameElement;
+      frame.src = `/api/campaigns/${el.dataset.id}/preview`;
+      (document.getElementById('preview-dialog') as HTMLDialogElement).showModal();
+    },
+    closePreview() {
+      (document.getElementById('preview-dialog') as HTMLDialogElement).close();
+    },
+    async cloneOne(this: { $event: Event }) {
+      const el = target(this.$event);
+      const name = await promptText('Name of the copy', `Copy of ${el.dataset.name}`, 'Clone');
+      if (!name) return;
+      try {
+        const c = await api<Record<string, unknown> & { lists: { id: number | null }[]; send_at: string | null }>('GET', `/api/campaigns/${el.dataset.id}`);
+        const body: Record<string, unknown> = { name, lists: c.lists.map((l) => l.id).filter((id) => id !== null) };
+        for (const key of COPIED) body[key] = c[key];
+        const created = await api<{ id: number }>('POST', '/api/campaigns', body);
+        navigate(`/admin/campaigns/${created.id}`, `"${name}" created`);
+      } catch (err) {
+        fail(err);
+      }
+    },
+    async deleteOne(this: { $event: Event }) {
+      const el = target(this.$event);
+      if (!(await confirmAction(`Delete the campaign "${el.dataset.name}"?`, 'Delete'))) return;
+      try {
+        await api('DELETE', `/api/campaigns/${el.dataset.id}`);
+        navigate(null, 'Campaign deleted');
+      } catch (err) {
+        fail(err);
+      }
+    },
+    async deleteSelected(this: { matching: boolean; selectedIds(): number[] }) {
+      try {
+        let ids = this.selectedIds();
+        if (this.matching) {
+          const q = pageData<{ query: string; status: string }>('campaigns-query');
+          const params = new URLSearchParams({ per_page: 'all', no_body: 'true', query: q.query });
+          if (q.status) params.set('status', q.status);
+          const page = await api<{ results: { id: number; status: string }[] }>('GET', `/api/campaigns?${params}`);
+          ids = page.results.filter((c) => c.status !== 'running').map((c) => c.id);
+        }
+        const what = ids.length === 1 ? '1 campaign' : `${ids.length.toLocaleString('en-US')} campaigns`;
+        if (!(await confirmAction(`Delete ${what}?`, 'Delete'))) return;
+        await api('DELETE', `/api/campaigns?${ids.map((id) => `id=${id}`).join('&')}`);
+        navigate(null, `${what} deleted`);
+      } catch (err) {
+        fail(err);
+      }
+    },
+  };
+}
+
+/** Posts the campaign form's current (unsaved) content into the preview frame. */
+function previewUnsaved(id: string): void {
+  const source = document.getElementById('campaign-form') as HTMLFormElement;
+  const values = formJson(source);
+  const post = document.createElement('form');
+  post.method = 'post';
+  post.action = `/api/campaigns/${id}/preview`;
+  post.target = 'preview-frame';
+  for (const key of ['body', 'content_type', 'template_id']) {
+    const input = document.createElement('input');
+    input.type = 'hidden';
+    input.name = key;
+    input.value = values[key] === undefined || values[key] === null ? '' : String(values[key]);
+    post.append(input);
+  }
+  document.body.append(post);
+  post.submit();
+  post.remove();
+  (document.getElementById('preview-dialog') as HTMLDialogElement).showModal();
+}
+
+/** One campaign's page: Ctrl+S saves, F9 previews what is in the editor, test sends, status changes. */
+export function campaignPage() {
+  const list = campaignsPage();
+  return {
+    init(this: { $root: HTMLElement }) {
+      const id = this.$root.dataset.id;
+      window.addEventListener('keydown', (e) => {
+        if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+          e.preventDefault();
+          (document.getElementById('campaign-form') as HTMLFormElement | null)?.requestSubmit();
+        } else if (e.key === 'F9' && id) {
+          e.preventDefault();
+          previewUnsaved(id);
+        }
+      });
+    },
+    preview(this: { $root: HTMLElement }) {
+      previewUnsaved(this.$root.dataset.id ?? '');
+    },
+    closePreview: list.closePreview,
+    changeStatus: list.changeStatus,
+    async sendTest(this: { $root: HTMLElement; $event: Event }) {
+      this.$event.preventDefault();
+      const form = this.$event.target as HTMLFormElement;
+      clearErrors(form);
+      const input = form.querySelector<HTMLInputElement>('input[name="subscribers"]')!;
+      const subscribers = input.value.split(/[\s,;]+/).filter(Boolean);
+      try {
+        const campaign = formJson(document.getElementById('campaign-form') as HTMLFormElement);
+        await api('POST', `/api/campaigns/${this.$root.dataset.id}/test`, { ...campaign, subscribers });
+        notify(`Test sent to ${subscribers.join(', ')}`);
+      } catch (err) {
+        showError(form, err);
+      }
+    },
+  };
+}

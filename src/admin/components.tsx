@@ -1,0 +1,133 @@
+// Building blocks the admin pages share: the page heading, sortable column headers, the pager,
+// tags, copy buttons, numbers and times for people, and data handed to a page's script.
+import { raw } from 'hono/html';
+import type { Child } from 'hono/jsx';
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import type { Translate } from './i18n.ts';
+
+/** 12,408 */
+export function formatNumber(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+const RELATIVE_STEPS: [Intl.RelativeTimeFormatUnit, number][] = [['year', 31536000], ['month', 2592000], ['day', 86400], ['hour', 3600], ['minute', 60]];
+
+/** "3 minutes ago", with the exact time on hover; an empty value is a dash. */
+export function Time({ value, lang = 'en' }: { value: string | null | undefined; lang?: string }): JSX.Element {
+  if (!value) return <span class="muted">—</span>;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) return <span>{value}</span>;
+  const seconds = Math.round((d.getTime() - Date.now()) / 1000);
+  const fmt = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' });
+  const step = RELATIVE_STEPS.find(([, size]) => Math.abs(seconds) >= size);
+  const text = step ? fmt.format(Math.trunc(seconds / step[1]), step[0]) : fmt.format(0, 'second');
+  return <time datetime={d.toISOString()} title={d.toUTCString()}>{text}</time>;
+}
+
+/** The page's heading, with a count beside it and its main actions at the right. */
+export function PageHead({ title, count, children }: { title: string; count?: number; children?: Child }): JSX.Element {
+  return (
+    <div class="page-head">
+      <h1>{title}{count !== undefined ? <span class="count"> ({formatNumber(count)})</span> : null}</h1>
+      {children}
+    </div>
+  );
+}
+
+export function ErrorPanel({ title, message }: { title: string; message: string }): JSX.Element {
+  return (
+    <>
+      <PageHead title={title} />
+      <p class="alert" role="alert">{message}</p>
+      <p><a href="/admin">← Dashboard</a></p>
+    </>
+  );
+}
+
+export function Tag({ children, tone }: { children: Child; tone?: 'accent' | 'danger' }): JSX.Element {
+  return <span class={tone ? `tag ${tone}` : 'tag'}>{children}</span>;
+}
+
+/** A button that copies `value` to the clipboard (the shell's `copy` component). */
+export function CopyButton({ value, label, t }: { value: string; label: string; t: Translate }): JSX.Element {
+  return <button type="button" class="link small" x-data="copy" data-copy={value} x-on:click="copy" aria-label={`${t('globals.buttons.copy')} ${label}`}>{t('globals.buttons.copy')}</button>;
+}
+
+/**
+ * Data for a page's script, as JSON in a non-executed <script> element. `<`, `>` and `&` are
+ * written as \u escapes, so no value can end the element or start markup.
+ */
+export function PageData({ id, value }: { id: string; value: unknown }): JSX.Element {
+  const json = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return <script type="application/json" id={id}>{raw(json)}</script>;
+}
+
+/** The URL of `path` with the current query changed: `null` removes a parameter. */
+export function withQuery(path: string, query: URLSearchParams, changes: Record<string, string | number | null>): string {
+  const next = new URLSearchParams(query);
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === null || v === '') next.delete(k);
+    else next.set(k, String(v));
+  }
+  const qs = next.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+/** A column header that sorts by `column` (and flips the order when already sorted by it). */
+export function SortHeader({ label, column, path, query, current, order, class: cls }: {
+  label: string; column: string; path: string; query: URLSearchParams; current: string; order: 'asc' | 'desc'; class?: string;
+}): JSX.Element {
+  const active = current === column;
+  const nextOrder = active && order === 'asc' ? 'desc' : 'asc';
+  return (
+    <th scope="col" class={cls} aria-sort={active ? (order === 'asc' ? 'ascending' : 'descending') : undefined}>
+      <a href={withQuery(path, query, { order_by: column, order: nextOrder, page: null })}>
+        {label}{active ? (order === 'asc' ? ' ▲' : ' ▼') : ''}
+      </a>
+    </th>
+  );
+}
+
+const PAGE_SIZES = [20, 50, 100, 500];
+
+/** Page links around the current page, and the page-size choice. */
+export function Pager({ page, perPage, total, path, query, t }: {
+  page: number; perPage: number; total: number; path: string; query: URLSearchParams; t: Translate;
+}): JSX.Element {
+  const pages = Math.max(1, Math.ceil(total / perPage));
+  const shown = [...new Set([1, page - 2, page - 1, page, page + 1, page + 2, pages])].filter((p) => p >= 1 && p <= pages).sort((a, b) => a - b);
+  const items: (number | 'gap')[] = [];
+  shown.forEach((p, i) => {
+    if (i > 0 && p - shown[i - 1] > 1) items.push('gap');
+    items.push(p);
+  });
+  return (
+    <nav class="pager" aria-label={t('admin.pagination')}>
+      {pages > 1 ? (
+        <ul>
+          {page > 1 ? <li><a href={withQuery(path, query, { page: page - 1 })} rel="prev" aria-label={t('admin.previousPage')}>‹</a></li> : null}
+          {items.map((p) => (p === 'gap' ? <li class="muted">…</li> : p === page
+            ? <li><span class="current" aria-current="page">{p}</span></li>
+            : <li><a href={withQuery(path, query, { page: p })}>{p}</a></li>))}
+          {page < pages ? <li><a href={withQuery(path, query, { page: page + 1 })} rel="next" aria-label={t('admin.nextPage')}>›</a></li> : null}
+        </ul>
+      ) : null}
+      <span class="muted small">
+        {t('admin.perPage')}{' '}
+        {PAGE_SIZES.map((n) => (n === perPage ? <strong>{n} </strong> : <><a href={withQuery(path, query, { per_page: n, page: null })}>{n}</a>{' '}</>))}
+      </span>
+    </nav>
+  );
+}
+
+/** A form field's label, control, help and the place where the API's refusal is shown. */
+export function Field({ id, label, help, children }: { id: string; label: string; help?: string; children: Child }): JSX.Element {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children}
+      {help ? <p class="help" id={`${id}-help`}>{help}</p> : null}
+      <p class="field-error" id={`${id}-error`} data-error-for={id} role="alert"></p>
+    </div>
+  );
+}

@@ -1,0 +1,140 @@
+// The admin shell: every /admin page is this layout around its own content. Server-rendered
+// with hono/jsx (everything shown is escaped by construction), under a strict CSP whose nonce
+// is new on every response: only our scripts run, and they come from /admin/assets.
+import type { Context } from 'hono';
+import { raw } from 'hono/html';
+import type { Child } from 'hono/jsx';
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import { randomBytes } from 'node:crypto';
+import { renderHtml } from '../http/layout.tsx';
+import { can, type Actor } from '../http/permissions.ts';
+import type { AppEnv } from '../http/types.ts';
+import type { Services } from '../services.ts';
+import { assetUrls, type AssetEntry } from './assets.ts';
+import { translator, type Translate } from './i18n.ts';
+import { navFor } from './nav.ts';
+import { ADMIN_STYLE } from './style.ts';
+
+export type AdminContext = Context<AppEnv>;
+
+/** What a page needs to render: who is looking, and the language pack's strings. */
+export interface AdminView {
+  actor: Actor;
+  t: Translate;
+}
+
+export function adminView(c: AdminContext, s: Services): AdminView {
+  return { actor: c.get('user'), t: translator(s.settings.str('app.lang')) };
+}
+
+export interface AdminPageOptions {
+  /** The document title (the page's <h1> is part of its body). */
+  title: string;
+  body: Child;
+  /** Islands the page loads besides the admin bundle (charts). */
+  islands?: AssetEntry[];
+  status?: 200 | 400 | 403 | 404;
+}
+
+/** `<style>`/`<script>` text: `</` cannot end the element early (custom CSS is the admin's own text). */
+function elementText(text: string): string {
+  return text.replace(/<\//g, '<\\/');
+}
+
+function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
+  o: AdminPageOptions; view: AdminView; path: string; nonce: string; siteName: string; customCss: string; customJs: boolean;
+}): JSX.Element {
+  const { t, actor } = view;
+  const entries: AssetEntry[] = ['admin', ...(o.islands ?? [])];
+  const assets = entries.map(assetUrls);
+  const current = (href: string) => (href === path ? 'page' : undefined);
+  return (
+    <html lang={t('_.code')}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>{o.title} · {siteName || 'listmgr'}</title>
+        <style nonce={nonce}>{raw(elementText(ADMIN_STYLE + customCss))}</style>
+        {assets.map((a) => (a.css ? <link rel="stylesheet" href={a.css} /> : null))}
+        {assets.map((a) => <script type="module" src={a.js} nonce={nonce}></script>)}
+        {customJs ? <script src="/admin/custom.js" nonce={nonce} defer></script> : null}
+      </head>
+      <body data-events={can(actor, 'settings:get') ? '/api/events?type=error' : undefined}>
+        <a class="skip" href="#main">{t('admin.skipToContent')}</a>
+        <div class="shell" x-data="shell">
+          <header class="topbar">
+            <button type="button" class="secondary small menu-toggle" aria-controls="sidebar" x-bind:aria-expanded="menuOpen" x-on:click="toggleMenu">{t('admin.menu')}</button>
+            <a class="brand" href="/admin">{siteName || 'listmgr'}</a>
+            <span class="who">{t('admin.signedInAs')} <strong>{actor.name || actor.username}</strong></span>
+            <form method="post" action="/admin/logout">
+              <button type="submit" class="secondary small">{t('users.logout')}</button>
+            </form>
+          </header>
+          <nav class="sidebar" id="sidebar" aria-label={t('admin.mainMenu')} x-bind:class="menuClass">
+            <ul>
+              {navFor(actor).map((g) =>
+                g.links.length === 1 && g.links[0].label === g.label ? (
+                  <li><a href={g.links[0].href} aria-current={current(g.links[0].href)}>{t(g.label)}</a></li>
+                ) : (
+                  <li>
+                    <div class="group">{t(g.label)}</div>
+                    <ul>
+                      {g.links.map((l) => <li><a href={l.href} aria-current={current(l.href)}>{t(l.label)}</a></li>)}
+                    </ul>
+                  </li>
+                ),
+              )}
+            </ul>
+          </nav>
+          <main class="content" id="main">
+            {o.body}
+          </main>
+          <div class="notices" role="status" aria-live="polite">
+            <template x-for="n in notices" x-bind:key="n.id">
+              <div class="notice" x-bind:class="n.kind" x-bind:role="n.role">
+                <p x-text="n.text"></p>
+                <button type="button" class="link" x-on:click="dismiss(n.id)" aria-label={t('globals.buttons.close')}>×</button>
+              </div>
+            </template>
+          </div>
+        </div>
+      </body>
+    </html>
+  );
+}
+
+/**
+ * Answers an admin page. The CSP allows scripts only with this response's nonce (and what
+ * they load), styles from us, and no framing; the page is never cached or indexed.
+ */
+export function adminPage(c: AdminContext, s: Services, o: AdminPageOptions): Response {
+  const nonce = randomBytes(16).toString('base64');
+  const view = adminView(c, s);
+  const html = renderHtml(
+    <Shell
+      o={o} view={view} path={c.req.path} nonce={nonce}
+      siteName={s.settings.str('app.site_name')}
+      customCss={s.settings.str('appearance.admin.custom_css')}
+      customJs={s.settings.str('appearance.admin.custom_js').trim() !== ''}
+    />,
+  );
+  c.header('Content-Security-Policy', [
+    "default-src 'self'",
+    `script-src 'nonce-${nonce}' 'strict-dynamic'`,
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data: https: http:",
+    "connect-src 'self'",
+    "frame-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; '));
+  c.header('Cache-Control', 'no-store');
+  c.header('X-Frame-Options', 'DENY');
+  c.header('Referrer-Policy', 'same-origin');
+  c.header('X-Robots-Tag', 'noindex');
+  c.header('X-Content-Type-Options', 'nosniff');
+  return c.html(`<!doctype html>\n${html}`, o.status ?? 200);
+}

@@ -1,0 +1,404 @@
+// The admin's campaign pages: the table of campaigns (/admin/campaigns) with live progress of
+// the running ones, and one campaign's page (/admin/campaigns/:id, `new` creates). Reads go
+// through the campaign service with the signed-in user; every change is an /api call.
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
+import { formatNumber, PageData, PageHead, Pager, SortHeader, Tag, Time } from '../admin/components.tsx';
+import { parsePaging } from '../http/paging.ts';
+import { can, type Actor } from '../http/permissions.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { q, z } from '../http/schema.ts';
+import type { Services } from '../services.ts';
+import { Field } from '../admin/components.tsx';
+import { pathId } from '../http/schema.ts';
+import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type CampaignJson } from './store.ts';
+
+const route = routesFor<Services>();
+const READ = ['campaigns:get_all', 'campaigns:get'] as const;
+
+export const CAMPAIGN_ADMIN_PAGES = [
+  route({ method: 'GET', path: '/admin/campaigns', access: READ, handler: campaignsPage, query: campaignsPageQuery(), raw: 'text/html', summary: 'The campaigns' }),
+  route({ method: 'GET', path: '/admin/campaigns/new', access: ['campaigns:manage', 'campaigns:manage_all'], handler: newCampaignPage, query: newCampaignQuery(), raw: 'text/html', summary: 'A form for a new campaign' }),
+  route({ method: 'GET', path: '/admin/campaigns/:id', access: READ, handler: campaignPage, raw: 'text/html', summary: 'One campaign: its settings, content, archive, preview and test' }),
+];
+
+function newCampaignQuery() {
+  return z.object({ list_id: q.first({ type: 'integer' }, (v) => (v && /^\d+$/.test(v) ? Number(v) : null)) });
+}
+
+/** The page's filters are read leniently: a value it does not know is no filter. */
+function campaignsPageQuery() {
+  const str = () => q.first({ type: 'string' }, (v) => v?.trim() ?? '');
+  return z.object({ query: str(), status: str(), order_by: str(), order: str(), page: str(), per_page: str() });
+}
+
+type CampaignsQuery = ReturnType<typeof campaignsPageQuery>;
+type OrderColumn = keyof typeof CAMPAIGN_ORDER_BY;
+
+/** What the signed-in user may do to campaigns (the API checks again). */
+interface CampaignRights {
+  manage: boolean;
+  send: boolean;
+}
+
+function rights(actor: Actor): CampaignRights {
+  return { manage: can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all'), send: can(actor, 'campaigns:send') };
+}
+
+const STATUS_TONE: Partial<Record<CampaignJson['status'], 'accent' | 'danger'>> = { running: 'accent', scheduled: 'accent', paused: 'danger', cancelled: 'danger' };
+
+export function StatusTag({ campaign, t }: { campaign: CampaignJson; t: AdminView['t'] }): JSX.Element {
+  return (
+    <Tag tone={STATUS_TONE[campaign.status]}>
+      {campaign.status === 'running' ? <span class="spinner" aria-hidden="true"></span> : null}
+      {t(`campaigns.status.${campaign.status}`)}
+    </Tag>
+  );
+}
+
+/** The status changes a campaign's state allows, as [label key, new status]. */
+function statusActions(c: CampaignJson): [string, string][] {
+  switch (c.status) {
+    case 'draft':
+      return [c.send_at ? ['campaigns.schedule', 'scheduled'] : ['campaigns.start', 'running']];
+    case 'scheduled':
+      return [['admin.campaigns.unschedule', 'draft']];
+    case 'running':
+      return [['campaigns.pause', 'paused'], ['admin.campaigns.cancel', 'cancelled']];
+    case 'paused':
+      return [['admin.campaigns.resume', 'running'], ['admin.campaigns.cancel', 'cancelled']];
+    default:
+      return [];
+  }
+}
+
+function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignRights }): JSX.Element {
+  const done = c.to_send > 0 ? Math.min(100, Math.round((c.sent / c.to_send) * 100)) : 0;
+  return (
+    <tr data-campaign={String(c.id)}>
+      {may.manage ? <td class="check">{c.status === 'running' ? null : <input type="checkbox" data-row value={String(c.id)} x-model="selected" aria-label={t('admin.selectRow', { name: c.name })} />}</td> : null}
+      <td>
+        <StatusTag campaign={c} t={t} />
+        {c.status === 'scheduled' && c.send_at ? <div class="small muted"><Time value={c.send_at} /></div> : null}
+      </td>
+      <td>
+        <a href={`/admin/campaigns/${c.id}`}><strong>{c.name}</strong></a>
+        {c.type === 'optin' ? <> <Tag>{t('admin.campaigns.optin')}</Tag></> : null}
+        <div class="small">{c.subject}</div>
+        <div>{c.tags.map((tag) => <span class="tag">{tag}</span>)}</div>
+      </td>
+      <td class="hide-narrow small">
+        {c.lists.map((l) => (l.id ? <div><a href={`/admin/lists/${l.id}`}>{l.name}</a></div> : <div class="muted">{l.name}</div>))}
+      </td>
+      <td class="hide-narrow small">
+        <div>{t('globals.fields.createdAt')}: <Time value={c.created_at} /></div>
+        {c.started_at ? <div>{t('campaigns.startedAt')}: <Time value={c.started_at} /></div> : null}
+        {c.status === 'finished' || c.status === 'cancelled' ? <div>{t('admin.campaigns.ended')}: <Time value={c.updated_at} /></div> : null}
+      </td>
+      <td class="small">
+        <div>{t('campaigns.views')}: {formatNumber(c.views)}</div>
+        <div>{t('campaigns.clicks')}: {formatNumber(c.clicks)}</div>
+        <div>{t('campaigns.sent')}: <span data-sent>{formatNumber(c.sent)}</span> / <span data-to-send>{formatNumber(c.to_send)}</span></div>
+        <div><a href={`/admin/subscribers/bounces?campaign_id=${c.id}`}>{t('globals.terms.bounces')}</a>: {formatNumber(c.bounces)}</div>
+        {c.status === 'running' || c.status === 'paused' ? (
+          <>
+            <progress max="100" value={String(done)} aria-label={t('admin.campaigns.progress', { name: c.name })}>{done}%</progress>
+            <div class="muted" data-rate></div>
+          </>
+        ) : null}
+      </td>
+      <td>
+        <div class="row-actions">
+          {may.send ? statusActions(c).map(([label, status]) => (
+            <button type="button" class="link" data-id={String(c.id)} data-name={c.name} data-status={status} data-label={t(label)} x-on:click="changeStatus">{t(label)}</button>
+          )) : null}
+          <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="preview">{t('campaigns.preview')}</button>
+          {may.manage ? <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="cloneOne">{t('globals.buttons.clone')}</button> : null}
+          {may.manage && c.status !== 'running' ? <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/** A dialog with the rendered campaign in a sandboxed frame (its scripts cannot reach the admin). */
+export function PreviewDialog({ t }: { t: AdminView['t'] }): JSX.Element {
+  return (
+    <dialog id="preview-dialog" class="preview-dialog" aria-labelledby="preview-title">
+      <div class="page-head">
+        <h2 id="preview-title">{t('campaigns.preview')}</h2>
+        <button type="button" class="secondary small" x-on:click="closePreview">{t('globals.buttons.close')}</button>
+      </div>
+      <iframe id="preview-frame" name="preview-frame" class="preview-frame" title={t('campaigns.preview')} sandbox=""></iframe>
+    </dialog>
+  );
+}
+
+function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, CampaignsQuery>) {
+  const { t, actor } = adminView(c, s);
+  const status = (CAMPAIGN_STATUSES as readonly string[]).includes(p.status) ? p.status : '';
+  const orderBy: OrderColumn = Object.hasOwn(CAMPAIGN_ORDER_BY, p.order_by) ? (p.order_by as OrderColumn) : 'created_at';
+  const order = p.order === 'asc' ? 'asc' : p.order === 'desc' ? 'desc' : orderBy === 'name' ? 'asc' : 'desc';
+  const paging = parsePaging({ page: p.page, per_page: p.per_page === 'all' ? '' : p.per_page });
+  const { results, total } = s.campaigns.query(actor, {
+    statuses: status ? [status] : [], tags: [], search: p.query, orderBy: CAMPAIGN_ORDER_BY[orderBy],
+    order: order === 'asc' ? 'ASC' : 'DESC', limit: paging.limit, offset: paging.offset, noBody: true,
+  });
+  const path = '/admin/campaigns';
+  const query = new URL(c.req.url).searchParams;
+  const sort = { path, query, current: orderBy, order } as const;
+  const may = rights(actor);
+  return adminPage(c, s, {
+    title: t('globals.terms.campaigns'),
+    body: (
+      <div x-data="campaignsPage" data-total={String(total)}>
+        <PageHead title={t('globals.terms.campaigns')} count={total}>
+          {may.manage ? <a class="button" href="/admin/campaigns/new">+ {t('campaigns.newCampaign')}</a> : null}
+        </PageHead>
+        <form class="toolbar" method="get" action={path} role="search">
+          <div class="grow">
+            <label for="campaign-search">{t('admin.campaigns.search')}</label>
+            <input type="search" id="campaign-search" name="query" value={p.query} placeholder={t('campaigns.queryPlaceholder')} />
+          </div>
+          <div>
+            <label for="campaign-status">{t('globals.fields.status')}</label>
+            <select id="campaign-status" name="status">
+              <option value="">{t('globals.terms.all')}</option>
+              {CAMPAIGN_STATUSES.map((v) => <option value={v} selected={v === status}>{t(`campaigns.status.${v}`)}</option>)}
+            </select>
+          </div>
+          <button type="submit" class="secondary">{t('admin.filter')}</button>
+        </form>
+        {may.manage ? (
+          <div class="bulk" x-show="hasSelection()" x-cloak>
+            <span x-text="selectedLabel()"></span>
+            <button type="button" class="link" x-show="offerMatching()" x-on:click="selectMatching">{t('admin.selectAllMatching', { n: formatNumber(total) })}</button>
+            <button type="button" class="danger small" x-on:click="deleteSelected">{t('globals.buttons.delete')}</button>
+            <button type="button" class="secondary small" x-on:click="clearSelection">{t('globals.buttons.clear')}</button>
+          </div>
+        ) : null}
+        <PageData id="campaigns-query" value={{ query: p.query, status }} />
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                {may.manage ? <th scope="col" class="check"><input type="checkbox" aria-label={t('admin.selectPage')} x-on:change="toggleAll" x-bind:checked="allOnPage()" /></th> : null}
+                <SortHeader label={t('globals.fields.status')} column="status" {...sort} />
+                <SortHeader label={t('globals.fields.name')} column="name" {...sort} />
+                <th scope="col" class="hide-narrow">{t('globals.terms.lists')}</th>
+                <SortHeader label={t('campaigns.timestamps')} column="created_at" class="hide-narrow" {...sort} />
+                <th scope="col">{t('campaigns.stats')}</th>
+                <th scope="col"><span class="visually-hidden">{t('admin.actions')}</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {results.length === 0 ? (
+                <tr><td colspan={7} class="empty">{p.query || status ? t('admin.campaigns.noMatch') : t('admin.campaigns.none')}</td></tr>
+              ) : results.map((camp) => <Row c={camp} t={t} may={may} />)}
+            </tbody>
+          </table>
+        </div>
+        <Pager page={paging.page} perPage={paging.perPage} total={total} path={path} query={query} t={t} />
+        <PreviewDialog t={t} />
+      </div>
+    ),
+  });
+}
+
+/** Statuses in which a campaign can still be changed (as the API allows). */
+const EDITABLE = ['draft', 'scheduled', 'paused'];
+
+const FORMAT_LABELS: Record<string, string> = { richtext: 'campaigns.richText', html: 'campaigns.rawHTML', markdown: 'campaigns.markdown', plain: 'campaigns.plainText', visual: 'campaigns.visual' };
+
+/** A datetime-local value (the browser shows it in its own time zone; the script sends UTC). */
+function localInput(iso: string | null): string {
+  return iso ? new Date(iso).toISOString().slice(0, 16) : '';
+}
+
+interface CampaignFormData {
+  campaign: CampaignJson | null;
+  lists: { id: number; name: string }[];
+  templates: { id: number; name: string; is_default: boolean }[];
+  messengers: string[];
+  fromEmail: string;
+  listId: number | null;
+}
+
+function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminView; editable: boolean }): JSX.Element {
+  const { t } = view;
+  const c = d.campaign;
+  const dis = { disabled: !editable };
+  const chosen = new Set(c ? c.lists.map((l) => l.id) : d.listId ? [d.listId] : []);
+  const defaultTemplate = d.templates.find((tp) => tp.is_default)?.id;
+  const templateId = c ? c.template_id : defaultTemplate;
+  return (
+    <form
+      x-data="apiForm" x-on:submit="submit" id="campaign-form" class="card"
+      data-method={c ? 'PUT' : 'POST'} data-action={c ? `/api/campaigns/${c.id}` : '/api/campaigns'}
+      data-done={c ? `/admin/campaigns/${c.id}` : '/admin/campaigns/{id}'} data-flash={c ? t('admin.saved') : t('admin.campaigns.created')}
+    >
+      <div class="grid2">
+        <Field id="c-name" label={t('globals.fields.name')}>
+          <input type="text" id="c-name" name="name" value={c?.name ?? ''} required {...dis} />
+        </Field>
+        <Field id="c-subject" label={t('campaigns.subject')} help={t('admin.campaigns.subjectHelp')}>
+          <input type="text" id="c-subject" name="subject" value={c?.subject ?? ''} required {...dis} />
+        </Field>
+      </div>
+      <div class="grid2">
+        <Field id="c-from" label={t('campaigns.fromAddress')}>
+          <input type="text" id="c-from" name="from_email" value={c?.from_email ?? d.fromEmail} placeholder={t('campaigns.fromAddressPlaceholder')} {...dis} />
+        </Field>
+        <Field id="c-messenger" label={t('globals.terms.messenger')}>
+          <select id="c-messenger" name="messenger" {...dis}>
+            {d.messengers.map((m) => <option value={m} selected={(c?.messenger ?? 'email') === m}>{m}</option>)}
+          </select>
+        </Field>
+      </div>
+      <Field id="c-lists" label={t('campaigns.sendToLists')} help={t('admin.campaigns.listsHelp')}>
+        <select id="c-lists" name="lists" multiple data-kind="ints" data-error-keys="list,lists" {...dis}>
+          {d.lists.map((l) => <option value={String(l.id)} selected={chosen.has(l.id)}>{l.name}</option>)}
+        </select>
+      </Field>
+      <div class="grid2">
+        <Field id="c-template" label={t('globals.terms.template')}>
+          <select id="c-template" name="template_id" data-kind="int" {...dis}>
+            {d.templates.map((tp) => <option value={String(tp.id)} selected={tp.id === templateId}>{tp.name}</option>)}
+          </select>
+        </Field>
+        <Field id="c-send-at" label={t('campaigns.sendLater')} help={t('admin.campaigns.sendAtHelp')}>
+          <input type="datetime-local" id="c-send-at" name="send_at" data-kind="datetime" value={localInput(c?.send_at ?? null)} {...dis} />
+        </Field>
+      </div>
+      <Field id="c-tags" label={t('globals.terms.tags')} help={t('admin.lists.tagsHelp')}>
+        <input type="text" id="c-tags" name="tags" data-kind="tags" value={c?.tags.join(', ') ?? ''} {...dis} />
+      </Field>
+      <h2>{t('campaigns.content')}</h2>
+      <Field id="c-format" label={t('campaigns.format')}>
+        <select id="c-format" name="content_type" {...dis}>
+          {CONTENT_TYPES.filter((f) => f !== 'visual' || c?.content_type === 'visual').map((f) => <option value={f} selected={(c?.content_type ?? 'richtext') === f}>{t(FORMAT_LABELS[f] ?? f)}</option>)}
+        </select>
+      </Field>
+      <Field id="c-body" label={t('admin.campaigns.body')} help={t('admin.campaigns.bodyHelp')}>
+        <textarea id="c-body" name="body" class="editor" rows={18} data-editor-format="c-format" data-error-keys="body,template" {...dis}>{c?.body ?? ''}</textarea>
+      </Field>
+      <Field id="c-altbody" label={t('admin.campaigns.altbody')} help={t('admin.campaigns.altbodyHelp')}>
+        <textarea id="c-altbody" name="altbody" data-kind="nullable" rows={5} {...dis}>{c?.altbody ?? ''}</textarea>
+      </Field>
+      <details>
+        <summary>{t('admin.campaigns.advanced')}</summary>
+        <Field id="c-headers" label={t('admin.campaigns.headers')} help={t('admin.campaigns.headersHelp')}>
+          <textarea id="c-headers" name="headers" data-kind="json" data-empty="[]" rows={3} {...dis}>{JSON.stringify(c?.headers ?? [], null, 2)}</textarea>
+        </Field>
+        <Field id="c-attribs" label={t('admin.campaigns.attribs')} help={t('admin.campaigns.attribsHelp')}>
+          <textarea id="c-attribs" name="attribs" data-kind="json" rows={3} {...dis}>{JSON.stringify(c?.attribs ?? {}, null, 2)}</textarea>
+        </Field>
+      </details>
+      <p class="alert" data-error-for="_form" role="alert"></p>
+      {editable ? (
+        <div class="actions">
+          <button type="submit" x-bind:disabled="busy">{c ? t('globals.buttons.saveChanges') : t('campaigns.newCampaign')}</button>
+          <span class="muted small">{t('admin.campaigns.ctrlS')}</span>
+        </div>
+      ) : <p class="muted">{t('admin.campaigns.readOnly')}</p>}
+    </form>
+  );
+}
+
+function campaignFormData(s: Services, actor: Actor, campaign: CampaignJson | null, listId: number | null): CampaignFormData {
+  const { results } = s.lists.query(actor, { search: '', status: 'active', tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: false });
+  const templates = can(actor, 'templates:get') ? s.templates.all(actor).filter((tp) => tp.type === 'campaign' || tp.id === campaign?.template_id) : [];
+  return {
+    campaign,
+    lists: results.map((l) => ({ id: l.id, name: l.name })),
+    templates: templates.map((tp) => ({ id: tp.id, name: tp.name, is_default: tp.is_default === 1 })),
+    messengers: s.mailer.names(),
+    fromEmail: s.settings.str('app.from_email'),
+    listId,
+  };
+}
+
+function newCampaignPage(c: AdminContext, s: Services, { query }: Input<undefined, ReturnType<typeof newCampaignQuery>>) {
+  const view = adminView(c, s);
+  return adminPage(c, s, {
+    title: view.t('campaigns.newCampaign'),
+    islands: ['editor'],
+    body: (
+      <div x-data="campaignPage">
+        <a class="back" href="/admin/campaigns">← {view.t('globals.terms.campaigns')}</a>
+        <PageHead title={view.t('campaigns.newCampaign')} />
+        <CampaignForm d={campaignFormData(s, view.actor, null, query.list_id)} view={view} editable />
+      </div>
+    ),
+  });
+}
+
+function campaignPage(c: AdminContext, s: Services) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
+  const campaign = s.campaigns.get(actor, pathId(c));
+  const may = rights(actor);
+  const editable = may.manage && EDITABLE.includes(campaign.status);
+  const d = campaignFormData(s, actor, campaign, null);
+  return adminPage(c, s, {
+    title: campaign.name,
+    islands: ['editor'],
+    body: (
+      <div x-data="campaignPage" data-id={String(campaign.id)}>
+        <a class="back" href="/admin/campaigns">← {t('globals.terms.campaigns')}</a>
+        <PageHead title={campaign.name}>
+          <StatusTag campaign={campaign} t={t} />
+          <button type="button" class="secondary" x-on:click="preview">{t('campaigns.preview')} (F9)</button>
+          {may.send ? statusActions(campaign).map(([label, status]) => (
+            <button type="button" class={status === 'cancelled' ? 'danger' : ''} data-id={String(campaign.id)} data-name={campaign.name} data-status={status} data-label={t(label)} x-on:click="changeStatus">{t(label)}</button>
+          )) : null}
+        </PageHead>
+        <div class="ids">
+          <span>{t('globals.fields.id')}: <code>{campaign.id}</code></span>
+          <span>{t('globals.fields.uuid')}: <code>{campaign.uuid}</code></span>
+          <span>{t('campaigns.sent')}: {formatNumber(campaign.sent)} / {formatNumber(campaign.to_send)}</span>
+        </div>
+        <CampaignForm d={d} view={view} editable={editable} />
+        {may.manage ? (
+          <section class="card" aria-labelledby="test-title">
+            <h2 id="test-title">{t('campaigns.sendTest')}</h2>
+            <form x-on:submit="sendTest">
+              <Field id="test-emails" label={t('campaigns.testEmails')} help={t('admin.campaigns.testHelp')}>
+                <input type="text" id="test-emails" name="subscribers" required />
+              </Field>
+              <button type="submit" class="secondary">{t('campaigns.send')}</button>
+            </form>
+          </section>
+        ) : null}
+        {may.manage ? (
+          <section class="card" aria-labelledby="archive-title">
+            <h2 id="archive-title">{t('campaigns.archive')}</h2>
+            <form x-data="apiForm" x-on:submit="submit" data-method="PUT" data-action={`/api/campaigns/${campaign.id}/archive`} data-done={`/admin/campaigns/${campaign.id}`} data-flash={t('admin.saved')}>
+              <div class="field">
+                <label class="check-label"><input type="checkbox" name="archive" value="true" data-kind="bool" checked={campaign.archive} /> {t('campaigns.archiveEnable')}</label>
+                {campaign.archive ? <p class="help"><a href={`/archive/${campaign.archive_slug ?? campaign.uuid}`}>{t('admin.campaigns.archiveLink')}</a></p> : null}
+              </div>
+              <div class="grid2">
+                <Field id="archive-slug" label={t('campaigns.archiveSlug')}>
+                  <input type="text" id="archive-slug" name="archive_slug" value={campaign.archive_slug ?? ''} data-kind="nullable" />
+                </Field>
+                <Field id="archive-template" label={t('globals.terms.template')}>
+                  <select id="archive-template" name="archive_template_id" data-kind="int" data-omit-empty>
+                    <option value="">{t('admin.campaigns.archiveTemplateDefault')}</option>
+                    {d.templates.map((tp) => <option value={String(tp.id)} selected={tp.id === campaign.archive_template_id}>{tp.name}</option>)}
+                  </select>
+                </Field>
+              </div>
+              <Field id="archive-meta" label={t('admin.campaigns.archiveMeta')} help={t('admin.campaigns.archiveMetaHelp')}>
+                <textarea id="archive-meta" name="archive_meta" data-kind="json" rows={4}>{JSON.stringify(campaign.archive_meta ?? {}, null, 2)}</textarea>
+              </Field>
+              <p class="alert" data-error-for="_form" role="alert"></p>
+              <button type="submit" class="secondary">{t('globals.buttons.save')}</button>
+            </form>
+          </section>
+        ) : null}
+        <PreviewDialog t={t} />
+      </div>
+    ),
+  });
+}

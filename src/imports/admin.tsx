@@ -1,0 +1,198 @@
+// The admin's import page (/admin/subscribers/import): the upload form (mode, subscription
+// status, delimiter, overwrite switches, the lists the user may manage, the file), and while an
+// import runs or after it ended, its progress, log and summary. The page is rendered from the
+// importer itself, so a reload during an import shows that import; the browser script
+// (client/pages/import.ts) uploads through POST /api/import/subscribers and polls its status.
+import { readFileSync } from 'node:fs';
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import { Field, formatNumber, PageData, PageHead } from '../admin/components.tsx';
+import type { Translate } from '../admin/i18n.ts';
+import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { can, type Actor } from '../http/permissions.ts';
+import { routesFor } from '../http/routes.ts';
+import { fromRoot } from '../paths.ts';
+import type { Services } from '../services.ts';
+import type { List } from '../lists/store.ts';
+import { formatDuration, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData } from '../admin/client/import-summary.ts';
+import type { ImportRun, ImportStatus } from './importer.ts';
+
+const route = routesFor<Services>();
+export const IMPORT_ADMIN_PAGES = [
+  route({ method: 'GET', path: '/admin/subscribers/import', access: 'subscribers:import', handler: importPage, raw: 'text/html', summary: 'The import page: the upload form, or the running or last import' }),
+  route({ method: 'GET', path: '/admin/subscribers/import/example.csv', access: 'subscribers:import', handler: exampleCsv, raw: 'text/csv', summary: 'An example CSV file for the import' }),
+];
+
+/** docs/examples/subscribers.csv: a test imports that very file, so it stays valid. */
+const EXAMPLE_CSV = readFileSync(fromRoot('docs', 'examples', 'subscribers.csv'), 'utf8');
+
+const DELIMITERS = [[',', 'admin.import.delimComma'], [';', 'admin.import.delimSemicolon'], ['\t', 'admin.import.delimTab'], ['|', 'admin.import.delimPipe']] as const;
+
+function exampleCsv(c: AdminContext) {
+  return c.body(EXAMPLE_CSV, 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': 'attachment; filename="subscribers.csv"' });
+}
+
+/** Every list the actor may import into (list:manage), by name. */
+function manageableLists(s: Services, actor: Actor): List[] {
+  const { results } = s.lists.query(actor, { search: '', tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: true });
+  return results.filter((l) => can(actor, 'list:manage', l.id)).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function UploadForm({ t, lists, preselect, hidden }: { t: Translate; lists: List[]; preselect: number | null; hidden: boolean }): JSX.Element {
+  return (
+    <form class="card" x-ref="form" novalidate hidden={hidden} x-bind:hidden="formHidden" x-on:submit="submit" aria-labelledby="import-form-title">
+      <h2 id="import-form-title">{t('import.upload')}</h2>
+      <fieldset>
+        <legend>{t('admin.import.mode')}</legend>
+        <div class="inline">
+          <label class="check-label"><input type="radio" name="mode" value="subscribe" checked x-on:change="setMode" /> {t('import.subscribe')}</label>
+          <label class="check-label"><input type="radio" name="mode" value="blocklist" x-on:change="setMode" /> {t('import.blocklist')}</label>
+        </div>
+        <p class="help muted small">{t('admin.import.modeHelp')}</p>
+      </fieldset>
+      <div class="grid2">
+        <Field id="import-status" label={t('admin.import.subscriptionStatus')}>
+          <select id="import-status" name="subscription_status" x-ref="status">
+            <option value="unconfirmed" selected>{t('subscribers.status.unconfirmed')}</option>
+            <option value="confirmed">{t('subscribers.status.confirmed')}</option>
+            <option value="unsubscribed" disabled>{t('subscribers.status.unsubscribed')}</option>
+          </select>
+        </Field>
+        <Field id="import-delim" label={t('import.csvDelim')} help={t('import.csvDelimHelp')}>
+          <select id="import-delim" name="delim">
+            {DELIMITERS.map(([value, key]) => <option value={value}>{t(key)}</option>)}
+          </select>
+        </Field>
+      </div>
+      <fieldset x-bind:hidden="blocklisting">
+        <legend>{t('import.overwrite')}</legend>
+        <label class="check-label"><input type="checkbox" name="overwrite_userinfo" id="import-overwrite-userinfo" /> {t('admin.import.overwriteUserinfo')}</label>
+        <label class="check-label"><input type="checkbox" name="overwrite_subscription_status" id="import-overwrite-status" /> {t('admin.import.overwriteStatus')}</label>
+      </fieldset>
+      <fieldset x-bind:hidden="blocklisting" aria-describedby="import-lists-help import-lists-error">
+        <legend>{t('globals.terms.lists')}</legend>
+        {lists.length ? (
+          <div class="choices">
+            {lists.map((l) => (
+              <label class="check-label"><input type="checkbox" name="lists" value={String(l.id)} checked={l.id === preselect} /> {l.name}</label>
+            ))}
+          </div>
+        ) : <p class="muted">{t('admin.import.noLists')}</p>}
+        <p class="help muted small" id="import-lists-help">{t('import.listSubHelp')}</p>
+        <p class="field-error" id="import-lists-error" data-error-for="import-lists" role="alert"></p>
+      </fieldset>
+      <div class="field">
+        <label for="import-file">{t('import.csvFile')}</label>
+        <div class="dropzone" x-bind:class="dropClass" x-on:dragover="dragOver" x-on:dragleave="dragLeave" x-on:drop="drop">
+          <p>{t('import.csvFileHelp')}</p>
+          <input type="file" id="import-file" name="file" accept=".csv,.zip,text/csv,application/zip" x-ref="file" aria-describedby="import-file-error" />
+        </div>
+        <p class="field-error" id="import-file-error" data-error-for="import-file" role="alert"></p>
+      </div>
+      <p class="alert" data-error-for="_form" role="alert"></p>
+      <div class="actions">
+        <button type="submit" x-bind:disabled="busy">{t('admin.import.start')}</button>
+      </div>
+    </form>
+  );
+}
+
+function Instructions({ t }: { t: Translate }): JSX.Element {
+  return (
+    <section class="card" aria-labelledby="import-help-title">
+      <h2 id="import-help-title">{t('import.instructions')}</h2>
+      <p>{t('import.instructionsHelp')}</p>
+      <div class="table-wrap">
+        <table>
+          <thead><tr><th scope="col">{t('admin.import.column')}</th><th scope="col">{t('admin.import.required')}</th><th scope="col">{t('globals.fields.description')}</th></tr></thead>
+          <tbody>
+            <tr><td><code>email</code></td><td>{t('admin.import.yes')}</td><td>{t('admin.import.columnEmail')}</td></tr>
+            <tr><td><code>name</code></td><td>{t('admin.import.no')}</td><td>{t('admin.import.columnName')}</td></tr>
+            <tr><td><code>attributes</code></td><td>{t('admin.import.no')}</td><td>{t('admin.import.columnAttributes')}</td></tr>
+          </tbody>
+        </table>
+      </div>
+      <h3 class="small">{t('import.csvExample')}</h3>
+      <pre>{EXAMPLE_CSV}</pre>
+      <p><a href="/admin/subscribers/import/example.csv" download="subscribers.csv">{t('admin.import.downloadExample')}</a></p>
+    </section>
+  );
+}
+
+function Progress({ t, status, log, label, tookMs, lists, mode, hidden }: {
+  t: Translate; status: ImportStatus; log: string; label: string; tookMs: number | null; lists: number[]; mode: 'subscribe' | 'blocklist'; hidden: boolean;
+}): JSX.Element {
+  const ended = status.status === 'finished' || status.status === 'failed';
+  const reasons = ended ? skipReasons(log) : [];
+  return (
+    <div hidden={hidden} x-bind:hidden="progressHidden">
+      <section class="card" aria-labelledby="import-progress-title">
+        <h2 id="import-progress-title">{t('admin.import.file')}: <span x-text="status.name">{status.name}</span></h2>
+        <p><span class="tag accent" x-text="stateText">{label}</span></p>
+        <label for="import-progress">{t('campaigns.progress')}</label>
+        <progress id="import-progress" value={String(status.imported)} max={String(Math.max(1, status.total))} x-bind:value="status.imported" x-bind:max="progressMax"></progress>
+        <dl class="facts">
+          <dt>{t('admin.import.rows')}</dt><dd x-text="countText">{formatNumber(status.imported)} / {formatNumber(status.total)}</dd>
+          <dt>{t('admin.import.rate')}</dt><dd x-text="rateText">—</dd>
+          <dt>{t('admin.import.timeLeft')}</dt><dd x-text="timeLeftText">—</dd>
+        </dl>
+        <div class="actions">
+          <button type="button" class="danger" x-bind:hidden="stopHidden" hidden={ended} x-on:click="stop">{t('import.stopImport')}</button>
+        </div>
+      </section>
+      <section class="card" aria-labelledby="import-summary-title" hidden={!ended} x-bind:hidden="summaryHidden">
+        <h2 id="import-summary-title">{t('admin.import.summary')}</h2>
+        <dl class="facts">
+          <dt>{t('admin.import.imported')}</dt><dd x-text="importedText">{formatNumber(status.imported)}</dd>
+          <dt>{t('admin.import.skipped')}</dt><dd x-text="skippedText">{formatNumber(Math.max(0, status.total - status.imported))}</dd>
+          <dt>{t('admin.import.took')}</dt><dd x-text="tookText">{tookMs === null ? '—' : formatDuration(tookMs)}</dd>
+        </dl>
+        <ul class="reasons" x-ref="reasons">
+          {reasons.map((r) => <li><strong>{formatNumber(r.count)}</strong> × {r.reason}</li>)}
+        </ul>
+        <div class="actions">
+          <a class="button secondary" x-bind:href="subscribersUrl" href={importedSubscribersUrl(mode, lists)}>{t('admin.import.viewSubscribers')}</a>
+          <button type="button" x-on:click="reset">{t('admin.import.newImport')}</button>
+        </div>
+      </section>
+      <section class="card" aria-labelledby="import-log-title">
+        <h2 id="import-log-title">{t('admin.import.log')}</h2>
+        <pre class="log" x-ref="log" x-text="log" tabindex={0} aria-label={t('admin.import.log')}>{log}</pre>
+      </section>
+    </div>
+  );
+}
+
+function importPage(c: AdminContext, s: Services) {
+  const { t, actor } = adminView(c, s);
+  const status = s.importer.status();
+  const log = s.importer.logs();
+  const run: ImportRun | null = s.importer.lastRun();
+  const now = Date.now();
+  const labels = Object.fromEntries(IMPORT_PAGE_STATES.map((st) => [st, t(`admin.import.state.${st}`)])) as ImportPageData['labels'];
+  const data: ImportPageData = {
+    status, log,
+    mode: run?.mode ?? 'subscribe',
+    lists: run?.lists ?? [],
+    elapsedMs: run ? now - run.startedAt.getTime() : null,
+    tookMs: run?.endedAt ? run.endedAt.getTime() - run.startedAt.getTime() : null,
+    labels,
+  };
+  const lists = manageableLists(s, actor);
+  const asked = Number(c.req.query('list_id'));
+  const preselect = lists.some((l) => l.id === asked) ? asked : null;
+  const idle = status.status === 'none';
+  return adminPage(c, s, {
+    title: t('import.title'),
+    body: (
+      <div x-data="importPage">
+        <PageHead title={t('import.title')} />
+        <PageData id="import-data" value={data} />
+        <div class="split">
+          <UploadForm t={t} lists={lists} preselect={preselect} hidden={!idle} />
+          <Progress t={t} status={status} log={log} label={stateLabel(status, log, labels)} tookMs={data.tookMs} lists={data.lists} mode={data.mode} hidden={idle} />
+          <Instructions t={t} />
+        </div>
+      </div>
+    ),
+  });
+}

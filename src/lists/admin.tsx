@@ -1,0 +1,303 @@
+// The admin's list pages: the table of lists (/admin/lists), one list's page (/admin/lists/:id,
+// `new` creates) and the subscription form builder (/admin/lists/forms). Reads go through the
+// list service with the signed-in user, so each sees the lists the API would show them.
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
+import { CopyButton, Field, formatNumber, PageData, PageHead, Pager, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
+import { seesLists } from '../admin/nav.ts';
+import { forbidden } from '../http/errors.ts';
+import { parsePaging } from '../http/paging.ts';
+import { can } from '../http/permissions.ts';
+import { routesFor, type Input } from '../http/routes.ts';
+import { pathId, q, z } from '../http/schema.ts';
+import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
+import type { Services } from '../services.ts';
+import { LIST_ORDER_COLUMNS, type List } from './store.ts';
+
+const route = routesFor<Services>();
+export const LIST_ADMIN_PAGES = [
+  route({ method: 'GET', path: '/admin/lists', access: 'signed-in', handler: listsPage, query: listsPageQuery(), raw: 'text/html', summary: 'The lists' }),
+  route({ method: 'GET', path: '/admin/lists/forms', access: 'signed-in', handler: formsPage, raw: 'text/html', summary: 'The subscription form builder' }),
+  route({ method: 'GET', path: '/admin/lists/new', access: 'lists:manage_all', handler: newListPage, raw: 'text/html', summary: 'A form for a new list' }),
+  route({ method: 'GET', path: '/admin/lists/:id', access: 'signed-in', handler: listPage, raw: 'text/html', summary: 'One list' }),
+];
+
+/** The page's filters are read leniently: a value it does not know is no filter. */
+function listsPageQuery() {
+  const str = () => q.first({ type: 'string' }, (v) => v?.trim() ?? '');
+  return z.object({ query: str(), status: str(), type: str(), optin: str(), tag: str(), order_by: str(), order: str(), page: str(), per_page: str() });
+}
+
+type ListsQuery = ReturnType<typeof listsPageQuery>;
+const STATUS_FILTERS = ['active', 'archived', 'all'] as const;
+type OrderColumn = keyof typeof LIST_ORDER_COLUMNS;
+
+function oneOf<T extends string>(v: string, allowed: readonly T[]): T | undefined {
+  return (allowed as readonly string[]).includes(v) ? (v as T) : undefined;
+}
+
+function requireLists(view: AdminView): void {
+  if (!seesLists(view.actor)) throw forbidden('permission denied: lists:get_all');
+}
+
+function TypeTags({ list, t }: { list: List; t: AdminView['t'] }): JSX.Element {
+  return (
+    <>
+      <Tag tone={list.type === 'public' ? 'accent' : undefined}>{t(`lists.types.${list.type}`)}</Tag>
+      <Tag>{t(`lists.optins.${list.optin}`)}</Tag>
+      {list.status === 'archived' ? <Tag tone="danger">{t('lists.archived')}</Tag> : null}
+    </>
+  );
+}
+
+function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, ListsQuery>) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
+  requireLists(view);
+  const status = oneOf(p.status, STATUS_FILTERS) ?? 'active';
+  const orderBy: OrderColumn = oneOf(p.order_by, Object.keys(LIST_ORDER_COLUMNS) as OrderColumn[]) ?? 'created_at';
+  const order = p.order === 'asc' ? 'asc' : p.order === 'desc' ? 'desc' : orderBy === 'name' ? 'asc' : 'desc';
+  const paging = parsePaging({ page: p.page, per_page: p.per_page === 'all' ? '' : p.per_page });
+  const { results, total } = s.lists.query(actor, {
+    search: p.query, status: status === 'all' ? undefined : status, type: oneOf(p.type, ['public', 'private'] as const),
+    optin: oneOf(p.optin, ['single', 'double'] as const), tags: p.tag ? [p.tag] : [],
+    orderBy: LIST_ORDER_COLUMNS[orderBy], order: order === 'asc' ? 'ASC' : 'DESC', limit: paging.limit, offset: paging.offset, minimal: false,
+  });
+  const path = '/admin/lists';
+  const query = new URL(c.req.url).searchParams;
+  const sort = { path, query, current: orderBy, order } as const;
+  const manageAll = can(actor, 'lists:manage_all');
+  const manages = (id: number) => can(actor, 'list:manage', id);
+  const anyManaged = results.some((l) => manages(l.id));
+  const filters = [p.type && `${t('lists.type')}: ${p.type}`, p.optin && `${t('lists.optin')}: ${p.optin}`, p.tag && `${t('globals.terms.tag')}: ${p.tag}`].filter(Boolean);
+  return adminPage(c, s, {
+    title: t('globals.terms.lists'),
+    body: (
+      <div x-data="listsPage" data-total={String(total)}>
+        <PageHead title={t('globals.terms.lists')} count={total}>
+          {manageAll ? <a class="button" href="/admin/lists/new">+ {t('lists.newList')}</a> : null}
+        </PageHead>
+        <form class="toolbar" method="get" action={path} role="search">
+          <div class="grow">
+            <label for="list-search">{t('admin.lists.search')}</label>
+            <input type="search" id="list-search" name="query" value={p.query} placeholder={t('admin.lists.searchPlaceholder')} />
+          </div>
+          <div>
+            <label for="list-status">{t('globals.fields.status')}</label>
+            <select id="list-status" name="status">
+              {STATUS_FILTERS.map((v) => <option value={v} selected={v === status}>{t(`admin.lists.status.${v}`)}</option>)}
+            </select>
+          </div>
+          {p.type ? <input type="hidden" name="type" value={p.type} /> : null}
+          {p.optin ? <input type="hidden" name="optin" value={p.optin} /> : null}
+          {p.tag ? <input type="hidden" name="tag" value={p.tag} /> : null}
+          <button type="submit" class="secondary">{t('admin.filter')}</button>
+        </form>
+        {filters.length ? (
+          <p class="small">{t('admin.filteredBy')} {filters.map((f) => <Tag tone="accent">{f}</Tag>)} <a href={withQuery(path, query, { type: null, optin: null, tag: null, page: null })}>{t('admin.clearFilters')}</a></p>
+        ) : null}
+        {anyManaged ? (
+          <div class="bulk" x-show="hasSelection()" x-cloak>
+            <span x-text="selectedLabel()"></span>
+            <button type="button" class="link" x-show="offerMatching()" x-on:click="selectMatching">{t('admin.selectAllMatching', { n: formatNumber(total) })}</button>
+            <button type="button" class="danger small" x-on:click="deleteSelected">{t('globals.buttons.delete')}</button>
+            <button type="button" class="secondary small" x-on:click="clearSelection">{t('globals.buttons.clear')}</button>
+          </div>
+        ) : null}
+        <PageData id="lists-query" value={{ query: p.query, status, type: p.type, optin: p.optin, tag: p.tag }} />
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                {anyManaged ? <th scope="col" class="check"><input type="checkbox" aria-label={t('admin.selectPage')} x-on:change="toggleAll" x-bind:checked="allOnPage()" /></th> : null}
+                <SortHeader label={t('globals.fields.name')} column="name" {...sort} />
+                <th scope="col">{t('globals.fields.type')}</th>
+                <SortHeader label={t('globals.terms.subscribers')} column="subscriber_count" class="num" {...sort} />
+                <th scope="col" class="hide-narrow">{t('admin.lists.subscriptions')}</th>
+                <SortHeader label={t('globals.fields.createdAt')} column="created_at" class="hide-narrow" {...sort} />
+                <SortHeader label={t('globals.fields.updatedAt')} column="updated_at" class="hide-narrow" {...sort} />
+                <th scope="col"><span class="visually-hidden">{t('admin.actions')}</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {results.length === 0 ? (
+                <tr><td colspan={8} class="empty">{p.query || filters.length ? t('admin.lists.noMatch') : t('admin.lists.none')}</td></tr>
+              ) : results.map((l) => (
+                <tr>
+                  {anyManaged ? <td class="check">{manages(l.id) ? <input type="checkbox" data-row value={String(l.id)} x-model="selected" aria-label={t('admin.selectRow', { name: l.name })} /> : null}</td> : null}
+                  <td>
+                    <a href={`/admin/lists/${l.id}`}><strong>{l.name}</strong></a>
+                    <div>{l.tags.map((tag) => <a href={withQuery(path, query, { tag, page: null })} class="tag">{tag}</a>)}</div>
+                    {l.description ? <div class="muted small">{l.description}</div> : null}
+                  </td>
+                  <td><TypeTags list={l} t={t} /></td>
+                  <td class="num"><a href={`/admin/subscribers?list_id=${l.id}`}>{formatNumber(l.subscriber_count ?? 0)}</a></td>
+                  <td class="hide-narrow small">
+                    {(['unconfirmed', 'confirmed', 'unsubscribed'] as const).map((st) => (
+                      <div><a href={`/admin/subscribers?list_id=${l.id}&subscription_status=${st}`}>{t(`subscribers.status.${st}`)}</a>: {formatNumber(l.subscriber_statuses?.[st] ?? 0)}</div>
+                    ))}
+                  </td>
+                  <td class="hide-narrow"><Time value={l.created_at} /></td>
+                  <td class="hide-narrow"><Time value={l.updated_at} /></td>
+                  <td>
+                    <div class="row-actions">
+                      {can(actor, 'subscribers:import') && manages(l.id) ? <a href={`/admin/subscribers/import?list_id=${l.id}`}>{t('globals.terms.import')}</a> : null}
+                      {manages(l.id) ? <button type="button" class="link" data-id={String(l.id)} data-name={l.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <Pager page={paging.page} perPage={paging.perPage} total={total} path={path} query={query} t={t} />
+      </div>
+    ),
+  });
+}
+
+function ListForm({ list, view, editable }: { list: List | null; view: AdminView; editable: boolean }): JSX.Element {
+  const { t } = view;
+  const fields = { disabled: !editable };
+  return (
+    <form
+      x-data="apiForm" x-on:submit="submit" class="card"
+      data-method={list ? 'PUT' : 'POST'} data-action={list ? `/api/lists/${list.id}` : '/api/lists'}
+      data-done={list ? `/admin/lists/${list.id}` : '/admin/lists/{id}'} data-flash={list ? t('admin.saved') : t('admin.lists.created')}
+    >
+      <Field id="list-name" label={t('globals.fields.name')}>
+        <input type="text" id="list-name" name="name" value={list?.name ?? ''} required maxlength={200} {...fields} />
+      </Field>
+      <div class="grid2">
+        <Field id="list-type" label={t('lists.type')} help={t('lists.typeHelp')}>
+          <select id="list-type" name="type" {...fields}>
+            {(['private', 'public'] as const).map((v) => <option value={v} selected={list?.type === v}>{t(`lists.types.${v}`)}</option>)}
+          </select>
+        </Field>
+        <Field id="list-optin" label={t('lists.optin')} help={t('lists.optinHelp')}>
+          <select id="list-optin" name="optin" {...fields}>
+            {(['single', 'double'] as const).map((v) => <option value={v} selected={list?.optin === v}>{t(`lists.optins.${v}`)}</option>)}
+          </select>
+        </Field>
+      </div>
+      <Field id="list-tags" label={t('globals.terms.tags')} help={t('admin.lists.tagsHelp')}>
+        <input type="text" id="list-tags" name="tags" data-kind="tags" value={list?.tags.join(', ') ?? ''} {...fields} />
+      </Field>
+      <Field id="list-description" label={t('globals.fields.description')}>
+        <textarea id="list-description" name="description" {...fields}>{list?.description ?? ''}</textarea>
+      </Field>
+      <div class="field">
+        <label class="check-label"><input type="checkbox" name="status" value="archived" data-kind="switch" data-off="active" checked={list?.status === 'archived'} {...fields} /> {t('lists.archived')}</label>
+        <p class="help">{t('lists.archivedHelp')}</p>
+      </div>
+      <p class="alert" data-error-for="_form" role="alert"></p>
+      {editable ? (
+        <div class="actions">
+          <button type="submit" x-bind:disabled="busy">{list ? t('globals.buttons.saveChanges') : t('lists.newList')}</button>
+          <a class="button secondary" href="/admin/lists">{t('globals.buttons.cancel')}</a>
+        </div>
+      ) : <p class="muted">{t('admin.lists.readOnly')}</p>}
+    </form>
+  );
+}
+
+function newListPage(c: AdminContext, s: Services) {
+  const view = adminView(c, s);
+  return adminPage(c, s, {
+    title: view.t('lists.newList'),
+    body: (
+      <>
+        <a class="back" href="/admin/lists">← {view.t('menu.allLists')}</a>
+        <PageHead title={view.t('lists.newList')} />
+        <ListForm list={null} view={view} editable />
+      </>
+    ),
+  });
+}
+
+function listPage(c: AdminContext, s: Services) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
+  const list = s.lists.get(actor, pathId(c));
+  const manages = can(actor, 'list:manage', list.id);
+  return adminPage(c, s, {
+    title: list.name,
+    body: (
+      <div x-data="listPage">
+        <a class="back" href="/admin/lists">← {t('menu.allLists')}</a>
+        <PageHead title={list.name}>
+          {manages ? <button type="button" class="danger" data-id={String(list.id)} data-name={list.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
+        </PageHead>
+        <div class="ids">
+          <span>{t('globals.fields.id')}: <code>{list.id}</code> <CopyButton value={String(list.id)} label={t('globals.fields.id')} t={t} /></span>
+          <span>{t('globals.fields.uuid')}: <code>{list.uuid}</code> <CopyButton value={list.uuid} label={t('globals.fields.uuid')} t={t} /></span>
+          <span><TypeTags list={list} t={t} /></span>
+        </div>
+        <p class="inline">
+          <a href={`/admin/subscribers?list_id=${list.id}`}>{t('admin.lists.viewSubscribers', { n: formatNumber(list.subscriber_count ?? 0) })}</a>
+          {can(actor, 'subscribers:import') && manages ? <a href={`/admin/subscribers/import?list_id=${list.id}`}>{t('admin.lists.importInto')}</a> : null}
+        </p>
+        <ListForm list={list} view={view} editable={manages} />
+      </div>
+    ),
+  });
+}
+
+function formsPage(c: AdminContext, s: Services) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
+  requireLists(view);
+  const { results } = s.lists.query(actor, { search: '', status: 'active', type: 'public', tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: false });
+  const captcha = s.settings.get<CaptchaSettings>('security.captcha');
+  const provider = captchaProvider(captcha);
+  const root = s.settings.rootUrl();
+  const redirects = s.settings.get<string[]>('security.trusted_urls').filter((u) => u !== '*');
+  const enabled = s.settings.bool('app.enable_public_subscription_page');
+  return adminPage(c, s, {
+    title: t('forms.title'),
+    body: (
+      <div x-data="formsPage">
+        <PageHead title={t('forms.title')} />
+        {enabled ? null : <p class="banner warn">{t('admin.forms.publicPageOff')}</p>}
+        <PageData id="forms-data" value={{
+          root, captcha: provider, hcaptchaKey: provider === 'hcaptcha' ? captcha.hcaptcha.key : '',
+          lists: results.map((l) => ({ uuid: l.uuid, name: l.name })),
+          labels: { email: t('subscribers.email'), name: t('globals.fields.name'), subscribe: t('admin.forms.subscribe') },
+        }} />
+        <div class="grid2">
+          <section class="card">
+            <h2>{t('forms.publicLists')}</h2>
+            {results.length === 0 ? (
+              <p class="muted">{t('admin.forms.noPublicLists')} {can(actor, 'lists:manage_all') ? <a href="/admin/lists/new">{t('lists.newList')}</a> : null}</p>
+            ) : (
+              <fieldset>
+                <legend>{t('forms.selectHelp')}</legend>
+                {results.map((l) => <label class="check-label"><input type="checkbox" value={l.uuid} x-model="chosen" /> {l.name}</label>)}
+              </fieldset>
+            )}
+            <div class="field">
+              <label for="form-redirect">{t('admin.forms.redirect')}</label>
+              <select id="form-redirect" x-model="redirect">
+                <option value="">{t('admin.forms.noRedirect')}</option>
+                {redirects.map((u) => <option value={u}>{u}</option>)}
+              </select>
+              <p class="help">{t('admin.forms.redirectHelp')}</p>
+            </div>
+            <p>{t('admin.forms.hosted')} <a href={`${root}/subscription/form`}>{`${root}/subscription/form`}</a> <CopyButton value={`${root}/subscription/form`} label={t('admin.forms.hosted')} t={t} /></p>
+          </section>
+          <section class="card">
+            <h2>{t('forms.formHTML')}</h2>
+            <p class="help">{t('admin.forms.snippetHelp')}</p>
+            <label for="form-snippet" class="visually-hidden">{t('forms.formHTML')}</label>
+            <textarea id="form-snippet" readonly rows={14} x-bind:value="snippet()"></textarea>
+            <div class="actions"><button type="button" class="secondary" x-on:click="copySnippet">{t('globals.buttons.copy')}</button></div>
+          </section>
+        </div>
+        <section class="card">
+          <h2>{t('admin.forms.preview')}</h2>
+          <iframe class="form-preview" id="form-preview" title={t('admin.forms.preview')} sandbox=""></iframe>
+        </section>
+      </div>
+    ),
+  });
+}

@@ -1,0 +1,106 @@
+// Browser journeys through the editor island on a campaign's page: a markdown body edited in
+// the code editor and saved from it (Ctrl+S), plain text back in the textarea, and rich text
+// in TipTap with its toolbar and the switch to the HTML source and back.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import sharp from 'sharp';
+import { browserSkip, launchBrowser, screenshot, signedInTab } from '../helpers/browser.ts';
+import { useFreshServer } from '../helpers/server.ts';
+
+describe('the code editor in a browser', { skip: browserSkip() }, () => {
+  const server = useFreshServer();
+  let browser: Browser;
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('writes rich text with the toolbar (bold, a link, an image from the media library), edits its HTML source and comes back', async () => {
+    const t = server();
+    const list = await t.request('POST', '/api/lists', { name: 'Rich list', type: 'private', optin: 'single' });
+    const created = await t.request('POST', '/api/campaigns', { name: 'Rich', subject: 'S', lists: [list.body.data.id], content_type: 'richtext', body: '<p>Dear reader,</p>' });
+    const id = created.body.data.id;
+    // The image goes into the body by its public URL, which the editor then loads: this server's.
+    assert.equal((await t.request('PUT', '/api/settings', { 'app.root_url': t.url })).status, 200);
+    const upload = new FormData();
+    upload.append('file', new Blob([await sharp({ create: { width: 120, height: 80, channels: 3, background: '#2f6db5' } }).png().toBuffer()], { type: 'image/png' }), 'harbour.png');
+    const media = await t.request('POST', '/api/media', undefined, { raw: upload });
+    assert.equal(media.status, 200, media.text);
+    const tab = await signedInTab(browser, t);
+    const { page } = tab;
+    await page.goto(`${t.url}/admin/campaigns/${id}`);
+    const editor = page.getByRole('textbox', { name: 'Body' });
+    await editor.getByText('Dear reader,').waitFor();
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    const toolbar = page.getByRole('toolbar', { name: 'Body formatting' });
+    await toolbar.getByRole('button', { name: 'Bold' }).click();
+    await page.keyboard.type('Big news');
+    assert.equal(await toolbar.getByRole('button', { name: 'Bold' }).getAttribute('aria-pressed'), 'true');
+    await page.keyboard.press('Shift+Home');
+    await toolbar.getByRole('button', { name: 'Link' }).click();
+    await page.getByRole('dialog').getByRole('textbox').fill('https://example.com/news@TrackLink');
+    await page.getByRole('dialog').getByRole('button', { name: 'Set link' }).click();
+    await editor.getByRole('link', { name: 'Big news' }).waitFor();
+    await page.keyboard.press('ArrowRight');
+    await toolbar.getByRole('button', { name: 'Image' }).click();
+    const picker = page.getByRole('dialog', { name: 'Insert an image' });
+    await picker.getByRole('button', { name: 'Insert harbour.png' }).waitFor();
+    await screenshot(page, 'image-picker');
+    await picker.getByRole('button', { name: 'Insert harbour.png' }).click();
+    await editor.getByRole('img', { name: 'harbour.png' }).waitFor();
+    await screenshot(page, 'campaign-richtext');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved', { exact: true }).waitFor();
+    const saved = await t.request('GET', `/api/campaigns/${id}`);
+    const body: string = saved.body.data.body;
+    assert.ok(body.startsWith('<p>Dear reader,</p><p>'), body);
+    assert.match(body, /<strong>[^<]*(<a [^>]*>)?Big news/, body);
+    assert.match(body, /<a [^>]*href="https:\/\/example\.com\/news@TrackLink"[^>]*>(<strong>)?Big news/, body);
+    assert.ok(body.includes(`<img src="${media.body.data.url}" alt="harbour.png">`), body);
+
+    await page.getByRole('button', { name: 'HTML source' }).click();
+    const source = page.getByRole('textbox', { name: 'Body' });
+    assert.match(await source.innerText(), /<strong>/);
+    await source.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('<h2>Added in the source</h2>');
+    await page.getByRole('button', { name: 'Back to rich text' }).click();
+    await page.getByRole('textbox', { name: 'Body' }).getByRole('heading', { name: 'Added in the source' }).waitFor();
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+  });
+
+  for (const dark of [false, true]) {
+    it(`edits a campaign's markdown body in the editor and saves it; plain text uses the textarea (${dark ? 'dark' : 'light'})`, async () => {
+      const t = server();
+      const list = await t.request('POST', '/api/lists', { name: `Editor list ${dark}`, type: 'private', optin: 'single' });
+      const created = await t.request('POST', '/api/campaigns', { name: `Editor ${dark}`, subject: 'S', lists: [list.body.data.id], content_type: 'markdown', body: '# Hello\n\nFirst draft' });
+      assert.equal(created.status, 200, created.text);
+      const id = created.body.data.id;
+      const tab = await signedInTab(browser, t, { dark });
+      const { page } = tab;
+      await page.goto(`${t.url}/admin/campaigns/${id}`);
+      const editor = page.getByRole('textbox', { name: 'Body' });
+      assert.match(await editor.innerText(), /# Hello\s+First draft/);
+      await editor.click();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.insertText('\n\nA **second** paragraph');
+      await screenshot(page, `campaign-editor-${dark ? 'dark' : 'light'}`);
+      await page.keyboard.press('Control+S');
+      await page.getByText('Saved', { exact: true }).waitFor();
+      const saved = await t.request('GET', `/api/campaigns/${id}`);
+      assert.equal(saved.body.data.body, '# Hello\n\nFirst draft\n\nA **second** paragraph');
+
+      await page.getByLabel('Format').selectOption('plain');
+      assert.equal(await page.getByRole('textbox', { name: 'Body' }).evaluate((el) => el.tagName), 'TEXTAREA', 'plain text is edited in the textarea');
+      assert.equal(await page.getByLabel('Body').inputValue(), saved.body.data.body);
+      assert.deepEqual(tab.problems, []);
+      await tab.close();
+    });
+  }
+});
