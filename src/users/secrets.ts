@@ -1,6 +1,7 @@
 // Password hashing (scrypt from node:crypto, salted, slow) and API tokens (random, stored as
 // SHA-256: a 48-character random token needs no slow hash, and auth stays fast). scrypt runs on
 // libuv's thread pool: one hash takes ~40 ms of CPU, which must not hold the event loop.
+import bcrypt from 'bcryptjs';
 import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
@@ -26,6 +27,11 @@ async function scryptAsync(password: string, salt: Buffer, keylen: number, optio
   }
 }
 
+/** A bcrypt hash as listmonk stores login passwords (users migrated from listmonk until they sign in). */
+export function isBcryptHash(stored: string | null): boolean {
+  return /^\$2[aby]\$/.test(stored ?? '');
+}
+
 /** A password's hash, as stored: "scrypt$N$r$p$salt$hash" (base64 salt and hash), the format since the first release. */
 export type PasswordHash = string & { readonly __passwordHash: true };
 
@@ -36,6 +42,7 @@ export async function hashPassword(password: string): Promise<PasswordHash> {
 }
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  if (isBcryptHash(stored)) return bcrypt.compare(password, stored!);
   const parts = stored?.split('$') ?? [];
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [N, r, p] = parts.slice(1, 4).map(Number);

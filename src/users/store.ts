@@ -14,7 +14,7 @@ import {
 } from '../http/permissions.ts';
 import type { Authenticator } from '../http/auth.ts';
 import { assertUsername, normaliseEmail } from './rules.ts';
-import { hashPassword, type PasswordHash, randomString, sameDigest, sha256Hex, verifyPassword } from './secrets.ts';
+import { hashPassword, isBcryptHash, type PasswordHash, randomString, sameDigest, sha256Hex, verifyPassword } from './secrets.ts';
 
 export { PASSWORD_MIN } from './rules.ts';
 
@@ -576,6 +576,8 @@ export class UserStore {
     const row = this.q.userByName.get({ username });
     const usable = row && row.type === 'user' && row.password_login === 1 && row.status === 'enabled' && row.password === found?.password;
     if (!usable || !matches) return null;
+    // A listmonk bcrypt hash is replaced by listmgr's own on the first successful sign-in.
+    if (isBcryptHash(row.password)) this.q.setPassword.run({ password: await hashPassword(password), id: row.id });
     return { id: row.id, username: row.username, twofaSecret: row.twofa_type === 'totp' ? row.twofa_key : null };
   }
 
