@@ -68,3 +68,8 @@ export function pageData<T>(id: string): T {
   if (!el?.textContent) throw new Error(`page data #${id} is missing`);
   return JSON.parse(el.textContent) as T;
 }
+
+/** Shows a refused or failed call's message as an error notice. */
+export function notifyError(err: unknown): void {
+  notify(err instanceof ApiError ? err.message : String(err), 'error');
+}

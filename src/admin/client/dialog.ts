@@ -74,3 +74,18 @@ export function promptText(message: string, initial: string, confirmLabel = 'OK'
     input.select();
   });
 }
+
+/** The element whose handler runs (a row's button carries its data-* for the action). */
+export function clicked(event: Event): HTMLElement {
+  return event.currentTarget as HTMLElement;
+}
+
+/** Shows `url` in the page's preview dialog: a sandboxed frame (PreviewDialog on the server). */
+export function showPreview(url: string | null): void {
+  if (url !== null) (document.getElementById('preview-frame') as HTMLIFrameElement).src = url;
+  (document.getElementById('preview-dialog') as HTMLDialogElement).showModal();
+}
+
+export function closePreview(): void {
+  (document.getElementById('preview-dialog') as HTMLDialogElement).close();
+}

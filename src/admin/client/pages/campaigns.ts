@@ -1,7 +1,7 @@
 // The campaigns table: status changes, preview, clone, delete (one, selected or all matching),
 // and the live progress of running campaigns (polled every second, as listmonk's admin does).
-import { api, ApiError, navigate, notify, pageData } from '../api.ts';
-import { confirmAction, promptText } from '../dialog.ts';
+import { api, navigate, notify, notifyError, pageData } from '../api.ts';
+import { clicked, closePreview, confirmAction, promptText, showPreview } from '../dialog.ts';
 import { clearErrors, formJson, showError } from '../form.ts';
 import { selection } from '../selection.ts';
 
@@ -15,13 +15,7 @@ interface RunningStat {
 
 const POLL_MS = 1000;
 
-function fail(err: unknown): void {
-  notify(err instanceof ApiError ? err.message : String(err), 'error');
-}
 
-function target(event: Event): HTMLElement {
-  return event.currentTarget as HTMLElement;
-}
 
 /** Fields of a campaign that a copy takes over (the API's create body). */
 const COPIED = ['subject', 'from_email', 'content_type', 'messenger', 'tags', 'template_id', 'body', 'altbody', 'headers', 'attribs', 'archive', 'archive_template_id', 'archive_meta', 'type'] as const;
@@ -65,26 +59,22 @@ export function campaignsPage() {
       window.addEventListener('pagehide', () => clearTimeout(this.timer));
     },
     async changeStatus(this: { $event: Event }) {
-      const el = target(this.$event);
+      const el = clicked(this.$event);
       if (!(await confirmAction(`${el.dataset.label}: "${el.dataset.name}"?`, el.dataset.label, el.dataset.status === 'cancelled'))) return;
       try {
         await api('PUT', `/api/campaigns/${el.dataset.id}/status`, { status: el.dataset.status });
         navigate(null, `"${el.dataset.name}" is now ${el.dataset.status}`);
       } catch (err) {
-        fail(err);
+        notifyError(err);
       }
     },
     preview(this: { $event: Event }) {
-      const el = target(this.$event);
-      const frame = document.getElementById('preview-frame') as HTMLIFrameElement;
-      frame.src = `/api/campaigns/${el.dataset.id}/preview`;
-      (document.getElementById('preview-dialog') as HTMLDialogElement).showModal();
+      const el = clicked(this.$event);
+      showPreview(`/api/campaigns/${el.dataset.id}/preview`);
     },
-    closePreview() {
-      (document.getElementById('preview-dialog') as HTMLDialogElement).close();
-    },
+    closePreview,
     async cloneOne(this: { $event: Event }) {
-      const el = target(this.$event);
+      const el = clicked(this.$event);
       const name = await promptText('Name of the copy', `Copy of ${el.dataset.name}`, 'Clone');
       if (!name) return;
       try {
@@ -94,17 +84,17 @@ export function campaignsPage() {
         const created = await api<{ id: number }>('POST', '/api/campaigns', body);
         navigate(`/admin/campaigns/${created.id}`, `"${name}" created`);
       } catch (err) {
-        fail(err);
+        notifyError(err);
       }
     },
     async deleteOne(this: { $event: Event }) {
-      const el = target(this.$event);
+      const el = clicked(this.$event);
       if (!(await confirmAction(`Delete the campaign "${el.dataset.name}"?`, 'Delete'))) return;
       try {
         await api('DELETE', `/api/campaigns/${el.dataset.id}`);
         navigate(null, 'Campaign deleted');
       } catch (err) {
-        fail(err);
+        notifyError(err);
       }
     },
     async deleteSelected(this: { matching: boolean; selectedIds(): number[] }) {
@@ -122,7 +112,7 @@ export function campaignsPage() {
         await api('DELETE', `/api/campaigns?${ids.map((id) => `id=${id}`).join('&')}`);
         navigate(null, `${what} deleted`);
       } catch (err) {
-        fail(err);
+        notifyError(err);
       }
     },
   };
@@ -146,7 +136,7 @@ function previewUnsaved(id: string): void {
   document.body.append(post);
   post.submit();
   post.remove();
-  (document.getElementById('preview-dialog') as HTMLDialogElement).showModal();
+  showPreview(null);
 }
 
 /** One campaign's page: Ctrl+S saves, F9 previews what is in the editor, test sends, status changes. */
@@ -178,7 +168,7 @@ function convertOnFormatChange(): void {
       body.value = converted;
       body.dispatchEvent(new Event('editor:reload'));
     } catch (err) {
-      fail(err);
+      notifyError(err);
       restore();
     }
   });

@@ -1,5 +1,5 @@
 // The lists table (delete one, or the selected lists, or all matching) and a list's page.
-import { api, ApiError, navigate, notify, pageData } from '../api.ts';
+import { api, navigate, notifyError, pageData } from '../api.ts';
 import { confirmAction } from '../dialog.ts';
 import { selection } from '../selection.ts';
 
@@ -18,7 +18,7 @@ async function deleteLists(ids: number[], what: string): Promise<void> {
     else await api('DELETE', `/api/lists?${ids.map((id) => `id=${id}`).join('&')}`);
     navigate(null, ids.length === 1 ? 'List deleted' : `${ids.length.toLocaleString('en-US')} lists deleted`);
   } catch (err) {
-    notify(err instanceof ApiError ? err.message : String(err), 'error');
+    notifyError(err);
   }
 }
 
@@ -60,7 +60,7 @@ export function listPage() {
         await api('DELETE', `/api/lists/${button.dataset.id}`);
         navigate('/admin/lists', 'List deleted');
       } catch (err) {
-        notify(err instanceof ApiError ? err.message : String(err), 'error');
+        notifyError(err);
       }
     },
   };

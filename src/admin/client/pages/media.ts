@@ -1,7 +1,7 @@
 // The media page: files dropped or chosen are uploaded one request each (POST /api/media, the
 // API takes one file per request), with a progress bar per file and the API's refusal beside
 // the file it is about; delete asks first.
-import { api, ApiError, navigate, notify } from '../api.ts';
+import { api, ApiError, navigate, notifyError } from '../api.ts';
 import { confirmAction } from '../dialog.ts';
 
 interface Upload {
@@ -104,7 +104,7 @@ export function mediaPage() {
         await api('DELETE', `/api/media/${el.dataset.id}`);
         navigate(null, `"${el.dataset.name}" deleted`);
       } catch (err) {
-        notify(err instanceof ApiError ? err.message : String(err), 'error');
+        notifyError(err);
       }
     },
   };

@@ -1,7 +1,7 @@
 // The templates table (preview, clone, make default, delete) and one template's page: its body
 // previewed beside the form (button and F9), compile errors shown beside the body.
-import { api, ApiError, navigate, notify, pageData } from '../api.ts';
-import { confirmAction, promptText } from '../dialog.ts';
+import { api, navigate, notifyError, pageData } from '../api.ts';
+import { clicked, closePreview, confirmAction, promptText, showPreview } from '../dialog.ts';
 import { clearErrors, formJson, showError } from '../form.ts';
 
 interface Template {
@@ -19,26 +19,17 @@ interface PageSetup {
   starters: Record<string, string> | null;
 }
 
-function fail(err: unknown): void {
-  notify(err instanceof ApiError ? err.message : String(err), 'error');
-}
 
-function target(event: Event): HTMLElement {
-  return event.currentTarget as HTMLElement;
-}
 
 export function templatesPage() {
   return {
     preview(this: { $event: Event }) {
-      const el = target(this.$event);
-      (document.getElementById('preview-frame') as HTMLIFrameElement).src = `/api/templates/${el.dataset.id}/preview`;
-      (document.getElementById('preview-dialog') as HTMLDialogElement).showModal();
+      const el = clicked(this.$event);
+      showPreview(`/api/templates/${el.dataset.id}/preview`);
     },
-    closePreview() {
-      (document.getElementById('preview-dialog') as HTMLDialogElement).close();
-    },
+    closePreview,
     async cloneOne(this: { $event: Event }) {
-      const el = target(this.$event);
+      const el = clicked(this.$event);
       const name = await promptText('Name of the copy', `Copy of ${el.dataset.name}`, 'Clone');
       if (!name) return;
       try {
@@ -46,27 +37,27 @@ export function templatesPage() {
         const created = await api<{ id: number }>('POST', '/api/templates', { name, type: tp.type, subject: tp.subject, body: tp.body ?? '', body_source: tp.body_source ?? '' });
         navigate(`/admin/campaigns/templates/${created.id}`, `"${name}" created`);
       } catch (err) {
-        fail(err);
+        notifyError(err);
       }
     },
     async makeDefault(this: { $event: Event }) {
-      const el = target(this.$event);
+      const el = clicked(this.$event);
       if (!(await confirmAction(`Make "${el.dataset.name}" the default template? New campaigns will use it.`, 'Make default', false))) return;
       try {
         await api('PUT', `/api/templates/${el.dataset.id}/default`);
         navigate(null, `"${el.dataset.name}" is now the default template`);
       } catch (err) {
-        fail(err);
+        notifyError(err);
       }
     },
     async deleteOne(this: { $event: Event }) {
-      const el = target(this.$event);
+      const el = clicked(this.$event);
       if (!(await confirmAction(`Delete the template "${el.dataset.name}"? Campaigns using it switch to the default template.`, 'Delete'))) return;
       try {
         await api('DELETE', `/api/templates/${el.dataset.id}`);
         navigate(null, `"${el.dataset.name}" deleted`);
       } catch (err) {
-        fail(err);
+        notifyError(err);
       }
     },
   };
