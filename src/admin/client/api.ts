@@ -71,5 +71,5 @@ export function pageData<T>(id: string): T {
 
 /** Shows a refused or failed call's message as an error notice. */
 export function notifyError(err: unknown): void {
-  notify(err instanceof ApiError ? err.message : String(err), 'error');
+  notify(err instanceof Error ? err.message : String(err), 'error');
 }

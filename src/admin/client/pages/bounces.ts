@@ -1,7 +1,7 @@
 // The bounces page (src/bounces/admin.tsx): deleting one bounce, the selected or all, and
 // blocklisting the subscribers of the selected bounces (PUT /api/subscribers/blocklist) or of
 // every bounce (PUT /api/bounces/blocklist); each asks first, with the count.
-import { api, navigate, notify } from '../api.ts';
+import { api, navigate, notifyError } from '../api.ts';
 import { confirmAction } from '../dialog.ts';
 import { selection } from '../selection.ts';
 
@@ -24,7 +24,7 @@ async function write(call: () => Promise<unknown>, done: string): Promise<void> 
     await call();
     navigate(null, done);
   } catch (err) {
-    notify(err instanceof Error ? err.message : String(err), 'error');
+    notifyError(err);
   }
 }
 

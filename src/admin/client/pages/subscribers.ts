@@ -2,7 +2,7 @@
 // page's query matches (list changes in a <dialog>, blocklist, delete), deleting one row, and on
 // a subscriber's page the opt-in mail, deleting its bounces and deleting it. Every change goes
 // through /api and asks first, with the count it will touch.
-import { api, ApiError, navigate, notify, pageData } from '../api.ts';
+import { api, ApiError, navigate, notify, notifyError, pageData } from '../api.ts';
 import { confirmAction } from '../dialog.ts';
 import { selection, type Selection } from '../selection.ts';
 
@@ -41,7 +41,7 @@ async function run(action: () => Promise<unknown>, done: string): Promise<void> 
     await action();
     navigate(null, done);
   } catch (err) {
-    notify(err instanceof Error ? err.message : String(err), 'error');
+    notifyError(err);
   }
 }
 
@@ -125,7 +125,7 @@ export function subscriber() {
         await api('POST', `/api/subscribers/${id}/optin`);
         notify('Opt-in confirmation sent');
       } catch (err) {
-        notify(err instanceof Error ? err.message : String(err), 'error');
+        notifyError(err);
       }
     },
     async remove(this: One) {
@@ -135,7 +135,7 @@ export function subscriber() {
         await api('DELETE', `/api/subscribers/${id}`);
         navigate('/admin/subscribers', `${email} was deleted`);
       } catch (err) {
-        notify(err instanceof Error ? err.message : String(err), 'error');
+        notifyError(err);
       }
     },
     async deleteBounces(this: One, e: Event) {
