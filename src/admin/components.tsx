@@ -160,3 +160,25 @@ export function SearchToolbar({ path, search, status, keep = {}, t }: {
     </form>
   );
 }
+
+/**
+ * The bar of a table's bulk actions, shown while rows are ticked (the page's `selection()`):
+ * how many, "select all N matching" when the page offers it, the page's actions, and Clear.
+ */
+export function BulkBar({ t, matchingLabel, visible = 'hasSelection()', children }: {
+  t: Translate;
+  /** The text of the "all N matching" choice; none when the page's actions cannot take a query. */
+  matchingLabel?: string;
+  /** The Alpine expression that shows the bar. */
+  visible?: string;
+  children: Child;
+}): JSX.Element {
+  return (
+    <div class="bulk" x-show={visible} x-cloak>
+      <strong x-text="selectedLabel()"></strong>
+      {matchingLabel ? <button type="button" class="link" x-show="offerMatching()" x-on:click="selectMatching">{matchingLabel}</button> : null}
+      {children}
+      <button type="button" class="secondary small" x-on:click="clearSelection">{t('globals.buttons.clear')}</button>
+    </div>
+  );
+}

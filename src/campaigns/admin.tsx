@@ -3,14 +3,12 @@
 // through the campaign service with the signed-in user; every change is an /api call.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
-import { formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time } from '../admin/components.tsx';
+import { BulkBar, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time } from '../admin/components.tsx';
 import { parsePaging } from '../http/paging.ts';
 import { can, type Actor } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
-import { q, z } from '../http/schema.ts';
+import { pathId, q, z } from '../http/schema.ts';
 import type { Services } from '../services.ts';
-import { Field } from '../admin/components.tsx';
-import { pathId } from '../http/schema.ts';
 import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type Bucket, type CampaignJson } from './store.ts';
 
 const route = routesFor<Services>();
@@ -167,12 +165,9 @@ function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefin
           status={{ id: 'campaign-status', value: status, options: [{ value: '', label: t('globals.terms.all') }, ...CAMPAIGN_STATUSES.map((v) => ({ value: v, label: t(`campaigns.status.${v}`) }))] }}
         />
         {may.manage ? (
-          <div class="bulk" x-show="hasSelection()" x-cloak>
-            <span x-text="selectedLabel()"></span>
-            <button type="button" class="link" x-show="offerMatching()" x-on:click="selectMatching">{t('admin.selectAllMatching', { n: formatNumber(total) })}</button>
+          <BulkBar t={t} matchingLabel={t('admin.selectAllMatching', { n: formatNumber(total) })}>
             <button type="button" class="danger small" x-on:click="deleteSelected">{t('globals.buttons.delete')}</button>
-            <button type="button" class="secondary small" x-on:click="clearSelection">{t('globals.buttons.clear')}</button>
-          </div>
+          </BulkBar>
         ) : null}
         <PageData id="campaigns-query" value={{ query: p.query, status }} />
         <div class="table-wrap">

@@ -3,7 +3,7 @@
 // list service with the signed-in user, so each sees the lists the API would show them.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
-import { CopyButton, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
+import { BulkBar, CopyButton, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import { seesLists } from '../admin/nav.ts';
 import { forbidden } from '../http/errors.ts';
 import { parsePaging } from '../http/paging.ts';
@@ -87,12 +87,9 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
           <p class="small">{t('admin.filteredBy')} {filters.map((f) => <Tag tone="accent">{f}</Tag>)} <a href={withQuery(path, query, { type: null, optin: null, tag: null, page: null })}>{t('admin.clearFilters')}</a></p>
         ) : null}
         {anyManaged ? (
-          <div class="bulk" x-show="hasSelection()" x-cloak>
-            <span x-text="selectedLabel()"></span>
-            <button type="button" class="link" x-show="offerMatching()" x-on:click="selectMatching">{t('admin.selectAllMatching', { n: formatNumber(total) })}</button>
+          <BulkBar t={t} matchingLabel={t('admin.selectAllMatching', { n: formatNumber(total) })}>
             <button type="button" class="danger small" x-on:click="deleteSelected">{t('globals.buttons.delete')}</button>
-            <button type="button" class="secondary small" x-on:click="clearSelection">{t('globals.buttons.clear')}</button>
-          </div>
+          </BulkBar>
         ) : null}
         <PageData id="lists-query" value={{ query: p.query, status, type: p.type, optin: p.optin, tag: p.tag }} />
         <div class="table-wrap">

@@ -3,7 +3,7 @@
 // bounces and activity). Reads call the subscriber service with the signed-in user, so a
 // page shows exactly what the API would; writes go through /api from the page's script.
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { CopyButton, Field, formatNumber, PageData, PageHead, Pager, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
+import { BulkBar, CopyButton, Field, formatNumber, PageData, PageHead, Pager, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import { HttpError } from '../http/errors.ts';
@@ -178,14 +178,11 @@ async function subscribersPage(c: AdminContext, s: Services) {
           ) : null}
         </form>
         {manage ? (
-          <div class="bulk" x-show="hasSelection() || matching" x-cloak>
-            <strong x-text="selectedLabel()"></strong>
-            {byQuery ? <button type="button" class="link" x-show="offerMatching()" x-on:click="selectMatching">{t('admin.subscribers.selectMatching', { num: formatNumber(page.total) })}</button> : null}
+          <BulkBar t={t} visible="hasSelection() || matching" matchingLabel={byQuery ? t('admin.subscribers.selectMatching', { num: formatNumber(page.total) }) : undefined}>
             <button type="button" class="secondary small" x-on:click="openLists">{t('subscribers.manageLists')}</button>
             <button type="button" class="secondary small" x-on:click="blocklistSelected">{t('admin.subscribers.blocklist')}</button>
             <button type="button" class="danger small" x-on:click="deleteSelected">{t('globals.buttons.delete')}</button>
-            <button type="button" class="link small" x-on:click="clearSelection">{t('globals.buttons.clear')}</button>
-          </div>
+          </BulkBar>
         ) : null}
         <div class="table-wrap">
           <table>
