@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { browserSkip, screenshot, signedInTab, useBrowser, waitForValue } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -84,12 +84,11 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     await format.selectOption({ label: 'Raw HTML' });
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
     // Cancelled: the format goes back (once the dialog's answer is handled).
-    await page.waitForFunction("document.getElementById('c-format').value === 'markdown'");
+    await waitForValue(format, (v) => v === 'markdown');
     assert.match(await page.locator('#c-body').inputValue(), /^# Hello/);
     await format.selectOption({ label: 'Raw HTML' });
     await page.getByRole('dialog').getByRole('button', { name: 'Convert' }).click();
-    // A string: the tests are not compiled with the DOM's types.
-    await page.waitForFunction("document.getElementById('c-body').value.includes('<h1')");
+    await waitForValue(page.locator('#c-body'), (v) => v.includes('<h1'));
     assert.match(await page.locator('#c-body').inputValue(), /<h1[^>]*>Hello<\/h1>[\s\S]*<strong>bold<\/strong>/);
     await page.keyboard.press('Control+s');
     await page.getByText('Saved', { exact: true }).waitFor();

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { browserSkip, screenshot, signedInTab, useBrowser, waitForValue } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 describe('the code editor in a browser', { skip: browserSkip() }, () => {
@@ -94,8 +94,7 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
       await page.getByRole('dialog').getByRole('button', { name: 'Convert' }).click();
       await page.getByRole('dialog').waitFor({ state: 'detached' });
       assert.equal(await page.getByRole('textbox', { name: 'Body' }).evaluate((el) => el.tagName), 'TEXTAREA', 'plain text is edited in the textarea');
-      await page.waitForFunction("!document.getElementById('c-body').value.includes('**')");
-      const plain = await page.getByRole('textbox', { name: 'Body' }).inputValue();
+      const plain = await waitForValue(page.getByRole('textbox', { name: 'Body' }), (v) => !v.includes('**'));
       assert.match(plain, /Hello/);
       assert.match(plain, /A second paragraph/);
       assert.notEqual(plain, saved.body.data.body);

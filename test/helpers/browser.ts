@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { ADMIN_PASSWORD, ADMIN_USER, type TestServer } from './server.ts';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -79,4 +79,18 @@ export async function signedInTab(browser: Browser, t: TestServer, o: { width?: 
   await page.getByLabel('Password').fill(o.password ?? ADMIN_PASSWORD);
   await Promise.all([page.waitForURL(/\/admin(\/|$|\?)/), page.getByRole('button', { name: 'Sign in' }).click()]);
   return { page, problems, close: () => context.close() };
+}
+
+/**
+ * Waits until a form control's value passes `ok`, polled from the test: the admin's CSP forbids
+ * evaluating a string in the page, so Playwright's string predicates cannot run there.
+ */
+export async function waitForValue(control: Locator, ok: (value: string) => boolean, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await control.inputValue();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`the value never passed the check; it is: ${value.slice(0, 200)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
