@@ -82,6 +82,11 @@ function StatusTag({ status, t }: { status: SubscriberStatus; t: Translate }): J
   return <Tag tone={status === 'blocklisted' ? 'danger' : undefined}>{t(`subscribers.status.${status}`)}</Tag>;
 }
 
+/** "+2 other lists": subscriptions to lists the signed-in user may not see. */
+function OtherLists({ n, t }: { n: number; t: Translate }): JSX.Element | null {
+  return n ? <Tag>{t('admin.subscribers.otherLists', { n })}</Tag> : null;
+}
+
 async function subscribersPage(c: AdminContext, s: Services) {
   const { t, actor } = adminView(c, s);
   const params = new URL(c.req.url).searchParams;
@@ -208,9 +213,11 @@ async function subscribersPage(c: AdminContext, s: Services) {
                     <a href={`/admin/subscribers/${sub.id}`}><strong>{sub.email}</strong></a>{' '}
                     {sub.status !== 'enabled' ? <StatusTag status={sub.status} t={t} /> : null}
                     <div>
-                      {sub.lists.map((l) => (
+                      {sub.lists.filter((l) => !l.restricted).map((l) => (
                         <Tag tone={subscriptionTone(l.subscription_status)}>{l.name} <span class="muted">· {t(`subscribers.status.${l.subscription_status}`)}</span></Tag>
                       ))}
+                      {/* Lists the user may not see are masked by the service: counted, not named. */}
+                      <OtherLists n={sub.lists.filter((l) => l.restricted).length} t={t} />
                     </div>
                   </td>
                   <td>{sub.name}</td>
@@ -422,7 +429,7 @@ function SubscriptionsTab({ sub, t }: { sub: Subscriber; t: Translate }): JSX.El
             const meta = Object.entries(l.subscription_meta ?? {});
             return (
               <tr>
-                <td>{l.restricted ? <span class="muted">{l.name}</span> : <a href={`${PATH}?list_id=${l.id}`}>{l.name}</a>}</td>
+                <td>{l.restricted ? <span class="muted">{t('admin.subscribers.hiddenList')}</span> : <a href={`${PATH}?list_id=${l.id}`}>{l.name}</a>}</td>
                 <td>{l.optin ? t(`lists.optins.${l.optin}`) : '—'}</td>
                 <td><Tag tone={subscriptionTone(l.subscription_status)}>{t(`subscribers.status.${l.subscription_status}`)}</Tag></td>
                 <td>{l.subscription_source || <span class="muted">—</span>}</td>

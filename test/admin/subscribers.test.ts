@@ -128,6 +128,15 @@ describe('admin subscribers pages', () => {
     assert.ok(!one.body.includes('x-on:click="sendOptin"'));
     assert.equal((await getPage(t, session, `/admin/subscribers/${outside}`)).status, 403);
     assert.equal((await getPage(t, session, '/admin/subscribers/new')).status, 403);
+    // A subscriber also on a list the reader cannot see: that list is counted, never named.
+    const both = await makeSubscriber(t, 'on-two-lists@example.com', [mine, other]);
+    const table = await getPage(t, session, '/admin/subscribers');
+    assert.ok(table.body.includes('on-two-lists@example.com'));
+    assert.ok(!table.body.includes('*Unknown'));
+    assert.match(table.body, /\+1 other lists/);
+    const page2 = await getPage(t, session, `/admin/subscribers/${both}`);
+    assert.ok(!page2.body.includes('*Unknown') && !page2.body.includes('Somebody else'));
+    assert.match(page2.body, /A list your role cannot see/);
   });
 
   it('offers a list manager its bulk actions with only the lists it manages as targets', async () => {
