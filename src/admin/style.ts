@@ -158,6 +158,12 @@ dialog.picker{max-width:min(48rem,calc(100vw - 2rem))}
 .media-pick{display:flex;flex-direction:column;align-items:center;justify-content:center;gap:.2rem;width:100%;height:8rem;padding:.3rem;background:var(--bg);border:1px solid var(--border);color:var(--fg);white-space:normal}
 .media-pick img{max-width:100%;min-height:0;flex:1;object-fit:contain}
 .editor-bar{display:flex;justify-content:flex-end;margin-bottom:.3rem}
+ul.choices{list-style:none;padding:0;margin:.4rem 0 0}
+.chips:empty{display:none}
+ul.chips{list-style:none;padding:0;margin:0 0 .5rem}
+.chip-remove{padding:0 .35rem;min-height:0;line-height:1.2;background:transparent;color:var(--fg);border:0;font-size:1rem}
+.audience{font-weight:600;margin:.4rem 0 0}
+.richtext-content a.button{display:inline-block;padding:.5rem 1.2rem;border-radius:.3rem;background:#0b57d0;color:#fff;text-decoration:none}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}

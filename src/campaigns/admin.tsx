@@ -9,6 +9,7 @@ import { can, type Actor } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type { Services } from '../services.ts';
+import { ARCHIVE_SUBSCRIBER_NAME } from './render.ts';
 import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type Bucket, type CampaignJson } from './store.ts';
 
 const route = routesFor<Services>();
@@ -53,6 +54,16 @@ export function StatusTag({ campaign, t }: { campaign: CampaignJson; t: AdminVie
       {t(`campaigns.status.${campaign.status}`)}
     </Tag>
   );
+}
+
+/**
+ * What a start or schedule button carries for its confirmation ("Send to 12,408 subscribers of
+ * 2 lists?"): the campaign's lists and type, whose audience the script counts, and its time.
+ */
+function summaryData(c: CampaignJson, status: string): Record<string, string> {
+  const start = c.status === 'draft' && (status === 'running' || status === 'scheduled');
+  if (!start) return {};
+  return { 'data-summary': status, 'data-lists': c.lists.flatMap((l) => (l.id ? [String(l.id)] : [])).join(','), 'data-type': c.type, 'data-send-at': c.send_at ?? '' };
 }
 
 /** The status changes a campaign's state allows, as [label key, new status]. */
@@ -114,7 +125,7 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
       <td>
         <div class="row-actions">
           {may.send ? statusActions(c).map(([label, status]) => (
-            <button type="button" class="link" data-id={String(c.id)} data-name={c.name} data-status={status} data-label={t(label)} x-on:click="changeStatus">{t(label)}</button>
+            <button type="button" class="link" data-id={String(c.id)} data-name={c.name} data-status={status} data-label={t(label)} {...summaryData(c, status)} x-on:click="changeStatus">{t(label)}</button>
           )) : null}
           <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="preview">{t('campaigns.preview')}</button>
           {may.manage ? <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="cloneOne">{t('globals.buttons.clone')}</button> : null}
@@ -197,6 +208,12 @@ function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefin
   });
 }
 
+/**
+ * The stand-in subscriber the archive meta's fill button proposes: a subscriber's fields
+ * (listmonk's `{"email", "name", "attribs"}` sample), the name archive pages fall back on.
+ */
+const ARCHIVE_SAMPLE = { email: 'email@domain.com', name: ARCHIVE_SUBSCRIBER_NAME, attribs: {} };
+
 /** Statuses in which a campaign can still be changed (as the API allows). */
 const EDITABLE = ['draft', 'scheduled', 'paused'];
 
@@ -209,20 +226,99 @@ function localInput(iso: string | null): string {
 
 interface CampaignFormData {
   campaign: CampaignJson | null;
+  /** The lists on offer: the active ones, and archived ones the campaign already goes to. */
   lists: { id: number; name: string }[];
   templates: { id: number; name: string; is_default: boolean }[];
-  messengers: string[];
+  /** `email` (every SMTP server) and `email-<name>` (one named server), then the others (postback). */
+  messengers: { email: string[]; other: string[] };
   fromEmail: string;
   /** The app-wide default of a new campaign's link tracking. */
   trackLinks: boolean;
   listId: number | null;
 }
 
+/** A chosen item (a list, an attachment) as a chip, with a remove button while it can be changed. */
+function Chip({ id, name, editable, t, children }: { id: number; name: string; editable: boolean; t: AdminView['t']; children?: unknown }): JSX.Element {
+  return (
+    <li class="chip" data-id={String(id)}>
+      <span>{name}</span>
+      {children}
+      {editable ? <button type="button" class="chip-remove" data-remove={String(id)} aria-label={t('admin.campaigns.remove', { name })}>×</button> : null}
+    </li>
+  );
+}
+
+/**
+ * The lists to send to: the chosen ones as chips, a search over the lists on offer (archived
+ * ones are not), each a checkbox; below, the live count of the subscribers the campaign would
+ * reach (the `listPicker` script asks GET /api/campaigns/audience at every change).
+ */
+function ListPicker({ d, chosen, editable, t }: { d: CampaignFormData; chosen: Set<number>; editable: boolean; t: AdminView['t'] }): JSX.Element {
+  const picked = d.lists.filter((l) => chosen.has(l.id));
+  return (
+    <fieldset class="field list-picker" x-data="listPicker" data-type={d.campaign?.type ?? 'regular'} data-remove-label={t('admin.campaigns.remove', { name: '{name}' })} aria-describedby="c-lists-help">
+      <legend>{t('campaigns.sendToLists')}</legend>
+      <ul class="chips" data-chips aria-label={t('admin.campaigns.chosenLists')} x-on:click="remove">
+        {picked.map((l) => <Chip id={l.id} name={l.name} editable={editable} t={t} />)}
+      </ul>
+      {editable ? (
+        <>
+          <input type="search" id="c-lists-search" class="list-search" aria-label={t('admin.campaigns.searchLists')} placeholder={t('admin.campaigns.searchLists')} x-on:input="filter" />
+          <ul class="choices" data-options>
+            {d.lists.map((l) => (
+              <li data-name={l.name.toLowerCase()}>
+                <label class="check-label"><input type="checkbox" id={`c-list-${l.id}`} name="lists" value={String(l.id)} data-kind="ints" data-error-keys="list,lists" data-name={l.name} checked={chosen.has(l.id)} x-on:change="changed" /> {l.name}</label>
+              </li>
+            ))}
+          </ul>
+          <p class="muted small" data-no-match hidden>{t('admin.campaigns.noListMatch')}</p>
+        </>
+      ) : null}
+      <p class="help" id="c-lists-help">{t('admin.campaigns.listsHelp')}</p>
+      {editable ? <p class="audience" data-audience aria-live="polite"></p> : null}
+      <p class="field-error" id="c-lists-error" data-error-for="c-lists" role="alert"></p>
+    </fieldset>
+  );
+}
+
+/** The messenger: `email` and the named SMTP servers in one group, the other messengers (postback) in another. */
+function MessengerSelect({ d, current, editable, t }: { d: CampaignFormData; current: string; editable: boolean; t: AdminView['t'] }): JSX.Element {
+  const known = [...d.messengers.email, ...d.messengers.other];
+  const opt = (m: string) => <option value={m} selected={current === m}>{m}</option>;
+  return (
+    <select id="c-messenger" name="messenger" disabled={!editable}>
+      <optgroup label={t('admin.campaigns.smtpMessengers')}>{d.messengers.email.map(opt)}</optgroup>
+      {d.messengers.other.length ? <optgroup label={t('admin.campaigns.otherMessengers')}>{d.messengers.other.map(opt)}</optgroup> : null}
+      {known.includes(current) ? null : <option value={current} selected>{t('admin.campaigns.messengerGone', { name: current })}</option>}
+    </select>
+  );
+}
+
+/** The campaign's attachments from the media library, as chips; the `attachments` script adds through the media picker. */
+function Attachments({ media, editable, t }: { media: { id: number; filename: string }[]; editable: boolean; t: AdminView['t'] }): JSX.Element {
+  return (
+    <fieldset class="field attachments" x-data="attachments" data-remove-label={t('admin.campaigns.remove', { name: '{name}' })} aria-describedby="c-media-help">
+      <legend>{t('campaigns.attachments')}</legend>
+      <ul class="chips" data-chips aria-label={t('campaigns.attachments')} x-on:click="remove">
+        {media.map((m) => (
+          <Chip id={m.id} name={m.filename} editable={editable} t={t}>
+            <input type="hidden" name="media" data-kind="ints" value={String(m.id)} disabled={!editable} />
+          </Chip>
+        ))}
+      </ul>
+      <p class="muted small" data-none hidden={media.length > 0}>{t('admin.campaigns.noAttachments')}</p>
+      {editable ? <button type="button" class="secondary small" x-on:click="add">{t('campaigns.addAttachments')}</button> : null}
+      <p class="help" id="c-media-help">{t('admin.campaigns.attachmentsHelp')}</p>
+      <p class="field-error" id="c-media-error" data-error-for="c-media" role="alert"></p>
+    </fieldset>
+  );
+}
+
 function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminView; editable: boolean }): JSX.Element {
   const { t } = view;
   const c = d.campaign;
   const dis = { disabled: !editable };
-  const chosen = new Set(c ? c.lists.map((l) => l.id) : d.listId ? [d.listId] : []);
+  const chosen = new Set(c ? c.lists.flatMap((l) => (l.id ? [l.id] : [])) : d.listId ? [d.listId] : []);
   const defaultTemplate = d.templates.find((tp) => tp.is_default)?.id;
   const templateId = c ? c.template_id : defaultTemplate;
   return (
@@ -244,16 +340,10 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
           <input type="text" id="c-from" name="from_email" value={c?.from_email ?? d.fromEmail} placeholder={t('campaigns.fromAddressPlaceholder')} {...dis} />
         </Field>
         <Field id="c-messenger" label={t('globals.terms.messenger')}>
-          <select id="c-messenger" name="messenger" {...dis}>
-            {d.messengers.map((m) => <option value={m} selected={(c?.messenger ?? 'email') === m}>{m}</option>)}
-          </select>
+          <MessengerSelect d={d} current={c?.messenger ?? 'email'} editable={editable} t={t} />
         </Field>
       </div>
-      <Field id="c-lists" label={t('campaigns.sendToLists')} help={t('admin.campaigns.listsHelp')}>
-        <select id="c-lists" name="lists" multiple data-kind="ints" data-error-keys="list,lists" {...dis}>
-          {d.lists.map((l) => <option value={String(l.id)} selected={chosen.has(l.id)}>{l.name}</option>)}
-        </select>
-      </Field>
+      <ListPicker d={d} chosen={chosen} editable={editable} t={t} />
       <div class="grid2">
         <Field id="c-template" label={t('globals.terms.template')}>
           <select id="c-template" name="template_id" data-kind="int" {...dis}>
@@ -280,6 +370,7 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
       <Field id="c-body" label={t('admin.campaigns.body')} help={t('admin.campaigns.bodyHelp')}>
         <textarea id="c-body" name="body" class="editor" rows={18} data-editor-format="c-format" data-error-keys="body,template" {...dis}>{c?.body ?? ''}</textarea>
       </Field>
+      <Attachments media={c ? c.media.flatMap((m) => (m.id ? [{ id: m.id, filename: m.filename }] : [])) : []} editable={editable} t={t} />
       <Field id="c-altbody" label={t('admin.campaigns.altbody')} help={t('admin.campaigns.altbodyHelp')}>
         <textarea id="c-altbody" name="altbody" data-kind="nullable" rows={5} {...dis}>{c?.altbody ?? ''}</textarea>
       </Field>
@@ -305,12 +396,18 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
 
 function campaignFormData(s: Services, actor: Actor, campaign: CampaignJson | null, listId: number | null): CampaignFormData {
   const { results } = s.lists.query(actor, { search: '', status: 'active', tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: false });
+  const lists = results.map((l) => ({ id: l.id, name: l.name }));
+  // An archived list the campaign already goes to stays on offer (else a save would drop it).
+  for (const l of campaign?.lists ?? []) if (l.id && !lists.some((x) => x.id === l.id)) lists.push({ id: l.id, name: l.name });
   const templates = can(actor, 'templates:get') ? s.templates.all(actor).filter((tp) => tp.type === 'campaign' || tp.id === campaign?.template_id) : [];
+  const names = s.mailer.names();
+  const isEmail = (m: string) => m === 'email' || m.startsWith('email-');
   return {
     campaign,
-    lists: results.map((l) => ({ id: l.id, name: l.name })),
+    lists,
     templates: templates.map((tp) => ({ id: tp.id, name: tp.name, is_default: tp.is_default === 1 })),
-    messengers: s.mailer.names(),
+    // "email" is always offered: a campaign can be written before SMTP is set up (the API accepts it).
+    messengers: { email: ['email', ...names.filter((m) => m !== 'email' && isEmail(m))], other: names.filter((m) => !isEmail(m)) },
     fromEmail: s.settings.str('app.from_email'),
     trackLinks: s.settings.bool('privacy.track_links'),
     listId,
@@ -349,7 +446,7 @@ function campaignPage(c: AdminContext, s: Services) {
           <StatusTag campaign={campaign} t={t} />
           <button type="button" class="secondary" x-on:click="preview">{t('campaigns.preview')} (F9)</button>
           {may.send ? statusActions(campaign).map(([label, status]) => (
-            <button type="button" class={status === 'cancelled' ? 'danger' : ''} data-id={String(campaign.id)} data-name={campaign.name} data-status={status} data-label={t(label)} x-on:click="changeStatus">{t(label)}</button>
+            <button type="button" class={status === 'cancelled' ? 'danger' : ''} data-id={String(campaign.id)} data-name={campaign.name} data-status={status} data-label={t(label)} {...summaryData(campaign, status)} x-on:click="changeStatus">{t(label)}</button>
           )) : null}
         </PageHead>
         <div class="ids">
@@ -391,6 +488,8 @@ function campaignPage(c: AdminContext, s: Services) {
               <Field id="archive-meta" label={t('admin.campaigns.archiveMeta')} help={t('admin.campaigns.archiveMetaHelp')}>
                 <textarea id="archive-meta" name="archive_meta" data-kind="json" rows={4}>{JSON.stringify(campaign.archive_meta ?? {}, null, 2)}</textarea>
               </Field>
+              <button type="button" class="secondary small" x-on:click="fillArchiveMeta">{t('admin.campaigns.archiveMetaFill')}</button>
+              <PageData id="archive-sample" value={ARCHIVE_SAMPLE} />
               <p class="alert" data-error-for="_form" role="alert"></p>
               <button type="submit" class="secondary">{t('globals.buttons.save')}</button>
             </form>

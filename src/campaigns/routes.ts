@@ -23,6 +23,7 @@ const route = routesFor<Deps>();
 export const CAMPAIGN_ROUTES = [
   route({ method: 'GET', path: '/campaigns', access: GET, handler: queryCampaigns, query: campaignQuery(), summary: 'Campaigns the caller may see, paged, filtered by status, tag and name or subject' }),
   route({ method: 'GET', path: '/campaigns/running/stats', access: GET, handler: runningStats, query: runningQuery(), summary: 'Progress and send rate of the running campaigns (or of one)' }),
+  route({ method: 'GET', path: '/campaigns/audience', access: GET, handler: campaignAudience, query: audienceQuery(), summary: 'listmgr: how many subscribers a campaign to these lists would reach if started now (as its to_send), for the admin\'s list picker' }),
   route({ method: 'GET', path: '/campaigns/analytics/:type', access: 'campaigns:get_analytics', handler: campaignAnalytics, query: analyticsQuery(), summary: 'Views, clicks or bounces per campaign over time, or the most clicked links' }),
   route({ method: 'GET', path: '/campaigns/:id', access: GET, handler: getCampaign, query: noBodyQuery(), summary: 'One campaign' }),
   route({ method: 'GET', path: '/campaigns/:id/preview', access: GET, handler: previewCampaign, query: previewQuery(), raw: 'text/html', summary: 'The campaign rendered for the demo subscriber, with the body, content type or template given in the query instead of the stored ones' }),
@@ -55,6 +56,10 @@ function campaignQuery() {
 
 function runningQuery() {
   return z.object({ campaign_id: q.int() });
+}
+
+function audienceQuery() {
+  return z.object({ list_id: q.ids(), type: q.first({ type: 'string', enum: CAMPAIGN_TYPES }, (v) => (v === 'optin' ? 'optin' as const : 'regular' as const)) });
 }
 
 function analyticsQuery() {
@@ -158,6 +163,10 @@ function queryCampaigns(c: C, s: Deps, { query: p }: Input<undefined, ReturnType
 
 function runningStats(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof runningQuery>>) {
   return ok(c, s.campaigns.runningStats(p.campaign_id ?? null));
+}
+
+function campaignAudience(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof audienceQuery>>) {
+  return ok(c, s.campaigns.audience(c.get('user'), p.list_id, p.type));
 }
 
 function campaignAnalytics(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof analyticsQuery>>) {

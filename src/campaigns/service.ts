@@ -160,6 +160,8 @@ export interface CampaignSender {
   isSending(id: number): boolean;
   /** Messages per minute sent for the campaign lately. */
   rate(id: number): number;
+  /** How many subscribers a campaign to these lists would be sent to now (its to_send when started). */
+  audience(listIds: number[], optin: boolean): number;
 }
 
 /** A campaign the actor may change: its id is the checked one store changes take. */
@@ -219,6 +221,15 @@ export class CampaignService {
       orderBy: q.orderBy, order: q.order, limit: q.limit, offset: q.offset,
     });
     return { results: rows.map((r) => toJson(r, q.noBody)), total };
+  }
+
+  /**
+   * The subscribers a campaign to these lists would reach if started now, counted as the
+   * sending engine counts to_send; lists the actor may not see or that do not exist are left out.
+   */
+  audience(actor: Actor, listIds: number[], type: (typeof CAMPAIGN_TYPES)[number]): { count: number; lists: number } {
+    const lists = listIds.length ? this.store.existingLists(listIds.filter((id) => can(actor, 'list:get', id))).map((l) => l.id) : [];
+    return { count: lists.length ? this.engine.audience(lists, type === 'optin') : 0, lists: lists.length };
   }
 
   get(actor: Actor, id: number, noBody = false): CampaignJson {

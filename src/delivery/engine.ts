@@ -279,6 +279,10 @@ export class DeliveryEngine {
     return this.runs.get(id)?.rate() ?? 0;
   }
 
+  audience(listIds: number[], optin: boolean): number {
+    return this.store.audienceOfLists(listIds, optin);
+  }
+
   /** Graceful stop: no new messages, in-flight ones finish and are recorded; status stays running. */
   async stop(): Promise<void> {
     this.stopping = true;

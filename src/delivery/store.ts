@@ -10,16 +10,21 @@ import type { CampaignRow, SubscriberRow } from '../campaigns/store.ts';
  * single opt-in, not unsubscribed; opt-in campaign, double opt-in list, unconfirmed.
  * The subscriber must not be blocklisted. @optin is 1 for opt-in campaigns.
  */
+const QUALIFIES = `((@optin = 0 AND ((l.optin = 'double' AND sl.status = 'confirmed') OR (l.optin = 'single' AND sl.status != 'unsubscribed')))
+      OR (@optin = 1 AND l.optin = 'double' AND sl.status = 'unconfirmed'))`;
 const ELIGIBLE = `s.status != 'blocklisted' AND EXISTS (
     SELECT 1 FROM campaign_lists cl
     JOIN subscriber_lists sl ON sl.list_id = cl.list_id AND sl.subscriber_id = s.id
     JOIN lists l ON l.id = cl.list_id
-    WHERE cl.campaign_id = @campaign AND (
-      (@optin = 0 AND ((l.optin = 'double' AND sl.status = 'confirmed') OR (l.optin = 'single' AND sl.status != 'unsubscribed')))
-      OR (@optin = 1 AND l.optin = 'double' AND sl.status = 'unconfirmed')))`;
+    WHERE cl.campaign_id = @campaign AND ${QUALIFIES})`;
 
 const SQL = {
   audience: `SELECT COUNT(*) AS count, COALESCE(MAX(s.id), 0) AS max FROM subscribers s WHERE ${ELIGIBLE}`,
+  // The same rule over lists not saved with a campaign yet (@lists: a JSON array of ids),
+  // walked from the lists' subscriptions rather than from every subscriber.
+  audienceOfLists: `SELECT COUNT(*) FROM subscribers s WHERE s.status != 'blocklisted' AND s.id IN (
+      SELECT sl.subscriber_id FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
+      WHERE sl.list_id IN (SELECT value FROM json_each(@lists)) AND ${QUALIFIES})`,
   countByStatus: `SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = ?`,
   firstFailed: `SELECT MIN(subscriber_id) FROM campaign_sends WHERE campaign_id = ? AND status = 'failed'`,
   pickUp: `UPDATE campaigns SET status = 'running', status_reason = '', to_send = @toSend, sent = @sent, failed = @failed, max_subscriber_id = @max,
@@ -84,6 +89,11 @@ export class DeliveryStore {
       const failed = this.sql<[number], number | null>(SQL.firstFailed).pluck().get(id) as number | null;
       return { max: a.max, start: failed !== null ? Math.min(c.last_subscriber_id, failed - 1) : c.last_subscriber_id };
     });
+  }
+
+  /** How many subscribers a campaign to these lists would be sent to now (its to_send when started). */
+  audienceOfLists(listIds: number[], optin: boolean): number {
+    return this.sql<[Record<string, unknown>], number>(SQL.audienceOfLists).pluck().get({ lists: JSON.stringify(listIds), optin: optin ? 1 : 0 }) as number;
   }
 
   /** The next recipients after `after`, each recorded as queued before anything is sent. */

@@ -2,7 +2,7 @@
 // actions, a campaign's page (editable or read-only), roles, and hostile values as text.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { adminSession, assertEscaped, getPage, HOSTILE, userWithRole } from '../helpers/admin.ts';
+import { adminSession, apiAs, assertEscaped, getPage, HOSTILE, userWithRole } from '../helpers/admin.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
 describe('admin campaign pages', () => {
@@ -66,11 +66,136 @@ describe('admin campaign pages', () => {
     assert.match(res.body, /<textarea id="c-body" name="body"[^>]*>&lt;p&gt;Hi&lt;\/p&gt;<\/textarea>/);
     assert.match(res.body, /Save changes/);
     const fresh = await getPage(t, admin, `/admin/campaigns/new?list_id=${listId}`);
-    assert.match(fresh.body, new RegExp(`<option value="${listId}" selected="">Readers</option>`));
+    assert.match(fresh.body, new RegExp(`<input type="checkbox" id="c-list-${listId}" name="lists" value="${listId}"[^>]*checked=""`));
     assert.match(fresh.body, /<input type="checkbox" name="track_links" value="true" data-kind="bool" checked=""/, 'links are tracked by default');
     const lists = await getPage(t, admin, '/admin/lists');
     assert.ok(lists.body.includes(`href="/admin/campaigns/new?list_id=${listId}"`), 'a list offers a new campaign to it');
     assert.equal((await getPage(t, admin, '/admin/campaigns/99999')).status, 404);
+  });
+
+  it('offers the active lists to search and tick, with the chosen ones as chips; an archived list shows only where a campaign already goes to it', async () => {
+    const archived = (await t.request('POST', '/api/lists', { name: 'Old letters', type: 'private', optin: 'single', status: 'archived' })).body.data.id;
+    const c = (await t.request('POST', '/api/campaigns', { name: 'To old letters', subject: 'S', lists: [listId, archived] })).body.data.id;
+    const fresh = await getPage(t, admin, '/admin/campaigns/new');
+    assert.ok(fresh.body.includes(`id="c-list-${listId}"`) && !fresh.body.includes('Old letters'), 'archived lists are not offered');
+    assert.match(fresh.body, /<input type="search" id="c-lists-search"[^>]*aria-label="Search lists"/);
+    assert.match(fresh.body, /data-audience/, 'the live count of the audience has its place');
+    const page = await getPage(t, admin, `/admin/campaigns/${c}`);
+    const chips = /<ul class="chips" data-chips[^>]*aria-label="Chosen lists"[^>]*>(.*?)<\/ul>/s.exec(page.body)![1];
+    assert.match(chips, /<span>Readers<\/span><button type="button" class="chip-remove" data-remove="\d+" aria-label="Remove Readers">/);
+    assert.match(chips, /Old letters/);
+    assert.match(page.body, new RegExp(`id="c-list-${archived}" name="lists" value="${archived}"[^>]*checked=""`), 'a list the campaign goes to stays chosen, archived or not');
+    assert.equal((await t.request('DELETE', `/api/campaigns/${c}`)).status, 200);
+  });
+
+  it('counts the subscribers a campaign to the chosen lists would reach, as the send counts them', async () => {
+    const single = (await t.request('POST', '/api/lists', { name: 'Audience single', type: 'private', optin: 'single' })).body.data.id;
+    const double = (await t.request('POST', '/api/lists', { name: 'Audience double', type: 'private', optin: 'double' })).body.data.id;
+    const add = async (email: string, lists: number[], extra: Record<string, unknown> = {}) => {
+      const res = await t.request('POST', '/api/subscribers', { email, name: email, lists, ...extra });
+      assert.equal(res.status, 200, res.text);
+      return res.body.data.id as number;
+    };
+    await add('both@example.com', [single, double], { preconfirm_subscriptions: true });
+    await add('single@example.com', [single]);
+    await add('unconfirmed@example.com', [double]);
+    await add('blocked@example.com', [single], { status: 'blocklisted' });
+    const gone = await add('gone@example.com', [single]);
+    assert.equal((await t.request('PUT', '/api/subscribers/lists', { ids: [gone], action: 'unsubscribe', target_list_ids: [single] })).status, 200);
+    const count = async (query: string) => {
+      const res = await t.request('GET', `/api/campaigns/audience?${query}`);
+      assert.equal(res.status, 200, res.text);
+      return res.body.data;
+    };
+    // single opt-in: subscribed and not unsubscribed; double: confirmed; never the blocklisted; each subscriber once.
+    assert.deepEqual(await count(`list_id=${single}`), { count: 2, lists: 1 });
+    assert.deepEqual(await count(`list_id=${double}`), { count: 1, lists: 1 });
+    assert.deepEqual(await count(`list_id=${single}&list_id=${double}`), { count: 2, lists: 2 });
+    assert.deepEqual(await count(`list_id=${double}&type=optin`), { count: 1, lists: 1 }, 'an opt-in campaign goes to the unconfirmed');
+    assert.deepEqual(await count(''), { count: 0, lists: 0 });
+    assert.deepEqual(await count('list_id=999999'), { count: 0, lists: 0 });
+    const bad = await t.request('GET', '/api/campaigns/audience?list_id=abc');
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.message, /list_id/);
+    // What the send counts: a campaign to the same lists, started, has the same to_send.
+    const camp = (await t.request('POST', '/api/campaigns', { name: 'Counted', subject: 'S', lists: [single, double] })).body.data.id;
+    t.server.ctx.delivery.stop();
+    const { DeliveryStore } = await import('../../src/delivery/store.ts');
+    new DeliveryStore(t.server.ctx.db).pickUp({ id: camp, last_subscriber_id: 0, retrying_failed: 0, to_send: 0, max_subscriber_id: 0 }, false);
+    assert.equal((await t.request('GET', `/api/campaigns/${camp}`)).body.data.to_send, 2);
+    // A role sees only the lists it may: the others are left out of the count.
+    const limited = await userWithRole(t, ['campaigns:get'], [{ id: double, permissions: ['list:get'] }]);
+    const res = await apiAs(t, await adminSession(t, limited.username, limited.password), 'GET', `/api/campaigns/audience?list_id=${single}&list_id=${double}`);
+    assert.deepEqual((res.body as { data: unknown }).data, { count: 1, lists: 1 });
+  });
+
+  it('groups the messengers: email and each enabled named SMTP server, then the enabled postback messengers', async () => {
+    const smtp = (name: string, enabled: boolean) => ({
+      enabled, host: '127.0.0.1', port: 2525, hello_hostname: '', auth_protocol: 'none', username: '', password: '', email_headers: [], max_conns: 1,
+      max_msg_retries: 0, msg_retry_delay: '10ms', idle_timeout: '15s', wait_timeout: '5s', tls_type: 'none', tls_skip_verify: false, from_addresses: [], name, uuid: '',
+    });
+    const hook = (name: string, enabled: boolean) => ({ enabled, name, root_url: 'http://127.0.0.1:9/', username: '', password: '', max_conns: 1, timeout: '2s', max_msg_retries: 0 });
+    const before = (await t.request('GET', '/api/settings')).body.data;
+    const put = await t.request('PUT', '/api/settings', { smtp: [smtp('primary', true), smtp('bulk', true), smtp('spare', false)], messengers: [hook('hook', true), hook('off', false)] });
+    assert.equal(put.status, 200, put.text);
+    try {
+      const page = await getPage(t, admin, `/admin/campaigns/${ids.draft}`);
+      const select = /<select id="c-messenger" name="messenger">(.*?)<\/select>/s.exec(page.body)![1];
+      assert.equal(select, '<optgroup label="E-mail (SMTP)"><option value="email" selected="">email</option><option value="email-primary">email-primary</option>'
+        + '<option value="email-bulk">email-bulk</option></optgroup><optgroup label="Other messengers"><option value="hook">hook</option></optgroup>');
+    } finally {
+      const back = await t.request('PUT', '/api/settings', { smtp: before.smtp, messengers: before.messengers });
+      assert.equal(back.status, 200, back.text);
+    }
+  });
+
+  it('shows a campaign\'s attachments as chips, removable while it can be changed, and offers the media library', async () => {
+    const upload = new FormData();
+    upload.append('file', new Blob(['%PDF-1.4 test'], { type: 'application/pdf' }), 'price-list.pdf');
+    const media = await t.request('POST', '/api/media', undefined, { raw: upload });
+    assert.equal(media.status, 200, media.text);
+    const c = (await t.request('POST', '/api/campaigns', { name: 'With a file', subject: 'S', lists: [listId], media: [media.body.data.id] })).body.data.id;
+    const chips = async (path: string) => /<fieldset class="field attachments"(.*?)<\/fieldset>/s.exec((await getPage(t, admin, path)).body)![1];
+    const editable = await chips(`/admin/campaigns/${c}`);
+    assert.match(editable, new RegExp(`<li class="chip" data-id="${media.body.data.id}"><span>price-list.pdf</span><input type="hidden" name="media" data-kind="ints" value="${media.body.data.id}"/?><button type="button" class="chip-remove"[^>]*aria-label="Remove price-list.pdf"`));
+    assert.match(editable, /x-on:click="add">Add attachments</);
+    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c);
+    const readOnly = await getPage(t, admin, `/admin/campaigns/${c}`);
+    const fixed = /<fieldset class="field attachments"(.*?)<\/fieldset>/s.exec(readOnly.body)![1];
+    assert.match(fixed, /<span>price-list.pdf<\/span>/);
+    assert.ok(!fixed.includes('chip-remove') && !fixed.includes('Add attachments'), 'a finished campaign\'s attachments cannot be changed');
+    assert.ok(!readOnly.body.includes('id="c-lists-search"') && !/data-remove="\d+" aria-label="Remove Readers"/.test(readOnly.body), 'nor its lists');
+    assert.match(readOnly.body, /<select id="c-messenger" name="messenger" disabled="">/);
+    const fresh = await chips('/admin/campaigns/new');
+    assert.match(fresh, /No attachments\./);
+  });
+
+  it('puts the lists and the time on start and schedule buttons for the summary, and offers to fill the archive subscriber', async () => {
+    const list = await getPage(t, admin, '/admin/campaigns');
+    assert.match(list.body, new RegExp(`data-status="running" data-label="Start" data-summary="running" data-lists="${listId}" data-type="regular" data-send-at=""`));
+    const sendAt = (await t.request('GET', `/api/campaigns/${ids.scheduled}`)).body.data.send_at;
+    assert.equal((await t.request('PUT', `/api/campaigns/${ids.scheduled}/status`, { status: 'draft' })).status, 200);
+    try {
+      const page = await getPage(t, admin, `/admin/campaigns/${ids.scheduled}`);
+      assert.match(page.body, new RegExp(`data-status="scheduled" data-label="Schedule" data-summary="scheduled" data-lists="${listId}" data-type="regular" data-send-at="${sendAt}"`));
+      assert.match(page.body, /x-on:click="fillArchiveMeta">Fill with a sample subscriber</);
+      assert.match(page.body, /<script type="application\/json" id="archive-sample">\{"email":"email@domain.com","name":"Subscriber","attribs":\{\}\}<\/script>/);
+    } finally {
+      assert.equal((await t.request('PUT', `/api/campaigns/${ids.scheduled}/status`, { status: 'scheduled' })).status, 200);
+    }
+  });
+
+  it('shows no start, pause or schedule to a role that may change campaigns but not send them, and the API refuses it', async () => {
+    const writer = await userWithRole(t, ['campaigns:get_all', 'campaigns:manage_all', 'lists:get_all']);
+    const session = await adminSession(t, writer.username, writer.password);
+    const list = await getPage(t, session, '/admin/campaigns');
+    assert.ok(list.body.includes('x-on:click="cloneOne"'), 'the role may change campaigns');
+    assert.ok(!list.body.includes('data-status='), 'but starts nothing');
+    const page = await getPage(t, session, `/admin/campaigns/${ids.draft}`);
+    assert.ok(page.body.includes('Save changes') && !page.body.includes('data-status='));
+    const res = await apiAs(t, session, 'PUT', `/api/campaigns/${ids.draft}/status`, { status: 'running' });
+    assert.equal(res.status, 403);
+    assert.equal((await t.request('GET', `/api/campaigns/${ids.draft}`)).body.data.status, 'draft');
   });
 
   it('escapes hostile names, subjects, tags and bodies on every campaign page', async () => {

@@ -78,8 +78,8 @@ export function clearErrors(form: HTMLFormElement): void {
 
 /**
  * Shows a refusal beside the field it is about: the one named by a FieldError, else the first
- * field whose name (or a word of its data-error-keys) the API's message mentions, else the
- * form's own alert.
+ * field whose name (or a word of its data-error-keys) the API's message mentions (a field in a
+ * fieldset: the fieldset's slot), else the form's own alert.
  */
 export function showError(form: HTMLFormElement, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
@@ -89,7 +89,8 @@ export function showError(form: HTMLFormElement, err: unknown): void {
     const text = message.toLowerCase();
     target = controls(form).find((el) => [el.name, ...(el.dataset.errorKeys ?? '').split(',')].filter(Boolean).some((k) => new RegExp(`\\b${k.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text)));
   }
-  const slot = target ? form.querySelector<HTMLElement>(`[data-error-for="${target.id}"]`) : null;
+  // A group of controls (checkboxes, hidden fields) shows its error in its fieldset's slot.
+  const slot = target ? (target.id ? form.querySelector<HTMLElement>(`[data-error-for="${target.id}"]`) : null) ?? target.closest('fieldset')?.querySelector<HTMLElement>('[data-error-for]') ?? null : null;
   if (target && slot) {
     slot.textContent = message;
     target.setAttribute('aria-invalid', 'true');

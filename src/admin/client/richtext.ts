@@ -1,12 +1,11 @@
 // The rich text editor (TipTap), loaded by the editor island only when a body is rich text: a
-// toolbar (headings, bold, italic, links, lists, quotes, images from the media library or an
-// address, rule) over the editable text, whose HTML is written back to the textarea on every
-// change.
-import { Editor } from '@tiptap/core';
+// toolbar (headings, bold, italic, links with a tracked-link switch, lists, quotes, images from
+// the media library or an address, buttons, rule) over the editable text, whose HTML is
+// written back to the textarea on every change.
+import { Editor, Extension } from '@tiptap/core';
 import Image from '@tiptap/extension-image';
 import StarterKit from '@tiptap/starter-kit';
-import { api } from './api.ts';
-import { promptText } from './dialog.ts';
+import { pickMedia } from './media-picker.ts';
 
 /** A toolbar button: its label, whether it is on where the cursor is, and what it does. */
 interface Tool {
@@ -16,97 +15,126 @@ interface Tool {
   run: (e: Editor) => void | Promise<void>;
 }
 
-async function setLink(e: Editor): Promise<void> {
-  const current = (e.getAttributes('link').href as string | undefined) ?? 'https://';
-  const href = await promptText('Link address (end it with @TrackLink to count clicks)', current, 'Set link');
-  if (href === null) return;
-  if (href === '' || href === 'https://') e.chain().focus().extendMarkRange('link').unsetLink().run();
-  else e.chain().focus().extendMarkRange('link').setLink({ href }).run();
-}
+/** listmonk's marker of a tracked link: the address ends with it (docs/templating.md). */
+const TRACK = '@TrackLink';
 
-interface MediaItem {
-  filename: string;
-  url: string;
-  thumb_url: string | null;
-}
-
-function button(text: string, className: string, onClick: () => void): HTMLButtonElement {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.className = className;
-  b.textContent = text;
-  b.addEventListener('click', onClick);
-  return b;
+interface LinkAnswer {
+  href: string;
+  track: boolean;
+  text: string;
 }
 
 /**
- * The image picker: the media library's images (when the role may read it) and a field for
- * any other address. Resolves with the chosen image, or null.
+ * The link dialog: the address, a "track clicks" switch (adds @TrackLink to the address), and
+ * for a button its text. Resolves with the answer, or null when cancelled.
  */
-function pickImage(): Promise<{ src: string; alt: string } | null> {
+function linkDialog(o: { title: string; href: string; text: string | null; confirm: string }): Promise<LinkAnswer | null> {
   return new Promise((resolve) => {
-    let chosen: { src: string; alt: string } | null = null;
     const dialog = document.createElement('dialog');
-    dialog.className = 'picker';
-    dialog.setAttribute('aria-labelledby', 'picker-title');
+    dialog.setAttribute('aria-labelledby', 'link-title');
+    const form = document.createElement('form');
+    form.method = 'dialog';
     const title = document.createElement('h2');
-    title.id = 'picker-title';
-    title.textContent = 'Insert an image';
-    const grid = document.createElement('ul');
-    grid.className = 'media-grid';
-    const note = document.createElement('p');
-    note.className = 'muted small';
-    note.textContent = 'Loading the media library…';
-    const label = document.createElement('label');
-    label.htmlFor = 'picker-url';
-    label.textContent = 'Or the address of an image';
-    const url = document.createElement('input');
-    url.type = 'url';
-    url.id = 'picker-url';
-    url.placeholder = 'https://';
-    const choose = (src: string, alt: string) => {
-      chosen = { src, alt };
-      dialog.close();
+    title.id = 'link-title';
+    title.textContent = o.title;
+    const field = (id: string, label: string, input: HTMLInputElement) => {
+      const l = document.createElement('label');
+      l.htmlFor = id;
+      l.textContent = label;
+      input.id = id;
+      const wrap = document.createElement('div');
+      wrap.className = 'field';
+      wrap.append(l, input);
+      return wrap;
     };
+    const text = document.createElement('input');
+    text.type = 'text';
+    text.value = o.text ?? '';
+    text.required = true;
+    const href = document.createElement('input');
+    href.type = 'text';
+    href.inputMode = 'url';
+    const tracked = o.href.endsWith(TRACK);
+    href.value = tracked ? o.href.slice(0, -TRACK.length) : o.href;
+    const track = document.createElement('input');
+    track.type = 'checkbox';
+    track.id = 'link-track';
+    track.checked = tracked;
+    const trackLabel = document.createElement('label');
+    trackLabel.className = 'check-label';
+    trackLabel.append(track, ' Track clicks on this link (@TrackLink)');
     const actions = document.createElement('div');
     actions.className = 'actions';
-    actions.append(
-      button('Insert', '', () => url.value.trim() && choose(url.value.trim(), '')),
-      button('Cancel', 'secondary', () => dialog.close()),
-    );
-    dialog.append(title, note, grid, label, url, actions);
+    const ok = document.createElement('button');
+    ok.type = 'submit';
+    ok.value = 'ok';
+    ok.textContent = o.confirm;
+    const cancel = document.createElement('button');
+    cancel.type = 'button';
+    cancel.className = 'secondary';
+    cancel.textContent = 'Cancel';
+    cancel.addEventListener('click', () => dialog.close());
+    actions.append(ok, cancel);
+    form.append(title, ...(o.text !== null ? [field('link-text', 'Text', text)] : []), field('link-href', 'Link address', href), trackLabel, actions);
+    dialog.append(form);
+    document.body.append(dialog);
     dialog.addEventListener('close', () => {
       dialog.remove();
-      resolve(chosen);
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    api<MediaItem[]>('GET', '/api/media').then((items) => {
-      const images = items.filter((m) => m.thumb_url);
-      note.textContent = images.length ? 'Choose an image from the media library:' : 'The media library has no images yet.';
-      for (const m of images) {
-        const item = document.createElement('li');
-        const pick = button('', 'media-pick', () => choose(m.url, m.filename));
-        pick.setAttribute('aria-label', `Insert ${m.filename}`);
-        const img = document.createElement('img');
-        img.src = new URL(m.thumb_url!).pathname;
-        img.alt = '';
-        const name = document.createElement('span');
-        name.className = 'media-name';
-        name.textContent = m.filename;
-        pick.append(img, name);
-        item.append(pick);
-        grid.append(item);
+      if (dialog.returnValue !== 'ok') return resolve(null);
+      // An address typed with the marker is tracked too.
+      let url = href.value.trim();
+      let on = track.checked;
+      if (url.endsWith(TRACK)) {
+        url = url.slice(0, -TRACK.length);
+        on = true;
       }
-    }, () => {
-      note.textContent = 'The media library cannot be shown to your role: give the image\'s address.';
+      resolve({ href: url, track: on, text: text.value.trim() });
     });
+    dialog.showModal();
+    (o.text !== null ? text : href).select();
   });
 }
 
+async function setLink(e: Editor): Promise<void> {
+  const current = (e.getAttributes('link').href as string | undefined) ?? 'https://';
+  const answer = await linkDialog({ title: 'Link', href: current, text: null, confirm: 'Set link' });
+  if (answer === null) return;
+  if (answer.href === '' || answer.href === 'https://') e.chain().focus().extendMarkRange('link').unsetLink().run();
+  else e.chain().focus().extendMarkRange('link').setLink({ href: answer.href + (answer.track ? TRACK : '') }).run();
+}
+
+declare module '@tiptap/core' {
+  interface Commands<ReturnType> {
+    buttonLink: {
+      /** A paragraph holding a link styled as a button (`<a class="button">`, styled by the default templates). */
+      insertButton: (o: { href: string; text: string }) => ReturnType;
+    };
+  }
+}
+
+/**
+ * Buttons are links with the class `button`: the link mark keeps its `class` attribute, so a
+ * button read back from a saved body stays one.
+ */
+const ButtonLink = Extension.create({
+  name: 'buttonLink',
+  addCommands() {
+    return {
+      insertButton: ({ href, text }) => ({ commands }) =>
+        commands.insertContent({ type: 'paragraph', content: [{ type: 'text', text, marks: [{ type: 'link', attrs: { href, class: 'button' } }] }] }),
+    };
+  },
+});
+
+async function addButton(e: Editor): Promise<void> {
+  const answer = await linkDialog({ title: 'Button', href: 'https://', text: e.state.doc.textBetween(e.state.selection.from, e.state.selection.to) || 'Read more', confirm: 'Insert button' });
+  if (answer === null || !answer.text || answer.href === '' || answer.href === 'https://') return;
+  e.chain().focus().insertButton({ href: answer.href + (answer.track ? TRACK : ''), text: answer.text }).run();
+}
+
 async function addImage(e: Editor): Promise<void> {
-  const image = await pickImage();
-  if (image) e.chain().focus().setImage(image).run();
+  const image = await pickMedia({ title: 'Insert an image', verb: 'Insert', images: true });
+  if (image) e.chain().focus().setImage({ src: image.url, alt: image.filename }).run();
 }
 
 const TOOLS: Tool[] = [
@@ -119,6 +147,7 @@ const TOOLS: Tool[] = [
   { label: 'Numbered list', text: '1. List', active: (e) => e.isActive('orderedList'), run: (e) => void e.chain().focus().toggleOrderedList().run() },
   { label: 'Quote', text: '❝ Quote', active: (e) => e.isActive('blockquote'), run: (e) => void e.chain().focus().toggleBlockquote().run() },
   { label: 'Image', text: 'Image', run: addImage },
+  { label: 'Button', text: 'Button', active: (e) => e.isActive('link', { class: 'button' }), run: addButton },
   { label: 'Horizontal rule', text: '―', run: (e) => void e.chain().focus().setHorizontalRule().run() },
 ];
 
@@ -142,7 +171,7 @@ export function mountRichText(source: HTMLTextAreaElement, o: { nonce: string; a
   source.after(box);
   const editor = new Editor({
     element: area,
-    extensions: [StarterKit.configure({ link: { openOnClick: false, autolink: true } }), Image],
+    extensions: [StarterKit.configure({ link: { openOnClick: false, autolink: true } }), Image, ButtonLink],
     content: source.value,
     editable: !source.disabled,
     injectNonce: o.nonce,

@@ -4,6 +4,7 @@ import { api, navigate, notify, notifyError, pageData } from '../api.ts';
 import { clicked, closePreview, confirmAction, promptText, showPreview } from '../dialog.ts';
 import { clearErrors, formJson, showError } from '../form.ts';
 import { selection } from '../selection.ts';
+import { startQuestion } from './campaign-parts.ts';
 
 interface RunningStat {
   id: number;
@@ -14,8 +15,6 @@ interface RunningStat {
 }
 
 const POLL_MS = 1000;
-
-
 
 /** Fields of a campaign that a copy takes over (the API's create body). */
 const COPIED = ['subject', 'from_email', 'content_type', 'messenger', 'tags', 'template_id', 'body', 'altbody', 'headers', 'attribs', 'archive', 'archive_template_id', 'archive_meta', 'type'] as const;
@@ -58,9 +57,14 @@ export function campaignsPage() {
       this.timer = window.setTimeout(poll, POLL_MS);
       window.addEventListener('pagehide', () => clearTimeout(this.timer));
     },
+    /** A start or a schedule asks with the count of subscribers and lists it goes to ("Send to 12,408 subscribers of 2 lists?"). */
     async changeStatus(this: { $event: Event }) {
       const el = clicked(this.$event);
-      if (!(await confirmAction(`${el.dataset.label}: "${el.dataset.name}"?`, el.dataset.label, el.dataset.status === 'cancelled'))) return;
+      const plain = `${el.dataset.label}: "${el.dataset.name}"?`;
+      const question = el.dataset.summary
+        ? await startQuestion({ lists: (el.dataset.lists ?? '').split(',').filter(Boolean).map(Number), type: el.dataset.type ?? 'regular', sendAt: el.dataset.sendAt || null, fallback: plain })
+        : plain;
+      if (!(await confirmAction(question, el.dataset.label, el.dataset.status === 'cancelled'))) return;
       try {
         await api('PUT', `/api/campaigns/${el.dataset.id}/status`, { status: el.dataset.status });
         navigate(null, `"${el.dataset.name}" is now ${el.dataset.status}`);
@@ -139,7 +143,6 @@ function previewUnsaved(id: string): void {
   showPreview(null);
 }
 
-/** One campaign's page: Ctrl+S saves, F9 previews what is in the editor, test sends, status changes. */
 /**
  * Switching the format converts the body (the API's converter), after asking: the conversion
  * may lose formatting. Refused or cancelled, the select goes back to the format the body is in.
@@ -174,6 +177,51 @@ function convertOnFormatChange(): void {
   });
 }
 
+/**
+ * Fills the archive's stand-in subscriber with a sample of a subscriber's fields (the page's
+ * `archive-sample`), asking first when there is something to replace.
+ */
+async function fillArchiveMeta(): Promise<void> {
+  const meta = document.getElementById('archive-meta') as HTMLTextAreaElement;
+  const current = meta.value.trim();
+  if (current && current !== '{}' && !(await confirmAction('Replace the archive subscriber data with a sample subscriber?', 'Replace'))) return;
+  meta.value = JSON.stringify(pageData('archive-sample'), null, 2);
+  meta.focus();
+}
+
+/**
+ * A start or a schedule from the campaign's page: the summary counts the lists chosen in the
+ * form, and what the form holds is saved first (as listmonk does), so what is sent is what is
+ * shown. A refused save shows its message beside the field, and nothing starts.
+ */
+async function startFromPage(el: HTMLElement): Promise<void> {
+  const form = document.getElementById('campaign-form') as HTMLFormElement;
+  const editable = form.querySelector('input[name="lists"]:not(:disabled)') !== null;
+  const lists = [...form.querySelectorAll<HTMLInputElement>('input[name="lists"]:checked')].map((b) => Number(b.value));
+  const sendAt = (form.querySelector<HTMLInputElement>('#c-send-at:not(:disabled)')?.value ?? '') || el.dataset.sendAt || '';
+  const question = await startQuestion({
+    lists: editable ? lists : (el.dataset.lists ?? '').split(',').filter(Boolean).map(Number),
+    type: el.dataset.type ?? 'regular', sendAt: sendAt ? new Date(sendAt).toISOString() : null, fallback: `${el.dataset.label}: "${el.dataset.name}"?`,
+  });
+  if (!(await confirmAction(question, el.dataset.label, false))) return;
+  if (editable) {
+    clearErrors(form);
+    try {
+      await api('PUT', form.dataset.action ?? '', formJson(form));
+    } catch (err) {
+      showError(form, err);
+      return;
+    }
+  }
+  try {
+    const done = await api<{ status: string }>('PUT', `/api/campaigns/${el.dataset.id}/status`, { status: el.dataset.status });
+    navigate(null, `"${el.dataset.name}" is now ${done.status}`);
+  } catch (err) {
+    notifyError(err);
+  }
+}
+
+/** One campaign's page: Ctrl+S saves, F9 previews what is in the editor, test sends, status changes. */
 export function campaignPage() {
   const list = campaignsPage();
   return {
@@ -194,7 +242,11 @@ export function campaignPage() {
       previewUnsaved(this.$root.dataset.id ?? '');
     },
     closePreview: list.closePreview,
-    changeStatus: list.changeStatus,
+    changeStatus(this: { $event: Event }) {
+      const el = clicked(this.$event);
+      return el.dataset.summary ? startFromPage(el) : list.changeStatus.call(this);
+    },
+    fillArchiveMeta,
     async sendTest(this: { $root: HTMLElement; $event: Event }) {
       this.$event.preventDefault();
       const form = this.$event.target as HTMLFormElement;

@@ -1,5 +1,6 @@
 // One Alpine component per admin page, by the name its x-data uses.
 import { bouncesPage } from './bounces.ts';
+import { attachments, listPicker } from './campaign-parts.ts';
 import { campaignPage, campaignsPage } from './campaigns.ts';
 import { formsPage } from './forms.ts';
 import { importPage } from './import.ts';
@@ -18,6 +19,8 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   bouncesPage,
   campaignsPage,
   campaignPage,
+  listPicker,
+  attachments,
   templatesPage,
   templatePage,
   mediaPage,

@@ -1,0 +1,150 @@
+// Parts of a campaign's form with a script of their own: the list picker (search, chips, and
+// the live count of the subscribers the campaign would reach), the attachments (chips fed by
+// the media picker), and the summary a start or a schedule asks to confirm.
+import { api } from '../api.ts';
+import { clicked } from '../dialog.ts';
+import { pickMedia } from '../media-picker.ts';
+
+export interface Audience {
+  count: number;
+  lists: number;
+}
+
+const number = (n: number) => n.toLocaleString('en-US');
+const plural = (n: number, one: string, many: string) => `${number(n)} ${n === 1 ? one : many}`;
+
+/** How many subscribers a campaign to these lists would reach now (GET /api/campaigns/audience, counted as its to_send). */
+export function audience(listIds: number[], type: string): Promise<Audience> {
+  const params = new URLSearchParams(listIds.map((id) => ['list_id', String(id)]));
+  params.set('type', type);
+  return api<Audience>('GET', `/api/campaigns/audience?${params}`);
+}
+
+/** "12,408 subscribers of 2 lists". */
+export function audienceText(a: Audience): string {
+  return `${plural(a.count, 'subscriber', 'subscribers')} of ${plural(a.lists, 'list', 'lists')}`;
+}
+
+/**
+ * The question a start (or a schedule, at `sendAt`) asks: "Send to 12,408 subscribers of 2
+ * lists?". Without the count (a refused call), the plain question.
+ */
+export async function startQuestion(o: { lists: number[]; type: string; sendAt: string | null; fallback: string }): Promise<string> {
+  let who: string;
+  try {
+    who = audienceText(await audience(o.lists, o.type));
+  } catch {
+    return o.fallback;
+  }
+  if (!o.sendAt) return `Send to ${who}?`;
+  const when = new Date(o.sendAt).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' });
+  return `Schedule sending to ${who} on ${when}?`;
+}
+
+/** A chip of the chosen things, with its remove button (the label template comes from the page: "Remove {name}"). */
+function chip(id: string, name: string, removeLabel: string, extra?: HTMLElement): HTMLLIElement {
+  const li = document.createElement('li');
+  li.className = 'chip';
+  li.dataset.id = id;
+  const text = document.createElement('span');
+  text.textContent = name;
+  const remove = document.createElement('button');
+  remove.type = 'button';
+  remove.className = 'chip-remove';
+  remove.dataset.remove = id;
+  remove.textContent = '×';
+  remove.setAttribute('aria-label', removeLabel.replace('{name}', name));
+  li.append(text, ...(extra ? [extra] : []), remove);
+  return li;
+}
+
+interface PartThis {
+  $root: HTMLElement;
+  $event: Event;
+}
+
+/** The id of the chip whose remove button was clicked (the chips' list handles the clicks), or null. */
+function removed(event: Event): string | null {
+  return (event.target as Element).closest<HTMLElement>('[data-remove]')?.dataset.remove ?? null;
+}
+
+export function listPicker() {
+  let generation = 0;
+  const boxes = (root: HTMLElement) => [...root.querySelectorAll<HTMLInputElement>('input[type="checkbox"][name="lists"]')];
+  const refresh = async (root: HTMLElement) => {
+    const chosen = boxes(root).filter((b) => b.checked);
+    const chips = root.querySelector<HTMLElement>('[data-chips]')!;
+    chips.replaceChildren(...chosen.map((b) => chip(b.value, b.dataset.name ?? '', root.dataset.removeLabel ?? 'Remove {name}')));
+    const slot = root.querySelector<HTMLElement>('[data-audience]');
+    if (!slot) return;
+    const mine = ++generation;
+    if (!chosen.length) {
+      slot.textContent = 'Choose at least one list.';
+      return;
+    }
+    slot.textContent = 'Counting the subscribers…';
+    try {
+      const a = await audience(chosen.map((b) => Number(b.value)), root.dataset.type ?? 'regular');
+      if (mine === generation) slot.textContent = `Reaches ${audienceText(a)} (subscribed, not blocklisted).`;
+    } catch (err) {
+      if (mine === generation) slot.textContent = `The subscribers cannot be counted: ${(err as Error).message}`;
+    }
+  };
+  return {
+    init(this: PartThis) {
+      void refresh(this.$root);
+    },
+    /** Shows the lists whose name holds what is typed in the search box. */
+    filter(this: PartThis) {
+      const query = (this.$event.target as HTMLInputElement).value.trim().toLowerCase();
+      let shown = 0;
+      for (const li of this.$root.querySelectorAll<HTMLElement>('[data-options] li')) {
+        li.hidden = !(li.dataset.name ?? '').includes(query);
+        if (!li.hidden) shown++;
+      }
+      const none = this.$root.querySelector<HTMLElement>('[data-no-match]');
+      if (none) none.hidden = shown > 0;
+    },
+    changed(this: PartThis) {
+      void refresh(this.$root);
+    },
+    remove(this: PartThis) {
+      const id = removed(this.$event);
+      const box = id ? this.$root.querySelector<HTMLInputElement>(`#c-list-${id}`) : null;
+      if (!box) return;
+      box.checked = false;
+      void refresh(this.$root);
+      this.$root.querySelector<HTMLElement>('#c-lists-search')?.focus();
+    },
+  };
+}
+
+export function attachments() {
+  const sync = (root: HTMLElement) => {
+    root.querySelector<HTMLElement>('[data-none]')!.hidden = root.querySelector('[data-chips] li') !== null;
+  };
+  return {
+    async add(this: PartThis) {
+      const trigger = clicked(this.$event);
+      const root = this.$root;
+      const picked = await pickMedia({ title: 'Attach a file from the media library', verb: 'Attach', images: false });
+      trigger.focus();
+      if (!picked || picked.id === null) return;
+      const chips = root.querySelector<HTMLElement>('[data-chips]')!;
+      if (chips.querySelector(`[data-id="${picked.id}"]`)) return;
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = 'media';
+      input.value = String(picked.id);
+      input.dataset.kind = 'ints';
+      chips.append(chip(String(picked.id), picked.filename, root.dataset.removeLabel ?? 'Remove {name}', input));
+      sync(root);
+    },
+    remove(this: PartThis) {
+      const id = removed(this.$event);
+      if (!id) return;
+      this.$root.querySelector(`[data-chips] [data-id="${id}"]`)?.remove();
+      sync(this.$root);
+    },
+  };
+}
