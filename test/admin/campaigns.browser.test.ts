@@ -31,19 +31,53 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     // The default template loads its logo from the root URL: this server, not localhost:9000.
     assert.equal((await t.request('PUT', '/api/settings/app.root_url', t.url)).status, 200);
     const list = await t.request('POST', '/api/lists', { name: 'Readers', type: 'public', optin: 'single' });
+    const partners = await t.request('POST', '/api/lists', { name: 'Partners', type: 'private', optin: 'single' });
+    await t.request('POST', '/api/lists', { name: 'Retired readers', type: 'private', optin: 'single', status: 'archived' });
+    const readers: number[] = [];
     for (let i = 1; i <= 3; i++) {
-      assert.equal((await t.request('POST', '/api/subscribers', { email: `reader${i}@example.com`, name: `Reader ${i}`, lists: [list.body.data.id], preconfirm_subscriptions: true })).status, 200);
+      const res = await t.request('POST', '/api/subscribers', { email: `reader${i}@example.com`, name: `Reader ${i}`, lists: [list.body.data.id], preconfirm_subscriptions: true });
+      assert.equal(res.status, 200);
+      readers.push(res.body.data.id);
     }
+    // Partners share reader1 and add one more: both lists reach 4, each subscriber once.
+    assert.equal((await t.request('PUT', '/api/subscribers/lists', { ids: [readers[0]], action: 'add', target_list_ids: [partners.body.data.id], status: 'confirmed' })).status, 200);
+    assert.equal((await t.request('POST', '/api/subscribers', { email: 'partner@example.com', name: 'Partner', lists: [partners.body.data.id] })).status, 200);
+    const upload = new FormData();
+    upload.append('file', new Blob(['%PDF-1.4 the price list'], { type: 'application/pdf' }), 'price-list.pdf');
+    assert.equal((await t.request('POST', '/api/media', undefined, { raw: upload })).status, 200);
     const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Create new' }).click();
     await page.getByLabel('Name').fill('First issue');
     await page.getByLabel('Subject').fill('Hello {{ .Subscriber.FirstName }}');
-    await page.getByLabel('Lists to send to').selectOption({ label: 'Readers' });
+    // The lists: searched, ticked, counted as the send will count them; archived ones are not offered.
+    const lists = page.getByRole('group', { name: 'Lists to send to' });
+    const audience = lists.locator('[data-audience]');
+    await audience.getByText('Choose at least one list.').waitFor();
+    await lists.getByRole('searchbox', { name: 'Search lists' }).fill('read');
+    assert.equal(await lists.getByLabel('Partners').isVisible(), false);
+    assert.equal(await lists.getByLabel('Retired readers').count(), 0);
+    await lists.getByLabel('Readers').check();
+    await audience.getByText('Reaches 3 subscribers of 1 list').waitFor();
+    await lists.getByRole('searchbox', { name: 'Search lists' }).fill('');
+    await lists.getByLabel('Partners').check();
+    await audience.getByText('Reaches 4 subscribers of 2 lists').waitFor();
+    await screenshot(page, 'campaign-lists');
+    await lists.getByRole('button', { name: 'Remove Partners' }).click();
+    await audience.getByText('Reaches 3 subscribers of 1 list').waitFor();
+    assert.equal(await lists.getByLabel('Partners').isChecked(), false);
     await page.getByLabel('Format', { exact: true }).selectOption({ label: 'Raw HTML' });
     await typeBody(page, '<h1>Issue one</h1><p>Thanks for reading.</p>');
     await page.getByRole('button', { name: 'New campaign' }).click();
     await page.getByRole('heading', { name: 'First issue' }).waitFor();
+
+    // An attachment from the media library, saved with the campaign.
+    await page.getByRole('button', { name: 'Add attachments' }).click();
+    const picker = page.getByRole('dialog', { name: 'Attach a file from the media library' });
+    await picker.getByRole('button', { name: 'Attach price-list.pdf' }).click();
+    const attachments = page.getByRole('group', { name: 'Attachments' });
+    await attachments.getByRole('button', { name: 'Remove price-list.pdf' }).waitFor();
+    await screenshot(page, 'campaign-attachments');
 
     // F9 previews what is in the editor, saved or not, in a sandboxed frame.
     await typeBody(page, '<h1>Issue one, edited</h1>');
@@ -61,14 +95,52 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     await page.getByText('Test sent to reader1@example.com').waitFor();
     const [test] = await sink.waitFor(1);
     assert.match(test.parsed.subject ?? '', /Hello Reader/);
+    assert.deepEqual(test.parsed.attachments.map((a) => [a.filename, a.content.toString()]), [['price-list.pdf', '%PDF-1.4 the price list']]);
 
     await page.getByRole('link', { name: '← Campaigns' }).click();
     const row = page.getByRole('row').filter({ hasText: 'First issue' });
     await row.getByRole('button', { name: 'Start', exact: true }).click();
+    // The start names whom it goes to.
+    await page.getByRole('dialog').getByText('Send "First issue" to 3 subscribers of 1 list?').waitFor();
+    await screenshot(page, 'campaign-start-summary');
     await page.getByRole('dialog').getByRole('button', { name: 'Start', exact: true }).click();
     await page.getByRole('row').filter({ hasText: 'First issue' }).getByText('Finished').waitFor({ timeout: 20_000 });
     await sink.waitFor(4);
     await screenshot(page, 'campaigns');
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+  });
+
+  it('starts from the campaign\'s page: the summary counts the lists ticked in the form, which is saved first; a schedule names its time', async () => {
+    const t = server();
+    const a = (await t.request('POST', '/api/lists', { name: 'Alpha', type: 'private', optin: 'single' })).body.data.id;
+    const b = (await t.request('POST', '/api/lists', { name: 'Beta', type: 'private', optin: 'single' })).body.data.id;
+    for (const [email, lists] of [['a1@example.com', [a]], ['a2@example.com', [a, b]], ['b1@example.com', [b]]] as const) {
+      assert.equal((await t.request('POST', '/api/subscribers', { email, name: email, lists })).status, 200);
+    }
+    const c = (await t.request('POST', '/api/campaigns', { name: 'Page start', subject: 'S', lists: [a], content_type: 'html', body: '<p>Hi</p>' })).body.data.id;
+    const later = new Date(Date.UTC(2031, 4, 6, 9, 30)).toISOString();
+    const s = (await t.request('POST', '/api/campaigns', { name: 'Page schedule', subject: 'S', lists: [a, b], send_at: later })).body.data.id;
+    const tab = await signedInTab(browser(), t);
+    const { page } = tab;
+    await page.goto(`${t.url}/admin/campaigns/${s}`);
+    await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+    const question = await page.getByRole('dialog').locator('#confirm-text').innerText();
+    assert.match(question, /^Schedule "Page schedule" to be sent to 3 subscribers of 2 lists on .*2031.*\?$/);
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+
+    await page.goto(`${t.url}/admin/campaigns/${c}`);
+    const lists = page.getByRole('group', { name: 'Lists to send to' });
+    await lists.getByText('Reaches 2 subscribers of 1 list').waitFor();
+    await lists.getByLabel('Beta').check();
+    await lists.getByText('Reaches 3 subscribers of 2 lists').waitFor();
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.getByRole('dialog').getByText('Send "Page start" to 3 subscribers of 2 lists?').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Start', exact: true }).click();
+    await page.getByText('"Page start" is now running').waitFor();
+    const started = (await t.request('GET', `/api/campaigns/${c}`)).body.data;
+    assert.deepEqual(started.lists.map((l: { name: string }) => l.name).sort(), ['Alpha', 'Beta'], 'the ticked list was saved before the start');
+    assert.notEqual(started.status, 'draft');
     assert.deepEqual(tab.problems, []);
     await tab.close();
   });

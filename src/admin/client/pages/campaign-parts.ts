@@ -26,19 +26,19 @@ export function audienceText(a: Audience): string {
 }
 
 /**
- * The question a start (or a schedule, at `sendAt`) asks: "Send to 12,408 subscribers of 2
- * lists?". Without the count (a refused call), the plain question.
+ * The question a start (or a schedule, at `sendAt`) asks: 'Send "October" to 12,408
+ * subscribers of 2 lists?'. Without the count (a refused call), the plain question.
  */
-export async function startQuestion(o: { lists: number[]; type: string; sendAt: string | null; fallback: string }): Promise<string> {
+export async function startQuestion(o: { name: string; lists: number[]; type: string; sendAt: string | null; fallback: string }): Promise<string> {
   let who: string;
   try {
     who = audienceText(await audience(o.lists, o.type));
   } catch {
     return o.fallback;
   }
-  if (!o.sendAt) return `Send to ${who}?`;
+  if (!o.sendAt) return `Send "${o.name}" to ${who}?`;
   const when = new Date(o.sendAt).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' });
-  return `Schedule sending to ${who} on ${when}?`;
+  return `Schedule "${o.name}" to be sent to ${who} on ${when}?`;
 }
 
 /** A chip of the chosen things, with its remove button (the label template comes from the page: "Remove {name}"). */

@@ -62,7 +62,7 @@ export function campaignsPage() {
       const el = clicked(this.$event);
       const plain = `${el.dataset.label}: "${el.dataset.name}"?`;
       const question = el.dataset.summary
-        ? await startQuestion({ lists: (el.dataset.lists ?? '').split(',').filter(Boolean).map(Number), type: el.dataset.type ?? 'regular', sendAt: el.dataset.sendAt || null, fallback: plain })
+        ? await startQuestion({ name: el.dataset.name ?? '', lists: (el.dataset.lists ?? '').split(',').filter(Boolean).map(Number), type: el.dataset.type ?? 'regular', sendAt: el.dataset.sendAt || null, fallback: plain })
         : plain;
       if (!(await confirmAction(question, el.dataset.label, el.dataset.status === 'cancelled'))) return;
       try {
@@ -200,6 +200,7 @@ async function startFromPage(el: HTMLElement): Promise<void> {
   const lists = [...form.querySelectorAll<HTMLInputElement>('input[name="lists"]:checked')].map((b) => Number(b.value));
   const sendAt = (form.querySelector<HTMLInputElement>('#c-send-at:not(:disabled)')?.value ?? '') || el.dataset.sendAt || '';
   const question = await startQuestion({
+    name: el.dataset.name ?? '',
     lists: editable ? lists : (el.dataset.lists ?? '').split(',').filter(Boolean).map(Number),
     type: el.dataset.type ?? 'regular', sendAt: sendAt ? new Date(sendAt).toISOString() : null, fallback: `${el.dataset.label}: "${el.dataset.name}"?`,
   });
