@@ -487,8 +487,8 @@ function campaignPage(c: AdminContext, s: Services) {
               </div>
               <Field id="archive-meta" label={t('admin.campaigns.archiveMeta')} help={t('admin.campaigns.archiveMetaHelp')}>
                 <textarea id="archive-meta" name="archive_meta" data-kind="json" rows={4}>{JSON.stringify(campaign.archive_meta ?? {}, null, 2)}</textarea>
+                <button type="button" class="secondary small fill" x-on:click="fillArchiveMeta">{t('admin.campaigns.archiveMetaFill')}</button>
               </Field>
-              <button type="button" class="secondary small" x-on:click="fillArchiveMeta">{t('admin.campaigns.archiveMetaFill')}</button>
               <PageData id="archive-sample" value={ARCHIVE_SAMPLE} />
               <p class="alert" data-error-for="_form" role="alert"></p>
               <button type="submit" class="secondary">{t('globals.buttons.save')}</button>

@@ -129,7 +129,20 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     assert.match(question, /^Schedule "Page schedule" to be sent to 3 subscribers of 2 lists on .*2031.*\?$/);
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
 
+    // The archive's stand-in subscriber: filled with a sample at once when empty, after asking otherwise.
     await page.goto(`${t.url}/admin/campaigns/${c}`);
+    const meta = page.getByRole('textbox', { name: 'Archive subscriber data' });
+    await page.getByRole('button', { name: 'Fill with a sample subscriber' }).click();
+    assert.deepEqual(JSON.parse(await waitForValue(meta, (v) => v.includes('email'))), { email: 'email@domain.com', name: 'Subscriber', attribs: {} });
+    await meta.fill('{"name": "Kept"}');
+    await page.getByRole('button', { name: 'Fill with a sample subscriber' }).click();
+    await page.getByRole('dialog').getByText('Replace the archive subscriber data with a sample subscriber?').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await meta.inputValue(), '{"name": "Kept"}');
+    await page.getByRole('button', { name: 'Fill with a sample subscriber' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Replace' }).click();
+    await waitForValue(meta, (v) => v.includes('email@domain.com'));
+
     const lists = page.getByRole('group', { name: 'Lists to send to' });
     await lists.getByText('Reaches 2 subscribers of 1 list').waitFor();
     await lists.getByLabel('Beta').check();
@@ -143,6 +156,17 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     assert.notEqual(started.status, 'draft');
     assert.deepEqual(tab.problems, []);
     await tab.close();
+
+    // On a phone: the same page, the lists and attachments in one column.
+    const phone = await signedInTab(browser(), t, { width: 390 });
+    await phone.page.goto(`${t.url}/admin/campaigns/${s}`);
+    await phone.page.getByRole('group', { name: 'Lists to send to' }).getByText('Reaches 3 subscribers of 2 lists').waitFor();
+    await screenshot(phone.page, 'campaign-page');
+    await phone.page.getByRole('button', { name: 'Schedule', exact: true }).click();
+    await phone.page.getByRole('dialog').getByText(/^Schedule "Page schedule" to be sent to 3 subscribers of 2 lists on/).waitFor();
+    await screenshot(phone.page, 'campaign-schedule-summary');
+    assert.deepEqual(phone.problems, []);
+    await phone.close();
   });
 
   it('converts the body when the format changes, after asking, and keeps it when cancelled', async () => {

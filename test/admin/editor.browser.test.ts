@@ -36,7 +36,10 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
     assert.equal(await toolbar.getByRole('button', { name: 'Bold' }).getAttribute('aria-pressed'), 'true');
     await page.keyboard.press('Shift+Home');
     await toolbar.getByRole('button', { name: 'Link' }).click();
-    await page.getByRole('dialog').getByRole('textbox').fill('https://example.com/news@TrackLink');
+    // The link dialog's switch adds listmonk's @TrackLink to the address.
+    await page.getByRole('dialog').getByLabel('Link address').fill('https://example.com/news');
+    await page.getByRole('dialog').getByLabel('Track clicks on this link (@TrackLink)').check();
+    await screenshot(page, 'link-dialog');
     await page.getByRole('dialog').getByRole('button', { name: 'Set link' }).click();
     await editor.getByRole('link', { name: 'Big news' }).waitFor();
     await page.keyboard.press('ArrowRight');
@@ -46,6 +49,14 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
     await screenshot(page, 'image-picker');
     await picker.getByRole('button', { name: 'Insert harbour.png' }).click();
     await editor.getByRole('img', { name: 'harbour.png' }).waitFor();
+    // A button: a link styled by the template's .button, tracked too.
+    await page.keyboard.press('Control+End');
+    await toolbar.getByRole('button', { name: 'Button' }).click();
+    await page.getByRole('dialog').getByLabel('Text').fill('Read the issue');
+    await page.getByRole('dialog').getByLabel('Link address').fill('https://example.com/issue');
+    await page.getByRole('dialog').getByLabel('Track clicks on this link (@TrackLink)').check();
+    await page.getByRole('dialog').getByRole('button', { name: 'Insert button' }).click();
+    await editor.getByRole('link', { name: 'Read the issue' }).waitFor();
     await screenshot(page, 'campaign-richtext');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Saved', { exact: true }).waitFor();
@@ -55,6 +66,21 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
     assert.match(body, /<strong>[^<]*(<a [^>]*>)?Big news/, body);
     assert.match(body, /<a [^>]*href="https:\/\/example\.com\/news@TrackLink"[^>]*>(<strong>)?Big news/, body);
     assert.ok(body.includes(`<img src="${media.body.data.url}" alt="harbour.png">`), body);
+    const button = /<a [^>]*>Read the issue<\/a>/.exec(body)?.[0] ?? '';
+    assert.match(button, /class="button"/, body);
+    assert.match(button, /href="https:\/\/example\.com\/issue@TrackLink"/, body);
+    // Read back into the editor and saved again, the button is still one (the link mark keeps its class).
+    await page.reload();
+    await page.getByRole('textbox', { name: 'Body' }).getByRole('link', { name: 'Read the issue' }).waitFor();
+    await toolbar.getByRole('button', { name: 'Bold' }).waitFor();
+    await page.getByRole('textbox', { name: 'Body' }).getByText('Dear reader,').click();
+    await page.keyboard.press('End');
+    await page.keyboard.type('!');
+    await page.keyboard.press('Control+s');
+    await page.getByText('Saved', { exact: true }).waitFor();
+    const again: string = (await t.request('GET', `/api/campaigns/${id}`)).body.data.body;
+    assert.ok(again.startsWith('<p>Dear reader,!</p>'), again);
+    assert.equal(/<a [^>]*>Read the issue<\/a>/.exec(again)?.[0], button, 'the button survives the editor\'s schema');
 
     await page.getByRole('button', { name: 'HTML source' }).click();
     const source = page.getByRole('textbox', { name: 'Body' });
