@@ -36,43 +36,52 @@ export function confirmAction(message: string, confirmLabel = 'Confirm', danger 
   });
 }
 
-/** Asks for one line of text (a new name); resolves with it, or null when cancelled. */
-export function promptText(message: string, initial: string, confirmLabel = 'OK'): Promise<string | null> {
+/**
+ * A modal form of `fields` with a confirm and a cancel button (Escape cancels too); resolves
+ * true when confirmed. `focus` is selected when it opens.
+ */
+export function formDialog(o: { fields: HTMLElement[]; confirmLabel: string; focus: HTMLInputElement; labelledBy?: string }): Promise<boolean> {
   return new Promise((resolve) => {
     const dialog = document.createElement('dialog');
+    if (o.labelledBy) dialog.setAttribute('aria-labelledby', o.labelledBy);
     const form = document.createElement('form');
     form.method = 'dialog';
-    const label = document.createElement('label');
-    label.htmlFor = 'prompt-input';
-    label.textContent = message;
-    const input = document.createElement('input');
-    input.type = 'text';
-    input.id = 'prompt-input';
-    input.value = initial;
-    input.required = true;
     const actions = document.createElement('div');
     actions.className = 'actions';
     const ok = document.createElement('button');
     ok.type = 'submit';
     ok.value = 'ok';
-    ok.textContent = confirmLabel;
+    ok.textContent = o.confirmLabel;
     const cancel = document.createElement('button');
     cancel.type = 'button';
     cancel.className = 'secondary';
     cancel.textContent = 'Cancel';
     cancel.addEventListener('click', () => dialog.close());
     actions.append(ok, cancel);
-    form.append(label, input, actions);
+    form.append(...o.fields, actions);
     dialog.append(form);
     document.body.append(dialog);
     dialog.addEventListener('close', () => {
-      const answer = dialog.returnValue === 'ok' ? input.value.trim() : '';
       dialog.remove();
-      resolve(answer || null);
+      resolve(dialog.returnValue === 'ok');
     });
     dialog.showModal();
-    input.select();
+    o.focus.select();
   });
+}
+
+/** Asks for one line of text (a new name); resolves with it, or null when cancelled. */
+export async function promptText(message: string, initial: string, confirmLabel = 'OK'): Promise<string | null> {
+  const label = document.createElement('label');
+  label.htmlFor = 'prompt-input';
+  label.textContent = message;
+  const input = document.createElement('input');
+  input.type = 'text';
+  input.id = 'prompt-input';
+  input.value = initial;
+  input.required = true;
+  const ok = await formDialog({ fields: [label, input], confirmLabel, focus: input });
+  return (ok && input.value.trim()) || null;
 }
 
 /** The element whose handler runs (a row's button carries its data-* for the action). */

@@ -5,6 +5,7 @@
 import { Editor, Extension } from '@tiptap/core';
 import Image from '@tiptap/extension-image';
 import StarterKit from '@tiptap/starter-kit';
+import { formDialog } from './dialog.ts';
 import { pickMedia } from './media-picker.ts';
 
 /** A toolbar button: its label, whether it is on where the cursor is, and what it does. */
@@ -28,71 +29,46 @@ interface LinkAnswer {
  * The link dialog: the address, a "track clicks" switch (adds @TrackLink to the address), and
  * for a button its text. Resolves with the answer, or null when cancelled.
  */
-function linkDialog(o: { title: string; href: string; text: string | null; confirm: string }): Promise<LinkAnswer | null> {
-  return new Promise((resolve) => {
-    const dialog = document.createElement('dialog');
-    dialog.setAttribute('aria-labelledby', 'link-title');
-    const form = document.createElement('form');
-    form.method = 'dialog';
-    const title = document.createElement('h2');
-    title.id = 'link-title';
-    title.textContent = o.title;
-    const field = (id: string, label: string, input: HTMLInputElement) => {
-      const l = document.createElement('label');
-      l.htmlFor = id;
-      l.textContent = label;
-      input.id = id;
-      const wrap = document.createElement('div');
-      wrap.className = 'field';
-      wrap.append(l, input);
-      return wrap;
-    };
-    const text = document.createElement('input');
-    text.type = 'text';
-    text.value = o.text ?? '';
-    text.required = true;
-    const href = document.createElement('input');
-    href.type = 'text';
-    href.inputMode = 'url';
-    const tracked = o.href.endsWith(TRACK);
-    href.value = tracked ? o.href.slice(0, -TRACK.length) : o.href;
-    const track = document.createElement('input');
-    track.type = 'checkbox';
-    track.id = 'link-track';
-    track.checked = tracked;
-    const trackLabel = document.createElement('label');
-    trackLabel.className = 'check-label';
-    trackLabel.append(track, ' Track clicks on this link (@TrackLink)');
-    const actions = document.createElement('div');
-    actions.className = 'actions';
-    const ok = document.createElement('button');
-    ok.type = 'submit';
-    ok.value = 'ok';
-    ok.textContent = o.confirm;
-    const cancel = document.createElement('button');
-    cancel.type = 'button';
-    cancel.className = 'secondary';
-    cancel.textContent = 'Cancel';
-    cancel.addEventListener('click', () => dialog.close());
-    actions.append(ok, cancel);
-    form.append(title, ...(o.text !== null ? [field('link-text', 'Text', text)] : []), field('link-href', 'Link address', href), trackLabel, actions);
-    dialog.append(form);
-    document.body.append(dialog);
-    dialog.addEventListener('close', () => {
-      dialog.remove();
-      if (dialog.returnValue !== 'ok') return resolve(null);
-      // An address typed with the marker is tracked too.
-      let url = href.value.trim();
-      let on = track.checked;
-      if (url.endsWith(TRACK)) {
-        url = url.slice(0, -TRACK.length);
-        on = true;
-      }
-      resolve({ href: url, track: on, text: text.value.trim() });
-    });
-    dialog.showModal();
-    (o.text !== null ? text : href).select();
-  });
+async function linkDialog(o: { title: string; href: string; text: string | null; confirm: string }): Promise<LinkAnswer | null> {
+  const title = document.createElement('h2');
+  title.id = 'link-title';
+  title.textContent = o.title;
+  const field = (id: string, label: string, input: HTMLInputElement) => {
+    const l = document.createElement('label');
+    l.htmlFor = id;
+    l.textContent = label;
+    input.id = id;
+    const wrap = document.createElement('div');
+    wrap.className = 'field';
+    wrap.append(l, input);
+    return wrap;
+  };
+  const text = document.createElement('input');
+  text.type = 'text';
+  text.value = o.text ?? '';
+  text.required = o.text !== null;
+  const href = document.createElement('input');
+  href.type = 'text';
+  href.inputMode = 'url';
+  const tracked = o.href.endsWith(TRACK);
+  href.value = tracked ? o.href.slice(0, -TRACK.length) : o.href;
+  const track = document.createElement('input');
+  track.type = 'checkbox';
+  track.id = 'link-track';
+  track.checked = tracked;
+  const trackLabel = document.createElement('label');
+  trackLabel.className = 'check-label';
+  trackLabel.append(track, ' Track clicks on this link (@TrackLink)');
+  const fields = [title, ...(o.text !== null ? [field('link-text', 'Text', text)] : []), field('link-href', 'Link address', href), trackLabel];
+  if (!(await formDialog({ fields, confirmLabel: o.confirm, focus: o.text !== null ? text : href, labelledBy: 'link-title' }))) return null;
+  // An address typed with the marker is tracked too.
+  let url = href.value.trim();
+  let on = track.checked;
+  if (url.endsWith(TRACK)) {
+    url = url.slice(0, -TRACK.length);
+    on = true;
+  }
+  return { href: url, track: on, text: text.value.trim() };
 }
 
 async function setLink(e: Editor): Promise<void> {
