@@ -263,7 +263,7 @@ function ListPicker({ d, chosen, editable, t }: { d: CampaignFormData; chosen: S
       </ul>
       {editable ? (
         <>
-          <input type="search" id="c-lists-search" class="list-search" aria-label={t('admin.campaigns.searchLists')} placeholder={t('admin.campaigns.searchLists')} x-on:input="filter" />
+          <input type="search" id="c-lists-search" class="list-search" aria-label={t('admin.campaigns.searchLists')} placeholder={t('admin.campaigns.searchLists')} x-on:input="filter" x-on:keydown="keepForm" />
           <ul class="choices" data-options>
             {d.lists.map((l) => (
               <li data-name={l.name.toLowerCase()}>

@@ -55,10 +55,13 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     const audience = lists.locator('[data-audience]');
     await audience.getByText('Choose at least one list.').waitFor();
     await lists.getByRole('searchbox', { name: 'Search lists' }).fill('read');
+    await page.keyboard.press('Enter');
     assert.equal(await lists.getByLabel('Partners').isVisible(), false);
     assert.equal(await lists.getByLabel('Retired readers').count(), 0);
     await lists.getByLabel('Readers').check();
     await audience.getByText('Reaches 3 subscribers of 1 list').waitFor();
+    assert.equal(await page.locator('[data-error-for]:not(:empty)').count(), 0, 'Enter in the search box saved nothing');
+    assert.match(page.url(), /\/admin\/campaigns\/new$/);
     await lists.getByRole('searchbox', { name: 'Search lists' }).fill('');
     await lists.getByLabel('Partners').check();
     await audience.getByText('Reaches 4 subscribers of 2 lists').waitFor();

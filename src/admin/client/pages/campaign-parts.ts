@@ -105,6 +105,10 @@ export function listPicker() {
       const none = this.$root.querySelector<HTMLElement>('[data-no-match]');
       if (none) none.hidden = shown > 0;
     },
+    /** Enter in the search box does not save the campaign. */
+    keepForm(this: PartThis) {
+      if ((this.$event as KeyboardEvent).key === 'Enter') this.$event.preventDefault();
+    },
     changed(this: PartThis) {
       void refresh(this.$root);
     },
