@@ -77,6 +77,8 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     // An attachment from the media library, saved with the campaign.
     await page.getByRole('button', { name: 'Add attachments' }).click();
     const picker = page.getByRole('dialog', { name: 'Attach a file from the media library' });
+    await picker.getByRole('button', { name: 'Attach price-list.pdf' }).waitFor();
+    await screenshot(page, 'attachment-picker');
     await picker.getByRole('button', { name: 'Attach price-list.pdf' }).click();
     const attachments = page.getByRole('group', { name: 'Attachments' });
     await attachments.getByRole('button', { name: 'Remove price-list.pdf' }).waitFor();
