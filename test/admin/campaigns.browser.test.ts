@@ -150,6 +150,15 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
 
     const lists = page.getByRole('group', { name: 'Lists to send to' });
     await lists.getByText('Reaches 2 subscribers of 1 list').waitFor();
+    // With no list ticked the save before the start is refused: the reason beside the lists, nothing started.
+    await lists.getByRole('button', { name: 'Remove Alpha' }).click();
+    await lists.getByText('Choose at least one list.').waitFor();
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.getByRole('dialog').getByText('Send "Page start" to 0 subscribers of 0 lists?').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Start', exact: true }).click();
+    await page.locator('#c-lists-error').getByText(/lists/).waitFor();
+    assert.equal((await t.request('GET', `/api/campaigns/${c}`)).body.data.status, 'draft');
+    await lists.getByLabel('Alpha').check();
     await lists.getByLabel('Beta').check();
     await lists.getByText('Reaches 3 subscribers of 2 lists').waitFor();
     await page.getByRole('button', { name: 'Start', exact: true }).click();
