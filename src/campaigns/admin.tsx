@@ -256,7 +256,7 @@ function Chip({ id, name, editable, t, children }: { id: number; name: string; e
 function ListPicker({ d, chosen, editable, t }: { d: CampaignFormData; chosen: Set<number>; editable: boolean; t: AdminView['t'] }): JSX.Element {
   const picked = d.lists.filter((l) => chosen.has(l.id));
   return (
-    <fieldset class="field list-picker" x-data="listPicker" data-type={d.campaign?.type ?? 'regular'} data-remove-label={t('admin.campaigns.remove', { name: '{name}' })} aria-describedby="c-lists-help">
+    <fieldset class="field list-picker" x-data="listPicker" data-type={d.campaign?.type ?? 'regular'} data-remove-label={t('admin.campaigns.remove', { name: '{name}' })} aria-describedby={editable ? 'c-lists-help' : undefined}>
       <legend>{t('campaigns.sendToLists')}</legend>
       <ul class="chips" data-chips aria-label={t('admin.campaigns.chosenLists')} x-on:click="remove">
         {picked.map((l) => <Chip id={l.id} name={l.name} editable={editable} t={t} />)}
@@ -274,8 +274,12 @@ function ListPicker({ d, chosen, editable, t }: { d: CampaignFormData; chosen: S
           <p class="muted small" data-no-match hidden>{t('admin.campaigns.noListMatch')}</p>
         </>
       ) : null}
-      <p class="help" id="c-lists-help">{t('admin.campaigns.listsHelp')}</p>
-      {editable ? <p class="audience" data-audience aria-live="polite"></p> : null}
+      {editable ? (
+        <>
+          <p class="help" id="c-lists-help">{t('admin.campaigns.listsHelp')}</p>
+          <p class="audience" data-audience aria-live="polite"></p>
+        </>
+      ) : null}
       <p class="field-error" id="c-lists-error" data-error-for="c-lists" role="alert"></p>
     </fieldset>
   );

@@ -92,7 +92,8 @@ export function listPicker() {
   };
   return {
     init(this: PartThis) {
-      void refresh(this.$root);
+      // A campaign that cannot be changed has its lists as chips only: nothing to count or redraw.
+      if (this.$root.querySelector('[data-options]')) void refresh(this.$root);
     },
     /** Shows the lists whose name holds what is typed in the search box. */
     filter(this: PartThis) {
