@@ -113,6 +113,16 @@ export class UserService {
     return { checked, email, setsPassword };
   }
 
+  /** A new token for an API user (the old one stops working), answered this once. */
+  regenerateToken(actor: Actor, id: number): string {
+    const checked = this.authorize(actor, id);
+    const user = this.store.getUser(checked);
+    this.assertHolderWithin(actor, user);
+    const token = this.store.newApiToken(checked);
+    this.ctx.log.info(`a new API token for user "${user.username}" made by ${actor.username}`);
+    return token;
+  }
+
   delete(actor: Actor, id: number): void {
     const checked = this.authorize(actor, id);
     this.assertHolderWithin(actor, this.store.getUser(checked));
