@@ -7,6 +7,7 @@ import { listPage, listsPage } from './lists.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
 import { templatePage, templatesPage } from './templates.ts';
+import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
   listsPage,
@@ -21,4 +22,11 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   templatesPage,
   templatePage,
   mediaPage,
+  usersPage,
+  userPage,
+  rolesPage,
+  permissionMatrix,
+  listRoleForm,
+  profileForm,
+  twofa,
 };
