@@ -205,7 +205,7 @@ function UserForm({ user, view, s }: { user: UserJson | null; view: AdminView; s
             <input type="password" id="user-password" name="password" autocomplete="new-password" data-omit-empty {...fields} />
           </Field>
           <Field id="user-password2" label={t('users.passwordRepeat')}>
-            <input type="password" id="user-password2" autocomplete="new-password" {...fields} />
+            <input type="password" id="user-password2" name="password2" autocomplete="new-password" {...fields} />
           </Field>
         </div>
       </div>
@@ -585,11 +585,11 @@ function profilePage(c: AdminContext, s: Services) {
               <h2>{t('admin.profile.changePassword')}</h2>
               <p class="help">{t('admin.profile.passwordEndsSessions')}</p>
               <div class="grid2">
-                <Field id="profile-password" label={t('users.newPassword')} help={t('admin.users.passwordHelp', { n: PASSWORD_MIN })}>
+                <Field id="profile-password" label={t('users.newPassword')} help={t('admin.profile.passwordHelp', { n: PASSWORD_MIN })}>
                   <input type="password" id="profile-password" name="password" autocomplete="new-password" data-omit-empty />
                 </Field>
                 <Field id="profile-password2" label={t('users.passwordRepeat')}>
-                  <input type="password" id="profile-password2" autocomplete="new-password" />
+                  <input type="password" id="profile-password2" name="password2" autocomplete="new-password" />
                 </Field>
               </div>
               <Field id="profile-current" label={t('admin.profile.currentPassword')} help={t('admin.profile.currentPasswordHelp')}>

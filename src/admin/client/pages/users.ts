@@ -5,11 +5,17 @@ import { api, navigate, notifyError, pageData } from '../api.ts';
 import { clicked, confirmAction, promptText } from '../dialog.ts';
 import { clearErrors, FieldError, formJson, showError } from '../form.ts';
 
-/** A password typed twice: a FieldError on the second field when they differ. */
-function checkRepeat(form: HTMLFormElement, first: string, second: string): void {
+/**
+ * The form's JSON body, a password typed twice checked first: a FieldError beside the second
+ * field when they differ. The repeat (`password2`) is not sent.
+ */
+function bodyWithPassword(form: HTMLFormElement, first: string, second: string): Record<string, unknown> {
   const a = form.querySelector<HTMLInputElement>(`#${first}`);
   const b = form.querySelector<HTMLInputElement>(`#${second}`);
   if (a && b && !a.disabled && a.value !== b.value) throw new FieldError(second, 'The two passwords are not the same.');
+  const body = formJson(form);
+  delete body.password2;
+  return body;
 }
 
 interface UserAnswer {
@@ -99,13 +105,9 @@ export function userPage() {
       clearErrors(form);
       this.busy = true;
       try {
-        if (this.type === 'user' && this.passwordLogin) checkRepeat(form, 'user-password', 'user-password2');
-        const body = formJson(form);
-        if (this.type === 'api') {
-          delete body.email;
-          delete body.password;
-          delete body.password_login;
-        }
+        const body = bodyWithPassword(form, 'user-password', 'user-password2');
+        // An API user has no e-mail or password (the API ignores them; they are not sent).
+        if (this.type === 'api') for (const k of ['email', 'password', 'password_login']) delete body[k];
         const user = await api<UserAnswer>((form.dataset.method ?? 'POST') as 'POST' | 'PUT', form.dataset.action ?? '', body);
         const done = (form.dataset.done ?? '').replace('{id}', String(user.id));
         if (user.type === 'api' && user.password) {
@@ -298,8 +300,7 @@ export function profileForm() {
       clearErrors(form);
       this.busy = true;
       try {
-        checkRepeat(form, 'profile-password', 'profile-password2');
-        const body = formJson(form);
+        const body = bodyWithPassword(form, 'profile-password', 'profile-password2');
         await api('PUT', '/api/profile', body);
         navigate(null, body.password ? form.dataset.flashPassword : form.dataset.flash);
       } catch (err) {
