@@ -78,7 +78,7 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                 <th scope="col">{t('users.username')}</th>
                 <th scope="col">{t('globals.fields.type')}</th>
                 <th scope="col">{t('admin.users.userRole')}</th>
-                <th scope="col">{t('admin.users.listRole')}</th>
+                <th scope="col" class="hide-narrow">{t('admin.users.listRole')}</th>
                 <th scope="col" class="hide-narrow">{t('subscribers.email')}</th>
                 <th scope="col" class="hide-narrow">{t('admin.users.lastLogin')}</th>
                 <th scope="col"><span class="visually-hidden">{t('admin.actions')}</span></th>
@@ -95,7 +95,7 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                   </td>
                   <td><UserTags user={u} t={t} /></td>
                   <td>{u.user_role.name}</td>
-                  <td>{u.list_role?.name ?? <span class="muted">—</span>}</td>
+                  <td class="hide-narrow">{u.list_role?.name ?? <span class="muted">—</span>}</td>
                   <td class="hide-narrow break">{u.email ?? <span class="muted">—</span>}</td>
                   <td class="hide-narrow"><Time value={u.loggedin_at} /></td>
                   <td>
@@ -292,7 +292,9 @@ function userRolesPage(c: AdminContext, s: Services) {
               {roles.map((r) => (
                 <tr>
                   <td><a href={`/admin/users/roles/users/${r.id}`}><strong>{r.name}</strong></a></td>
-                  <td>{r.id === SUPER_ADMIN_ROLE_ID ? <Tag tone="accent">{t('admin.roles.everything')}</Tag> : r.permissions.map((p) => <Tag tone={p === 'subscribers:sql_query' ? 'danger' : undefined}>{p}</Tag>)}</td>
+                  <td>{r.id === SUPER_ADMIN_ROLE_ID ? <Tag tone="accent">{t('admin.roles.everything')}</Tag>
+                    : r.permissions.length === 0 ? <span class="muted">—</span>
+                    : r.permissions.map((p) => <Tag tone={p === 'subscribers:sql_query' ? 'danger' : undefined}>{p}</Tag>)}</td>
                   <td class="hide-narrow"><Time value={r.created_at} /></td>
                   <td class="hide-narrow"><Time value={r.updated_at} /></td>
                   <td>
@@ -473,8 +475,8 @@ function ListRoleForm({ role, view, s }: { role: ListRoleJson | null; view: Admi
           <thead>
             <tr>
               <th scope="col">{t('globals.terms.list')}</th>
-              <th scope="col">{t('admin.roles.get')} <code class="small">{LIST_PERMISSIONS[0]}</code></th>
-              <th scope="col">{t('admin.roles.manage')} <code class="small">{LIST_PERMISSIONS[1]}</code></th>
+              <th scope="col">{t('admin.roles.get')} <code class="small hide-narrow">{LIST_PERMISSIONS[0]}</code></th>
+              <th scope="col">{t('admin.roles.manage')} <code class="small hide-narrow">{LIST_PERMISSIONS[1]}</code></th>
               <th scope="col"><span class="visually-hidden">{t('admin.actions')}</span></th>
             </tr>
           </thead>
