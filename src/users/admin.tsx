@@ -7,6 +7,7 @@
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { CopyButton, Field, PageData, PageHead, SearchToolbar, Tag, Time } from '../admin/components.tsx';
+import { notFound } from '../http/errors.ts';
 import { can, LIST_PERMISSIONS, PERMISSION_GROUPS, SUPER_ADMIN_ROLE_ID } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
@@ -37,6 +38,21 @@ function usersPageQuery() {
 
 const STATUS_FILTERS = ['all', 'enabled', 'disabled'] as const;
 const LISTS_ALL = ['lists:get_all', 'lists:manage_all'];
+
+/** The end of a form: where a refusal not about one field is shown, then Save and Cancel, or why it is read-only. */
+function FormEnd({ t, editable, submit, cancel, readOnly }: { t: AdminView['t']; editable: boolean; submit: string; cancel: string; readOnly: string }): JSX.Element {
+  return (
+    <>
+      <p class="alert" data-error-for="_form" role="alert"></p>
+      {editable ? (
+        <div class="actions">
+          <button type="submit" x-bind:disabled="busy">{submit}</button>
+          <a class="button secondary" href={cancel}>{t('globals.buttons.cancel')}</a>
+        </div>
+      ) : <p class="muted">{readOnly}</p>}
+    </>
+  );
+}
 
 // ---- users -----------------------------------------------------------------------------------
 
@@ -209,13 +225,7 @@ function UserForm({ user, view, s }: { user: UserJson | null; view: AdminView; s
           </Field>
         </div>
       </div>
-      <p class="alert" data-error-for="_form" role="alert"></p>
-      {editable ? (
-        <div class="actions">
-          <button type="submit" x-bind:disabled="busy">{user ? t('globals.buttons.saveChanges') : t('users.newUser')}</button>
-          <a class="button secondary" href="/admin/users">{t('globals.buttons.cancel')}</a>
-        </div>
-      ) : <p class="muted">{t('admin.users.readOnly')}</p>}
+      <FormEnd t={t} editable={editable} submit={user ? t('globals.buttons.saveChanges') : t('users.newUser')} cancel="/admin/users" readOnly={t('admin.users.readOnly')} />
     </form>
   );
 }
@@ -262,45 +272,54 @@ function userPage(c: AdminContext, s: Services) {
   });
 }
 
-// ---- user roles ------------------------------------------------------------------------------
+/** What differs between the two kinds of role on their pages. */
+const ROLE_KINDS = {
+  users: { title: 'users.userRoles', newTitle: 'users.newUserRole', help: 'admin.roles.userRolesHelp', column: 'admin.roles.permissions', none: 'admin.roles.noUserRoles' },
+  lists: { title: 'users.listRoles', newTitle: 'users.newListRole', help: 'admin.roles.listRolesHelp', column: 'globals.terms.lists', none: 'admin.roles.noListRoles' },
+} as const;
+type RoleKind = keyof typeof ROLE_KINDS;
 
-function userRolesPage(c: AdminContext, s: Services) {
-  const view = adminView(c, s);
-  const { t, actor } = view;
-  const roles = s.userService.userRoles(actor);
+interface RoleRow {
+  id: number;
+  name: string;
+  updated_at: string;
+  /** What the role gives: its permissions, or its lists with their grants. */
+  gives: JSX.Element;
+}
+
+/** The table of a kind of role: name, what it gives, last change; edit, clone and delete for roles:manage. */
+function rolesPage(c: AdminContext, s: Services, kind: RoleKind, rows: RoleRow[]): Response {
+  const { t, actor } = adminView(c, s);
+  const k = ROLE_KINDS[kind];
   const manages = can(actor, 'roles:manage');
   return adminPage(c, s, {
-    title: t('users.userRoles'),
+    title: t(k.title),
     body: (
-      <div x-data="rolesPage" data-kind="user">
-        <PageHead title={t('users.userRoles')} count={roles.length}>
-          {manages ? <a class="button" href="/admin/users/roles/users/new">+ {t('users.newUserRole')}</a> : null}
+      <div x-data="rolesPage" data-kind={kind}>
+        <PageHead title={t(k.title)} count={rows.length}>
+          {manages ? <a class="button" href={`/admin/users/roles/${kind}/new`}>+ {t(k.newTitle)}</a> : null}
         </PageHead>
-        <p class="help">{t('admin.roles.userRolesHelp')}</p>
+        <p class="help">{t(k.help)}</p>
         <div class="table-wrap">
           <table>
             <thead>
               <tr>
                 <th scope="col">{t('globals.fields.name')}</th>
-                <th scope="col">{t('admin.roles.permissions')}</th>
-                <th scope="col" class="hide-narrow">{t('globals.fields.createdAt')}</th>
+                <th scope="col">{t(k.column)}</th>
                 <th scope="col" class="hide-narrow">{t('globals.fields.updatedAt')}</th>
                 <th scope="col"><span class="visually-hidden">{t('admin.actions')}</span></th>
               </tr>
             </thead>
             <tbody>
-              {roles.map((r) => (
+              {rows.length === 0 ? <tr><td colspan={4} class="empty">{t(k.none)}</td></tr> : rows.map((r) => (
                 <tr>
-                  <td><a href={`/admin/users/roles/users/${r.id}`}><strong>{r.name}</strong></a></td>
-                  <td>{r.id === SUPER_ADMIN_ROLE_ID ? <Tag tone="accent">{t('admin.roles.everything')}</Tag>
-                    : r.permissions.length === 0 ? <span class="muted">—</span>
-                    : r.permissions.map((p) => <Tag tone={p === 'subscribers:sql_query' ? 'danger' : undefined}>{p}</Tag>)}</td>
-                  <td class="hide-narrow"><Time value={r.created_at} /></td>
+                  <td><a href={`/admin/users/roles/${kind}/${r.id}`}><strong>{r.name}</strong></a></td>
+                  <td class="small">{r.gives}</td>
                   <td class="hide-narrow"><Time value={r.updated_at} /></td>
                   <td>
                     {manages && r.id !== SUPER_ADMIN_ROLE_ID ? (
                       <div class="row-actions">
-                        <a href={`/admin/users/roles/users/${r.id}`}>{t('globals.buttons.edit')}</a>
+                        <a href={`/admin/users/roles/${kind}/${r.id}`}>{t('globals.buttons.edit')}</a>
                         <button type="button" class="link" data-id={String(r.id)} data-name={r.name} x-on:click="cloneOne">{t('globals.buttons.clone')}</button>
                         <button type="button" class="link" data-id={String(r.id)} data-name={r.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button>
                       </div>
@@ -314,6 +333,35 @@ function userRolesPage(c: AdminContext, s: Services) {
       </div>
     ),
   });
+}
+
+/** A role's own page, or the form for a new one (`role` null). */
+function rolePage(c: AdminContext, s: Services, kind: RoleKind, role: { name: string } | null, form: JSX.Element): Response {
+  const { t } = adminView(c, s);
+  const k = ROLE_KINDS[kind];
+  const title = role ? role.name : t(k.newTitle);
+  return adminPage(c, s, {
+    title,
+    body: (
+      <>
+        <a class="back" href={`/admin/users/roles/${kind}`}>← {t(k.title)}</a>
+        <PageHead title={title} />
+        {form}
+      </>
+    ),
+  });
+}
+
+// ---- user roles ------------------------------------------------------------------------------
+
+function userRolesPage(c: AdminContext, s: Services) {
+  const { t, actor } = adminView(c, s);
+  return rolesPage(c, s, 'users', s.userService.userRoles(actor).map((r) => ({
+    ...r,
+    gives: r.id === SUPER_ADMIN_ROLE_ID ? <Tag tone="accent">{t('admin.roles.everything')}</Tag>
+      : r.permissions.length === 0 ? <span class="muted">—</span>
+      : <>{r.permissions.map((p) => <Tag tone={p === 'subscribers:sql_query' ? 'danger' : undefined}>{p}</Tag>)}</>,
+  })));
 }
 
 function UserRoleForm({ role, view }: { role: UserRoleJson | null; view: AdminView }): JSX.Element {
@@ -351,104 +399,31 @@ function UserRoleForm({ role, view }: { role: UserRoleJson | null; view: AdminVi
           </fieldset>
         ))}
       </div>
-      <p class="alert" data-error-for="_form" role="alert"></p>
-      {editable ? (
-        <div class="actions">
-          <button type="submit" x-bind:disabled="busy">{role ? t('globals.buttons.saveChanges') : t('users.newUserRole')}</button>
-          <a class="button secondary" href="/admin/users/roles/users">{t('globals.buttons.cancel')}</a>
-        </div>
-      ) : <p class="muted">{superAdmin ? t('admin.roles.superAdminFixed') : t('admin.roles.readOnly')}</p>}
+      <FormEnd t={t} editable={editable} submit={role ? t('globals.buttons.saveChanges') : t('users.newUserRole')} cancel="/admin/users/roles/users" readOnly={superAdmin ? t('admin.roles.superAdminFixed') : t('admin.roles.readOnly')} />
     </form>
   );
 }
 
 function newUserRolePage(c: AdminContext, s: Services) {
-  const view = adminView(c, s);
-  return adminPage(c, s, {
-    title: view.t('users.newUserRole'),
-    body: (
-      <>
-        <a class="back" href="/admin/users/roles/users">← {view.t('users.userRoles')}</a>
-        <PageHead title={view.t('users.newUserRole')} />
-        <UserRoleForm role={null} view={view} />
-      </>
-    ),
-  });
+  return rolePage(c, s, 'users', null, <UserRoleForm role={null} view={adminView(c, s)} />);
 }
 
 function userRolePage(c: AdminContext, s: Services) {
   const view = adminView(c, s);
   const id = pathId(c);
   const role = s.userService.userRoles(view.actor).find((r) => r.id === id);
-  if (!role) return notFoundRole(c, s, 'user', id);
-  return adminPage(c, s, {
-    title: role.name,
-    body: (
-      <>
-        <a class="back" href="/admin/users/roles/users">← {view.t('users.userRoles')}</a>
-        <PageHead title={role.name} />
-        <UserRoleForm role={role} view={view} />
-      </>
-    ),
-  });
-}
-
-function notFoundRole(c: AdminContext, s: Services, type: 'user' | 'list', id: number): Response {
-  const { t } = adminView(c, s);
-  return adminPage(c, s, {
-    title: t('admin.notFound'), status: 404,
-    body: <><PageHead title={t('admin.notFound')} /><p class="alert" role="alert">{`${type} role ${id} not found`}</p></>,
-  });
+  if (!role) throw notFound(`user role ${id} not found`);
+  return rolePage(c, s, 'users', role, <UserRoleForm role={role} view={view} />);
 }
 
 // ---- list roles ------------------------------------------------------------------------------
 
 function listRolesPage(c: AdminContext, s: Services) {
-  const view = adminView(c, s);
-  const { t, actor } = view;
-  const roles = s.userService.listRoles(actor);
-  const manages = can(actor, 'roles:manage');
-  return adminPage(c, s, {
-    title: t('users.listRoles'),
-    body: (
-      <div x-data="rolesPage" data-kind="list">
-        <PageHead title={t('users.listRoles')} count={roles.length}>
-          {manages ? <a class="button" href="/admin/users/roles/lists/new">+ {t('users.newListRole')}</a> : null}
-        </PageHead>
-        <p class="help">{t('admin.roles.listRolesHelp')}</p>
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('globals.fields.name')}</th>
-                <th scope="col">{t('globals.terms.lists')}</th>
-                <th scope="col" class="hide-narrow">{t('globals.fields.updatedAt')}</th>
-                <th scope="col"><span class="visually-hidden">{t('admin.actions')}</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {roles.length === 0 ? <tr><td colspan={4} class="empty">{t('admin.roles.noListRoles')}</td></tr> : roles.map((r) => (
-                <tr>
-                  <td><a href={`/admin/users/roles/lists/${r.id}`}><strong>{r.name}</strong></a></td>
-                  <td class="small">{r.lists.map((l) => <div>{l.name}: {l.permissions.map((p) => <Tag>{p === 'list:manage' ? t('admin.roles.manage') : t('admin.roles.get')}</Tag>)}</div>)}</td>
-                  <td class="hide-narrow"><Time value={r.updated_at} /></td>
-                  <td>
-                    {manages ? (
-                      <div class="row-actions">
-                        <a href={`/admin/users/roles/lists/${r.id}`}>{t('globals.buttons.edit')}</a>
-                        <button type="button" class="link" data-id={String(r.id)} data-name={r.name} x-on:click="cloneOne">{t('globals.buttons.clone')}</button>
-                        <button type="button" class="link" data-id={String(r.id)} data-name={r.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button>
-                      </div>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </div>
-    ),
-  });
+  const { t, actor } = adminView(c, s);
+  return rolesPage(c, s, 'lists', s.userService.listRoles(actor).map((r) => ({
+    ...r,
+    gives: <>{r.lists.map((l) => <div>{l.name}: {l.permissions.map((p) => <Tag>{p === 'list:manage' ? t('admin.roles.manage') : t('admin.roles.get')}</Tag>)}</div>)}</>,
+  })));
 }
 
 function ListRoleForm({ role, view, s }: { role: ListRoleJson | null; view: AdminView; s: Services }): JSX.Element {
@@ -514,46 +489,21 @@ function ListRoleForm({ role, view, s }: { role: ListRoleJson | null; view: Admi
           </div>
         </fieldset>
       ) : null}
-      <p class="alert" data-error-for="_form" role="alert"></p>
-      {editable ? (
-        <div class="actions">
-          <button type="submit" x-bind:disabled="busy">{role ? t('globals.buttons.saveChanges') : t('users.newListRole')}</button>
-          <a class="button secondary" href="/admin/users/roles/lists">{t('globals.buttons.cancel')}</a>
-        </div>
-      ) : <p class="muted">{t('admin.roles.readOnly')}</p>}
+      <FormEnd t={t} editable={editable} submit={role ? t('globals.buttons.saveChanges') : t('users.newListRole')} cancel="/admin/users/roles/lists" readOnly={t('admin.roles.readOnly')} />
     </form>
   );
 }
 
 function newListRolePage(c: AdminContext, s: Services) {
-  const view = adminView(c, s);
-  return adminPage(c, s, {
-    title: view.t('users.newListRole'),
-    body: (
-      <>
-        <a class="back" href="/admin/users/roles/lists">← {view.t('users.listRoles')}</a>
-        <PageHead title={view.t('users.newListRole')} />
-        <ListRoleForm role={null} view={view} s={s} />
-      </>
-    ),
-  });
+  return rolePage(c, s, 'lists', null, <ListRoleForm role={null} view={adminView(c, s)} s={s} />);
 }
 
 function listRolePage(c: AdminContext, s: Services) {
   const view = adminView(c, s);
   const id = pathId(c);
   const role = s.userService.listRoles(view.actor).find((r) => r.id === id);
-  if (!role) return notFoundRole(c, s, 'list', id);
-  return adminPage(c, s, {
-    title: role.name,
-    body: (
-      <>
-        <a class="back" href="/admin/users/roles/lists">← {view.t('users.listRoles')}</a>
-        <PageHead title={role.name} />
-        <ListRoleForm role={role} view={view} s={s} />
-      </>
-    ),
-  });
+  if (!role) throw notFound(`list role ${id} not found`);
+  return rolePage(c, s, 'lists', role, <ListRoleForm role={role} view={view} s={s} />);
 }
 
 // ---- the signed-in user's profile ------------------------------------------------------------

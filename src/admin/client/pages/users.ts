@@ -18,6 +18,23 @@ function bodyWithPassword(form: HTMLFormElement, first: string, second: string):
   return body;
 }
 
+/**
+ * A form's submit: the page stays, old messages are cleared, `busy` while `send` runs, and a
+ * refusal is shown beside the field it names (what was typed is kept).
+ */
+async function submitting(self: { busy: boolean; $event: Event }, send: (form: HTMLFormElement) => Promise<void>): Promise<void> {
+  self.$event.preventDefault();
+  const form = self.$event.target as HTMLFormElement;
+  clearErrors(form);
+  self.busy = true;
+  try {
+    await send(form);
+  } catch (err) {
+    showError(form, err);
+  }
+  self.busy = false;
+}
+
 interface UserAnswer {
   id: number;
   username: string;
@@ -100,11 +117,7 @@ export function userPage() {
       this.listRoleIgnored = !!listRole && roles.some((r) => String(r.id) === role && r.all);
     },
     async submit(this: UserPageState) {
-      this.$event.preventDefault();
-      const form = this.$event.target as HTMLFormElement;
-      clearErrors(form);
-      this.busy = true;
-      try {
+      await submitting(this, async (form) => {
         const body = bodyWithPassword(form, 'user-password', 'user-password2');
         // An API user has no e-mail or password (the API ignores them; they are not sent).
         if (this.type === 'api') for (const k of ['email', 'password', 'password_login']) delete body[k];
@@ -113,14 +126,8 @@ export function userPage() {
         if (user.type === 'api' && user.password) {
           this.doneUrl = done;
           this.token = user.password;
-          this.busy = false;
-          return;
-        }
-        navigate(done, form.dataset.flash);
-      } catch (err) {
-        showError(form, err);
-        this.busy = false;
-      }
+        } else navigate(done, form.dataset.flash);
+      });
     },
     async regenerateToken(this: UserPageState) {
       const el = clicked(this.$event);
@@ -275,18 +282,11 @@ export function listRoleForm() {
       this.rows = this.rows.map((r) => (r.id === id ? { ...r, [perm]: box.checked } : r));
     },
     async submit(this: ListRoleState) {
-      this.$event.preventDefault();
-      const form = this.$event.target as HTMLFormElement;
-      clearErrors(form);
-      this.busy = true;
       const lists = this.rows.map((r) => ({ id: r.id, permissions: [...(r.get ? ['list:get'] : []), ...(r.manage ? ['list:manage'] : [])] }));
-      try {
+      await submitting(this, async (form) => {
         await api((form.dataset.method ?? 'POST') as 'POST' | 'PUT', form.dataset.action ?? '', { name: String(formJson(form).name ?? ''), lists });
         navigate('/admin/users/roles/lists', form.dataset.flash);
-      } catch (err) {
-        showError(form, err);
-        this.busy = false;
-      }
+      });
     },
   };
 }
@@ -295,18 +295,11 @@ export function profileForm() {
   return {
     busy: false,
     async submit(this: { busy: boolean; $event: Event }) {
-      this.$event.preventDefault();
-      const form = this.$event.target as HTMLFormElement;
-      clearErrors(form);
-      this.busy = true;
-      try {
+      await submitting(this, async (form) => {
         const body = bodyWithPassword(form, 'profile-password', 'profile-password2');
         await api('PUT', '/api/profile', body);
         navigate(null, body.password ? form.dataset.flashPassword : form.dataset.flash);
-      } catch (err) {
-        showError(form, err);
-        this.busy = false;
-      }
+      });
     },
   };
 }
@@ -354,30 +347,16 @@ export function twofa() {
       this.qrSrc = '';
     },
     async confirm(this: TwofaState) {
-      this.$event.preventDefault();
-      const form = this.$event.target as HTMLFormElement;
-      clearErrors(form);
-      this.busy = true;
-      try {
+      await submitting(this, async (form) => {
         await api('PUT', `/api/users/${this.$root.dataset.id}/twofa`, { secret: this.secret, code: String(formJson(form).code ?? '') });
         navigate(null, 'Two-factor sign-in is on: the next sign-in asks for a code.');
-      } catch (err) {
-        showError(form, err);
-        this.busy = false;
-      }
+      });
     },
     async disable(this: TwofaState) {
-      this.$event.preventDefault();
-      const form = this.$event.target as HTMLFormElement;
-      clearErrors(form);
-      this.busy = true;
-      try {
+      await submitting(this, async (form) => {
         await api('DELETE', `/api/users/${this.$root.dataset.id}/twofa`, formJson(form));
         navigate(null, 'Two-factor sign-in is off.');
-      } catch (err) {
-        showError(form, err);
-        this.busy = false;
-      }
+      });
     },
   };
 }
