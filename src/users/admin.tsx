@@ -429,7 +429,8 @@ function listRolesPage(c: AdminContext, s: Services) {
 function ListRoleForm({ role, view, s }: { role: ListRoleJson | null; view: AdminView; s: Services }): JSX.Element {
   const { t, actor } = view;
   const editable = can(actor, 'roles:manage');
-  const { results } = s.lists.query(actor, { search: '', status: undefined, tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: true });
+  // Archived lists are left out of list pickers (the spec's list status); grants on them stay shown.
+  const { results } = s.lists.query(actor, { search: '', status: 'active', tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: true });
   const lists = results.map((l) => ({ id: l.id, name: l.name }));
   const grants = (role?.lists ?? []).map((l) => ({ id: l.id, name: l.name, get: l.permissions.includes('list:get'), manage: l.permissions.includes('list:manage') }));
   return (

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TOTP } from 'otpauth';
-import { adminSession, getPage } from '../helpers/admin.ts';
+import { adminSession, getPage, HOSTILE } from '../helpers/admin.ts';
 import { browserSkip, screenshot, signedInTab, useBrowser, waitForValue } from '../helpers/browser.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
@@ -62,8 +62,12 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
     await page.getByLabel('Username').fill('reader');
     await page.getByLabel('Name', { exact: true }).fill('Rita Reader');
     await page.getByLabel('E-mail').fill('rita@example.com');
-    await page.getByLabel('User role').selectOption({ label: 'Subscriber readers' });
+    // A list role beside a user role that reaches every list changes nothing: the form says so.
+    await page.getByLabel('User role').selectOption({ label: 'Super Admin' });
     await page.getByLabel('List role').selectOption({ label: 'Staff news readers' });
+    await page.getByText('the list role changes nothing').waitFor();
+    await page.getByLabel('User role').selectOption({ label: 'Subscriber readers' });
+    await page.getByText('the list role changes nothing').waitFor({ state: 'hidden' });
     await page.getByLabel('Password', { exact: true }).fill('rita-password-1');
     await page.getByLabel('Repeat the password').fill('something else');
     await page.getByRole('button', { name: 'New user' }).click();
@@ -228,8 +232,10 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
     await tab.close();
   });
 
-  it('lays the users and roles pages out on a phone', async () => {
+  it('lays the users and roles pages out on a phone, hostile names inert', async () => {
     const t = server();
+    const hostileRole = await t.request('POST', '/api/roles/users', { name: HOSTILE, permissions: ['subscribers:get'] });
+    assert.equal((await t.request('POST', '/api/users', { username: 'hostile', name: HOSTILE, type: 'api', status: 'enabled', user_role_id: hostileRole.body.data.id })).status, 200);
     const list = (await t.request('POST', '/api/lists', { name: 'A list with a rather long name for a phone', type: 'private', optin: 'single' })).body.data.id;
     const role = await t.request('POST', '/api/roles/lists', { name: 'One list', lists: [{ id: list, permissions: ['list:get', 'list:manage'] }] });
     const tab = await signedInTab(browser(), t, { width: 390 });
@@ -240,6 +246,15 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
       await page.getByRole('heading', { level: 1 }).waitFor();
       await screenshot(page, name);
     }
+    await page.goto(`${t.url}/admin/users/roles/users`);
+    await page.getByRole('row').filter({ hasText: HOSTILE }).getByRole('button', { name: 'Clone' }).click();
+    assert.equal(await page.getByRole('dialog').getByLabel('Name of the copy').inputValue(), `Copy of ${HOSTILE}`);
+    await page.getByRole('dialog').getByRole('button', { name: 'Clone' }).click();
+    await page.getByRole('heading', { name: `Copy of ${HOSTILE}` }).waitFor();
+    await page.goto(`${t.url}/admin/users?query=hostile`);
+    await page.getByRole('link', { name: 'hostile', exact: true }).click();
+    await page.getByRole('heading', { name: 'hostile' }).waitFor();
+    assert.equal(await page.locator('img[src="x"]').count(), 0, 'no hostile markup became an element');
     assert.deepEqual(tab.problems, []);
     await tab.close();
   });

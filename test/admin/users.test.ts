@@ -120,6 +120,10 @@ describe('admin users, roles and profile pages', () => {
     const data = pageData(role.body, 'list-role-data');
     assert.deepEqual(data.grants, [{ id: ids.hostileList, name: HOSTILE, get: true, manage: false }]);
     assert.deepEqual(data.lists.map((l: { id: number }) => l.id).sort(), [ids.list, ids.hostileList].sort());
+    const archived = await t.request('POST', '/api/lists', { name: 'Old archive', type: 'private', optin: 'single', status: 'archived' });
+    assert.equal(archived.status, 200, archived.text);
+    const later = pageData((await getPage(t, admin, `/admin/users/roles/lists/${ids.hostileListRole}`)).body, 'list-role-data');
+    assert.ok(!later.lists.some((l: { id: number }) => l.id === archived.body.data.id), 'archived lists are not offered');
     assert.match(role.body, /lists:get_all, lists:manage_all/);
     assert.equal((await getPage(t, admin, `/admin/users/roles/lists/${ids.hostileRole}`)).status, 404, 'a user role is not a list role');
   });
