@@ -218,6 +218,21 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
     assert.deepEqual(users.filter((u) => u.username.startsWith('temp')).map((u) => [u.username, u.status]), [['temp-one', 'disabled']]);
     await screenshot(page, 'users');
 
+    // Editing: a refusal beside the field it names, the rest kept; then saved.
+    await page.getByRole('link', { name: 'temp-one' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Temporary one');
+    await page.getByLabel('Username').fill('no spaces allowed');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('#user-username-error').getByText(/invalid username/).waitFor();
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Temporary one');
+    await page.getByLabel('Username').fill('temp-1');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'temp-1' }).waitFor();
+    await page.getByText('Saved', { exact: true }).waitFor();
+    const edited = (await t.request('GET', '/api/users')).body.data.find((u: { username: string }) => u.username === 'temp-1');
+    assert.equal(edited.name, 'Temporary one');
+    assert.equal(edited.status, 'disabled', 'what was not touched kept its value');
+
     // A role in use: its delete is refused with the API's 409 message.
     await page.goto(`${t.url}/admin/users/roles/users`);
     await page.getByRole('row').filter({ hasText: 'Short-lived' }).getByRole('button', { name: 'Delete' }).click();
