@@ -75,6 +75,7 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
   const users = all.filter((u) => (status === 'all' || u.status === status)
     && (!needle || [u.username, u.name, u.email ?? ''].some((v) => v.toLowerCase().includes(needle))));
   const manages = can(actor, 'users:manage');
+  const changeable = (u: UserJson) => s.userService.mayChangeUser(actor, u);
   return adminPage(c, s, {
     title: t('globals.terms.users'),
     body: (
@@ -115,7 +116,7 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                   <td class="hide-narrow break">{u.email ?? <span class="muted">—</span>}</td>
                   <td class="hide-narrow"><Time value={u.loggedin_at} /></td>
                   <td>
-                    {manages ? (
+                    {changeable(u) ? (
                       <div class="row-actions">
                         <a href={`/admin/users/${u.id}`}>{t('globals.buttons.edit')}</a>
                         <button type="button" class="link" data-id={String(u.id)} data-name={u.username} data-status={u.status === 'enabled' ? 'disabled' : 'enabled'} x-on:click="setStatus">
@@ -158,9 +159,8 @@ function TokenPanel({ t }: { t: AdminView['t'] }): JSX.Element {
   );
 }
 
-function UserForm({ user, view, s }: { user: UserJson | null; view: AdminView; s: Services }): JSX.Element {
+function UserForm({ user, view, s, editable }: { user: UserJson | null; view: AdminView; s: Services; editable: boolean }): JSX.Element {
   const { t, actor } = view;
-  const editable = can(actor, 'users:manage');
   const fields = { disabled: !editable };
   const { userRoles, listRoles } = roleChoices(view, s, user);
   const type = user?.type ?? 'user';
@@ -225,7 +225,7 @@ function UserForm({ user, view, s }: { user: UserJson | null; view: AdminView; s
           </Field>
         </div>
       </div>
-      <FormEnd t={t} editable={editable} submit={user ? t('globals.buttons.saveChanges') : t('users.newUser')} cancel="/admin/users" readOnly={t('admin.users.readOnly')} />
+      <FormEnd t={t} editable={editable} submit={user ? t('globals.buttons.saveChanges') : t('users.newUser')} cancel="/admin/users" readOnly={can(actor, 'users:manage') ? t('admin.users.beyondYours') : t('admin.users.readOnly')} />
     </form>
   );
 }
@@ -239,7 +239,7 @@ function newUserPage(c: AdminContext, s: Services) {
         <a class="back" href="/admin/users">← {view.t('globals.terms.users')}</a>
         <PageHead title={view.t('users.newUser')} />
         <TokenPanel t={view.t} />
-        <UserForm user={null} view={view} s={s} />
+        <UserForm user={null} view={view} s={s} editable />
       </div>
     ),
   });
@@ -249,7 +249,7 @@ function userPage(c: AdminContext, s: Services) {
   const view = adminView(c, s);
   const { t, actor } = view;
   const user = s.userService.get(actor, pathId(c));
-  const manages = can(actor, 'users:manage');
+  const manages = s.userService.mayChangeUser(actor, user);
   return adminPage(c, s, {
     title: user.username,
     body: (
@@ -266,7 +266,7 @@ function userPage(c: AdminContext, s: Services) {
           <span>{t('admin.users.lastLogin')}: <Time value={user.loggedin_at} /></span>
         </div>
         <TokenPanel t={t} />
-        <UserForm user={user} view={view} s={s} />
+        <UserForm user={user} view={view} s={s} editable={manages} />
       </div>
     ),
   });
@@ -285,6 +285,8 @@ interface RoleRow {
   updated_at: string;
   /** What the role gives: its permissions, or its lists with their grants. */
   gives: JSX.Element;
+  /** Whether the signed-in user may edit, clone or delete it. */
+  changeable: boolean;
 }
 
 /** The table of a kind of role: name, what it gives, last change; edit, clone and delete for roles:manage. */
@@ -317,7 +319,7 @@ function rolesPage(c: AdminContext, s: Services, kind: RoleKind, rows: RoleRow[]
                   <td class="small">{r.gives}</td>
                   <td class="hide-narrow"><Time value={r.updated_at} /></td>
                   <td>
-                    {manages && r.id !== SUPER_ADMIN_ROLE_ID ? (
+                    {r.changeable ? (
                       <div class="row-actions">
                         <a href={`/admin/users/roles/${kind}/${r.id}`}>{t('globals.buttons.edit')}</a>
                         <button type="button" class="link" data-id={String(r.id)} data-name={r.name} x-on:click="cloneOne">{t('globals.buttons.clone')}</button>
@@ -358,16 +360,21 @@ function userRolesPage(c: AdminContext, s: Services) {
   const { t, actor } = adminView(c, s);
   return rolesPage(c, s, 'users', s.userService.userRoles(actor).map((r) => ({
     ...r,
+    changeable: s.userService.mayChangeRole(actor, r),
     gives: r.id === SUPER_ADMIN_ROLE_ID ? <Tag tone="accent">{t('admin.roles.everything')}</Tag>
       : r.permissions.length === 0 ? <span class="muted">—</span>
       : <>{r.permissions.map((p) => <Tag tone={p === 'subscribers:sql_query' ? 'danger' : undefined}>{p}</Tag>)}</>,
   })));
 }
 
-function UserRoleForm({ role, view }: { role: UserRoleJson | null; view: AdminView }): JSX.Element {
-  const { t, actor } = view;
+/** Why a role's form cannot be saved: no roles:manage, or permissions beyond the signed-in user's. */
+function readOnlyRole({ t, actor }: AdminView): string {
+  return can(actor, 'roles:manage') ? t('admin.roles.beyondYours') : t('admin.roles.readOnly');
+}
+
+function UserRoleForm({ role, view, editable }: { role: UserRoleJson | null; view: AdminView; editable: boolean }): JSX.Element {
+  const { t } = view;
   const superAdmin = role?.id === SUPER_ADMIN_ROLE_ID;
-  const editable = can(actor, 'roles:manage') && !superAdmin;
   const held = new Set(superAdmin ? PERMISSION_GROUPS.flatMap((g) => g.permissions) : role?.permissions ?? []);
   const fields = { disabled: !editable };
   return (
@@ -399,13 +406,13 @@ function UserRoleForm({ role, view }: { role: UserRoleJson | null; view: AdminVi
           </fieldset>
         ))}
       </div>
-      <FormEnd t={t} editable={editable} submit={role ? t('globals.buttons.saveChanges') : t('users.newUserRole')} cancel="/admin/users/roles/users" readOnly={superAdmin ? t('admin.roles.superAdminFixed') : t('admin.roles.readOnly')} />
+      <FormEnd t={t} editable={editable} submit={role ? t('globals.buttons.saveChanges') : t('users.newUserRole')} cancel="/admin/users/roles/users" readOnly={superAdmin ? t('admin.roles.superAdminFixed') : readOnlyRole(view)} />
     </form>
   );
 }
 
 function newUserRolePage(c: AdminContext, s: Services) {
-  return rolePage(c, s, 'users', null, <UserRoleForm role={null} view={adminView(c, s)} />);
+  return rolePage(c, s, 'users', null, <UserRoleForm role={null} view={adminView(c, s)} editable />);
 }
 
 function userRolePage(c: AdminContext, s: Services) {
@@ -413,7 +420,7 @@ function userRolePage(c: AdminContext, s: Services) {
   const id = pathId(c);
   const role = s.userService.userRoles(view.actor).find((r) => r.id === id);
   if (!role) throw notFound(`user role ${id} not found`);
-  return rolePage(c, s, 'users', role, <UserRoleForm role={role} view={view} />);
+  return rolePage(c, s, 'users', role, <UserRoleForm role={role} view={view} editable={s.userService.mayChangeRole(view.actor, role)} />);
 }
 
 // ---- list roles ------------------------------------------------------------------------------
@@ -422,13 +429,13 @@ function listRolesPage(c: AdminContext, s: Services) {
   const { t, actor } = adminView(c, s);
   return rolesPage(c, s, 'lists', s.userService.listRoles(actor).map((r) => ({
     ...r,
+    changeable: s.userService.mayChangeRole(actor, r),
     gives: <>{r.lists.map((l) => <div>{l.name}: {l.permissions.map((p) => <Tag>{p === 'list:manage' ? t('admin.roles.manage') : t('admin.roles.get')}</Tag>)}</div>)}</>,
   })));
 }
 
-function ListRoleForm({ role, view, s }: { role: ListRoleJson | null; view: AdminView; s: Services }): JSX.Element {
+function ListRoleForm({ role, view, s, editable }: { role: ListRoleJson | null; view: AdminView; s: Services; editable: boolean }): JSX.Element {
   const { t, actor } = view;
-  const editable = can(actor, 'roles:manage');
   // Archived lists are left out of list pickers (the spec's list status); grants on them stay shown.
   const { results } = s.lists.query(actor, { search: '', status: 'active', tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: true });
   const lists = results.map((l) => ({ id: l.id, name: l.name }));
@@ -490,13 +497,13 @@ function ListRoleForm({ role, view, s }: { role: ListRoleJson | null; view: Admi
           </div>
         </fieldset>
       ) : null}
-      <FormEnd t={t} editable={editable} submit={role ? t('globals.buttons.saveChanges') : t('users.newListRole')} cancel="/admin/users/roles/lists" readOnly={t('admin.roles.readOnly')} />
+      <FormEnd t={t} editable={editable} submit={role ? t('globals.buttons.saveChanges') : t('users.newListRole')} cancel="/admin/users/roles/lists" readOnly={readOnlyRole(view)} />
     </form>
   );
 }
 
 function newListRolePage(c: AdminContext, s: Services) {
-  return rolePage(c, s, 'lists', null, <ListRoleForm role={null} view={adminView(c, s)} s={s} />);
+  return rolePage(c, s, 'lists', null, <ListRoleForm role={null} view={adminView(c, s)} s={s} editable />);
 }
 
 function listRolePage(c: AdminContext, s: Services) {
@@ -504,7 +511,7 @@ function listRolePage(c: AdminContext, s: Services) {
   const id = pathId(c);
   const role = s.userService.listRoles(view.actor).find((r) => r.id === id);
   if (!role) throw notFound(`list role ${id} not found`);
-  return rolePage(c, s, 'lists', role, <ListRoleForm role={role} view={view} s={s} />);
+  return rolePage(c, s, 'lists', role, <ListRoleForm role={role} view={view} s={s} editable={s.userService.mayChangeRole(view.actor, role)} />);
 }
 
 // ---- the signed-in user's profile ------------------------------------------------------------

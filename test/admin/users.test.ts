@@ -206,6 +206,36 @@ describe('admin users, roles and profile pages', () => {
     assert.deepEqual(roles.body.data.find((r: { id: number }) => r.id === ids.hostileRole).permissions, ['subscribers:get', 'subscribers:sql_query']);
   });
 
+  it('offers no changes to users and roles beyond the manager\'s own permissions, which the API refuses too', async () => {
+    const within = await t.request('POST', '/api/roles/users', { name: 'Readers only', permissions: ['subscribers:get'] });
+    const manager = await userWithRole(t, ['users:get', 'users:manage', 'roles:get', 'roles:manage', 'subscribers:get']);
+    const session = await adminSession(t, manager.username, manager.password);
+    const subordinate = await t.request('POST', '/api/users', { username: 'subordinate', type: 'api', status: 'enabled', user_role_id: within.body.data.id });
+    assert.equal(subordinate.status, 200, subordinate.text);
+
+    const users = await getPage(t, session, '/admin/users');
+    const row = (name: string) => new RegExp(`>${name}</strong></a>[\\s\\S]*?</tr>`).exec(users.body)![0];
+    assert.ok(!row('admin').includes('x-on:click="deleteOne"'), 'a Super Admin is beyond a manager who is not one');
+    assert.ok(!row('hostile.name').includes('x-on:click="setStatus"'), 'a user holding sql_query is beyond this manager');
+    assert.ok(row('subordinate').includes('x-on:click="deleteOne"') && row('subordinate').includes('x-on:click="setStatus"'));
+    const adminPage = await getPage(t, session, '/admin/users/1');
+    assert.ok(!adminPage.body.includes('Save changes') && !adminPage.body.includes('x-on:click="deleteOne"'));
+    assert.match(adminPage.body, /you cannot change them/);
+    assert.match((await getPage(t, session, `/admin/users/${subordinate.body.data.id}`)).body, /Save changes/);
+    for (const r of [await apiAs(t, session, 'PUT', '/api/users/1', { name: 'taken over' }), await apiAs(t, session, 'POST', `/api/users/${ids.apiUser}/token`)]) assert.equal(r.status, 403, r.text);
+
+    const roles = await getPage(t, session, '/admin/users/roles/users');
+    const roleRow = (id: number) => new RegExp(`href="/admin/users/roles/users/${id}"[\\s\\S]*?</tr>`).exec(roles.body)![0];
+    assert.ok(!roleRow(ids.hostileRole).includes('x-on:click="deleteOne"'), 'a role with sql_query is beyond this manager');
+    assert.ok(roleRow(within.body.data.id).includes('x-on:click="cloneOne"'));
+    const beyond = await getPage(t, session, `/admin/users/roles/users/${ids.hostileRole}`);
+    assert.ok(!beyond.body.includes('Save changes'));
+    assert.match(beyond.body, /you cannot change it/);
+    const refused = await apiAs(t, session, 'PUT', `/api/roles/users/${ids.hostileRole}`, { name: 'tamed', permissions: [] });
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.body.message, /subscribers:sql_query/);
+  });
+
   it('shows the profile: details, the password change that ends other sessions, and 2FA without its secret', async () => {
     const person = await userWithRole(t, ['subscribers:get']);
     const session = await adminSession(t, person.username, person.password);
