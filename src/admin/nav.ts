@@ -54,6 +54,14 @@ export const NAV: NavGroup[] = [
       { label: 'globals.terms.templates', href: '/admin/campaigns/templates', allowed: (a) => can(a, 'templates:get') },
     ],
   },
+  {
+    label: 'globals.terms.users',
+    links: [
+      { label: 'globals.terms.users', href: '/admin/users', allowed: (a) => can(a, 'users:get') },
+      { label: 'users.userRoles', href: '/admin/users/roles/users', allowed: (a) => can(a, 'roles:get') },
+      { label: 'users.listRoles', href: '/admin/users/roles/lists', allowed: (a) => can(a, 'roles:get') },
+    ],
+  },
 ];
 
 /** The groups and links this user may see (groups left empty are dropped). */

@@ -67,6 +67,7 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
             <button type="button" class="secondary small menu-toggle" aria-controls="sidebar" x-bind:aria-expanded="menuOpen" x-on:click="toggleMenu">{t('admin.menu')}</button>
             <a class="brand" href="/admin">{siteName || 'listmgr'}</a>
             <span class="who">{t('admin.signedInAs')} <strong>{actor.name || actor.username}</strong></span>
+            <a class="button secondary small" href="/admin/profile" aria-current={current('/admin/profile')}>{t('admin.profile.link')}</a>
             <form method="post" action="/admin/logout">
               <button type="submit" class="secondary small">{t('users.logout')}</button>
             </form>

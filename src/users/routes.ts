@@ -27,6 +27,7 @@ export const USER_ROUTES = [
   route({ method: 'GET', path: '/users/:id', access: 'users:get', handler: getUser, summary: 'One user' }),
   route({ method: 'POST', path: '/users', access: 'users:manage', handler: createUser, body: newUserInput(), summary: 'Creates a login or API user (an API user\'s token is answered once, in `password`)' }),
   route({ method: 'PUT', path: '/users/:id', access: 'users:manage', handler: updateUser, body: userChanges(), summary: 'Changes a user (fields not given keep their value, except list_role_id)' }),
+  route({ method: 'POST', path: '/users/:id/token', access: 'users:manage', handler: regenerateToken, summary: 'Gives an API user a new token, answered once in `password`; the old token stops working (listmgr\'s addition)' }),
   route({ method: 'DELETE', path: '/users/:id', access: 'users:manage', handler: deleteUser, summary: 'Deletes a user (an enabled Super Admin must remain)' }),
   route({ method: 'DELETE', path: '/users', access: 'users:manage', handler: deleteUsers, query: deleteQuery(), summary: 'Deletes users by id (an enabled Super Admin must remain)' }),
   route({ method: 'GET', path: '/profile', access: 'signed-in', handler: getProfile, summary: 'The caller\'s own user' }),
@@ -153,6 +154,13 @@ async function createUser(c: C, s: Deps, { body }: Input<ReturnType<typeof newUs
 async function updateUser(c: C, s: Deps, { body }: Input<ReturnType<typeof userChanges>, undefined>) {
   const id = pathId(c);
   return ok(c, await s.userService.update(c.get('user'), id, userInput(body), id === c.get('user').id ? ownSession(c) : null));
+}
+
+function regenerateToken(c: C, s: Deps) {
+  const id = pathId(c);
+  const token = s.userService.regenerateToken(c.get('user'), id);
+  // As on creation: the token is answered this once, in `password`.
+  return ok(c, { ...s.userService.get(c.get('user'), id), password: token });
 }
 
 function deleteUser(c: C, s: Deps) {

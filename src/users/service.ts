@@ -3,7 +3,7 @@
 // on typed input, and the log of who changed what. The store keeps the SQL and the guards that
 // must hold in the write's transaction.
 import type { AppContext } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../http/errors.ts';
+import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
 import {
   ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, authorized, can, type Actor, type Authorized, type ListPermission, type Permission,
 } from '../http/permissions.ts';
@@ -111,6 +111,16 @@ export class UserService {
     if (changes.userRoleId && changes.userRoleId !== current.user_role.id) this.assertUserRole(actor, changes.userRoleId);
     if (changes.listRoleId && changes.listRoleId !== current.list_role?.id) this.assertListRole(actor, changes.listRoleId);
     return { checked, email, setsPassword };
+  }
+
+  /** A new token for an API user (the old one stops working), answered this once. */
+  regenerateToken(actor: Actor, id: number): string {
+    const checked = this.authorize(actor, id);
+    const user = this.store.getUser(checked);
+    this.assertHolderWithin(actor, user);
+    const token = this.store.newApiToken(checked);
+    this.ctx.log.info(`a new API token for user "${user.username}" made by ${actor.username}`);
+    return token;
   }
 
   delete(actor: Actor, id: number): void {
@@ -254,6 +264,36 @@ export class UserService {
     if (id === SUPER_ADMIN_ROLE_ID) throw badRequest('the Super Admin role cannot be deleted');
     this.store.deleteRole(authorized(id));
     this.ctx.log.info(`role ${id} deleted by ${actor.username}`);
+  }
+
+  // ---- what the admin pages offer (the writes check again) -----------------------------------
+
+  /** Whether the actor may change or delete this user (users:manage, and roles within its own). */
+  mayChangeUser(actor: Actor, user: UserJson): boolean {
+    return this.allows(() => {
+      this.assertCan(actor, 'users:manage');
+      this.assertHolderWithin(actor, user);
+    });
+  }
+
+  /** Whether the actor may edit or delete this role (roles:manage, not Super Admin, within its own permissions). */
+  mayChangeRole(actor: Actor, role: { id: number; permissions?: readonly string[]; lists?: { id: number; permissions: readonly string[] }[] | null }): boolean {
+    return this.allows(() => {
+      this.assertCan(actor, 'roles:manage');
+      if (role.id === SUPER_ADMIN_ROLE_ID) throw forbidden('the Super Admin role cannot be changed');
+      this.permissionsWithin(actor, role.permissions ?? [], 'edit');
+      this.grantsWithin(actor, role.lists ?? [], 'edit');
+    });
+  }
+
+  private allows(check: () => void): boolean {
+    try {
+      check();
+      return true;
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 403) return false;
+      throw err;
+    }
   }
 
   // ---- checks ------------------------------------------------------------------------------

@@ -339,6 +339,19 @@ export class UserStore {
     return this.getUser(id);
   }
 
+  /**
+   * Gives an API user a new token, answered this once (only its SHA-256 is stored); the old one
+   * stops working at once. 400 for a login user, who has no token.
+   */
+  newApiToken(id: Authorized<number>): string {
+    return this.db.transaction(() => {
+      if (this.row(id).type !== 'api') throw badRequest('only an API user has a token');
+      const token = randomString(48);
+      this.q.setPassword.run({ password: sha256Hex(token), id });
+      return token;
+    }).immediate();
+  }
+
   /** Deletes users; refused when no enabled Super Admin login user would remain. */
   deleteUsers(ids: Authorized<number>[]): void {
     this.db.transaction(() => {

@@ -41,6 +41,7 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'PUT', path: '/api/users/999999', perms: ['users:manage'], body: {} },
   { method: 'DELETE', path: '/api/users/999999', perms: ['users:manage'] },
   { method: 'DELETE', path: '/api/users?id=999999', perms: ['users:manage'] },
+  { method: 'POST', path: '/api/users/999999/token', perms: ['users:manage'] },
   { method: 'GET', path: '/api/profile', perms: [] },
   { method: 'PUT', path: '/api/profile', perms: [], body: {} },
   { method: 'POST', path: '/api/logout', perms: [] },

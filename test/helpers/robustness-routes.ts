@@ -30,6 +30,7 @@ get /public/custom.css; get /public/custom.js; get /public/static/altcha.umd.js;
 post /admin/forgot; post /admin/login; post /admin/login/twofa; post /admin/logout; post /admin/reset; post /subscription/:uuid/:uuid
 post /subscription/export/:uuid; get /subscription/wipe/:uuid; post /subscription/form; post /subscription/optin/:uuid; post /subscription/wipe/:uuid; post /webhooks/bounce
 post /webhooks/service/:service
+post /api/users/:id/token; get /admin/users; get /admin/users/new; get /admin/users/:id; get /admin/users/roles/users; get /admin/users/roles/users/new; get /admin/users/roles/users/:id; get /admin/users/roles/lists; get /admin/users/roles/lists/new; get /admin/users/roles/lists/:id; get /admin/profile
 get /api/events; get /admin/assets/:file; get /admin/custom.js; get /admin/lists; get /admin/lists/forms; get /admin/lists/new; get /admin/lists/:id
 get /admin/subscribers/import; get /admin/subscribers/import/example.csv; get /admin/subscribers/bounces
 get /admin/campaigns; get /admin/campaigns/new; get /admin/campaigns/:id; get /admin/campaigns/analytics`

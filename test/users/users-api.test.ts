@@ -121,6 +121,24 @@ describe('users and roles API', () => {
       } },
     { name: 'the new token authenticates, with its role', method: 'GET', path: '/api/roles/users', auth: () => (t as any).crmCreds, status: 403 },
     { name: 'later reads never show the token', method: 'GET', path: () => `/api/users/${ids.crm}`, status: 200, after: ({ body: b }) => assert.equal(b.data.password, null) },
+    { name: 'a new token for the API user: answered once, the old one stops working', method: 'POST', path: () => `/api/users/${ids.crm}/token`, status: 200,
+      after: ({ body: b }) => {
+        const old = (t as any).crmCreds as string;
+        assert.match(b.data.password, /^[A-Za-z0-9]{48}$/);
+        assert.notEqual(`crm-sync:${b.data.password}`, old);
+        assert.equal(b.data.username, 'crm-sync');
+        secrets.push(b.data.password);
+        r.bodies.splice(r.bodies.findIndex((x) => x.includes(b.data.password)), 1);
+        (t as any).oldCrmCreds = old;
+        (t as any).crmCreds = `crm-sync:${b.data.password}`;
+        assert.equal(q('SELECT password FROM users WHERE id = ?', ids.crm)[0].password.length, 64);
+      } },
+    { name: 'the old token is refused', method: 'GET', path: '/api/profile', auth: () => (t as any).oldCrmCreds, status: 403 },
+    { name: 'the new token works', method: 'GET', path: '/api/profile', auth: () => (t as any).crmCreds, status: 200 },
+    { name: 'a login user has no token to renew → 400, nothing changed', method: 'POST', path: () => `/api/users/${ids.sofia}/token`, status: 400,
+      after: () => assert.match(q('SELECT password FROM users WHERE id = ?', ids.sofia)[0].password, /^scrypt\$/) },
+    { name: 'a new token for an unknown user → 404', method: 'POST', path: '/api/users/9999/token', status: 404 },
+    { name: 'a new token needs users:manage', method: 'POST', path: () => `/api/users/${ids.crm}/token`, auth: () => (t as any).crmCreds, status: 403 },
     { name: 'list users', method: 'GET', path: '/api/users', status: 200,
       after: ({ body: b }) => {
         assert.deepEqual(b.data.map((u: any) => u.username), ['admin', 'tester', 'sofia', 'crm-sync']);

@@ -8,6 +8,7 @@ import { listPage, listsPage } from './lists.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
 import { templatePage, templatesPage } from './templates.ts';
+import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
   listsPage,
@@ -24,4 +25,11 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   templatesPage,
   templatePage,
   mediaPage,
+  usersPage,
+  userPage,
+  rolesPage,
+  permissionMatrix,
+  listRoleForm,
+  profileForm,
+  twofa,
 };
