@@ -54,6 +54,12 @@ export const NAV: NavGroup[] = [
       { label: 'globals.terms.templates', href: '/admin/campaigns/templates', allowed: (a) => can(a, 'templates:get') },
     ],
   },
+  {
+    label: 'menu.settings',
+    links: [
+      { label: 'menu.settings', href: '/admin/settings', allowed: (a) => can(a, 'settings:get') },
+    ],
+  },
 ];
 
 /** The groups and links this user may see (groups left empty are dropped). */

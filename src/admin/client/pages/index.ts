@@ -6,6 +6,7 @@ import { importPage } from './import.ts';
 import { listPage, listsPage } from './lists.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
+import { settingsPage } from './settings.ts';
 import { templatePage, templatesPage } from './templates.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
@@ -21,4 +22,5 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   templatesPage,
   templatePage,
   mediaPage,
+  settingsPage,
 };
