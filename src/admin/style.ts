@@ -158,9 +158,9 @@ dialog.picker{max-width:min(48rem,calc(100vw - 2rem))}
 .media-pick{display:flex;flex-direction:column;align-items:center;justify-content:center;gap:.2rem;width:100%;height:8rem;padding:.3rem;background:var(--bg);border:1px solid var(--border);color:var(--fg);white-space:normal}
 .media-pick img{max-width:100%;min-height:0;flex:1;object-fit:contain}
 .editor-bar{display:flex;justify-content:flex-end;margin-bottom:.3rem}
-.settings-tabs{display:flex;gap:.25rem;border-bottom:1px solid var(--border);margin-bottom:1rem;overflow-x:auto;scrollbar-width:thin}
-.settings-tabs [role=tab]{flex:0 0 auto;background:transparent;color:var(--accent);border:1px solid transparent;border-bottom:0;border-radius:.4rem .4rem 0 0;font-weight:400;padding:.45rem .85rem}
-.settings-tabs [role=tab][aria-selected=true]{background:var(--card);border-color:var(--border);color:var(--fg);font-weight:600;margin-bottom:-1px}
+.settings-tabs{display:flex;flex-wrap:wrap;gap:0 .25rem;border-bottom:1px solid var(--border);margin-bottom:1rem}
+.settings-tabs [role=tab]{background:transparent;color:var(--accent);border:0;border-radius:.4rem .4rem 0 0;font-weight:400;padding:.45rem .8rem}
+.settings-tabs [role=tab][aria-selected=true]{color:var(--fg);font-weight:600;box-shadow:inset 0 -3px 0 var(--accent)}
 .tab-panel:focus-visible{outline-offset:4px}
 .tab-panel h3{font-size:1rem;margin:0 0 .6rem}
 .block-head{align-items:flex-end;gap:.5rem 1.5rem}.block-head .field{margin-bottom:.5rem}

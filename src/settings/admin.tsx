@@ -558,9 +558,7 @@ function settingsPage(c: AdminContext, s: Services) {
         data-saved={t('admin.settings.saved')} data-unsaved={t('admin.settings.unsaved')} data-test-need-to={t('admin.settings.testNeedTo')}
         data-test-sending={t('admin.settings.testSending')} data-test-sent={t('admin.settings.testSent')} data-scanning={t('admin.settings.scanning')}
         data-scan-ok={t('admin.settings.scanOk')} data-scan-failed={t('admin.settings.scanFailed')}>
-        <PageHead title={t('settings.title')}>
-          {manage ? <button type="submit" id="settings-save" x-bind:disabled="cannotSave">{t('globals.buttons.save')}</button> : null}
-        </PageHead>
+        <PageHead title={t('settings.title')} />
         {manage ? <p class="help">{t('admin.settings.appliesAtOnce')}</p> : <p class="banner">{t('admin.settings.readOnly')}</p>}
         <PageData id="settings-data" value={{ values, blocks: { smtp: NEW_BLOCKS.smtp, messengers: NEW_BLOCKS.messengers } }} />
         <div class="settings-tabs" role="tablist" aria-label={t('settings.title')} x-on:keydown="tabKey">
@@ -583,7 +581,7 @@ function settingsPage(c: AdminContext, s: Services) {
         {manage ? (
           <div class="save-bar">
             <span class="muted small" x-text="status"></span>
-            <button type="submit" x-bind:disabled="cannotSave">{t('globals.buttons.save')}</button>
+            <button type="submit" id="settings-save" x-bind:disabled="cannotSave">{t('globals.buttons.save')}</button>
           </div>
         ) : null}
       </form>

@@ -217,6 +217,13 @@ export function settingsPage() {
       }
     },
     changed(this: State & { changedKeys(): string[] | null }) {
+      // A field being corrected loses its refusal.
+      const el = this.$event?.target as HTMLElement | undefined;
+      if (el?.getAttribute?.('aria-invalid')) {
+        el.removeAttribute('aria-invalid');
+        const slot = form().querySelector<HTMLElement>(`[data-error-for="${el.id}"]`);
+        if (slot) slot.textContent = '';
+      }
       const keys = this.changedKeys();
       this.dirty = keys === null || keys.length > 0;
       this.status = this.dirty ? text('unsaved') : '';
