@@ -301,9 +301,9 @@ function Media({ c }: { c: Ctx }): JSX.Element {
 
 const SMTP_PRESETS = ['ses', 'mailgun', 'postmark', 'sendgrid', 'brevo', 'gmail', 'fastmail', 'azure', 'mailjet', 'forwardemail', 'lettermint', 'postfix'] as const;
 
-function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number | string; bid: string }): JSX.Element {
+function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number; bid: string }): JSX.Element {
   const { t } = c;
-  const at = (sub: string) => ({ block: 'smtp', index: Number(index) || 0, bid, sub, value: b });
+  const at = (sub: string) => ({ block: 'smtp', index, bid, sub, value: b });
   const head = `s-smtp-${bid}`;
   return (
     <fieldset class="card block" data-block="smtp" data-uuid={String(b.uuid ?? '')} data-bid={bid}>
@@ -357,19 +357,21 @@ function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number | str
   );
 }
 
-function Smtp({ c }: { c: Ctx }): JSX.Element {
-  const { t } = c;
-  const blocks = (c.v.smtp as Block[]) ?? [];
+/** A tab of repeatable blocks (SMTP servers, messengers): the saved ones, and a template the Add button copies. */
+function BlockList({ c, id, intro, empty, addLabel, render }: {
+  c: Ctx; id: 'smtp' | 'messengers'; intro: string; empty?: string; addLabel: string;
+  render: (c: Ctx, b: Block, index: number, bid: string) => JSX.Element;
+}): JSX.Element {
+  const blocks = (c.v[id] as Block[]) ?? [];
   return (
-    <Panel id="smtp" t={t}>
-      <p class="help">{t('admin.settings.smtpIntro')}</p>
-      <div data-blocks="smtp">
-        {blocks.map((b, i) => <SmtpBlock c={c} b={b} index={i} bid={`b${i}`} />)}
-      </div>
+    <Panel id={id} t={c.t}>
+      <p class="help">{intro}</p>
+      <div data-blocks={id}>{blocks.map((b, i) => render(c, b, i, `b${i}`))}</div>
+      {blocks.length === 0 && empty ? <p class="muted" data-none={id}>{empty}</p> : null}
       {c.ro ? null : (
         <>
-          <template id="smtp-template"><SmtpBlock c={{ ...c, secretsSet: new Set() }} b={NEW_BLOCKS.smtp} index={0} bid="__b__" /></template>
-          <button type="button" class="secondary" data-add="smtp" x-on:click="addBlock">+ {t('admin.settings.addServer')}</button>
+          <template id={`${id}-template`}>{render({ ...c, secretsSet: new Set() }, NEW_BLOCKS[id], 0, '__b__')}</template>
+          <button type="button" class="secondary" data-add={id} x-on:click="addBlock">+ {addLabel}</button>
         </>
       )}
     </Panel>
@@ -504,26 +506,6 @@ function MessengerBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number;
   );
 }
 
-function Messengers({ c }: { c: Ctx }): JSX.Element {
-  const { t } = c;
-  const blocks = (c.v.messengers as Block[]) ?? [];
-  return (
-    <Panel id="messengers" t={t}>
-      <p class="help">{t('admin.settings.messengersIntro')}</p>
-      <div data-blocks="messengers">
-        {blocks.map((b, i) => <MessengerBlock c={c} b={b} index={i} bid={`b${i}`} />)}
-      </div>
-      {blocks.length === 0 ? <p class="muted" data-none="messengers">{t('admin.settings.noMessengers')}</p> : null}
-      {c.ro ? null : (
-        <>
-          <template id="messengers-template"><MessengerBlock c={{ ...c, secretsSet: new Set() }} b={NEW_BLOCKS.messengers} index={0} bid="__b__" /></template>
-          <button type="button" class="secondary" data-add="messengers" x-on:click="addBlock">+ {t('admin.settings.addMessenger')}</button>
-        </>
-      )}
-    </Panel>
-  );
-}
-
 function Appearance({ c, root }: { c: Ctx; root: string }): JSX.Element {
   const { t } = c;
   const k = (key: string) => ({ key });
@@ -574,9 +556,10 @@ function settingsPage(c: AdminContext, s: Services) {
         <Privacy c={ctx} />
         <Security c={ctx} />
         <Media c={ctx} />
-        <Smtp c={ctx} />
+        <BlockList c={ctx} id="smtp" intro={t('admin.settings.smtpIntro')} addLabel={t('admin.settings.addServer')} render={(c, b, i, bid) => <SmtpBlock c={c} b={b} index={i} bid={bid} />} />
         <Bounces c={ctx} last={s.bounces.lastScan(actor)} />
-        <Messengers c={ctx} />
+        <BlockList c={ctx} id="messengers" intro={t('admin.settings.messengersIntro')} empty={t('admin.settings.noMessengers')} addLabel={t('admin.settings.addMessenger')}
+          render={(c, b, i, bid) => <MessengerBlock c={c} b={b} index={i} bid={bid} />} />
         <Appearance c={ctx} root={s.settings.rootUrl()} />
         {manage ? (
           <div class="save-bar">
