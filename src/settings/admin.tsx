@@ -365,7 +365,7 @@ function BlockList({ c, id, intro, empty, addLabel, render }: {
   const blocks = (c.v[id] as Block[]) ?? [];
   return (
     <Panel id={id} t={c.t}>
-      <p class="help">{intro}</p>
+      <p class="muted">{intro}</p>
       <div data-blocks={id}>{blocks.map((b, i) => render(c, b, i, `b${i}`))}</div>
       {blocks.length === 0 && empty ? <p class="muted" data-none={id}>{empty}</p> : null}
       {c.ro ? null : (
@@ -412,7 +412,7 @@ function Bounces({ c, last }: { c: Ctx; last: ScanRecord | null }): JSX.Element 
             </tbody>
           </table>
         </div>
-        <p class="help">{t('settings.bounces.countHelp')}</p>
+        <p class="muted small">{t('settings.bounces.countHelp')}</p>
       </div>
       <div class="card">
         <h3>{t('admin.settings.webhooks')}</h3>

@@ -78,14 +78,31 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     assert.equal(await page.getByRole('tab', { name: 'General' }).getAttribute('aria-selected'), 'true');
     assert.equal(await page.getByLabel('Default `from` email').inputValue(), 'not an address');
 
+    // Put back what was typed: leaving with unsaved changes would ask first.
+    await page.getByLabel('Default `from` email').fill('listmgr <noreply@listmgr.yoursite.com>');
+    await page.getByRole('tab', { name: 'Performance' }).click();
+    await page.getByLabel('Message rate').fill('10');
+    assert.equal(await save.isDisabled(), true, 'everything is as saved again');
+
+    // Appearance: the public pages' CSS typed in the code editor enables Save and is served at once.
+    await page.getByRole('tab', { name: 'Appearance' }).click();
+    const publicCss = page.locator('#panel-appearance .cm-content').nth(2);
+    await publicCss.click();
+    await page.keyboard.type('.hero{color:teal}');
+    assert.equal(await save.isDisabled(), false, 'typing in the code editor enables Save');
+    await save.click();
+    await page.getByText('Settings saved and applied. No restart needed.').waitFor();
+    assert.match(await (await fetch(`${t.url}/public/custom.css`)).text(), /\.hero\{color:teal\}/);
+    assert.equal(await page.getByRole('link', { name: /Open the public subscription form/ }).getAttribute('href'), `${t.url}/subscription/form`);
+
     for (const dark of [false, true]) {
       for (const width of [1280, 390]) {
         const shot = await signedInTab(browser(), t, { width, dark });
-        await shot.page.goto(`${t.url}/admin/settings#general`);
-        await screenshot(shot.page, `settings-general${dark ? '-dark' : ''}`);
-        await shot.page.goto(`${t.url}/admin/settings#smtp`);
-        await shot.page.getByRole('tab', { name: 'SMTP' }).waitFor();
-        await screenshot(shot.page, `settings-smtp${dark ? '-dark' : ''}`);
+        await shot.page.goto(`${t.url}/admin/settings`);
+        for (const [name, label] of [['general', 'General'], ['smtp', 'SMTP'], ['bounces', 'Bounces'], ['appearance', 'Appearance']]) {
+          await shot.page.getByRole('tab', { name: label }).click();
+          await screenshot(shot.page, `settings-${name}${dark ? '-dark' : ''}`);
+        }
         assert.deepEqual(shot.problems, []);
         await shot.close();
       }
