@@ -14,7 +14,8 @@
 // - security.oidc: listmgr has no OIDC sign-in (README, Differences), so its fields would do nothing.
 // - upload.s3.*: listmgr stores media on the file system only (upload.provider "s3" is refused,
 //   docs/decisions.md §81); the provider is shown, not chosen.
-// - privacy.exportable is on the page (what a subscriber's export holds); nothing else is left out.
+// - Only the first of bounce.mailboxes is edited (listmonk's UI has one mailbox too); others are kept.
+// Every other key of defaults.ts is on the page.
 import type { Child } from 'hono/jsx';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { Field, PageData, PageHead, Time } from '../admin/components.tsx';

@@ -9,6 +9,7 @@ import { userWithRole } from '../helpers/admin.ts';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { startFakePop3 } from '../bounces/fake-servers.ts';
 
 describe('admin settings in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
@@ -176,6 +177,36 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     assert.equal(t.server.ctx.settings.get<Record<string, unknown>[]>('smtp')[1].host, 'smtp.example.net');
     assert.deepEqual(tab.problems, []);
     await tab.close();
+  });
+
+  it('scans the bounce mailbox on demand and shows the result; asks to save first while changes are pending', async () => {
+    const t = server();
+    const box = await startFakePop3([Buffer.from('From: a@example.com\r\nSubject: hello\r\n\r\nNot a bounce\r\n')]);
+    const tab = await signedInTab(browser(), t);
+    const { page } = tab;
+    try {
+      await page.goto(`${t.url}/admin/settings#bounces`);
+      await page.getByLabel('Enable bounce processing').check();
+      const mailbox = page.locator('[data-block="bounce.mailboxes"]');
+      await mailbox.getByLabel('Enable bounce mailbox').check();
+      await mailbox.getByLabel('Host', { exact: true }).fill('127.0.0.1');
+      await mailbox.getByLabel('Port', { exact: true }).fill(String(box.port));
+      await mailbox.getByLabel('Username', { exact: true }).fill('bounces');
+      await mailbox.getByLabel('Password', { exact: true }).fill('secret');
+      await mailbox.getByLabel('TLS', { exact: true }).uncheck();
+      assert.equal(await page.getByRole('button', { name: 'Scan now' }).isDisabled(), true, 'the scan uses the saved settings: save first');
+      await page.getByText('Save your changes first').waitFor();
+      await page.locator('#settings-save').click();
+      await page.getByText('Settings saved and applied. No restart needed.').waitFor();
+      assert.equal(await page.getByRole('tab', { name: 'Bounces' }).getAttribute('aria-selected'), 'true', 'the page comes back on its tab');
+      await page.getByRole('button', { name: 'Scan now' }).click();
+      await page.locator('#scan-result').getByText(`pop://127.0.0.1:${box.port} · 1 message(s) read, 0 bounce(s) recorded`).waitFor();
+      await screenshot(page, 'settings-bounces-scanned');
+      assert.deepEqual(tab.problems, []);
+    } finally {
+      await tab.close();
+      await box.close();
+    }
   });
 
   it('is read-only with settings:get alone', async () => {
