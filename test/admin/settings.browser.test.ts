@@ -171,6 +171,7 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     const added = page.locator('[data-block="smtp"]').nth(1);
     assert.equal(await added.getByLabel('Host', { exact: true }).getAttribute('name'), 'smtp[1].host');
     await added.getByLabel('Host', { exact: true }).fill('smtp.example.net');
+    assert.equal(await added.locator('legend').innerText(), 'SMTP server smtp.example.net');
     await added.getByLabel('Enabled').uncheck();
     await page.locator('#settings-save').click();
     await page.getByText('Settings saved and applied. No restart needed.').waitFor();

@@ -224,6 +224,12 @@ export function settingsPage() {
         const slot = form().querySelector<HTMLElement>(`[data-error-for="${el.id}"]`);
         if (slot) slot.textContent = '';
       }
+      // A block's heading follows its host (SMTP) or name (messengers).
+      const block = el?.closest?.<HTMLElement>('[data-block]');
+      if (block && el && el.dataset.sub === (block.dataset.block === 'messengers' ? 'name' : 'host')) {
+        const title = block.querySelector('[data-block-title]');
+        if (title) title.textContent = (el as Control).value;
+      }
       const keys = this.changedKeys();
       this.dirty = keys === null || keys.length > 0;
       this.status = this.dirty ? text('unsaved') : '';
