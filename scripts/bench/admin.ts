@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     await timed('admin_subscribers_ms', '/admin/subscribers');
     await timed('admin_subscribers_query_ms', `/admin/subscribers?query=${encodeURIComponent("subscribers.attribs->>'city' = 'Porto'")}`);
     await timed('admin_subscriber_ms', '/admin/subscribers/500000');
+    await timed('admin_settings_ms', '/admin/settings');
     console.log(`BENCH admin_js_kb ${(await pageJavaScriptGzipKb(url, await page('/admin/lists'))).toFixed(1)}  (gzipped JavaScript of /admin/lists)`);
   } finally {
     await stopChildServer(child);

@@ -62,6 +62,12 @@ export const NAV: NavGroup[] = [
       { label: 'users.listRoles', href: '/admin/users/roles/lists', allowed: (a) => can(a, 'roles:get') },
     ],
   },
+  {
+    label: 'menu.settings',
+    links: [
+      { label: 'menu.settings', href: '/admin/settings', allowed: (a) => can(a, 'settings:get') },
+    ],
+  },
 ];
 
 /** The groups and links this user may see (groups left empty are dropped). */

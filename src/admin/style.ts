@@ -165,6 +165,17 @@ ul.chips{list-style:none;padding:0;margin:0 0 .5rem}
 .audience{font-weight:600;margin:.4rem 0 0}
 button.fill{margin-top:.3rem}
 .richtext-content a.button{display:inline-block;padding:.5rem 1.2rem;border-radius:.3rem;background:#0b57d0;color:#fff;text-decoration:none}
+.settings-tabs{display:flex;flex-wrap:wrap;gap:0 .25rem;border-bottom:1px solid var(--border);margin-bottom:1rem}
+.settings-tabs [role=tab]{background:transparent;color:var(--accent);border:0;border-radius:.4rem .4rem 0 0;font-weight:400;padding:.45rem .8rem}
+.settings-tabs [role=tab][aria-selected=true]{color:var(--fg);font-weight:600;box-shadow:inset 0 -3px 0 var(--accent)}
+.tab-panel:focus-visible{outline-offset:4px}
+.tab-panel h3{font-size:1rem;margin:0 0 .6rem}
+.block-head{align-items:flex-end;gap:.5rem 1.5rem}.block-head .field{margin-bottom:.5rem}
+.smtp-test .inline{align-items:flex-end}.smtp-test .grow{flex:1 1 14rem;margin-bottom:0}
+.test-result:empty{display:none}.test-result{margin:.5rem 0 0;font-weight:600;overflow-wrap:anywhere}.test-result.ok{color:var(--fg)}.test-result.error{color:var(--danger)}
+.bounce-actions label{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.bounce-actions .field{margin:0}
+.save-bar{position:sticky;bottom:0;display:flex;justify-content:flex-end;align-items:center;gap:1rem;padding:.6rem 0;background:var(--bg);border-top:1px solid var(--border);z-index:5}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}

@@ -40,6 +40,17 @@ export interface ScanResult {
   deleted: number;
 }
 
+/** The outcome of the last scan since the server started (GET/POST /api/bounces/scan). */
+export interface ScanRecord extends ScanResult {
+  /** When the scan ended (ISO 8601). */
+  at: string;
+  /** type://host:port of the mailbox scanned. */
+  mailbox: string;
+  ok: boolean;
+  /** What went wrong, in the words the log uses; null when the scan worked. */
+  error: string | null;
+}
+
 const credentials = (m: MailboxSettings) => m.auth_protocol !== 'none';
 
 async function scanPop(m: MailboxSettings, handle: MessageHandler, timeoutMs: number): Promise<ScanResult> {
@@ -162,6 +173,7 @@ export class MailboxScheduler {
   private running: Promise<ScanResult | null> | null = null;
   private stopped = false;
   private failing = false;
+  private last: ScanRecord | null = null;
 
   constructor(
     private readonly settings: SettingsService,
@@ -183,6 +195,11 @@ export class MailboxScheduler {
     return this.running;
   }
 
+  /** The last scan's outcome since the server started; null before the first. */
+  lastScan(): ScanRecord | null {
+    return this.last;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
@@ -192,15 +209,18 @@ export class MailboxScheduler {
   private async scan(): Promise<ScanResult | null> {
     const m = activeMailbox(this.settings);
     if (!m) return null;
-    const name = `bounce mailbox ${m.type}://${m.host}:${m.port}`;
+    const mailbox = `${m.type}://${m.host}:${m.port}`;
+    const name = `bounce mailbox ${mailbox}`;
     try {
       const r = await scanMailbox(m, this.handle, this.opts.timeoutMs);
+      this.last = { ...r, at: new Date().toISOString(), mailbox, ok: true, error: null };
       if (this.failing) this.log.info(`${name}: scanned again after failing`);
       this.failing = false;
       if (r.seen) this.log.info(`${name}: ${r.seen} message(s), ${r.bounces} bounce(s) recorded and deleted`);
       return r;
     } catch (e) {
       this.failing = true;
+      this.last = { seen: 0, bounces: 0, deleted: 0, at: new Date().toISOString(), mailbox, ok: false, error: describeFailure(e) };
       this.log.error(`${name}: scan failed, ${describeFailure(e)}; next attempt in ${intervalOf(m) / 60_000} min`);
       throw e;
     }

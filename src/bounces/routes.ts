@@ -22,6 +22,8 @@ type C = Context<AppEnv>;
 const route = routesFor<Deps>();
 export const BOUNCE_ROUTES = [
   route({ method: 'GET', path: '/bounces', access: 'bounces:get', handler: queryBounces, query: bounceQuery(), summary: 'Bounce records, paged, by campaign, source or type' }),
+  route({ method: 'GET', path: '/bounces/scan', access: ['bounces:get', 'settings:get'], handler: lastScan, summary: 'The last scan of the bounce mailbox since the server started (when, what it found, or its error); null before the first' }),
+  route({ method: 'POST', path: '/bounces/scan', access: ['bounces:manage', 'settings:manage'], handler: scanNow, summary: 'Scans the bounce mailbox now, with the saved settings, and answers the scan\'s record (a failing mailbox is `ok: false` with its error); 400 when no mailbox is enabled' }),
   route({ method: 'GET', path: '/bounces/:id', access: 'bounces:get', handler: getBounce, summary: 'One bounce record' }),
   route({ method: 'DELETE', path: '/bounces', access: 'bounces:manage', handler: deleteBounces, query: deleteQuery(), summary: 'Deletes bounce records by id, or all of them' }),
   route({ method: 'DELETE', path: '/bounces/:id', access: 'bounces:manage', handler: deleteBounce, summary: 'Deletes one bounce record' }),
@@ -107,6 +109,14 @@ function queryBounces(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<t
   const paging = parsePaging(p);
   const { results, total } = s.bounces.query(c.get('user'), { campaignId: p.campaign_id, source: p.source ?? '', type: p.type, orderBy: p.order_by, order: p.order, paging });
   return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
+}
+
+function lastScan(c: C, s: Deps) {
+  return ok(c, s.bounces.lastScan(c.get('user')));
+}
+
+async function scanNow(c: C, s: Deps) {
+  return ok(c, await s.bounces.scanNow(c.get('user')));
 }
 
 function getBounce(c: C, s: Deps) {

@@ -6,7 +6,7 @@ import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
 import type { Paging } from '../http/paging.ts';
 import { authorized, can, type Actor, type Authorized, type Permission } from '../http/permissions.ts';
 import { parseBounceMail } from './dsn.ts';
-import { activeMailbox, MailboxScheduler } from './mailbox.ts';
+import { activeMailbox, MailboxScheduler, type ScanRecord } from './mailbox.ts';
 import { NotConfigured, PROVIDERS, type ProviderRequest } from './providers.ts';
 import { SnsVerifier } from './sns.ts';
 import type { Bounce, BounceActions, BounceFilter, BounceInput, BounceStore, RecordOutcome } from './store.ts';
@@ -58,6 +58,25 @@ export class BounceService {
     this.require(actor, 'bounces:manage');
     const n = this.store.blocklistBounced();
     this.ctx.log.info(`${n} bounced subscriber(s) blocklisted by ${actor.username}`);
+  }
+
+  /** The last scan of the bounce mailbox since the server started (null before the first). */
+  lastScan(actor: Actor): ScanRecord | null {
+    this.requireAny(actor, ['bounces:get', 'settings:get']);
+    return this.scheduler.lastScan();
+  }
+
+  /** Scans the bounce mailbox now (the saved settings); a failing mailbox is a record with its error, not a refusal. */
+  async scanNow(actor: Actor): Promise<ScanRecord> {
+    this.requireAny(actor, ['bounces:manage', 'settings:manage']);
+    if (!activeMailbox(this.ctx.settings)) {
+      throw badRequest('no bounce mailbox to scan: turn on bounce processing (bounce.enabled) and enable the mailbox (bounce.mailboxes), then save');
+    }
+    this.ctx.log.info(`bounce mailbox scan started by ${actor.username}`);
+    await this.scheduler.scanNow().catch(() => null); // the failure is in the record (and the log)
+    const last = this.scheduler.lastScan();
+    if (!last) throw badRequest('no bounce mailbox to scan: the settings changed during the scan');
+    return last;
   }
 
   /** A bounce posted to POST /webhooks/bounce by a caller with webhooks:post_bounce. */
@@ -119,6 +138,10 @@ export class BounceService {
 
   private require(actor: Actor, permission: Permission): void {
     if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
+  }
+
+  private requireAny(actor: Actor, permissions: Permission[]): void {
+    if (!permissions.some((p) => can(actor, p))) throw forbidden(`permission denied: ${permissions.join(' or ')}`);
   }
 
   private authorize(actor: Actor, id: number): Authorized<number> {

@@ -202,15 +202,29 @@ export class SmtpTestError extends Error {}
 interface SmtpError extends Error {
   code?: string;
   responseCode?: number;
+  /** The server's reply line (nodemailer). */
+  response?: string;
 }
 
 /** Network error codes worth naming (they say nothing about what listens there). */
 const NETWORK_CODES = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)\b/;
 
 /**
- * What went wrong, without the remote's own words: the SMTP test can be pointed at any host and
- * port, and a banner or an error text would tell what answers on an internal port. The stage and
- * the numeric SMTP reply code are enough to fix a configuration.
+ * The relay's own reply to a refused sign-in or message ("535 5.7.8 Username and Password not
+ * accepted"), on one line, at most 300 characters. Only these stages quote it: by then the
+ * remote has greeted and answered EHLO as an SMTP server, so the text says nothing about other
+ * services on internal ports.
+ */
+function relayReply(e: SmtpError): string {
+  const text = (e.response ?? '').replace(/[\x00-\x1f\x7f]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 300);
+  return text ? `: the relay answered "${text}"` : '';
+}
+
+/**
+ * What went wrong. Before the remote has spoken SMTP, without its own words: the SMTP test can
+ * be pointed at any host and port, and a banner or an error text would tell what answers on an
+ * internal port; the stage is enough. Refusals of the sign-in or of the message quote the
+ * relay's reply, which is what says why (a wrong password, an unverified sender).
  */
 function smtpTestFailure(e: SmtpError, where: string): string {
   const reply = e.responseCode ? ` (SMTP ${e.responseCode})` : '';
@@ -225,12 +239,12 @@ function smtpTestFailure(e: SmtpError, where: string): string {
     case 'ETLS':
       return `TLS with ${where} failed`;
     case 'EAUTH':
-      return `${where} refused the user name or password${reply}`;
+      return `${where} refused the user name or password${reply}${relayReply(e)}`;
     case 'ENOAUTH':
       return `${where} asks for authentication, and no user name or password is set`;
     case 'EENVELOPE':
     case 'EMESSAGE':
-      return `${where} refused the test message${reply}`;
+      return `${where} refused the test message${reply}${relayReply(e)}`;
     default:
       return `the SMTP exchange with ${where} failed${reply}`;
   }

@@ -124,6 +124,28 @@ export class SettingsService {
     return out;
   }
 
+  /**
+   * The settings for the admin page's form: every secret blanked (not masked: a mask's length
+   * would tell the secret's), with the paths of the secrets that are set (`smtp[0].password`,
+   * `security.captcha.hcaptcha.secret`), so the page can say "saved" without showing anything.
+   */
+  forForm(actor: Actor): { values: Settings; secretsSet: string[] } {
+    assertCan(actor, 'settings:get');
+    const values = clone(this.current);
+    const secretsSet: string[] = [];
+    const blank = (holder: Record<string, unknown>, leaf: string, path: string) => {
+      if (typeof holder[leaf] === 'string' && holder[leaf] !== '') secretsSet.push(path);
+      holder[leaf] = '';
+    };
+    for (const key of STRING_SECRETS) blank(values, key, key);
+    for (const [key, path] of OBJECT_SECRETS) {
+      const parent = dig(values[key], path.slice(0, -1));
+      if (parent) blank(parent, path[path.length - 1], [key, ...path].join('.'));
+    }
+    for (const key of BLOCK_SECRETS) ((values[key] as Block[]) ?? []).forEach((b, i) => blank(b, 'password', `${key}[${i}].password`));
+    return { values, secretsSet };
+  }
+
   /** PUT /api/settings: merges the given keys over the stored ones; answers the keys whose values changed. */
   update(actor: Actor, partial: SettingsChanges): string[] {
     assertCan(actor, 'settings:manage');

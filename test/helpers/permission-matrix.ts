@@ -135,6 +135,8 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'POST', path: '/api/media', perms: ['media:manage'], body: {} },
   { method: 'DELETE', path: '/api/media/999999', perms: ['media:manage'] },
   { method: 'GET', path: '/api/bounces', perms: ['bounces:get'] },
+  { method: 'GET', path: '/api/bounces/scan', perms: ['bounces:get', 'settings:get'] },
+  { method: 'POST', path: '/api/bounces/scan', perms: ['bounces:manage', 'settings:manage'], body: {} },
   { method: 'GET', path: '/api/bounces/999999', perms: ['bounces:get'] },
   { method: 'DELETE', path: '/api/bounces?id=999999', perms: ['bounces:manage'] },
   { method: 'DELETE', path: '/api/bounces/999999', perms: ['bounces:manage'] },

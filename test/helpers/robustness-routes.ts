@@ -3,7 +3,7 @@
 
 /** Every route: API routes under /api, the others at the root. */
 export const ROBUSTNESS_ROUTES = `
-get /api/about; get /api/openapi.json; get /api/docs; post /api/admin/reload; get /api/bounces; get /api/bounces/:id; get /api/campaigns; get /api/campaigns/:id; get /api/campaigns/:id/preview
+get /api/about; get /api/openapi.json; get /api/docs; post /api/admin/reload; get /api/bounces; get /api/bounces/scan; post /api/bounces/scan; get /api/bounces/:id; get /api/campaigns; get /api/campaigns/:id; get /api/campaigns/:id/preview
 get /api/campaigns/analytics/:type; get /api/campaigns/audience; get /api/campaigns/running/stats; get /api/config; get /api/dashboard/charts; get /api/dashboard/counts
 get /api/health; get /api/import/subscribers; get /api/import/subscribers/logs; get /api/lang/:lang; get /api/lists; get /api/lists/:id
 get /api/logs; get /api/maintenance/analytics/:type/export; get /api/media; get /api/media/:id; get /api/profile; get /api/public/lists
@@ -33,5 +33,6 @@ post /webhooks/service/:service
 post /api/users/:id/token; get /admin/users; get /admin/users/new; get /admin/users/:id; get /admin/users/roles/users; get /admin/users/roles/users/new; get /admin/users/roles/users/:id; get /admin/users/roles/lists; get /admin/users/roles/lists/new; get /admin/users/roles/lists/:id; get /admin/profile
 get /api/events; get /admin/assets/:file; get /admin/custom.js; get /admin/lists; get /admin/lists/forms; get /admin/lists/new; get /admin/lists/:id
 get /admin/subscribers/import; get /admin/subscribers/import/example.csv; get /admin/subscribers/bounces
-get /admin/campaigns; get /admin/campaigns/new; get /admin/campaigns/:id; get /admin/campaigns/analytics`
+get /admin/campaigns; get /admin/campaigns/new; get /admin/campaigns/:id; get /admin/campaigns/analytics
+get /admin/settings`
   .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);

@@ -201,7 +201,7 @@ describe('POST /api/settings/smtp/test', () => {
     }
   });
 
-  it('reports what failed without the remote\'s own text (banners of other services on internal ports)', async () => {
+  it('reports what failed, quoting the relay only once it has spoken SMTP (never banners of other services on internal ports)', async () => {
     const t = server();
     const banner = createServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\nServer: internal-redis-7.2 secret-banner\r\n\r\n'));
     await new Promise<void>((r) => banner.listen(0, '127.0.0.1', r));
@@ -215,9 +215,9 @@ describe('POST /api/settings/smtp/test', () => {
       assert.equal(closed.body.message, 'SMTP test failed: could not connect to 127.0.0.1:1 (ECONNREFUSED)');
       const badCreds = await test(sink.settingsBlock({ auth_protocol: 'login', username: 'mailer', password: 'wrong-pass' }));
       assert.equal(badCreds.status, 400);
-      assert.match(badCreds.body.message, /^SMTP test failed: 127\.0\.0\.1:\d+ refused the user name or password \(SMTP 535\)$/);
+      assert.match(badCreds.body.message, /^SMTP test failed: 127\.0\.0\.1:\d+ refused the user name or password \(SMTP 535\): the relay answered "535 Invalid username or password"$/);
       const logs = t.server.ctx.log.recent().join('\n');
-      assert.doesNotMatch(logs, /secret-banner|Invalid username or password/);
+      assert.doesNotMatch(logs, /secret-banner|wrong-pass/);
     } finally {
       await new Promise<void>((r) => banner.close(() => r()));
     }

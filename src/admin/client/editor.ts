@@ -7,14 +7,17 @@
 // page that changes the textarea dispatches `editor:reload` on it to show the change). When
 // the field's error names a line (the template engine's `name:LINE:COLUMN:`), that line is
 // selected in the code editor.
+import { css } from '@codemirror/lang-css';
 import { html } from '@codemirror/lang-html';
+import { javascript } from '@codemirror/lang-javascript';
 import { markdown } from '@codemirror/lang-markdown';
 import { basicSetup, EditorView } from 'codemirror';
 
 /** How a body is edited: null is the textarea itself; `source` is rich text's HTML, in the code editor. */
-type Mode = 'html' | 'markdown' | 'richtext' | 'source' | null;
+type Mode = 'html' | 'markdown' | 'css' | 'javascript' | 'richtext' | 'source' | null;
+type Language = keyof typeof LANGUAGES;
 
-const LANGUAGES = { html, markdown };
+const LANGUAGES = { html, markdown, css, javascript };
 
 /** The line in a template engine error: `template: base:3:14: …`. */
 const ERROR_LINE = /\b[\w.-]+:(\d+):\d+:/;
@@ -34,7 +37,7 @@ const nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce 
 
 function modeFor(source: HTMLTextAreaElement): Mode {
   const fixed = source.dataset.editor;
-  if (fixed === 'html' || fixed === 'markdown') return fixed;
+  if (fixed === 'html' || fixed === 'markdown' || fixed === 'css' || fixed === 'javascript') return fixed;
   const select = document.getElementById(source.dataset.editorFormat ?? '') as HTMLSelectElement | null;
   switch (select?.value) {
     case 'markdown':
@@ -64,7 +67,7 @@ function switchButton(text: string, onClick: () => void): HTMLButtonElement {
   return b;
 }
 
-function codeEditor(source: HTMLTextAreaElement, language: 'html' | 'markdown'): EditorView {
+function codeEditor(source: HTMLTextAreaElement, language: Language): EditorView {
   const view = new EditorView({
     doc: source.value,
     extensions: [
@@ -76,7 +79,10 @@ function codeEditor(source: HTMLTextAreaElement, language: 'html' | 'markdown'):
       EditorView.editable.of(!source.disabled),
       EditorView.contentAttributes.of(accessibility(source)),
       EditorView.updateListener.of((update) => {
-        if (update.docChanged) source.value = update.state.doc.toString();
+        if (!update.docChanged) return;
+        source.value = update.state.doc.toString();
+        // Pages that watch their form for changes (settings: Save enabled) hear the editor too.
+        source.dispatchEvent(new Event('input', { bubbles: true }));
       }),
     ],
   });
@@ -103,7 +109,7 @@ function enhance(source: HTMLTextAreaElement): void {
       unmount = () => rich.destroy();
       return;
     }
-    const code = codeEditor(source, mode === 'markdown' ? 'markdown' : 'html');
+    const code = codeEditor(source, mode === 'source' ? 'html' : mode);
     view = code;
     if (mode !== 'source') {
       unmount = () => code.destroy();

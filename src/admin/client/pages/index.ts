@@ -7,6 +7,7 @@ import { importPage } from './import.ts';
 import { listPage, listsPage } from './lists.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
+import { settingsPage } from './settings.ts';
 import { templatePage, templatesPage } from './templates.ts';
 import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
@@ -32,4 +33,5 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   listRoleForm,
   profileForm,
   twofa,
+  settingsPage,
 };
