@@ -1,4 +1,5 @@
 // One Alpine component per admin page, by the name its x-data uses.
+import { campaignPicker } from './analytics.ts';
 import { bouncesPage } from './bounces.ts';
 import { campaignPage, campaignsPage } from './campaigns.ts';
 import { formsPage } from './forms.ts';
@@ -21,4 +22,5 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   templatesPage,
   templatePage,
   mediaPage,
+  campaignPicker,
 };
