@@ -62,7 +62,7 @@ function CountRate({ n, rate }: { n: number | null; rate: number | null }): JSX.
 /** The send record of each campaign with its rates (all time, not the date range). */
 function RatesTable({ rates, names, t, readersLink }: { rates: CampaignRates[]; names: Map<number, string>; t: AdminView['t']; readersLink: boolean }): JSX.Element {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap rates-wrap">
       <table class="rates">
         <thead>
           <tr>

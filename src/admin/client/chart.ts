@@ -26,7 +26,8 @@ function draw(figure: HTMLElement): void {
     width: width(),
     height: 220,
     axes: [{ stroke: color('--muted'), grid: { stroke: color('--border') } }, { stroke: color('--muted'), grid: { stroke: color('--border') } }],
-    scales: { x: { time: true } },
+    // A single bucket is drawn a day wide (uPlot would spread one instant over years).
+    scales: { x: { time: true, range: (_u, min, max) => (min === max ? [min - 86_400, max + 86_400] : [min, max]) } },
     series: [{}, ...data.series.map((s, i) => ({ label: s.label, stroke: stroke[i % stroke.length], width: 2, points: { show: false } }))],
   }, [xs, ...data.series.map((s) => s.values)], target);
   new ResizeObserver(() => plot.setSize({ width: width(), height: 220 })).observe(target);
