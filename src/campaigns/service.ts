@@ -14,7 +14,7 @@ import { archiveEnv, archiveLayoutFor, composer, layoutFor, loadAttachments, ren
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignReach, type CampaignRow, type CampaignStatus,
-  type CampaignStore, type ContentType, type EngagementRow,
+  type Bucket, type CampaignStore, type ContentType, type EngagementRow,
 } from './store.ts';
 
 export const CAMPAIGN_TYPES = ['regular', 'optin'] as const;
@@ -503,6 +503,20 @@ export class CampaignService {
     if (type === 'links') return this.store.topLinks(q.ids, from, to, unique);
     const byDay = Date.parse(to) - Date.parse(from) >= 7 * 24 * 3600_000;
     return this.store.analytics(type as 'views' | 'clicks' | 'bounces', q.ids, from, to, byDay, unique && type !== 'bounces');
+  }
+
+  /**
+   * The admin's charts from `fromDay` to `toDay` (YYYY-MM-DD, whole UTC days): every view, click
+   * or bounce counted (the rates count subscribers), per day (views and clicks from the per-day
+   * counts), or per hour when the range is shorter than a week.
+   */
+  chart(actor: Actor, type: 'views' | 'clicks' | 'bounces', ids: number[], fromDay: string, toDay: string): Bucket[] {
+    for (const id of ids) this.visible(actor, id);
+    const from = `${fromDay}T00:00:00.000Z`;
+    const to = `${toDay}T23:59:59.999Z`;
+    const byDay = Date.parse(to) - Date.parse(from) >= 7 * 24 * 3600_000;
+    if (type === 'bounces' || !byDay) return this.store.analytics(type, ids, from, to, byDay, false);
+    return this.store.daily(type, ids, fromDay, toDay);
   }
 
   /** Whether views and clicks are recorded with their subscriber (else who opened is not known). */

@@ -157,8 +157,8 @@ export interface EngagementRow {
 }
 
 const CAMPAIGN_COLUMNS = `c.*,
-  (SELECT COUNT(*) FROM campaign_views v WHERE v.campaign_id = c.id) AS views,
-  (SELECT COUNT(*) FROM link_clicks k WHERE k.campaign_id = c.id) AS clicks,
+  (SELECT COALESCE(SUM(d.n), 0) FROM campaign_daily d WHERE d.campaign_id = c.id AND d.kind = 'views') AS views,
+  (SELECT COALESCE(SUM(d.n), 0) FROM campaign_daily d WHERE d.campaign_id = c.id AND d.kind = 'clicks') AS clicks,
   (SELECT COUNT(*) FROM bounces b WHERE b.campaign_id = c.id) AS bounces,
   (SELECT json_group_array(json_object('id', cl.list_id, 'name', cl.list_name)) FROM (SELECT * FROM campaign_lists WHERE campaign_id = c.id ORDER BY id) cl) AS list_json,
   (SELECT json_group_array(json_object('id', cm.media_id, 'filename', cm.filename)) FROM (SELECT * FROM campaign_media WHERE campaign_id = c.id ORDER BY id) cm) AS media_json`;
@@ -226,6 +226,9 @@ const SQL = {
       GROUP BY campaign_id, subscriber_id) GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
   bounces: `SELECT campaign_id, COUNT(*) AS count, strftime(?, created_at) AS timestamp FROM bounces
     WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
+  // Every view or click per day, from the per-day counts (sql/0079): a few rows a day.
+  daily: `SELECT campaign_id, n AS count, day || 'T00:00:00.000Z' AS timestamp FROM campaign_daily
+    WHERE campaign_id IN (SELECT value FROM json_each(?)) AND kind = ? AND day >= ? AND day <= ? ORDER BY timestamp, campaign_id`,
   links: `SELECT l.url, COUNT(*) AS count FROM link_clicks k JOIN links l ON l.id = k.link_id
     WHERE k.campaign_id IN (SELECT value FROM json_each(?)) AND k.created_at >= ? AND k.created_at <= ? GROUP BY l.url ORDER BY count DESC, l.url LIMIT 50`,
   linksUnique: `SELECT l.url, COUNT(DISTINCT k.subscriber_id) AS count FROM link_clicks k JOIN links l ON l.id = k.link_id
@@ -456,6 +459,11 @@ export class CampaignStore {
     const fmt = byDay ? '%Y-%m-%dT00:00:00.000Z' : '%Y-%m-%dT%H:00:00.000Z';
     const sql = type === 'views' ? (unique ? SQL.viewsUnique : SQL.views) : type === 'clicks' ? (unique ? SQL.clicksUnique : SQL.clicks) : SQL.bounces;
     return this.sql<unknown[], Bucket>(sql).all(fmt, JSON.stringify(ids), from, to);
+  }
+
+  /** Every view or click per UTC day from `fromDay` to `toDay` (YYYY-MM-DD, both included). */
+  daily(type: 'views' | 'clicks', ids: number[], fromDay: string, toDay: string): Bucket[] {
+    return this.sql<unknown[], Bucket>(SQL.daily).all(JSON.stringify(ids), type, fromDay, toDay);
   }
 
   topLinks(ids: number[], from: string, to: string, unique: boolean): { url: string; count: number }[] {

@@ -45,7 +45,7 @@ describe('admin campaign analytics', () => {
     const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
     const view = db().prepare('INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES (?, ?, ?)');
     view.run(campaign.id, subs[0].id, day(3));
-    view.run(campaign.id, subs[0].id, day(2));
+    view.run(campaign.id, subs[0].id, day(1.5));
     view.run(campaign.id, subs[1].id, day(2));
     view.run(campaign.id, subs[4].id, day(1));
     view.run(campaign.id, null, day(1)); // recorded while individual tracking was off: counted, nobody's
@@ -102,10 +102,10 @@ describe('admin campaign analytics', () => {
     assert.deepEqual(rows, [[subs[4].id, subs[4].email, 1], [subs[0].id, subs[0].email, 2], [subs[1].id, subs[1].email, 1]]);
     const clicks = await getPage(t, admin, `/admin/campaigns/${campaign.id}/analytics?type=clicks&per_page=2`);
     assert.match(clicks.body, /\(a row each\): 3/);
-    assert.ok(clicks.body.includes('href="https://example.com/shop?a=1"'));
     assert.match(clicks.body, /<a href="\/admin\/campaigns\/\d+\/analytics\?type=clicks&amp;per_page=2&amp;page=2"/, 'a second page');
     const second = await getPage(t, admin, `/admin/campaigns/${campaign.id}/analytics?type=clicks&per_page=2&page=2`);
     assert.equal([...second.body.matchAll(/<a href="\/admin\/subscribers\/\d+">/g)].length, 1);
+    assert.ok((clicks.body + second.body).includes('href="https://example.com/shop?a=1"'));
     assert.ok(res.body.includes(`href="/api/campaigns/${campaign.id}/analytics/views/export"`));
     // The route is not taken by /admin/campaigns/:id, nor the reverse.
     assert.match((await getPage(t, admin, `/admin/campaigns/${campaign.id}`)).body, /id="campaign-form"/);
@@ -175,6 +175,28 @@ describe('admin campaign analytics', () => {
     const chosen = await getPage(t, onlyASession, `/admin/campaigns/analytics?id=${campaign.id}&id=${other}`);
     assert.ok(chosen.body.includes('Spring news') && !chosen.body.includes('Autumn news'));
     assert.equal((await getPage(t, onlyASession, `/admin/campaigns/${other}/analytics`)).status, 403);
+  });
+
+  it('keeps the per-day counts equal to the views and clicks recorded, when tracked, deleted, or a campaign goes', async () => {
+    const counted = () => db().prepare(`SELECT campaign_id, kind, day, n FROM campaign_daily WHERE n > 0 ORDER BY 1, 2, 3`).all();
+    const raw = () => db().prepare(`SELECT campaign_id, 'views' AS kind, substr(created_at, 1, 10) AS day, COUNT(*) AS n FROM campaign_views WHERE campaign_id IS NOT NULL GROUP BY 1, 3
+      UNION ALL SELECT campaign_id, 'clicks', substr(created_at, 1, 10), COUNT(*) FROM link_clicks WHERE campaign_id IS NOT NULL GROUP BY 1, 3 ORDER BY 1, 2, 3`).all();
+    assert.ok(counted().length > 0);
+    assert.deepEqual(counted(), raw());
+    // A view through the real pixel (today), then the maintenance deleting the older ones.
+    const px = await fetch(`${t.url}/campaign/${campaign.uuid}/${subs[2].uuid}/px.png`);
+    assert.equal(px.status, 200);
+    assert.deepEqual(counted(), raw());
+    const cutoff = new Date(Date.now() - 1.5 * 86_400_000).toISOString();
+    assert.equal((await t.request('DELETE', `/api/maintenance/analytics/views?before_date=${encodeURIComponent(cutoff)}`)).status, 200);
+    assert.deepEqual(counted(), raw());
+    const campaigns = await getPage(t, admin, '/admin/campaigns');
+    const row = new RegExp(`<tr data-campaign="${campaign.id}">(.*?)</tr>`, 's').exec(campaigns.body)![1];
+    assert.match(row, new RegExp(`Views: ${db().prepare('SELECT COUNT(*) FROM campaign_views WHERE campaign_id = ?').pluck().get(campaign.id)}<`));
+    const gone = (await t.request('POST', '/api/campaigns', { name: 'Gone', subject: 'G', lists: [lists.a] })).body.data.id;
+    db().prepare('INSERT INTO campaign_views (campaign_id, subscriber_id) VALUES (?, ?)').run(gone, subs[0].id);
+    assert.equal((await t.request('DELETE', `/api/campaigns/${gone}`)).status, 200);
+    assert.equal(db().prepare('SELECT COUNT(*) FROM campaign_daily WHERE campaign_id = ?').pluck().get(gone), 0);
   });
 
   it('shows hostile campaign names, subjects, tags and template names as text on every page', async () => {
