@@ -30,6 +30,8 @@ describe('admin analytics in a browser', { skip: browserSkip() }, () => {
       const results = page.getByRole('listbox', { name: 'Campaigns found' });
       await results.getByRole('option', { name: new RegExp(`Winter sale ${width}`) }).getByRole('button').click();
       await search.fill(`weekly ${width}-2`);
+      await results.getByRole('option', { name: new RegExp(`Weekly ${width}-25`) }).waitFor();
+      await screenshot(page, 'analytics-search');
       await results.getByRole('option', { name: new RegExp(`Weekly ${width}-25`) }).getByRole('button').click();
       await page.keyboard.press('Escape');
       const chosen = page.getByRole('list', { name: 'Chosen campaigns' });
