@@ -38,10 +38,11 @@ type OrderColumn = keyof typeof CAMPAIGN_ORDER_BY;
 interface CampaignRights {
   manage: boolean;
   send: boolean;
+  analytics: boolean;
 }
 
 function rights(actor: Actor): CampaignRights {
-  return { manage: can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all'), send: can(actor, 'campaigns:send') };
+  return { manage: can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all'), send: can(actor, 'campaigns:send'), analytics: can(actor, 'campaigns:get_analytics') };
 }
 
 const STATUS_TONE: Partial<Record<CampaignJson['status'], 'accent' | 'danger'>> = { running: 'accent', scheduled: 'accent', paused: 'danger', cancelled: 'danger' };
@@ -117,6 +118,7 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
             <button type="button" class="link" data-id={String(c.id)} data-name={c.name} data-status={status} data-label={t(label)} x-on:click="changeStatus">{t(label)}</button>
           )) : null}
           <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="preview">{t('campaigns.preview')}</button>
+          {may.analytics ? <a href={`/admin/campaigns/analytics?id=${c.id}`}>{t('globals.terms.analytics')}</a> : null}
           {may.manage ? <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="cloneOne">{t('globals.buttons.clone')}</button> : null}
           {may.manage && c.status !== 'running' ? <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
         </div>

@@ -214,14 +214,17 @@ const SQL = {
   wasAddressed: `SELECT 1 FROM campaign_sends WHERE campaign_id = ? AND subscriber_id = ? AND status = 'sent'`,
   views: `SELECT campaign_id, COUNT(*) AS count, strftime(?, created_at) AS timestamp FROM campaign_views
     WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
+  // Unique counts group by subscriber: read from the (campaign, subscriber, …) indexes alone
+  // (sql/0078; the planner took the date index and read every row: 35 ms instead of 180 ms warm,
+  // 570 ms cold, for 100,000 views).
   viewsUnique: `SELECT campaign_id, COUNT(*) AS count, strftime(?, first) AS timestamp FROM (
-      SELECT campaign_id, subscriber_id, MIN(created_at) AS first FROM campaign_views
+      SELECT campaign_id, subscriber_id, MIN(created_at) AS first FROM campaign_views INDEXED BY campaign_views_campaign_subscriber
       WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? AND subscriber_id IS NOT NULL
       GROUP BY campaign_id, subscriber_id) GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
   clicks: `SELECT campaign_id, COUNT(*) AS count, strftime(?, created_at) AS timestamp FROM link_clicks
     WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
   clicksUnique: `SELECT campaign_id, COUNT(*) AS count, strftime(?, first) AS timestamp FROM (
-      SELECT campaign_id, subscriber_id, MIN(created_at) AS first FROM link_clicks
+      SELECT campaign_id, subscriber_id, MIN(created_at) AS first FROM link_clicks INDEXED BY link_clicks_campaign_subscriber
       WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? AND subscriber_id IS NOT NULL
       GROUP BY campaign_id, subscriber_id) GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
   bounces: `SELECT campaign_id, COUNT(*) AS count, strftime(?, created_at) AS timestamp FROM bounces

@@ -169,6 +169,10 @@ describe('admin campaign analytics', () => {
     assert.equal((await getPage(t, readerSession, `/admin/campaigns/${campaign.id}/analytics`)).status, 403);
     assert.equal((await apiAs(t, readerSession, 'GET', `/api/campaigns/${campaign.id}/analytics/views/export`)).status, 403);
     assert.equal((await getPage(t, null, `/admin/campaigns/${campaign.id}/analytics`)).status, 307);
+    // The campaigns table offers the analytics only to those who may see them.
+    const analyticsLink = `href="/admin/campaigns/analytics?id=${campaign.id}"`;
+    assert.ok((await getPage(t, admin, '/admin/campaigns')).body.includes(analyticsLink));
+    assert.ok(!(await getPage(t, readerSession, '/admin/campaigns')).body.includes(analyticsLink));
     // A campaign the user's lists do not reach is not chosen for them, nor shown.
     const onlyA = await userWithRole(t, ['campaigns:get', 'campaigns:get_analytics'], [{ id: lists.a, permissions: ['list:get'] }]);
     const onlyASession = await adminSession(t, onlyA.username, onlyA.password);
