@@ -96,6 +96,11 @@ function RatesTable({ rates, names, t, readersLink }: { rates: CampaignRates[]; 
   );
 }
 
+/** A tracked URL, a link (in a new tab) when it is http(s): a `javascript:` one stays text. */
+function UrlLink({ url }: { url: string }): JSX.Element {
+  return /^https?:\/\//i.test(url) ? <a href={url} target="_blank" rel="noopener noreferrer">{url}</a> : <span>{url}</span>;
+}
+
 /** The notice of how tracking is set, when it limits what the page can show. */
 function TrackingNotice({ s, t }: { s: Services; t: AdminView['t'] }): JSX.Element | null {
   if (s.settings.bool('privacy.disable_tracking')) return <p class="banner warn">{t('admin.analytics.trackingOff')}</p>;
@@ -217,7 +222,7 @@ function analyticsPage(c: AdminContext, s: Services, { query: p }: Input<undefin
                   <tbody>
                     {links.map((l) => (
                       <tr>
-                        <td class="break"><a href={l.url} target="_blank" rel="noopener noreferrer">{l.url}</a></td>
+                        <td class="break"><UrlLink url={l.url} /></td>
                         <td class="num">{formatNumber(l.count)}</td>
                         <td class="hide-narrow"><meter min="0" max={String(topLink)} value={String(l.count)}>{formatNumber(l.count)}</meter></td>
                       </tr>
@@ -286,7 +291,7 @@ function readersPage(c: AdminContext, s: Services, { query: p }: Input<undefined
                     {page.rows.map((r) => (
                       <tr>
                         <td><a href={`/admin/subscribers/${r.subscriber_id}`}>{r.email}</a><div class="small muted">{r.name}</div></td>
-                        {type === 'clicks' ? <td class="break"><a href={r.url ?? ''} target="_blank" rel="noopener noreferrer">{r.url}</a></td> : null}
+                        {type === 'clicks' ? <td class="break"><UrlLink url={r.url ?? ''} /></td> : null}
                         <td class="num">{formatNumber(r.count)}</td>
                         <td class="hide-narrow"><Time value={r.first} /></td>
                         <td><Time value={r.last} /></td>

@@ -57,6 +57,7 @@ describe('admin campaign analytics', () => {
     click.run(campaign.id, more, subs[0].id, day(1));
     click.run(campaign.id, shop, subs[0].id, day(1));
     click.run(campaign.id, more, subs[4].id, day(1));
+    click.run(campaign.id, link("javascript:alert('x')"), subs[4].id, day(3));
     db().prepare(`INSERT INTO bounces (subscriber_id, campaign_id, type, source) VALUES (?, ?, 'hard', 'api'), (?, ?, 'soft', 'api'), (?, ?, 'soft', 'api')`)
       .run(subs[2].id, campaign.id, subs[2].id, campaign.id, subs[3].id, campaign.id);
   });
@@ -101,10 +102,12 @@ describe('admin campaign analytics', () => {
     // The most recent first; the anonymous view is nobody's.
     assert.deepEqual(rows, [[subs[4].id, subs[4].email, 1], [subs[0].id, subs[0].email, 2], [subs[1].id, subs[1].email, 1]]);
     const clicks = await getPage(t, admin, `/admin/campaigns/${campaign.id}/analytics?type=clicks&per_page=2`);
-    assert.match(clicks.body, /\(a row each\): 3/);
+    assert.match(clicks.body, /\(a row each\): 4/);
     assert.match(clicks.body, /<a href="\/admin\/campaigns\/\d+\/analytics\?type=clicks&amp;per_page=2&amp;page=2"/, 'a second page');
     const second = await getPage(t, admin, `/admin/campaigns/${campaign.id}/analytics?type=clicks&per_page=2&page=2`);
-    assert.equal([...second.body.matchAll(/<a href="\/admin\/subscribers\/\d+">/g)].length, 1);
+    const all = await getPage(t, admin, `/admin/campaigns/${campaign.id}/analytics?type=clicks`);
+    assert.ok(all.body.includes("<span>javascript:alert(&#39;x&#39;)</span>") && !all.body.includes('href="javascript:'), 'a javascript: URL is shown as text');
+    assert.equal([...second.body.matchAll(/<a href="\/admin\/subscribers\/\d+">/g)].length, 2);
     assert.ok((clicks.body + second.body).includes('href="https://example.com/shop?a=1"'));
     assert.ok(res.body.includes(`href="/api/campaigns/${campaign.id}/analytics/views/export"`));
     // The route is not taken by /admin/campaigns/:id, nor the reverse.
@@ -137,7 +140,7 @@ describe('admin campaign analytics', () => {
     ]);
     const clicks = await apiAs(t, admin, 'GET', `/api/campaigns/${campaign.id}/analytics/clicks/export`);
     assert.deepEqual(clicks.text.trim().split('\n').map((l) => l.split(',').slice(1, 5).join(',')), [
-      'email,name,url,clicks', `${subs[0].email},Reader 1,https://example.com/more,2`, `${subs[0].email},Reader 1,https://example.com/shop?a=1,1`, `${subs[4].email},Reader 5,https://example.com/more,1`,
+      'email,name,url,clicks', `${subs[0].email},Reader 1,https://example.com/more,2`, `${subs[0].email},Reader 1,https://example.com/shop?a=1,1`, `${subs[4].email},Reader 5,https://example.com/more,1`, `${subs[4].email},Reader 5,javascript:alert('x'),1`,
     ]);
     const bad = await apiAs(t, admin, 'GET', `/api/campaigns/${campaign.id}/analytics/bounces/export`);
     assert.equal(bad.status, 400);
