@@ -1,13 +1,64 @@
-// Browser journey through campaign analytics: find campaigns by name among more than the most
-// recent ones, keep the choice in the URL, read the rates, and open who opened and clicked.
+// Browser journeys through campaign analytics: find campaigns by name among more than the most
+// recent ones, keep the choice in the URL, read the rates, and open who opened and clicked; and
+// a campaign sent into a real SMTP sink whose pixel and tracked link, once loaded, show there.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
+import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 describe('admin analytics in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
   const browser = useBrowser();
+  let sink: SmtpSink;
+  before(async () => {
+    sink = await startSmtpSink();
+  });
+  after(async () => {
+    await sink?.close();
+  });
+
+  it('shows the view and the click of a reader who opened the sent message and followed its link', async () => {
+    const t = server();
+    await useSmtpSink(t, sink);
+    for (const [key, value] of [['app.root_url', t.url], ['privacy.individual_tracking', true]] as const) {
+      assert.equal((await t.request('PUT', `/api/settings/${key}`, value)).status, 200);
+    }
+    const list = (await t.request('POST', '/api/lists', { name: 'Sent to', type: 'private', optin: 'single' })).body.data.id;
+    for (const name of ['Bea', 'Caio']) {
+      assert.equal((await t.request('POST', '/api/subscribers', { email: `${name.toLowerCase()}@example.com`, name, lists: [list], preconfirm_subscriptions: true })).status, 200);
+    }
+    const c = await t.request('POST', '/api/campaigns', { name: 'Tracked issue', subject: 'Hello', lists: [list], content_type: 'html', body: '<p>Read <a href="https://example.com/article">the article</a>.</p>' });
+    const id = c.body.data.id;
+    sink.messages.length = 0;
+    assert.equal((await t.request('PUT', `/api/campaigns/${id}/status`, { status: 'running' })).status, 200);
+    const mails = await sink.waitFor(2);
+    const bea = mails.find((m) => m.to.includes('bea@example.com'))!;
+    const html = String(bea.parsed.html);
+    const pixel = /src="([^"]+\/px\.png)"/.exec(html)?.[1];
+    const link = /href="([^"]+\/link\/[^"]+)"/.exec(html)?.[1];
+    assert.ok(pixel && link, 'the message has the view pixel and a tracked link');
+    // Bea's mail client loads the pixel; she follows the link.
+    assert.equal((await fetch(pixel.replace(/&amp;/g, '&'))).status, 200);
+    const followed = await fetch(link.replace(/&amp;/g, '&'), { redirect: 'manual' });
+    assert.equal(followed.headers.get('location'), 'https://example.com/article');
+
+    const tab = await signedInTab(browser(), t);
+    const { page } = tab;
+    await page.goto(`${t.url}/admin/campaigns/analytics?id=${id}`);
+    await page.getByRole('figure').filter({ hasText: 'Views' }).getByText('(1)').waitFor();
+    await page.getByRole('figure').filter({ hasText: 'Clicks' }).getByText('(1)').waitFor();
+    await page.getByRole('link', { name: 'https://example.com/article' }).waitFor();
+    const rates = page.getByRole('row').filter({ hasText: 'Tracked issue' }).filter({ hasText: '%' });
+    await rates.getByText('50.0%').first().waitFor(); // 1 reader of the 2 sent opened, and clicked
+    await rates.getByRole('link', { name: 'Who opened and clicked' }).click();
+    await page.getByRole('link', { name: 'bea@example.com' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'caio@example.com' }).count(), 0);
+    await page.getByRole('link', { name: 'Clicked', exact: true }).click();
+    await page.getByRole('row').filter({ hasText: 'bea@example.com' }).getByRole('link', { name: 'https://example.com/article' }).waitFor();
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+  });
 
   for (const width of [1280, 390]) {
     it(`searches campaigns by name, keeps the choice in the URL, shows rates and who opened (${width} px)`, async () => {
