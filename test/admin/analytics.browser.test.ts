@@ -2,24 +2,19 @@
 // recent ones, keep the choice in the URL, read the rates, and open who opened and clicked; and
 // a campaign sent into a real SMTP sink whose pixel and tracked link, once loaded, show there.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
-import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { useSink, useSmtpSink } from '../helpers/smtp.ts';
 
 describe('admin analytics in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
   const browser = useBrowser();
-  let sink: SmtpSink;
-  before(async () => {
-    sink = await startSmtpSink();
-  });
-  after(async () => {
-    await sink?.close();
-  });
+  const smtp = useSink();
 
   it('shows the view and the click of a reader who opened the sent message and followed its link', async () => {
     const t = server();
+    const sink = smtp();
     await useSmtpSink(t, sink);
     for (const [key, value] of [['app.root_url', t.url], ['privacy.individual_tracking', true]] as const) {
       assert.equal((await t.request('PUT', `/api/settings/${key}`, value)).status, 200);
