@@ -42,6 +42,7 @@ import { SUBSCRIBERS_ADMIN_PAGES } from './subscribers/admin.tsx';
 import { IMPORT_ADMIN_PAGES } from './imports/admin.tsx';
 import { BOUNCE_ADMIN_PAGES } from './bounces/admin.tsx';
 import { CAMPAIGN_ADMIN_PAGES } from './campaigns/admin.tsx';
+import { CAMPAIGN_ANALYTICS_ADMIN_PAGES } from './campaigns/analytics-admin.tsx';
 import { TEMPLATE_ADMIN_PAGES } from './templates/admin.tsx';
 import { MEDIA_ADMIN_PAGES } from './media/admin.tsx';
 import { USER_ADMIN_PAGES } from './users/admin.tsx';
@@ -71,8 +72,8 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 };
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
-// Templates and media before campaigns: /admin/campaigns/:id would take their paths first.
-const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES, TEMPLATE_ADMIN_PAGES, MEDIA_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES, USER_ADMIN_PAGES, SETTINGS_ADMIN_PAGES];
+// Templates, media and analytics before campaigns: /admin/campaigns/:id would take their paths first.
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES, TEMPLATE_ADMIN_PAGES, MEDIA_ADMIN_PAGES, CAMPAIGN_ANALYTICS_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES, USER_ADMIN_PAGES, SETTINGS_ADMIN_PAGES];
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
 export function createApp(ctx: Services): Hono<AppEnv> {

@@ -135,6 +135,10 @@ td .tag{white-space:normal;overflow-wrap:break-word}
 .chips{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .chip{display:inline-flex;gap:.4rem;align-items:center;padding:.15rem .6rem;border:1px solid var(--accent);border-radius:1rem;font-size:.88rem}
 .chip a{text-decoration:none;font-weight:700}
+.rates-wrap{margin-bottom:1.25rem}.rates td.num{white-space:nowrap}
+.picker{position:relative}.picker-chosen{list-style:none;padding:0;margin:0 0 .6rem}
+.picker-results{list-style:none;margin:.25rem 0 0;padding:.3rem 0;border:1px solid var(--border);border-radius:.4rem;background:var(--card);max-height:16rem;overflow:auto;position:absolute;left:1rem;right:1rem;z-index:10;box-shadow:0 4px 14px rgba(0,0,0,.18)}
+.picker-results li{padding:.3rem .75rem}.picker-results li[aria-selected=true] button::before{content:'✓ ';font-weight:700}
 details.meta pre{max-width:28rem;max-height:16rem}
 .editor-layout{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 1rem;align-items:start}
 .editor-layout .preview-frame{height:40rem}

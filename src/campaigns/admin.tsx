@@ -1,5 +1,6 @@
 // The admin's campaign pages: the table of campaigns (/admin/campaigns) with live progress of
-// the running ones, and one campaign's page (/admin/campaigns/:id, `new` creates). Reads go
+// the running ones, and one campaign's page (/admin/campaigns/:id, `new` creates); the
+// analytics pages are in analytics-admin.tsx. Reads go
 // through the campaign service with the signed-in user; every change is an /api call.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
@@ -10,7 +11,7 @@ import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type { Services } from '../services.ts';
 import { ARCHIVE_SUBSCRIBER_NAME } from './render.ts';
-import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type Bucket, type CampaignJson } from './store.ts';
+import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type CampaignJson } from './store.ts';
 
 const route = routesFor<Services>();
 const READ = ['campaigns:get_all', 'campaigns:get'] as const;
@@ -18,7 +19,6 @@ const READ = ['campaigns:get_all', 'campaigns:get'] as const;
 export const CAMPAIGN_ADMIN_PAGES = [
   route({ method: 'GET', path: '/admin/campaigns', access: READ, handler: campaignsPage, query: campaignsPageQuery(), raw: 'text/html', summary: 'The campaigns' }),
   route({ method: 'GET', path: '/admin/campaigns/new', access: ['campaigns:manage', 'campaigns:manage_all'], handler: newCampaignPage, query: newCampaignQuery(), raw: 'text/html', summary: 'A form for a new campaign' }),
-  route({ method: 'GET', path: '/admin/campaigns/analytics', access: 'campaigns:get_analytics', handler: analyticsPage, query: analyticsPageQuery(), raw: 'text/html', summary: 'Views, clicks, bounces and top links of chosen campaigns over a date range' }),
   route({ method: 'GET', path: '/admin/campaigns/:id', access: READ, handler: campaignPage, raw: 'text/html', summary: 'One campaign: its settings, content, archive, preview and test' }),
 ];
 
@@ -39,10 +39,11 @@ type OrderColumn = keyof typeof CAMPAIGN_ORDER_BY;
 interface CampaignRights {
   manage: boolean;
   send: boolean;
+  analytics: boolean;
 }
 
 function rights(actor: Actor): CampaignRights {
-  return { manage: can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all'), send: can(actor, 'campaigns:send') };
+  return { manage: can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all'), send: can(actor, 'campaigns:send'), analytics: can(actor, 'campaigns:get_analytics') };
 }
 
 const STATUS_TONE: Partial<Record<CampaignJson['status'], 'accent' | 'danger'>> = { running: 'accent', scheduled: 'accent', paused: 'danger', cancelled: 'danger' };
@@ -128,6 +129,7 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
             <button type="button" class="link" data-id={String(c.id)} data-name={c.name} data-status={status} data-label={t(label)} {...summaryData(c, status)} x-on:click="changeStatus">{t(label)}</button>
           )) : null}
           <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="preview">{t('campaigns.preview')}</button>
+          {may.analytics ? <a href={`/admin/campaigns/analytics?id=${c.id}`}>{t('globals.terms.analytics')}</a> : null}
           {may.manage ? <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="cloneOne">{t('globals.buttons.clone')}</button> : null}
           {may.manage && c.status !== 'running' ? <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
         </div>
@@ -501,125 +503,6 @@ function campaignPage(c: AdminContext, s: Services) {
         ) : null}
         <PreviewDialog t={t} />
       </div>
-    ),
-  });
-}
-
-function analyticsPageQuery() {
-  const day = () => q.first({ type: 'string', format: 'date' }, (v) => (v && /^\d{4}-\d{2}-\d{2}$/.test(v.trim()) ? v.trim() : ''));
-  return z.object({ id: q.ids(), from: day(), to: day() });
-}
-
-const ANALYTICS_DAYS = 30;
-const METRICS = [
-  { type: 'views', label: 'campaigns.views' },
-  { type: 'clicks', label: 'campaigns.clicks' },
-  { type: 'bounces', label: 'globals.terms.bounces' },
-] as const;
-
-/** Buckets of several campaigns as chart series: one label per bucket, one series per campaign. */
-function series(buckets: Bucket[], campaigns: { id: number; name: string }[]): { labels: string[]; series: { label: string; values: number[] }[] } {
-  const labels = [...new Set(buckets.map((b) => b.timestamp))].sort();
-  const at = new Map(labels.map((l, i) => [l, i]));
-  return {
-    labels,
-    series: campaigns.map((c) => {
-      const values = labels.map(() => 0);
-      for (const b of buckets) if (b.campaign_id === c.id) values[at.get(b.timestamp)!] += b.count;
-      return { label: c.name, values };
-    }),
-  };
-}
-
-function analyticsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, ReturnType<typeof analyticsPageQuery>>) {
-  const { t, actor } = adminView(c, s);
-  const today = new Date().toISOString().slice(0, 10);
-  const to = p.to || today;
-  const from = p.from || new Date(Date.parse(`${to}T00:00:00Z`) - (ANALYTICS_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
-  const { results } = s.campaigns.query(actor, { statuses: [], tags: [], search: '', orderBy: 'created_at', order: 'DESC', limit: 200, offset: 0, noBody: true });
-  const chosen = results.filter((r) => p.id.includes(r.id));
-  const range = { from: `${from}T00:00:00.000Z`, to: `${to}T23:59:59.999Z` };
-  const ids = chosen.map((r) => r.id);
-  const metrics = ids.length ? METRICS.map((m) => ({ ...m, data: series(s.campaigns.analytics(actor, m.type, { ids, ...range }) as Bucket[], chosen) })) : [];
-  const links = ids.length ? (s.campaigns.analytics(actor, 'links', { ids, ...range }) as { url: string; count: number }[]) : [];
-  const topLink = Math.max(1, ...links.map((l) => l.count));
-  const tracking = s.settings.bool('privacy.disable_tracking');
-  const anonymous = !s.settings.bool('privacy.individual_tracking');
-  return adminPage(c, s, {
-    title: t('globals.terms.analytics'),
-    islands: ['chart'],
-    body: (
-      <>
-        <PageHead title={t('globals.terms.analytics')} />
-        {tracking ? <p class="banner warn">{t('admin.analytics.trackingOff')}</p> : anonymous ? <p class="banner">{t('admin.analytics.anonymous')}</p> : null}
-        <form class="card" method="get" action="/admin/campaigns/analytics">
-          <Field id="analytics-campaigns" label={t('globals.terms.campaigns')} help={t('admin.analytics.campaignsHelp')}>
-            <select id="analytics-campaigns" name="id" multiple>
-              {results.map((r) => <option value={String(r.id)} selected={ids.includes(r.id)}>{r.name}</option>)}
-            </select>
-          </Field>
-          <div class="grid2">
-            <Field id="analytics-from" label={t('admin.analytics.from')}>
-              <input type="date" id="analytics-from" name="from" value={from} />
-            </Field>
-            <Field id="analytics-to" label={t('admin.analytics.to')}>
-              <input type="date" id="analytics-to" name="to" value={to} />
-            </Field>
-          </div>
-          <button type="submit">{t('admin.analytics.show')}</button>
-        </form>
-        {ids.length === 0 ? <p class="muted">{t('admin.analytics.choose')}</p> : (
-          <>
-            <div class="charts">
-              {metrics.map((m) => {
-                const total = m.data.series.reduce((a, x) => a + x.values.reduce((b, v) => b + v, 0), 0);
-                return (
-                  <figure class="card" data-chart={total ? `chart-${m.type}` : undefined}>
-                    <figcaption><strong>{t(m.label)}</strong> <span class="muted">({formatNumber(total)})</span></figcaption>
-                    {total ? (
-                      <>
-                        <div class="chart" role="img" aria-label={`${t(m.label)}: ${formatNumber(total)}`}></div>
-                        <PageData id={`chart-${m.type}`} value={m.data} />
-                      </>
-                    ) : <p class="muted">{t('admin.analytics.nothing')}</p>}
-                  </figure>
-                );
-              })}
-            </div>
-            <h2>{t('admin.analytics.perCampaign')}</h2>
-            <div class="table-wrap">
-              <table>
-                <thead><tr><th scope="col">{t('globals.terms.campaign')}</th>{metrics.map((m) => <th scope="col" class="num">{t(m.label)}</th>)}</tr></thead>
-                <tbody>
-                  {chosen.map((camp, i) => (
-                    <tr>
-                      <td><a href={`/admin/campaigns/${camp.id}`}>{camp.name}</a></td>
-                      {metrics.map((m) => <td class="num">{formatNumber(m.data.series[i].values.reduce((a, v) => a + v, 0))}</td>)}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <h2>{t('admin.analytics.links')}</h2>
-            {links.length === 0 ? <p class="muted">{t('admin.analytics.noClicks')}</p> : (
-              <div class="table-wrap">
-                <table>
-                  <thead><tr><th scope="col">{t('globals.terms.url')}</th><th scope="col" class="num">{t('campaigns.clicks')}</th><th scope="col" class="hide-narrow"><span class="visually-hidden">{t('admin.analytics.share')}</span></th></tr></thead>
-                  <tbody>
-                    {links.map((l) => (
-                      <tr>
-                        <td class="break"><a href={l.url} target="_blank" rel="noopener noreferrer">{l.url}</a></td>
-                        <td class="num">{formatNumber(l.count)}</td>
-                        <td class="hide-narrow"><meter min="0" max={String(topLink)} value={String(l.count)}>{formatNumber(l.count)}</meter></td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
-          </>
-        )}
-      </>
     ),
   });
 }

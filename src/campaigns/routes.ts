@@ -8,11 +8,14 @@ import { sendPreview } from '../http/preview.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
+import { sendCsv } from '../http/csv.ts';
+import type { AppContext } from '../context.ts';
 import { CAMPAIGN_TYPES, type CampaignService } from './service.ts';
 import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES } from './store.ts';
 
 interface Deps {
   campaigns: CampaignService;
+  settings: AppContext['settings'];
 }
 type C = Context<AppEnv>;
 
@@ -26,6 +29,7 @@ export const CAMPAIGN_ROUTES = [
   route({ method: 'GET', path: '/campaigns/audience', access: GET, handler: campaignAudience, query: audienceQuery(), summary: 'listmgr: how many subscribers a campaign to these lists would reach if started now (as its to_send), for the admin\'s list picker' }),
   route({ method: 'GET', path: '/campaigns/analytics/:type', access: 'campaigns:get_analytics', handler: campaignAnalytics, query: analyticsQuery(), summary: 'Views, clicks or bounces per campaign over time, or the most clicked links' }),
   route({ method: 'GET', path: '/campaigns/:id', access: GET, handler: getCampaign, query: noBodyQuery(), summary: 'One campaign' }),
+  route({ method: 'GET', path: '/campaigns/:id/analytics/:type/export', access: 'campaigns:get_analytics', handler: exportEngagement, raw: 'text/csv', summary: 'Who viewed the campaign (type views: each subscriber with their count) or clicked its links (type clicks: each subscriber and link), as CSV; subscribers the caller may see only' }),
   route({ method: 'GET', path: '/campaigns/:id/preview', access: GET, handler: previewCampaign, query: previewQuery(), raw: 'text/html', summary: 'The campaign rendered for the demo subscriber, with the body, content type or template given in the query instead of the stored ones' }),
   route({ method: 'POST', path: '/campaigns/:id/preview', access: GET, handler: previewPostedCampaign, body: previewInput(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'The campaign rendered for the demo subscriber, with a posted (unsaved) body, content type or template' }),
   route({ method: 'POST', path: '/campaigns/:id/text', access: GET, handler: previewPostedCampaign, body: previewInput(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'As POST /campaigns/{id}/preview (listmonk\'s path for previews of plain-text content)' }),
@@ -171,6 +175,22 @@ function campaignAudience(c: C, s: Deps, { query: p }: Input<undefined, ReturnTy
 
 function campaignAnalytics(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof analyticsQuery>>) {
   return ok(c, s.campaigns.analytics(c.get('user'), c.req.param('type') ?? '', { ids: p.id, from: p.from, to: p.to }));
+}
+
+/** The export's columns by type: the subscriber, (the link,) the count, the first and the last time. */
+const ENGAGEMENT_CSV = {
+  views: ['subscriber_uuid', 'email', 'name', 'views', 'first_viewed_at', 'last_viewed_at'],
+  clicks: ['subscriber_uuid', 'email', 'name', 'url', 'clicks', 'first_clicked_at', 'last_clicked_at'],
+} as const;
+
+function exportEngagement(c: C, s: Deps) {
+  const id = pathId(c);
+  const type = c.req.param('type') ?? '';
+  const next = s.campaigns.engagementExport(c.get('user'), id, type);
+  const clicks = type === 'clicks';
+  return sendCsv(c, `campaign-${id}-${type}.csv`, ENGAGEMENT_CSV[clicks ? 'clicks' : 'views'], () => next()?.map((r) => (clicks
+    ? [r.uuid, r.email, r.name, r.url, r.count, r.first, r.last]
+    : [r.uuid, r.email, r.name, r.count, r.first, r.last])) ?? null, { escapeFormulas: s.settings.bool('security.csv_escape_formulas') });
 }
 
 function getCampaign(c: C, s: Deps, { query: p }: Input<undefined, ReturnType<typeof noBodyQuery>>) {

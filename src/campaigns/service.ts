@@ -8,12 +8,13 @@ import type { AppContext } from '../context.ts';
 import { loggedIds } from '../log.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
+import { subscriberScope } from '../subscribers/service.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
 import { archiveEnv, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
-  CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignRow, type CampaignStatus,
-  type CampaignStore, type ContentType,
+  CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignReach, type CampaignRow, type CampaignStatus,
+  type Bucket, type CampaignStore, type ContentType, type EngagementRow,
 } from './store.ts';
 
 export const CAMPAIGN_TYPES = ['regular', 'optin'] as const;
@@ -150,6 +151,27 @@ export interface Preview {
   body: string;
 }
 
+/**
+ * A campaign's send record with its rates (README, "Admin"), each a fraction of 1, or null
+ * where it cannot be computed: nothing sent yet, or (views and clicks) no individual tracking,
+ * where a view or click is recorded without its subscriber and unique readers are not known.
+ */
+export interface CampaignRates extends Omit<CampaignReach, 'viewers' | 'clickers'> {
+  viewers: number | null;
+  clickers: number | null;
+  open_rate: number | null;
+  click_rate: number | null;
+  click_to_open: number | null;
+  bounce_rate: number | null;
+  unsubscribe_rate: number | null;
+}
+
+export type EngagementType = 'views' | 'clicks';
+export const ENGAGEMENT_TYPES: readonly EngagementType[] = ['views', 'clicks'];
+
+/** Rows per batch of the who-viewed / who-clicked CSV export. */
+const EXPORT_BATCH = 1000;
+
 /** What the campaign rules need of the sending engine (delivery/ depends on campaigns/, not back). */
 export interface CampaignSender {
   /** Look for campaigns to send now (one was set running). */
@@ -230,6 +252,12 @@ export class CampaignService {
   audience(actor: Actor, listIds: number[], type: (typeof CAMPAIGN_TYPES)[number]): { count: number; lists: number } {
     const lists = listIds.length ? this.store.existingLists(listIds.filter((id) => can(actor, 'list:get', id))).map((l) => l.id) : [];
     return { count: lists.length ? this.engine.audience(lists, type === 'optin') : 0, lists: lists.length };
+  }
+
+  /** The campaigns among `ids` that exist and the actor may see, without bodies, in id order (others are left out). */
+  visibleAmong(actor: Actor, ids: number[]): CampaignJson[] {
+    if (!ids.length) return [];
+    return this.store.matching(ids, '', this.scope(actor, 'get')).map((r) => this.json(r.id, true));
   }
 
   get(actor: Actor, id: number, noBody = false): CampaignJson {
@@ -486,6 +514,65 @@ export class CampaignService {
     if (type === 'links') return this.store.topLinks(q.ids, from, to, unique);
     const byDay = Date.parse(to) - Date.parse(from) >= 7 * 24 * 3600_000;
     return this.store.analytics(type as 'views' | 'clicks' | 'bounces', q.ids, from, to, byDay, unique && type !== 'bounces');
+  }
+
+  /**
+   * The admin's charts from `fromDay` to `toDay` (YYYY-MM-DD, whole UTC days): every view, click
+   * or bounce counted (the rates count subscribers), per day (views and clicks from the per-day
+   * counts), or per hour when the range is shorter than a week.
+   */
+  chart(actor: Actor, type: 'views' | 'clicks' | 'bounces', ids: number[], fromDay: string, toDay: string): Bucket[] {
+    for (const id of ids) this.visible(actor, id);
+    const from = `${fromDay}T00:00:00.000Z`;
+    const to = `${toDay}T23:59:59.999Z`;
+    const byDay = Date.parse(to) - Date.parse(from) >= 7 * 24 * 3600_000;
+    if (type === 'bounces' || !byDay) return this.store.analytics(type, ids, from, to, byDay, false);
+    return this.store.daily(type, ids, fromDay, toDay);
+  }
+
+  /** Whether views and clicks are recorded with their subscriber (else who opened is not known). */
+  individualTracking(): boolean {
+    return !this.ctx.settings.bool('privacy.disable_tracking') && this.ctx.settings.bool('privacy.individual_tracking');
+  }
+
+  /** The rates of each campaign (all time, in id order) the actor may see; 403 on one it may not. */
+  rates(actor: Actor, ids: number[]): CampaignRates[] {
+    for (const id of ids) this.visible(actor, id);
+    const individual = this.individualTracking();
+    const ratio = (n: number | null, of: number | null) => (n === null || !of ? null : n / of);
+    return this.store.reach(ids).map((r) => {
+      const viewers = individual ? r.viewers : null;
+      const clickers = individual ? r.clickers : null;
+      return {
+        ...r, viewers, clickers,
+        open_rate: ratio(viewers, r.sent), click_rate: ratio(clickers, r.sent), click_to_open: ratio(clickers, viewers),
+        bounce_rate: ratio(r.bounced, r.sent), unsubscribe_rate: ratio(r.unsubscribed, r.sent),
+      };
+    });
+  }
+
+  /**
+   * Who of the campaign's readers the actor may see: it needs the campaign (as `get`) and
+   * subscriber read access, and a caller restricted to some lists sees only their members, as
+   * everywhere else (subscriberScope).
+   */
+  private engagementScope(actor: Actor, id: number, type: string): { type: EngagementType; lists: number[] | null } {
+    if (!(ENGAGEMENT_TYPES as readonly string[]).includes(type)) throw badRequest(`invalid type "${type}": one of views, clicks`);
+    this.visible(actor, id);
+    if (!can(actor, 'subscribers:get_all') && !can(actor, 'subscribers:get')) throw forbidden('permission denied: subscribers:get');
+    return { type: type as EngagementType, lists: subscriberScope(actor) };
+  }
+
+  /** A page of who viewed (each subscriber with their count) or clicked (each subscriber and link), most recent first. */
+  engagement(actor: Actor, id: number, type: string, page: { limit: number; offset: number }): { rows: EngagementRow[]; total: number } {
+    const scope = this.engagementScope(actor, id, type);
+    return this.store.engagement(scope.type, id, scope.lists, page.limit, page.offset);
+  }
+
+  /** Every row of `engagement`, batch by batch in subscriber order (the CSV export). */
+  engagementExport(actor: Actor, id: number, type: string): () => EngagementRow[] | null {
+    const scope = this.engagementScope(actor, id, type);
+    return this.store.engagementBatches(scope.type, id, scope.lists, EXPORT_BATCH);
   }
 }
 

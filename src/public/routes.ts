@@ -415,14 +415,15 @@ async function unsubscribe(c: C, s: Deps) {
   const form = await readForm(c, unsubscribeForm());
   if (s.settings.bool('privacy.allow_blocklist') && form.blocklist) {
     s.subscribers.blocklist([sub.id]);
+    if (sub.status !== 'blocklisted') s.subscribers.noteCampaignUnsubscribe(sub.id, campUuid.toLowerCase());
     s.log.info(`subscriber ${sub.id} blocklisted (source: unsubscribe page, campaign ${campUuid})`);
     return outcome(c, s, t('public.unsubTitle'), t('public.blocklisted'), nextLinks(s, { ...sub, status: 'blocklisted' }, campUuid, {}));
   }
   if (!form.manage) {
     // The campaign's lists; for opt-in mails (zero UUID) or unknown campaigns, every list.
     const lists = s.subscribers.campaignLists(campUuid.toLowerCase());
-    if (lists.length) s.subscribers.unsubscribe(sub.id, lists);
-    else s.subscribers.unsubscribeAll(sub.id);
+    const ended = lists.length ? s.subscribers.unsubscribe(sub.id, lists) : s.subscribers.unsubscribeAll(sub.id);
+    if (ended > 0) s.subscribers.noteCampaignUnsubscribe(sub.id, campUuid.toLowerCase());
     s.log.info(`subscriber ${sub.id} unsubscribed from ${lists.length ? loggedIds('list', lists) : 'every list'} (source: unsubscribe link, campaign ${campUuid})`);
     return outcome(c, s, t('public.unsubbedTitle'), t('public.unsubbedInfo'), nextLinks(s, sub, campUuid, { manage: lists.length > 0, subscribe: true }));
   }

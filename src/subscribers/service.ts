@@ -92,6 +92,16 @@ export function exportableSections(ctx: Pick<AppContext, 'settings'>): string[] 
   return Array.isArray(v) ? v.map(String) : [];
 }
 
+/**
+ * The one rule (above) as lists: null when the actor sees every subscriber, else the lists
+ * whose members it sees. Other domains listing subscribers (campaign analytics) apply it too.
+ */
+export function subscriberScope(actor: Actor): number[] | null {
+  if (can(actor, 'subscribers:get_all')) return null;
+  const lists = permittedLists(actor, 'get');
+  return lists === 'all' ? null : lists;
+}
+
 export class SubscriberService {
   constructor(private readonly ctx: AppContext, private readonly store: SubscriberStore) {}
 
@@ -277,9 +287,7 @@ export class SubscriberService {
 
   /** The lists whose members the actor may see; null: every subscriber (the one rule, above). */
   private visibleLists(actor: Actor): number[] | null {
-    if (can(actor, 'subscribers:get_all')) return null;
-    const lists = permittedLists(actor, 'get');
-    return lists === 'all' ? null : lists;
+    return subscriberScope(actor);
   }
 
   /** 403 unless the actor may see every one of these subscribers (existing or not). */

@@ -191,6 +191,8 @@ const SQL = {
     WHERE subscriber_id = @sid AND status = 'unconfirmed' AND list_id IN (SELECT value FROM json_each(@lists))`,
   campaignLists: `SELECT cl.list_id FROM campaign_lists cl JOIN campaigns c ON c.id = cl.campaign_id
     WHERE c.uuid = ? AND cl.list_id IS NOT NULL`,
+  // Once per campaign and subscriber; the zero UUID (opt-in mails, previews) names no campaign.
+  campaignUnsubscribe: `INSERT OR IGNORE INTO campaign_unsubscribes (campaign_id, subscriber_id) SELECT id, ? FROM campaigns WHERE uuid = ?`,
   unsubscribeNonPrivateExcept: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = @now
     WHERE subscriber_id = @sid AND status != 'unsubscribed'
     AND list_id IN (SELECT id FROM lists WHERE type != 'private' AND uuid NOT IN (SELECT value FROM json_each(@keep)))`,
@@ -481,12 +483,19 @@ export class SubscriberStore {
     return this.sql(SQL.campaignLists).pluck().all(campaignUuid) as number[];
   }
 
-  unsubscribe(sid: Authorized<number>, lists: number[]): void {
-    this.sql(SQL.unsubscribeFromLists).run({ ids: JSON.stringify([sid]), lists: JSON.stringify(lists), now: new Date().toISOString() });
+  /** Returns how many subscriptions it ended (0: already unsubscribed from all of them). */
+  unsubscribe(sid: Authorized<number>, lists: number[]): number {
+    return this.sql(SQL.unsubscribeFromLists).run({ ids: JSON.stringify([sid]), lists: JSON.stringify(lists), now: new Date().toISOString() }).changes;
   }
 
-  unsubscribeAll(sid: Authorized<number>): void {
-    this.sql(SQL.unsubscribeAll).run({ ids: JSON.stringify([sid]), now: new Date().toISOString() });
+  /** Returns how many subscriptions it ended. */
+  unsubscribeAll(sid: Authorized<number>): number {
+    return this.sql(SQL.unsubscribeAll).run({ ids: JSON.stringify([sid]), now: new Date().toISOString() }).changes;
+  }
+
+  /** Records that the subscriber left through the unsubscribe link of this campaign (its analytics count it). */
+  noteCampaignUnsubscribe(sid: Authorized<number>, campaignUuid: string): void {
+    this.sql(SQL.campaignUnsubscribe).run(sid, campaignUuid);
   }
 
   /** Preferences page: new name; non-private lists not kept are unsubscribed. */

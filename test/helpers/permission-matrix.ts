@@ -106,6 +106,7 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'GET', path: '/api/campaigns/running/stats', perms: CAMP_GET },
   { method: 'GET', path: '/api/campaigns/audience?list_id=1', perms: CAMP_GET },
   { method: 'GET', path: '/api/campaigns/analytics/views?id=1', perms: ['campaigns:get_analytics'] },
+  { method: 'GET', path: '/api/campaigns/999999/analytics/views/export', perms: ['campaigns:get_analytics'], extra: ALL_LISTS },
   { method: 'GET', path: '/api/campaigns/999999', perms: CAMP_GET, extra: ALL_LISTS },
   { method: 'GET', path: '/api/campaigns/999999/preview', perms: CAMP_GET, extra: ALL_LISTS },
   { method: 'POST', path: '/api/campaigns/999999/preview', perms: CAMP_GET, extra: ALL_LISTS },

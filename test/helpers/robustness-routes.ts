@@ -34,5 +34,6 @@ post /api/users/:id/token; get /admin/users; get /admin/users/new; get /admin/us
 get /api/events; get /admin/assets/:file; get /admin/custom.js; get /admin/lists; get /admin/lists/forms; get /admin/lists/new; get /admin/lists/:id
 get /admin/subscribers/import; get /admin/subscribers/import/example.csv; get /admin/subscribers/bounces
 get /admin/campaigns; get /admin/campaigns/new; get /admin/campaigns/:id; get /admin/campaigns/analytics
-get /admin/settings`
+get /admin/settings
+get /admin/campaigns/:id/analytics; get /api/campaigns/:id/analytics/:type/export`
   .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);

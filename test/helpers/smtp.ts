@@ -2,6 +2,7 @@
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 
 export interface ReceivedMail {
   from: string;
@@ -127,4 +128,19 @@ export async function startScriptedSmtp(onMessage: (rcptTo: string[], reply: (er
 export async function useSmtpSink(t: { request: (m: string, p: string, b?: unknown) => Promise<{ status: number }> }, sink: SmtpSink): Promise<void> {
   const res = await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock()] });
   if (res.status !== 200) throw new Error(`could not configure SMTP: ${res.status}`);
+}
+
+/** A sink for the enclosing describe(): started before its tests, closed after them. */
+export function useSink(): () => SmtpSink {
+  let sink: SmtpSink | undefined;
+  before(async () => {
+    sink = await startSmtpSink();
+  });
+  after(async () => {
+    await sink?.close();
+  });
+  return () => {
+    if (!sink) throw new Error('the SMTP sink has not started');
+    return sink;
+  };
 }

@@ -26,8 +26,9 @@ function draw(figure: HTMLElement): void {
     width: width(),
     height: 220,
     axes: [{ stroke: color('--muted'), grid: { stroke: color('--border') } }, { stroke: color('--muted'), grid: { stroke: color('--border') } }],
-    scales: { x: { time: true } },
-    series: [{}, ...data.series.map((s, i) => ({ label: s.label, stroke: stroke[i % stroke.length], width: 2, points: { show: false } }))],
+    // A single bucket is a dot in a day either side (uPlot would spread one instant over years).
+    scales: { x: { time: true, range: (_u, min, max) => (xs.length === 1 ? [xs[0] - 86_400, xs[0] + 86_400] : [min, max]) } },
+    series: [{}, ...data.series.map((s, i) => ({ label: s.label, stroke: stroke[i % stroke.length], width: 2, points: { show: xs.length === 1, size: 8 } }))],
   }, [xs, ...data.series.map((s) => s.values)], target);
   new ResizeObserver(() => plot.setSize({ width: width(), height: 220 })).observe(target);
 }

@@ -1,4 +1,5 @@
 // One Alpine component per admin page, by the name its x-data uses.
+import { campaignPicker } from './analytics.ts';
 import { bouncesPage } from './bounces.ts';
 import { attachments, listPicker } from './campaign-parts.ts';
 import { campaignPage, campaignsPage } from './campaigns.ts';
@@ -34,4 +35,5 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   profileForm,
   twofa,
   settingsPage,
+  campaignPicker,
 };
