@@ -54,6 +54,14 @@ export const NAV: NavGroup[] = [
       { label: 'globals.terms.templates', href: '/admin/campaigns/templates', allowed: (a) => can(a, 'templates:get') },
     ],
   },
+  {
+    label: 'globals.terms.settings',
+    links: [
+      { label: 'menu.maintenance', href: '/admin/settings/maintenance', allowed: (a) => can(a, 'settings:maintain') || can(a, 'settings:manage') },
+      { label: 'menu.logs', href: '/admin/settings/logs', allowed: (a) => can(a, 'settings:get') },
+      { label: 'admin.about.title', href: '/admin/settings/about', allowed: (a) => can(a, 'settings:get') },
+    ],
+  },
 ];
 
 /** The groups and links this user may see (groups left empty are dropped). */

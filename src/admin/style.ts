@@ -158,6 +158,21 @@ dialog.picker{max-width:min(48rem,calc(100vw - 2rem))}
 .media-pick{display:flex;flex-direction:column;align-items:center;justify-content:center;gap:.2rem;width:100%;height:8rem;padding:.3rem;background:var(--bg);border:1px solid var(--border);color:var(--fg);white-space:normal}
 .media-pick img{max-width:100%;min-height:0;flex:1;object-fit:contain}
 .editor-bar{display:flex;justify-content:flex-end;margin-bottom:.3rem}
+.checklist{list-style:none;padding:0;margin:.5rem 0}
+.checklist li{display:flex;gap:.6rem;align-items:flex-start;padding:.35rem 0}
+.checklist .tick{flex:none;width:1.4rem;height:1.4rem;border:2px solid var(--field-border);border-radius:50%;display:inline-flex;align-items:center;justify-content:center;font-weight:700;font-size:.85rem}
+.checklist li.done .tick{background:var(--accent);border-color:var(--accent);color:var(--on-accent)}
+.checklist li.done a{color:var(--muted)}
+.checklist .help,.card .help{display:block;color:var(--muted);font-size:.85rem}
+.ops{display:grid;grid-template-columns:repeat(auto-fill,minmax(21rem,1fr));gap:0 1rem;align-items:start}
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}.facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}
+.log-tools{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin-bottom:.75rem}.log-tools .field{margin:0;flex:1 1 14rem}
+.log-view{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.5rem .25rem;max-height:70vh;overflow:auto;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin:0}
+.log-line{white-space:pre-wrap;overflow-wrap:anywhere;padding:0 .5rem;border-left:3px solid transparent}
+.log-line.warn{color:var(--log-warn);border-left-color:var(--log-warn)}
+.log-line.error{color:var(--danger);border-left-color:var(--danger);font-weight:600}
+:root{--log-warn:#8a4b00}
+@media (prefers-color-scheme:dark){:root{--log-warn:#f2b65a}}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}

@@ -4,6 +4,8 @@ import { campaignPage, campaignsPage } from './campaigns.ts';
 import { formsPage } from './forms.ts';
 import { importPage } from './import.ts';
 import { listPage, listsPage } from './lists.ts';
+import { logsPage } from './logs.ts';
+import { maintenancePage } from './maintenance.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
 import { templatePage, templatesPage } from './templates.ts';
@@ -21,4 +23,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   templatesPage,
   templatePage,
   mediaPage,
+  logsPage,
+  maintenancePage,
 };
