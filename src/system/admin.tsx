@@ -29,7 +29,7 @@ function logsPage(c: AdminContext, s: Services) {
         <PageHead title={t('logs.title')} />
         <div class="log-tools">
           <Field id="log-filter" label={t('admin.logs.filter')} help={t('admin.logs.filterHelp')}>
-            <input type="search" id="log-filter" x-model="filter" x-on:input="render" autocomplete="off" />
+            <input type="search" id="log-filter" x-on:input="filterBy" autocomplete="off" />
           </Field>
           <label class="check-label"><input type="checkbox" x-model="auto" x-on:change="schedule" checked /> {t('admin.logs.autoRefresh')}</label>
           <button type="button" class="secondary" x-on:click="refresh">{t('globals.buttons.refresh')}</button>

@@ -37,6 +37,11 @@ export function logsPage() {
       const all = this.lines.length.toLocaleString('en-US');
       return this.filter ? `${this.shown.toLocaleString('en-US')} of ${all} lines match` : `${all} lines, newest last`;
     },
+    /** The filter box changed (read here: an x-model may not have updated yet). */
+    filterBy(this: State & { $event: Event }) {
+      this.filter = (this.$event.target as HTMLInputElement).value;
+      this.render();
+    },
     render(this: State) {
       const view = this.$refs.view;
       const atEnd = view.scrollHeight - view.scrollTop - view.clientHeight < 40;
