@@ -129,7 +129,7 @@ td .tag{white-space:normal;overflow-wrap:break-word}
 [hidden]{display:none!important}
 .split{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:0 1rem;align-items:start}
 .choices{max-height:14rem;overflow:auto;display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:0 1rem}
-.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1.25rem;margin:.75rem 0}
+.facts{display:grid;grid-template-columns:fit-content(40%) 1fr;gap:.2rem 1.25rem;margin:.75rem 0}
 .facts dt{color:var(--muted)}.facts dd{margin:0;font-variant-numeric:tabular-nums}
 .reasons{margin:.25rem 0;padding-left:1.25rem}.reasons:empty{display:none}
 .chips{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
@@ -165,7 +165,7 @@ dialog.picker{max-width:min(48rem,calc(100vw - 2rem))}
 .checklist li.done a{color:var(--muted)}
 .checklist .help,.card .help{display:block;color:var(--muted);font-size:.85rem}
 .ops{display:grid;grid-template-columns:repeat(auto-fill,minmax(21rem,1fr));gap:0 1rem;align-items:start}
-.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}.facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}
+.facts{display:grid;grid-template-columns:fit-content(40%) 1fr;gap:.3rem 1rem;margin:0}.facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}
 .log-tools{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin-bottom:.75rem}.log-tools .field{margin:0;flex:1 1 14rem}
 .log-view{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.5rem .25rem;max-height:70vh;overflow:auto;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin:0}
 .log-line{white-space:pre-wrap;overflow-wrap:anywhere;padding:0 .5rem;border-left:3px solid transparent}

@@ -102,9 +102,12 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    await page.reload();
+    await page.goto(`${t.url}/admin/settings/maintenance`);
     await page.getByText('(downloaded by admin)').waitFor();
     await screenshot(page, 'maintenance');
+    await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'About' }).click();
+    await page.getByText(process.version).waitFor();
+    await screenshot(page, 'about');
     assert.deepEqual(tab.problems, []);
     await tab.close();
 
