@@ -63,6 +63,9 @@ async function main(): Promise<void> {
     await timed('admin_subscribers_ms', '/admin/subscribers');
     await timed('admin_subscribers_query_ms', `/admin/subscribers?query=${encodeURIComponent("subscribers.attribs->>'city' = 'Porto'")}`);
     await timed('admin_subscriber_ms', '/admin/subscribers/500000');
+    await timed('admin_maintenance_ms', '/admin/settings/maintenance');
+    await timed('admin_logs_ms', '/admin/settings/logs');
+    await timed('admin_about_ms', '/admin/settings/about');
     console.log(`BENCH admin_js_kb ${(await pageJavaScriptGzipKb(url, await page('/admin/lists'))).toFixed(1)}  (gzipped JavaScript of /admin/lists)`);
   } finally {
     await stopChildServer(child);
