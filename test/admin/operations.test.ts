@@ -83,6 +83,14 @@ describe('admin operations pages', () => {
     assert.ok(m.body.includes('data-op="vacuum"'));
     assert.ok(!m.body.includes('/api/maintenance/backup'), 'no download without settings:manage');
     assert.equal((await getPage(t, reader, '/admin/settings/maintenance')).status, 403);
+    // settings:manage alone: the backup, not the clean-ups (settings:maintain).
+    const u = await userWithRole(t, ['settings:manage']);
+    const manager = await adminSession(t, u.username, u.password);
+    const b = await getPage(t, manager, '/admin/settings/maintenance');
+    assert.equal(b.status, 200);
+    assert.ok(b.body.includes('href="/api/maintenance/backup"'));
+    assert.ok(!b.body.includes('data-op='), 'no clean-up without settings:maintain');
+    assert.equal((await apiAs(t, manager, 'DELETE', '/api/maintenance/subscribers/orphan')).status, 403);
   });
 
   it('refuses the backup without settings:manage and records nothing', async () => {
