@@ -31,7 +31,7 @@ function logsPage(c: AdminContext, s: Services) {
           <Field id="log-filter" label={t('admin.logs.filter')} help={t('admin.logs.filterHelp')}>
             <input type="search" id="log-filter" x-on:input="filterBy" autocomplete="off" />
           </Field>
-          <label class="check-label"><input type="checkbox" x-model="auto" x-on:change="schedule" checked /> {t('admin.logs.autoRefresh')}</label>
+          <label class="check-label"><input type="checkbox" x-on:change="toggleAuto" checked /> {t('admin.logs.autoRefresh')}</label>
           <button type="button" class="secondary" x-on:click="refresh">{t('globals.buttons.refresh')}</button>
         </div>
         <p class="muted small" role="status" x-text="summary">{t('admin.logs.count', { n: lines.length })}</p>

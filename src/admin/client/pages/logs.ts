@@ -42,6 +42,11 @@ export function logsPage() {
       this.filter = (this.$event.target as HTMLInputElement).value;
       this.render();
     },
+    /** The auto-refresh switch (read here, as the filter box). */
+    toggleAuto(this: State & { $event: Event }) {
+      this.auto = (this.$event.target as HTMLInputElement).checked;
+      this.schedule();
+    },
     render(this: State) {
       const view = this.$refs.view;
       const atEnd = view.scrollHeight - view.scrollTop - view.clientHeight < 40;
