@@ -86,6 +86,23 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     const left = await t.request('GET', '/api/subscribers');
     assert.deepEqual(left.body.data.results.map((s: { email: string }) => s.email), ['kept@example.com']);
 
+    // The export asks with what it holds, then downloads the CSV.
+    const db = t.server.ctx.db;
+    db.exec(`INSERT INTO campaigns (id, uuid, name, subject, from_email) VALUES (901, 'c901', 'C', 'S', 'f@x.io');
+      INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES (901, NULL, '2025-02-01T00:00:00.000Z'), (901, NULL, '2025-03-01T00:00:00.000Z'), (901, NULL, '2024-01-01T00:00:00.000Z')`);
+    const exporting = page.getByRole('form', { name: 'Export analytics' });
+    await exporting.getByLabel('Since').fill('2025-01-01');
+    await exporting.getByRole('button', { name: 'Export CSV' }).click();
+    assert.match(await dialog.innerText(), /Export 2 views recorded since 2025-01-01 as CSV\?/);
+    const [csv] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Export' }).click()]);
+    assert.equal(csv.suggestedFilename(), 'campaign_views.csv');
+
+    // Compacting asks, then reloads with the new sizes and says what it did.
+    await page.getByRole('button', { name: 'Compact now' }).click();
+    assert.match(await dialog.innerText(), /Compact the database \([\d.]+ KB, of which [\d.]+ K?B is free space to return\)\?/);
+    await dialog.getByRole('button', { name: 'Compact' }).click();
+    await page.getByText(/^Compacted the database: [\d.]+ KB → [\d.]+ KB\.$/).waitFor();
+
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download backup' }).click()]);
     assert.match(download.suggestedFilename(), /^listmgr-backup-.*\.db$/);
     const dir = mkdtempSync(join(tmpdir(), 'listmgr-test-'));
