@@ -47,6 +47,8 @@ import { TEMPLATE_ADMIN_PAGES } from './templates/admin.tsx';
 import { MEDIA_ADMIN_PAGES } from './media/admin.tsx';
 import { USER_ADMIN_PAGES } from './users/admin.tsx';
 import { SETTINGS_ADMIN_PAGES } from './settings/admin.tsx';
+import { MAINTENANCE_ADMIN_PAGES } from './maintenance/admin.tsx';
+import { SYSTEM_ADMIN_PAGES } from './system/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 
 /**
@@ -73,7 +75,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
 // Templates, media and analytics before campaigns: /admin/campaigns/:id would take their paths first.
-const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES, TEMPLATE_ADMIN_PAGES, MEDIA_ADMIN_PAGES, CAMPAIGN_ANALYTICS_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES, USER_ADMIN_PAGES, SETTINGS_ADMIN_PAGES];
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES, TEMPLATE_ADMIN_PAGES, MEDIA_ADMIN_PAGES, CAMPAIGN_ANALYTICS_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES, USER_ADMIN_PAGES, SETTINGS_ADMIN_PAGES, SYSTEM_ADMIN_PAGES, MAINTENANCE_ADMIN_PAGES];
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
 export function createApp(ctx: Services): Hono<AppEnv> {

@@ -110,6 +110,9 @@ async function main(): Promise<void> {
     await timed('admin_campaigns_ms', '/admin/campaigns');
     await timed('admin_campaign_ms', `/admin/campaigns/${analyticsId}`);
     await timed('admin_analytics_ms', `/admin/campaigns/analytics?id=${analyticsId}&from=${RANGE.from}&to=${RANGE.to}`);
+    await timed('admin_maintenance_ms', '/admin/settings/maintenance');
+    await timed('admin_logs_ms', '/admin/settings/logs');
+    await timed('admin_about_ms', '/admin/settings/about');
     console.log(`BENCH admin_js_kb ${(await pageJavaScriptGzipKb(url, await page('/admin/lists'))).toFixed(1)}  (gzipped JavaScript of /admin/lists)`);
     // A rich-text campaign: the editor island, CodeMirror and the TipTap chunk it loads for rich text.
     console.log(`BENCH admin_editor_js_kb ${(await pageJavaScriptGzipKb(url, await page(`/admin/campaigns/${analyticsId}`), true)).toFixed(1)}  (gzipped JavaScript of a campaign page with its editors, every chunk it loads)`);

@@ -63,9 +63,12 @@ export const NAV: NavGroup[] = [
     ],
   },
   {
-    label: 'menu.settings',
+    label: 'globals.terms.settings',
     links: [
       { label: 'menu.settings', href: '/admin/settings', allowed: (a) => can(a, 'settings:get') },
+      { label: 'menu.maintenance', href: '/admin/settings/maintenance', allowed: (a) => can(a, 'settings:maintain') || can(a, 'settings:manage') },
+      { label: 'menu.logs', href: '/admin/settings/logs', allowed: (a) => can(a, 'settings:get') },
+      { label: 'admin.about.title', href: '/admin/settings/about', allowed: (a) => can(a, 'settings:get') },
     ],
   },
 ];

@@ -129,7 +129,7 @@ td .tag{white-space:normal;overflow-wrap:break-word}
 [hidden]{display:none!important}
 .split{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:0 1rem;align-items:start}
 .choices{max-height:14rem;overflow:auto;display:grid;grid-template-columns:repeat(auto-fill,minmax(12rem,1fr));gap:0 1rem}
-.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1.25rem;margin:.75rem 0}
+.facts{display:grid;grid-template-columns:fit-content(40%) 1fr;gap:.2rem 1.25rem;margin:.75rem 0}
 .facts dt{color:var(--muted)}.facts dd{margin:0;font-variant-numeric:tabular-nums}
 .reasons{margin:.25rem 0;padding-left:1.25rem}.reasons:empty{display:none}
 .chips{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
@@ -180,6 +180,21 @@ button.fill{margin-top:.3rem}
 .bounce-actions label{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .bounce-actions .field{margin:0}
 .save-bar{position:sticky;bottom:0;display:flex;justify-content:flex-end;align-items:center;gap:1rem;padding:.6rem 0;background:var(--bg);border-top:1px solid var(--border);z-index:5}
+.checklist{list-style:none;padding:0;margin:.5rem 0}
+.checklist li{display:flex;gap:.6rem;align-items:flex-start;padding:.35rem 0}
+.checklist .tick{flex:none;width:1.4rem;height:1.4rem;border:2px solid var(--field-border);border-radius:50%;display:inline-flex;align-items:center;justify-content:center;font-weight:700;font-size:.85rem}
+.checklist li.done .tick{background:var(--accent);border-color:var(--accent);color:var(--on-accent)}
+.checklist li.done a{color:var(--muted)}
+.checklist .help,.card .help{display:block;color:var(--muted);font-size:.85rem}
+.ops{display:grid;grid-template-columns:repeat(auto-fill,minmax(21rem,1fr));gap:0 1rem;align-items:start}
+.facts{display:grid;grid-template-columns:fit-content(40%) 1fr;gap:.3rem 1rem;margin:0}.facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}
+.log-tools{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin-bottom:.75rem}.log-tools .field{margin:0;flex:1 1 14rem}
+.log-view{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.5rem .25rem;max-height:70vh;overflow:auto;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin:0}
+.log-line{white-space:pre-wrap;overflow-wrap:anywhere;padding:0 .5rem;border-left:3px solid transparent}
+.log-line.warn{color:var(--log-warn);border-left-color:var(--log-warn)}
+.log-line.error{color:var(--danger);border-left-color:var(--danger);font-weight:600}
+:root{--log-warn:#8a4b00}
+@media (prefers-color-scheme:dark){:root{--log-warn:#f2b65a}}
 @media (max-width:800px){
 .shell{grid-template-columns:1fr}
 .menu-toggle{display:inline-flex}

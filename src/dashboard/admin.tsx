@@ -8,6 +8,7 @@ import { seesLists, seesSubscribers } from '../admin/nav.ts';
 import { routesFor } from '../http/routes.ts';
 import type { Services } from '../services.ts';
 import type { DayCount } from './store.ts';
+import { FirstRun } from './first-run.tsx';
 
 const route = routesFor<Services>();
 export const DASHBOARD_ADMIN_PAGES = [
@@ -70,6 +71,7 @@ function dashboardPage(c: AdminContext, s: Services) {
     body: (
       <>
         <PageHead title={t('globals.terms.dashboard')}><span class="muted">{today}</span></PageHead>
+        <FirstRun s={s} actor={actor} t={t} />
         <div class="tiles">
           <Tile title={t('globals.terms.subscribers')} total={counts.subscribers.total ?? 0} href={subscribers ? '/admin/subscribers' : undefined}>
             <Figure label={t('subscribers.status.blocklisted')} value={counts.subscribers.blocklisted ?? 0} href={subscribers ? '/admin/subscribers?status=blocklisted' : undefined} />

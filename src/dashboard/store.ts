@@ -14,6 +14,8 @@ const SQL = {
   lastDay: 'SELECT max(day) FROM dashboard_daily WHERE kind = ? AND n > 0',
   window: `SELECT n AS count, day AS date FROM dashboard_daily
     WHERE kind = ? AND n > 0 AND day BETWEEN date(?, '-30 days') AND ? ORDER BY day`,
+  // Served by the partial index subscriber_lists_form (sql/0086).
+  formSubscription: "SELECT EXISTS (SELECT 1 FROM subscriber_lists WHERE source = 'form')",
   // Bulk import: what the gated insert triggers skipped for subscribers [firstId, lastId].
   fillStatusCounts: `INSERT INTO dashboard_counts (key, n)
     SELECT status, COUNT(*) FROM subscribers WHERE id BETWEEN ? AND ? GROUP BY status
@@ -69,6 +71,11 @@ export class DashboardStore {
       return last ? this.sql<[string, string, string], DayCount>(SQL.window).all(kind, last, last) : [];
     };
     return { link_clicks: series('clicks'), campaign_views: series('views') };
+  }
+
+  /** Whether anyone has subscribed through the public form or API (the first-run checklist). */
+  formSubscription(): boolean {
+    return this.sql<[], number>(SQL.formSubscription).pluck().get() === 1;
   }
 
   /** Bulk-import fill (src/imports/bulk.ts): counts subscribers [firstId, lastId] and their subscriptions at once. */

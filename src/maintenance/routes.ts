@@ -1,5 +1,7 @@
 // /api/maintenance/*: listmonk's garbage collection and analytics export (settings:maintain), and
-// the scheduled VACUUM (setting maintenance.db).
+// the scheduled VACUUM (setting maintenance.db). listmgr adds read-only counts of what each
+// deletion or export would touch (the admin asks first with them), the database's sizes, VACUUM
+// on demand, and the backup download (settings:manage).
 import type { Context } from 'hono';
 import { sendCsv } from '../http/csv.ts';
 import { ok } from '../http/envelope.ts';
@@ -7,10 +9,12 @@ import { badRequest } from '../http/errors.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import type { SettingsService } from '../settings/service.ts';
+import { SettingsService } from '../settings/service.ts';
+import type { AppContext } from '../context.ts';
+import { backupForDownload, databaseFiles } from './backup.ts';
 import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, SUBSCRIBER_GC_TYPES, type MaintenanceStore } from './store.ts';
 
-interface Deps {
+interface Deps extends Pick<AppContext, 'config' | 'db' | 'log'> {
   maintenance: MaintenanceStore;
   settings: SettingsService;
 }
@@ -21,6 +25,13 @@ export const MAINTENANCE_ROUTES = [
   route({ method: 'DELETE', path: '/maintenance/subscribers/:type', access: 'settings:maintain', handler: deleteSubscribers, summary: 'Deletes the orphan (on no list) or the blocklisted subscribers; answers how many' }),
   route({ method: 'DELETE', path: '/maintenance/subscriptions/unconfirmed', access: 'settings:maintain', handler: deleteUnconfirmed, query: beforeDateQuery(), body: beforeDateBody(), bodyKind: 'json-or-form', summary: 'Deletes unconfirmed double opt-in subscriptions made before a date; answers how many' }),
   route({ method: 'DELETE', path: '/maintenance/analytics/:type', access: 'settings:maintain', handler: deleteAnalytics, query: beforeDateQuery(), body: beforeDateBody(), bodyKind: 'json-or-form', summary: 'Deletes the views, clicks or both recorded before a date' }),
+  // listmgr: what the operations above would touch, asked before them (read-only).
+  route({ method: 'GET', path: '/maintenance/subscribers/:type/count', access: 'settings:maintain', handler: countSubscribers, summary: 'How many orphan or blocklisted subscribers there are (what the DELETE would delete)' }),
+  route({ method: 'GET', path: '/maintenance/subscriptions/unconfirmed/count', access: 'settings:maintain', handler: countUnconfirmed, query: beforeDateQuery(), summary: 'How many unconfirmed double opt-in subscriptions were made before before_date' }),
+  route({ method: 'GET', path: '/maintenance/analytics/:type/count', access: 'settings:maintain', handler: countAnalytics, query: countAnalyticsQuery(), summary: 'How many views and clicks were recorded before before_date (what the DELETE would delete), or since since (what the export holds)' }),
+  route({ method: 'GET', path: '/maintenance/database', access: 'settings:maintain', handler: databaseInfo, summary: 'The database file\'s size, its WAL\'s, the space VACUUM would return, and the last backup' }),
+  route({ method: 'POST', path: '/maintenance/vacuum', access: 'settings:maintain', handler: vacuum, summary: 'Compacts the database now (VACUUM); answers its size before and after' }),
+  route({ method: 'GET', path: '/maintenance/backup', access: 'settings:manage', handler: backup, raw: 'application/vnd.sqlite3', summary: 'A consistent copy of the whole database, as a SQLite file (recorded as the last backup)' }),
   route({ method: 'GET', path: '/maintenance/analytics/:type/export', access: 'settings:maintain', handler: exportAnalytics, query: sinceQuery(), raw: 'text/csv', summary: 'The views or clicks recorded since a date, as CSV' }),
 ];
 
@@ -35,6 +46,10 @@ function beforeDateBody() {
 
 function sinceQuery() {
   return z.object({ since: q.str() });
+}
+
+function countAnalyticsQuery() {
+  return z.object({ before_date: q.str(), since: q.str() });
 }
 
 type BeforeDate = Input<ReturnType<typeof beforeDateBody>, ReturnType<typeof beforeDateQuery>>;
@@ -52,6 +67,57 @@ function deleteAnalytics(c: C, s: Deps, { query, body }: BeforeDate) {
   const type = oneOf(c.req.param('type') ?? '', ANALYTICS_GC_TYPES, 'analytics type');
   s.maintenance.deleteAnalytics(type, dateTime(query.before_date ?? body.before_date, 'before_date'));
   return ok(c, true);
+}
+
+function countSubscribers(c: C, s: Deps) {
+  const type = oneOf(c.req.param('type') ?? '', SUBSCRIBER_GC_TYPES, 'subscriber type');
+  return ok(c, { count: s.maintenance.countSubscribers(type) });
+}
+
+function countUnconfirmed(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof beforeDateQuery>>) {
+  return ok(c, { count: s.maintenance.countUnconfirmedSubscriptions(dateTime(query.before_date, 'before_date')) });
+}
+
+/** `before_date` or `since`, one of them. */
+function countAnalytics(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof countAnalyticsQuery>>) {
+  const type = oneOf(c.req.param('type') ?? '', ANALYTICS_GC_TYPES, 'analytics type');
+  if ((query.before_date === undefined) === (query.since === undefined)) throw badRequest('give either "before_date" or "since" (RFC 3339, e.g. 2025-01-01T00:00:00Z)');
+  const at = query.since !== undefined ? { since: dateTime(query.since, 'since') } : { before: dateTime(query.before_date, 'before_date') };
+  const { views, clicks } = s.maintenance.countAnalytics(type, at);
+  return ok(c, { count: views + clicks, views, clicks });
+}
+
+function databaseInfo(c: C, s: Deps) {
+  const { pageSize, pages, free } = s.maintenance.pages();
+  const { bytes, walBytes } = databaseFiles(s.config.dbPath);
+  return ok(c, { size: bytes, wal_size: walBytes, used: (pages - free) * pageSize, free: free * pageSize, last_backup: SettingsService.lastBackup(s.db) });
+}
+
+/** Holds the database (and the server) for as long as it runs, as the scheduled VACUUM does. */
+function vacuum(c: C, s: Deps) {
+  const before = databaseFiles(s.config.dbPath).bytes;
+  const t0 = Date.now();
+  s.maintenance.vacuum();
+  const after = databaseFiles(s.config.dbPath).bytes;
+  s.log.info(`maintenance: VACUUM by ${c.get('user').username} done in ${Date.now() - t0} ms (${before} → ${after} bytes)`);
+  return ok(c, { size_before: before, size_after: after });
+}
+
+/** Streams a fresh copy; recorded as the last backup once the whole file has been handed over. */
+async function backup(c: C, s: Deps) {
+  const by = c.get('user').username;
+  const at = new Date();
+  const name = `listmgr-backup-${at.toISOString().slice(0, 19).replace(/:/g, '-')}Z.db`;
+  const { body, bytes } = await backupForDownload(s.config.dbPath, (n) => {
+    SettingsService.recordBackup(s.db, { at: new Date().toISOString(), file: `${name} (downloaded by ${by})`, bytes: n });
+    s.log.info(`backup ${name} (${n} bytes) downloaded by ${by}`);
+  });
+  return c.body(body, 200, {
+    'Content-Type': 'application/vnd.sqlite3',
+    'Content-Disposition': `attachment; filename="${name}"`,
+    'Content-Length': String(bytes),
+    'Cache-Control': 'no-store',
+  });
 }
 
 /** Views or clicks since a date, streamed in batches of app.batch_size. */

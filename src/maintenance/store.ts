@@ -7,6 +7,15 @@ const SQL = {
   deleteBlocklisted: "DELETE FROM subscribers WHERE status = 'blocklisted'",
   deleteUnconfirmed: `DELETE FROM subscriber_lists WHERE status = 'unconfirmed' AND created_at < ?
     AND list_id IN (SELECT id FROM lists WHERE optin = 'double')`,
+  // What each deletion would touch, for the admin's "asks first with the count" (same conditions).
+  countOrphans: 'SELECT COUNT(*) FROM subscribers WHERE NOT EXISTS (SELECT 1 FROM subscriber_lists WHERE subscriber_id = subscribers.id)',
+  countBlocklisted: "SELECT COUNT(*) FROM subscribers WHERE status = 'blocklisted'",
+  countUnconfirmed: `SELECT COUNT(*) FROM subscriber_lists WHERE status = 'unconfirmed' AND created_at < ?
+    AND list_id IN (SELECT id FROM lists WHERE optin = 'double')`,
+  countViewsBefore: 'SELECT COUNT(*) FROM campaign_views WHERE created_at < ?',
+  countClicksBefore: 'SELECT COUNT(*) FROM link_clicks WHERE created_at < ?',
+  countViewsSince: 'SELECT COUNT(*) FROM campaign_views WHERE created_at >= ?',
+  countClicksSince: 'SELECT COUNT(*) FROM link_clicks WHERE created_at >= ?',
   deleteViews: 'DELETE FROM campaign_views WHERE created_at < ?',
   deleteClicks: 'DELETE FROM link_clicks WHERE created_at < ?',
   // The export's next batch after id ?, recorded since ?; deleted campaigns and subscribers (and
@@ -60,6 +69,27 @@ export class MaintenanceStore {
     }).immediate();
   }
 
+  /** How many subscribers deleteSubscribers(type) would delete now. */
+  countSubscribers(type: (typeof SUBSCRIBER_GC_TYPES)[number]): number {
+    return this.count(type === 'orphan' ? SQL.countOrphans : SQL.countBlocklisted);
+  }
+
+  /** How many subscriptions deleteUnconfirmedSubscriptions(before) would delete now. */
+  countUnconfirmedSubscriptions(before: string): number {
+    return this.count(SQL.countUnconfirmed, before);
+  }
+
+  /** How many views and clicks were recorded before `before` (what deleteAnalytics would delete), or since `since` (what the export holds). */
+  countAnalytics(type: (typeof ANALYTICS_GC_TYPES)[number], at: { before: string } | { since: string }): { views: number; clicks: number } {
+    const [views, clicks] = 'before' in at ? [SQL.countViewsBefore, SQL.countClicksBefore] : [SQL.countViewsSince, SQL.countClicksSince];
+    const date = 'before' in at ? at.before : at.since;
+    return { views: type === 'clicks' ? 0 : this.count(views, date), clicks: type === 'views' ? 0 : this.count(clicks, date) };
+  }
+
+  private count(sql: string, ...params: string[]): number {
+    return this.sql<string[], number>(sql).pluck().get(...params) ?? 0;
+  }
+
   /** Up to `limit` views or clicks recorded since `since` (ISO) with ids after `afterId`, in id order. */
   analyticsBatch(type: AnalyticsExportType, since: string, afterId: number, limit: number): ({ id: number } & Record<string, string | number>)[] {
     return this.sql<[number, string, number], { id: number } & Record<string, string | number>>(type === 'views' ? SQL.exportViews : SQL.exportClicks).all(afterId, since, limit);
@@ -69,5 +99,13 @@ export class MaintenanceStore {
   vacuum(): void {
     this.db.exec('VACUUM');
     this.db.pragma('optimize');
+    // VACUUM goes through the WAL: without this the -wal file is left as big as the database.
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  /** The database's pages in use and free (VACUUM returns the free ones to the file system). */
+  pages(): { pageSize: number; pages: number; free: number } {
+    const n = (name: string) => this.db.pragma(name, { simple: true }) as number;
+    return { pageSize: n('page_size'), pages: n('page_count'), free: n('freelist_count') };
   }
 }

@@ -24,7 +24,7 @@ const statements = (db: DB) => preparedStatements(db, {
 });
 
 /** Keys stored in the settings table that are not settings (never returned or accepted). */
-const INTERNAL_KEYS = new Set(['app.installed_at', 'app.last_backup']);
+const INTERNAL_KEYS = new Set(['app.installed_at', 'app.last_backup', 'app.smtp_test_sent']);
 
 /** What `listmgr backup` records of the last backup it wrote (shown by `listmgr status`). */
 export interface BackupRecord {
@@ -187,7 +187,14 @@ export class SettingsService {
         if (e instanceof SmtpTestError) throw badRequest(`SMTP test failed: ${e.message}`);
         throw e;
       }
-    }
+    }    // The first-run checklist's "send a test" step: a message went out through a relay.
+    if (test.to) this.q.upsert.run({ key: 'app.smtp_test_sent', value: JSON.stringify({ at: new Date().toISOString() }) });
+  }
+
+  /** When a test message last went out successfully (POST /api/settings/smtp/test with an address); null if never. */
+  smtpTestSent(): { at: string } | null {
+    const row = this.q.all.all().find((r) => r.key === 'app.smtp_test_sent');
+    return row ? (parseJsonText(row.value) as { at: string }) : null;
   }
 
   /** Validates and stores; answers the keys whose values changed (for the log: keys only, never values). */

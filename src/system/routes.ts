@@ -2,7 +2,6 @@
 // page, robots.txt and the public pages' custom CSS and JS (site root).
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
-import { statSync } from 'node:fs';
 import { hostname, arch, platform, cpus } from 'node:os';
 import { VERSION } from '../config.ts';
 import type { AppContext } from '../context.ts';
@@ -15,6 +14,7 @@ import { publicLook } from '../public/look.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
 import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
+import { databaseFiles } from '../maintenance/backup.ts';
 import { Landing } from './pages.tsx';
 
 interface Deps extends AppContext {
@@ -100,11 +100,7 @@ function about(c: C, s: Deps) {
 
 /** The database file's size in MB (two decimals); 0 for an in-memory or unreadable one. */
 function databaseSizeMb(path: string): number {
-  try {
-    return Math.round((statSync(path).size / 1048576) * 100) / 100;
-  } catch {
-    return 0;
-  }
+  return Math.round((databaseFiles(path).bytes / 1048576) * 100) / 100;
 }
 
 function language(c: C) {

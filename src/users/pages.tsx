@@ -21,6 +21,7 @@ export function LoginForm({ next, error = '' }: { next: string; error?: string }
         <button type="submit">Sign in</button>
       </form>
       <p class="muted"><a href="/admin/forgot">Forgot your password?</a> Where no mail is set up yet, someone with access to the server sets a new one with <code>listmgr user reset-password NAME</code>.</p>
+      <p class="muted">First sign-in? The admin user (<code>admin</code> unless another name was chosen) and its password were printed once, when <code>listmgr install</code> ran (or set by <code>LISTMGR_ADMIN_PASSWORD</code>). Lost it? On the server, run <code>./listmgr user reset-password admin</code>.</p>
     </>
   );
 }

@@ -99,6 +99,12 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'DELETE', path: '/api/maintenance/subscriptions/unconfirmed', perms: ['settings:maintain'], body: {} },
   { method: 'DELETE', path: '/api/maintenance/analytics/nonsense', perms: ['settings:maintain'], body: {} },
   { method: 'GET', path: '/api/maintenance/analytics/views/export?since=2025-01-01T00:00:00Z', perms: ['settings:maintain'] },
+  { method: 'GET', path: '/api/maintenance/subscribers/orphan/count', perms: ['settings:maintain'] },
+  { method: 'GET', path: '/api/maintenance/subscriptions/unconfirmed/count?before_date=2025-01-01T00:00:00Z', perms: ['settings:maintain'] },
+  { method: 'GET', path: '/api/maintenance/analytics/all/count?since=2025-01-01T00:00:00Z', perms: ['settings:maintain'] },
+  { method: 'GET', path: '/api/maintenance/database', perms: ['settings:maintain'] },
+  { method: 'POST', path: '/api/maintenance/vacuum', perms: ['settings:maintain'] },
+  { method: 'GET', path: '/api/maintenance/backup', perms: ['settings:manage'] },
   { method: 'GET', path: '/api/dashboard/counts', perms: [] },
   { method: 'GET', path: '/api/dashboard/charts', perms: [] },
   // campaigns

@@ -6,7 +6,8 @@ export const ROBUSTNESS_ROUTES = `
 get /api/about; get /api/openapi.json; get /api/docs; post /api/admin/reload; get /api/bounces; get /api/bounces/scan; post /api/bounces/scan; get /api/bounces/:id; get /api/campaigns; get /api/campaigns/:id; get /api/campaigns/:id/preview
 get /api/campaigns/analytics/:type; get /api/campaigns/audience; get /api/campaigns/running/stats; get /api/config; get /api/dashboard/charts; get /api/dashboard/counts
 get /api/health; get /api/import/subscribers; get /api/import/subscribers/logs; get /api/lang/:lang; get /api/lists; get /api/lists/:id
-get /api/logs; get /api/maintenance/analytics/:type/export; get /api/media; get /api/media/:id; get /api/profile; get /api/public/lists
+get /api/logs; get /api/maintenance/analytics/:type/export; get /api/maintenance/subscribers/:type/count; get /api/maintenance/subscriptions/unconfirmed/count
+get /api/maintenance/analytics/:type/count; get /api/maintenance/database; post /api/maintenance/vacuum; get /api/maintenance/backup; get /api/media; get /api/media/:id; get /api/profile; get /api/public/lists
 get /api/roles/lists; get /api/roles/users; get /api/settings; get /api/subscribers; get /api/subscribers/:id; get /api/subscribers/:id/activity
 get /api/subscribers/:id/bounces; get /api/subscribers/:id/export; get /api/subscribers/export; get /api/templates; get /api/templates/:id
 get /api/templates/:id/preview; get /api/users; get /api/users/:id; get /api/users/:id/twofa/totp; get /api/public/archive
@@ -35,5 +36,6 @@ get /api/events; get /admin/assets/:file; get /admin/custom.js; get /admin/lists
 get /admin/subscribers/import; get /admin/subscribers/import/example.csv; get /admin/subscribers/bounces
 get /admin/campaigns; get /admin/campaigns/new; get /admin/campaigns/:id; get /admin/campaigns/analytics
 get /admin/settings
-get /admin/campaigns/:id/analytics; get /api/campaigns/:id/analytics/:type/export`
+get /admin/campaigns/:id/analytics; get /api/campaigns/:id/analytics/:type/export
+get /admin/settings/logs; get /admin/settings/maintenance; get /admin/settings/about`
   .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);

@@ -6,6 +6,8 @@ import { campaignPage, campaignsPage } from './campaigns.ts';
 import { formsPage } from './forms.ts';
 import { importPage } from './import.ts';
 import { listPage, listsPage } from './lists.ts';
+import { logsPage } from './logs.ts';
+import { maintenancePage } from './maintenance.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
 import { settingsPage } from './settings.ts';
@@ -36,4 +38,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   twofa,
   settingsPage,
   campaignPicker,
+  logsPage,
+  maintenancePage,
 };

@@ -1,0 +1,61 @@
+// The first-run checklist on the dashboard: what a fresh installation needs before its first
+// campaign. Each step is ticked by the state of the installation (a setting changed from its
+// default, a list that exists, a subscription made through the public form...), never by a
+// click; the checklist goes once every step is done. Shown to those who may change settings.
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import type { Translate } from '../admin/i18n.ts';
+import { can, type Actor } from '../http/permissions.ts';
+import type { SmtpServerSettings } from '../mail/smtp.ts';
+import type { Services } from '../services.ts';
+import { DEFAULT_SETTINGS } from '../settings/defaults.ts';
+
+export interface FirstRunStep {
+  key: 'root' | 'smtp' | 'list' | 'form' | 'campaign';
+  done: boolean;
+  href: string;
+}
+
+/** The steps, each with whether it is done and where it is done. */
+export function firstRunSteps(s: Services): FirstRunStep[] {
+  const { settings } = s;
+  const counts = s.dashboard.counts();
+  const sent = (counts.messages ?? 0) > 0 || (counts.campaigns.by_status?.finished ?? 0) > 0;
+  const rootSet = settings.rootUrl() !== DEFAULT_SETTINGS['app.root_url'];
+  const fromSet = settings.str('app.from_email') !== DEFAULT_SETTINGS['app.from_email'];
+  const smtpOn = settings.get<SmtpServerSettings[]>('smtp').some((b) => b.enabled && b.host.trim() !== '');
+  return [
+    { key: 'root', done: rootSet && fromSet, href: '/admin/settings#general' },
+    // A campaign that went out proves the mail set-up as well as a test message does.
+    { key: 'smtp', done: smtpOn && (settings.smtpTestSent() !== null || sent), href: '/admin/settings#smtp' },
+    { key: 'list', done: counts.lists.total > 0, href: '/admin/lists/new' },
+    { key: 'form', done: s.dashboard.formSubscription(), href: '/admin/lists/forms' },
+    { key: 'campaign', done: sent, href: '/admin/campaigns/new' },
+  ];
+}
+
+/** The checklist, or nothing once every step is done (or for those who cannot change settings). */
+export function FirstRun({ s, actor, t }: { s: Services; actor: Actor; t: Translate }): JSX.Element | null {
+  if (!can(actor, 'settings:manage')) return null;
+  const steps = firstRunSteps(s);
+  const left = steps.filter((st) => !st.done).length;
+  if (left === 0) return null;
+  return (
+    <section class="card first-run" aria-labelledby="first-run-title">
+      <h2 id="first-run-title">{t('admin.firstRun.title')}</h2>
+      <p class="muted">{t('admin.firstRun.intro', { done: steps.length - left, total: steps.length })}</p>
+      <ol class="checklist">
+        {steps.map((st) => (
+          <li class={st.done ? 'done' : undefined}>
+            <span class="tick" aria-hidden="true">{st.done ? '✓' : ''}</span>
+            <span>
+              <a href={st.href}>{t(`admin.firstRun.${st.key}`)}</a>
+              <span class="visually-hidden"> ({st.done ? t('admin.firstRun.isDone') : t('admin.firstRun.toDo')})</span>
+              <span class="help">{t(`admin.firstRun.${st.key}Help`)}</span>
+            </span>
+          </li>
+        ))}
+      </ol>
+      <p class="help">{t('admin.firstRun.password')} <code>./listmgr user reset-password {actor.username}</code></p>
+    </section>
+  );
+}

@@ -1,0 +1,91 @@
+// The admin's operations pages: the server log (/admin/settings/logs: its recent lines, newest
+// last, coloured by level, filtered as typed, refreshed from GET /api/logs) and About
+// (/admin/settings/about: versions, the database, uptime, memory, the last backup).
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import { arch, platform } from 'node:os';
+import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { Field, PageHead, Time } from '../admin/components.tsx';
+import { formatBytes } from '../admin/client/bytes.ts';
+import { logLevel } from '../admin/client/log-lines.ts';
+import { VERSION } from '../config.ts';
+import { routesFor } from '../http/routes.ts';
+import { LastBackup } from '../maintenance/admin.tsx';
+import { databaseFiles } from '../maintenance/backup.ts';
+import type { Services } from '../services.ts';
+
+const route = routesFor<Services>();
+export const SYSTEM_ADMIN_PAGES = [
+  route({ method: 'GET', path: '/admin/settings/logs', access: 'settings:get', handler: logsPage, raw: 'text/html', summary: 'The server log' }),
+  route({ method: 'GET', path: '/admin/settings/about', access: 'settings:get', handler: aboutPage, raw: 'text/html', summary: 'Versions, the database, uptime and memory' }),
+];
+
+function logsPage(c: AdminContext, s: Services) {
+  const { t } = adminView(c, s);
+  const lines = s.log.recent();
+  return adminPage(c, s, {
+    title: t('logs.title'),
+    body: (
+      <div x-data="logsPage">
+        <PageHead title={t('logs.title')} />
+        <div class="log-tools">
+          <Field id="log-filter" label={t('admin.logs.filter')} help={t('admin.logs.filterHelp')}>
+            <input type="search" id="log-filter" x-on:input="filterBy" autocomplete="off" />
+          </Field>
+          <label class="check-label"><input type="checkbox" x-on:change="toggleAuto" checked /> {t('admin.logs.autoRefresh')}</label>
+          <button type="button" class="secondary" x-on:click="refresh">{t('globals.buttons.refresh')}</button>
+        </div>
+        <p class="muted small" role="status" x-text="summary">{t('admin.logs.count', { n: lines.length })}</p>
+        <div class="log-view" x-ref="view" tabindex={0} role="log" aria-label={t('logs.title')}>
+          {lines.map((line) => <div class={`log-line ${logLevel(line)}`}>{line}</div>)}
+        </div>
+      </div>
+    ),
+  });
+}
+
+function uptime(seconds: number): string {
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return [d ? `${d} d` : '', d || h ? `${h} h` : '', `${m} min`].filter(Boolean).join(' ');
+}
+
+function Facts({ rows }: { rows: [string, JSX.Element | string][] }): JSX.Element {
+  return <dl class="facts">{rows.map(([label, value]) => <><dt>{label}</dt><dd>{value}</dd></>)}</dl>;
+}
+
+function aboutPage(c: AdminContext, s: Services) {
+  const { t } = adminView(c, s);
+  const mem = process.memoryUsage();
+  const files = databaseFiles(s.config.dbPath);
+  const sqlite = s.db.prepare('SELECT sqlite_version()').pluck().get() as string;
+  return adminPage(c, s, {
+    title: t('admin.about.title'),
+    body: (
+      <>
+        <PageHead title={t('admin.about.title')} />
+        <section class="card" aria-labelledby="about-app">
+          <h2 id="about-app">listmgr</h2>
+          <Facts rows={[
+            [t('admin.about.version'), VERSION],
+            ['Node.js', process.version],
+            ['SQLite', sqlite],
+            [t('admin.about.platform'), `${platform()} ${arch()}`],
+            [t('admin.about.started'), <><Time value={s.startedAt.toISOString()} /> ({uptime(Math.round((Date.now() - s.startedAt.getTime()) / 1000))})</>],
+            [t('admin.about.rss'), formatBytes(mem.rss)],
+            [t('admin.about.heap'), `${formatBytes(mem.heapUsed)} / ${formatBytes(mem.heapTotal)}`],
+          ]} />
+        </section>
+        <section class="card" aria-labelledby="about-db">
+          <h2 id="about-db">{t('admin.maintenance.database')}</h2>
+          <Facts rows={[
+            [t('admin.about.path'), <code>{s.config.dbPath}</code>],
+            [t('admin.maintenance.size'), formatBytes(files.bytes)],
+            [t('admin.maintenance.walSize'), formatBytes(files.walBytes)],
+            [t('admin.maintenance.lastBackup'), <LastBackup s={s} t={t} />],
+          ]} />
+        </section>
+      </>
+    ),
+  });
+}

@@ -1,0 +1,179 @@
+// Browser journeys through the first run and the operations pages: a fresh install's checklist
+// followed until its steps tick, a maintenance clean-up that asks with its count, a backup
+// downloaded and opened as a SQLite database, and the log filtered as typed.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { useFreshServer } from '../helpers/server.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+
+describe('admin operations in a browser', { skip: browserSkip() }, () => {
+  const server = useFreshServer();
+  const browser = useBrowser();
+  // Closed after the server, whose mail pool keeps its connection to the sink open.
+  let sink: SmtpSink;
+  before(async () => {
+    sink = await startSmtpSink();
+  });
+  after(() => sink.close());
+
+  it('follows the first-run checklist: settings, a tested SMTP server and a first list tick their steps', async () => {
+    const t = server();
+    const tab = await signedInTab(browser(), t);
+    const { page } = tab;
+    const checklist = page.getByRole('region', { name: 'Getting started' });
+    await checklist.waitFor();
+    assert.match(await checklist.innerText(), /0 of 5 done/);
+    assert.match(await checklist.innerText(), /\.\/listmgr user reset-password admin/);
+    await screenshot(page, 'first-run-fresh');
+
+    // The settings page is another part of the admin: its API is what the page calls.
+    assert.equal((await t.request('PUT', '/api/settings', { 'app.root_url': t.url, 'app.from_email': 'News <news@example.com>', smtp: [sink.settingsBlock()] })).status, 200);
+    const test = await t.request('POST', '/api/settings/smtp/test', { email: 'me@example.com' });
+    assert.equal(test.status, 200, test.text);
+    const [mail] = await sink.waitFor(1);
+    assert.deepEqual(mail.to, ['me@example.com']);
+
+    await page.reload();
+    assert.match(await checklist.innerText(), /2 of 5 done/);
+    await checklist.getByRole('link', { name: 'Create a first list' }).click();
+    await page.getByLabel('Name').fill('Readers');
+    await page.getByLabel('Type').selectOption({ label: 'Public' });
+    await page.getByRole('button', { name: 'New list' }).click();
+    await page.getByRole('heading', { name: 'Readers' }).waitFor();
+    await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Dashboard' }).click();
+    assert.match(await checklist.innerText(), /3 of 5 done/);
+    const done = await checklist.getByRole('listitem').evaluateAll((items) => items.map((li) => li.classList.contains('done')));
+    assert.deepEqual(done, [true, true, true, false, false]);
+    await screenshot(page, 'first-run-ticked');
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+
+    const phone = await signedInTab(browser(), t, { width: 390 });
+    await phone.page.getByRole('region', { name: 'Getting started' }).waitFor();
+    await screenshot(phone.page, 'first-run-ticked');
+    assert.deepEqual(phone.problems, []);
+    await phone.close();
+  });
+
+  it('purges after saying how many, downloads a backup that opens as the database, and shows it as the last backup', async () => {
+    const t = server();
+    for (const email of ['x1@example.com', 'x2@example.com']) {
+      assert.equal((await t.request('POST', '/api/subscribers', { email, name: email, status: 'blocklisted', lists: [] })).status, 200);
+    }
+    assert.equal((await t.request('POST', '/api/subscribers', { email: 'kept@example.com', name: 'Kept', lists: [] })).status, 200);
+    const tab = await signedInTab(browser(), t);
+    const { page } = tab;
+    await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Maintenance' }).click();
+    await page.getByRole('heading', { name: 'Maintenance', level: 1 }).waitFor();
+
+    // No date: said beside the date field, nothing asked.
+    const unconfirmed = page.getByRole('form', { name: 'Unconfirmed opt-in subscriptions' });
+    await unconfirmed.getByRole('button', { name: 'Purge' }).click();
+    await unconfirmed.getByRole('alert').filter({ hasText: 'Choose a date.' }).waitFor();
+
+    const subscribers = page.getByRole('form', { name: 'Subscribers' });
+    await subscribers.getByLabel('Which').selectOption({ label: 'Blocklisted' });
+    await subscribers.getByRole('button', { name: 'Purge' }).click();
+    const dialog = page.getByRole('dialog');
+    assert.match(await dialog.innerText(), /Delete 2 blocklisted subscribers\?/);
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await subscribers.getByRole('status').filter({ hasText: 'Deleted 2 blocklisted subscribers.' }).waitFor();
+    const left = await t.request('GET', '/api/subscribers');
+    assert.deepEqual(left.body.data.results.map((s: { email: string }) => s.email), ['kept@example.com']);
+
+    // The export asks with what it holds, then downloads the CSV.
+    const db = t.server.ctx.db;
+    db.exec(`INSERT INTO campaigns (id, uuid, name, subject, from_email) VALUES (901, 'c901', 'C', 'S', 'f@x.io');
+      INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES (901, NULL, '2025-02-01T00:00:00.000Z'), (901, NULL, '2025-03-01T00:00:00.000Z'), (901, NULL, '2024-01-01T00:00:00.000Z')`);
+    const exporting = page.getByRole('form', { name: 'Export analytics' });
+    await exporting.getByLabel('Since').fill('2025-01-01');
+    await exporting.getByRole('button', { name: 'Export CSV' }).click();
+    assert.match(await dialog.innerText(), /Export 2 views recorded since 2025-01-01 as CSV\?/);
+    const [csv] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Export' }).click()]);
+    assert.equal(csv.suggestedFilename(), 'campaign_views.csv');
+
+    // Compacting asks, then reloads with the new sizes and says what it did.
+    await page.getByRole('button', { name: 'Compact now' }).click();
+    assert.match(await dialog.innerText(), /Compact the database \([\d.]+ KB, of which [\d.]+ K?B is free space to return\)\?/);
+    await dialog.getByRole('button', { name: 'Compact' }).click();
+    await page.getByText(/^Compacted the database: [\d.]+ KB → [\d.]+ KB\.$/).waitFor();
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download backup' }).click()]);
+    assert.match(download.suggestedFilename(), /^listmgr-backup-.*\.db$/);
+    const dir = mkdtempSync(join(tmpdir(), 'listmgr-test-'));
+    try {
+      const file = join(dir, download.suggestedFilename());
+      await download.saveAs(file);
+      const copy = new Database(file, { readonly: true, fileMustExist: true });
+      try {
+        assert.equal(copy.pragma('integrity_check', { simple: true }), 'ok');
+        assert.equal(copy.prepare('SELECT COUNT(*) FROM subscribers').pluck().get(), t.server.ctx.db.prepare('SELECT COUNT(*) FROM subscribers').pluck().get());
+      } finally {
+        copy.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await page.goto(`${t.url}/admin/settings/maintenance`);
+    await page.getByText('(downloaded by admin)').waitFor();
+    await screenshot(page, 'maintenance');
+    await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'About' }).click();
+    await page.getByText(process.version).waitFor();
+    await screenshot(page, 'about');
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+
+    const phone = await signedInTab(browser(), t, { width: 390 });
+    await phone.page.goto(`${t.url}/admin/settings/maintenance`);
+    await phone.page.getByRole('link', { name: 'Download backup' }).waitFor();
+    await screenshot(phone.page, 'maintenance');
+    await phone.page.goto(`${t.url}/admin/settings/about`);
+    await phone.page.getByText('(downloaded by admin)').waitFor();
+    await screenshot(phone.page, 'about');
+    assert.deepEqual(phone.problems, []);
+    await phone.close();
+  });
+
+  it('shows the log coloured by level, filtered as typed, and new lines as they are written', async () => {
+    const t = server();
+    t.server.ctx.log.warn('journey: the relay is slow');
+    t.server.ctx.log.error('journey: the relay refused');
+    for (const width of [1280, 390]) {
+      const tab = await signedInTab(browser(), t, { width });
+      const { page } = tab;
+      await page.goto(`${t.url}/admin/settings/logs`);
+      const log = page.getByRole('log', { name: 'Logs' });
+      const line = (text: string) => log.locator('.log-line').filter({ hasText: text });
+      assert.equal(await line('journey: the relay refused').getAttribute('class'), 'log-line error');
+      assert.equal(await line('journey: the relay is slow').getAttribute('class'), 'log-line warn');
+      await page.getByLabel('Filter').fill('journey');
+      // The second pass also has the line written during the first.
+      const matching = width === 1280 ? 2 : 3;
+      await page.getByText(`${matching} of`).waitFor();
+      assert.equal(await log.locator('.log-line').count(), matching);
+      await screenshot(page, 'logs');
+      if (width === 1280) {
+        // Auto-refresh brings a line written after the page loaded.
+        t.server.ctx.log.info('journey: written later');
+        await line('journey: written later').waitFor({ timeout: 15_000 });
+        assert.equal(await log.locator('.log-line').count(), 3);
+      } else {
+        // Switched off, it reads nothing more: a line written then is not shown, even after a refresh's wait.
+        await page.getByLabel('Refresh every 5 seconds').uncheck();
+        t.server.ctx.log.info('journey: not while paused');
+        await page.waitForTimeout(6000);
+        assert.equal(await line('journey: not while paused').count(), 0);
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await line('journey: not while paused').waitFor();
+      }
+      // The toast stream reports the error line too; nothing else went wrong.
+      assert.deepEqual(tab.problems, []);
+      await tab.close();
+    }
+  });
+});
