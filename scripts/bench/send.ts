@@ -144,8 +144,9 @@ async function main(): Promise<void> {
 
   // Page cache starts cold: read the database file once before timing.
   readFileSync(dbPath);
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  const server = spawn(process.execPath, [...profile, 'dist/cli.js', 'serve', '--db', dbPath, '--address', '127.0.0.1:0', '--uploads', join(dir, 'uploads')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Started by the launcher, as a user starts it (with its V8 flags).
+  const profile = process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {};
+  const server = spawn('./listmgr', ['serve', '--db', dbPath, '--address', '127.0.0.1:0', '--uploads', join(dir, 'uploads')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...profile } });
   let url = '';
   for await (const line of createInterface({ input: server.stdout! })) {
     const m = /listening on (http:\/\/\S+)/.exec(line);

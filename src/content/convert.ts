@@ -207,7 +207,8 @@ const PLAIN_TEXT_OPTIONS: HtmlToTextOptions = {
 
 // Compiling the options (selectors, formatters) costs more than converting a typical mail,
 // and this runs once per campaign message when no text part can be derived in advance.
-const htmlToTextCompiled = compileHtmlToText(PLAIN_TEXT_OPTIONS);
+// Compiled on first use, not at start-up.
+let htmlToTextCompiled: ((html: string) => string) | null = null;
 
 /**
  * HTML → readable plain text (the text/plain alternative of HTML mails): links as
@@ -216,6 +217,7 @@ const htmlToTextCompiled = compileHtmlToText(PLAIN_TEXT_OPTIONS);
  */
 export function htmlToPlainText(html: string): string {
   const shielded = shieldActions(html);
+  htmlToTextCompiled ??= compileHtmlToText(PLAIN_TEXT_OPTIONS);
   return shielded.restore(htmlToTextCompiled(shielded.text)).trim();
 }
 
