@@ -133,6 +133,12 @@ export const DEFAULT_SETTINGS: Settings = {
   }],
 
   'maintenance.db': { vacuum: false, vacuum_cron_interval: '0 2 * * *' },
+  // listmgr: scheduled online backups of the database file (maintenance/backups.ts). `dir`
+  // relative to the database file's folder; the newest `keep` of them are kept.
+  'backup.enabled': false,
+  'backup.interval': '24h',
+  'backup.keep': 7,
+  'backup.dir': 'backups',
   'appearance.admin.custom_css': '',
   'appearance.admin.custom_js': '',
   'appearance.public.custom_css': '',

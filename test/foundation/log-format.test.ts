@@ -28,7 +28,7 @@ describe('the log format', () => {
   async function runOnce(env: Record<string, string>): Promise<{ lines: string[]; apiLogs: string[] }> {
     const s: ChildServer = await startChildServer({ dbPath, uploads: join(dir, 'uploads'), token, env });
     try {
-      const logs = await s.request<string[]>('GET', '/api/logs');
+      const logs = await s.request<{ data: string[] }>('GET', '/api/logs');
       assert.equal(logs.status, 200, logs.text);
       assert.equal(await s.stop(), 0);
       return { lines: s.output().split('\n').filter(Boolean), apiLogs: logs.body.data };
