@@ -42,6 +42,7 @@ import { Importer } from './imports/importer.ts';
 import { MaintenanceStore } from './maintenance/store.ts';
 import { VacuumSchedule } from './maintenance/schedule.ts';
 import { BackupSchedule } from './maintenance/backups.ts';
+import { Metrics } from './system/metrics.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { Captcha, type CaptchaSettings } from './public/captcha.ts';
 import { AttemptLimiter } from './users/attempts.ts';
@@ -72,6 +73,8 @@ export interface Services extends AppContext {
   vacuum: VacuumSchedule;
   /** Scheduled backups (backup.* settings); `status()` for the About page. */
   backups: BackupSchedule;
+  /** GET /metrics and the request counts behind it (off unless metrics.enabled). */
+  metrics: Metrics;
   dashboard: DashboardStore;
   captcha: Captcha;
   /** Per-address counts of public requests (the public API and pages share them). */
@@ -112,6 +115,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking);
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db);
+  const importer = new Importer(core, new ImportStore(db), searchIndexer);
 
   mailer.rebuild(settings.all());
 
@@ -133,10 +137,11 @@ export function buildServices(config: Config, log: Logger): Services {
     tx: new TxService(core, new TxStore(db), subscribers, tracking),
     media: new MediaService(core, new MediaStore(db)),
     bounces: new BounceService(core, new BounceStore(db)),
-    importer: new Importer(core, new ImportStore(db), searchIndexer),
+    importer,
     maintenance,
     vacuum: new VacuumSchedule(core, maintenance),
     backups: new BackupSchedule(core),
+    metrics: new Metrics(core, campaignStore, importer),
     dashboard: new DashboardStore(db),
     captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),

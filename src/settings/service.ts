@@ -418,6 +418,8 @@ function validate(s: Settings): void {
   const keep = s['backup.keep'] as number;
   if (keep < 1 || keep > 1000) throw badRequest('invalid setting "backup.keep": must be 1-1000 (the number of backups kept)');
   if ((s['backup.dir'] as string).includes('\0') || (s['backup.dir'] as string).length > 1000) throw badRequest('invalid setting "backup.dir": expected a folder path');
+  const metricsToken = s['metrics.token'] as string;
+  if (metricsToken && !/^[\x21-\x7e]{16,500}$/.test(metricsToken)) throw badRequest('invalid setting "metrics.token": 16 to 500 visible ASCII characters without spaces, or "" for none');
   const oidc = s['security.oidc'] as Block;
   if (oidc.enabled && oidc.auto_create_users && !(Number(oidc.default_user_role_id) >= 1)) {
     throw badRequest('invalid setting "security.oidc.default_user_role_id": required when auto_create_users is on');
