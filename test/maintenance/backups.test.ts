@@ -6,12 +6,15 @@
 // with the times it should see (its timer is stopped), so nothing here waits on the clock.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BackupSchedule } from '../../src/maintenance/backups.ts';
 import { SettingsService } from '../../src/settings/service.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { installDatabase, killChildServers, startChildServer } from '../helpers/child-server.ts';
+import { until } from '../campaigns/fixtures.ts';
 
 let t: TestServer;
 before(async () => {
@@ -20,6 +23,7 @@ before(async () => {
   await t.server.ctx.backups.stop();
 });
 after(() => t.stop());
+after(killChildServers);
 
 const HOUR = 3_600_000;
 const BACKUP_NAME = /^listmgr-backup-\d{8}-\d{6}Z\.db$/;
@@ -123,5 +127,33 @@ describe('the backup schedule', () => {
     assert.equal(await t.server.ctx.backups.tick(at(10)), null);
     assert.equal(t.server.ctx.backups.status(at(10)).next_at, null);
     assert.equal(SettingsService.lastBackup(t.server.ctx.db)?.at, at(3).toISOString());
+  });
+});
+
+describe('scheduled backups in a running server', () => {
+  it('writes the first one soon after the start when none was ever made, and logs it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'listmgr-backups-'));
+    try {
+      const dbPath = join(dir, 'listmgr.db');
+      const token = await installDatabase(dbPath, (db) => {
+        const set = db.prepare('UPDATE settings SET value = ? WHERE key = ?');
+        set.run('true', 'backup.enabled');
+        set.run(JSON.stringify('nightly'), 'backup.dir');
+      });
+      const s = await startChildServer({ dbPath, uploads: join(dir, 'uploads'), token, env: { LISTMGR_LOG_FORMAT: 'json' } });
+      try {
+        const folder = join(dir, 'nightly');
+        const backups = () => (existsSync(folder) ? readdirSync(folder).filter((n) => BACKUP_NAME.test(n)) : []);
+        const [name] = await until('a scheduled backup', () => (backups().length ? backups() : null), 30_000);
+        const entry = await until('its log entry', () => s.output().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => String(e.msg).startsWith('scheduled backup written to')), 30_000);
+        assert.equal(entry.file, join(folder, name));
+        assert.equal(entry.level, 'info');
+        assert.ok(entry.bytes > 0);
+      } finally {
+        await s.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
