@@ -87,6 +87,9 @@ export function createApp(ctx: Services): Hono<AppEnv> {
     await requestScope.run({ id, method: c.req.method, path: c.req.path }, next);
   });
 
+  // Counted by route pattern and status while GET /metrics is switched on.
+  app.use('*', ctx.metrics.middleware());
+
   // CORS only for the origins in security.trusted_urls (none by default). Unlike listmonk we
   // allow the Authorization header, so browser clients can use tokens cross-origin.
   const corsFor = cors({

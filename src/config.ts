@@ -1,5 +1,6 @@
 // Process configuration: environment variables, overridden by command-line flags. One place.
 import { resolve } from 'node:path';
+import { LOG_FORMATS, type LogFormat } from './log.ts';
 
 export interface Config {
   /** SQLite database file. */
@@ -43,3 +44,10 @@ export function parseAddress(address: string): { host: string; port: number } {
 declare const LISTMGR_VERSION: string | undefined;
 /** Injected by the esbuild bundle; "dev" when running from source. */
 export const VERSION: string = typeof LISTMGR_VERSION === 'string' ? LISTMGR_VERSION : 'dev';
+
+/** How the log is written to stdout: LISTMGR_LOG_FORMAT, `text` (default) or `json`. */
+export function logFormat(env: NodeJS.ProcessEnv = process.env): LogFormat {
+  const value = (env.LISTMGR_LOG_FORMAT ?? '').trim().toLowerCase() || 'text';
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new Error(`invalid LISTMGR_LOG_FORMAT "${env.LISTMGR_LOG_FORMAT}": expected ${LOG_FORMATS.join(' or ')}`);
+  return value as LogFormat;
+}

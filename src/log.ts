@@ -1,26 +1,39 @@
-// The process log: every line goes to stdout and into a ring buffer served by GET /api/logs.
+// The process log: every line goes to stdout (stderr for errors) and into a ring buffer served
+// by GET /api/logs. On stdout a line is readable text by default, or with
+// LISTMGR_LOG_FORMAT=json one JSON object per line ({"time", "level", "msg", ...fields}) for
+// journald and log shippers; the buffer always holds the text form the admin's log view shows.
 const MAX_LINES = 5000;
 
 export type LogLevel = 'info' | 'warn' | 'error';
+export type LogFormat = 'text' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
+/** Structured details of a line (a backup's file and size…): keys and plain values. */
+export type LogFields = Record<string, string | number | boolean | null>;
 
 export class Logger {
   private lines: string[] = [];
   private next = 0;
   private readonly listeners = new Set<(line: string, level: LogLevel) => void>();
-  constructor(private readonly quiet = false) {}
+  constructor(private readonly quiet = false, private readonly format: LogFormat = 'text') {}
 
-  info(msg: string): void { this.write('info', msg); }
-  warn(msg: string): void { this.write('warn', msg); }
-  error(msg: string): void { this.write('error', msg); }
+  info(msg: string, fields?: LogFields): void { this.write('info', msg, fields); }
+  warn(msg: string, fields?: LogFields): void { this.write('warn', msg, fields); }
+  error(msg: string, fields?: LogFields): void { this.write('error', msg, fields); }
 
-  private write(level: LogLevel, msg: string): void {
-    const line = `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${msg}`;
+  private write(level: LogLevel, msg: string, fields?: LogFields): void {
+    const time = new Date().toISOString();
+    const extra = fields ? Object.entries(fields).map(([k, v]) => ` ${k}=${typeof v === 'string' && /[\s"=]/.test(v) ? JSON.stringify(v) : String(v)}`).join('') : '';
+    const line = `${time} ${level.toUpperCase().padEnd(5)} ${msg}${extra}`;
     if (this.lines.length < MAX_LINES) this.lines.push(line);
     else {
       this.lines[this.next] = line;
       this.next = (this.next + 1) % MAX_LINES;
     }
-    if (!this.quiet) (level === 'error' ? process.stderr : process.stdout).write(line + '\n');
+    if (!this.quiet) {
+      // The message's own keys come first: a field cannot pass for the time, level or message.
+      const out = this.format === 'json' ? JSON.stringify({ ...fields, time, level, msg }) : line;
+      (level === 'error' ? process.stderr : process.stdout).write(out + '\n');
+    }
     for (const listener of this.listeners) listener(line, level);
   }
 

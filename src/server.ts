@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
-import { parseAddress, type Config } from './config.ts';
+import { logFormat, parseAddress, type Config } from './config.ts';
 import { closeDatabase, openDatabase } from './db/connection.ts';
 import { acquireServeLock } from './db/lock.ts';
 import { isInstalled } from './db/migrate.ts';
@@ -27,7 +27,7 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
-  const log = new Logger(opts.quiet);
+  const log = new Logger(opts.quiet, logFormat());
   const { host, port } = parseAddress(config.address);
   const releaseLock = acquireServeLock(config.dbPath);
   try {

@@ -41,6 +41,8 @@ import { ImportStore } from './imports/store.ts';
 import { Importer } from './imports/importer.ts';
 import { MaintenanceStore } from './maintenance/store.ts';
 import { VacuumSchedule } from './maintenance/schedule.ts';
+import { BackupSchedule } from './maintenance/backups.ts';
+import { Metrics } from './system/metrics.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { Captcha, type CaptchaSettings } from './public/captcha.ts';
 import { AttemptLimiter } from './users/attempts.ts';
@@ -69,6 +71,10 @@ export interface Services extends AppContext {
   importer: Importer;
   maintenance: MaintenanceStore;
   vacuum: VacuumSchedule;
+  /** Scheduled backups (backup.* settings); `status()` for the About page. */
+  backups: BackupSchedule;
+  /** GET /metrics and the request counts behind it (off unless metrics.enabled). */
+  metrics: Metrics;
   dashboard: DashboardStore;
   captcha: Captcha;
   /** Per-address counts of public requests (the public API and pages share them). */
@@ -77,7 +83,7 @@ export interface Services extends AppContext {
   subscriberExports: AttemptLimiter;
   /** Re-reads settings and rebuilds the messengers (after a settings change). */
   reload(): void;
-  /** Starts the background work: the sending engine, the bounce mailbox, the indexer, the vacuum schedule. */
+  /** Starts the background work: the sending engine, the bounce mailbox, the indexer, the vacuum and backup schedules. */
   start(): void;
   /** Stops the background work in reverse order and closes the database. Idempotent. */
   stop(): Promise<void>;
@@ -109,6 +115,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking);
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db);
+  const importer = new Importer(core, new ImportStore(db), searchIndexer);
 
   mailer.rebuild(settings.all());
 
@@ -130,9 +137,11 @@ export function buildServices(config: Config, log: Logger): Services {
     tx: new TxService(core, new TxStore(db), subscribers, tracking),
     media: new MediaService(core, new MediaStore(db)),
     bounces: new BounceService(core, new BounceStore(db)),
-    importer: new Importer(core, new ImportStore(db), searchIndexer),
+    importer,
     maintenance,
     vacuum: new VacuumSchedule(core, maintenance),
+    backups: new BackupSchedule(core),
+    metrics: new Metrics(core, campaignStore, importer),
     dashboard: new DashboardStore(db),
     captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
@@ -146,6 +155,7 @@ export function buildServices(config: Config, log: Logger): Services {
       s.bounces.scheduler.start();
       searchIndexer.drain();
       s.vacuum.start();
+      s.backups.start();
     },
     stop: () => (stopping ??= stopAll()),
   };
@@ -153,6 +163,7 @@ export function buildServices(config: Config, log: Logger): Services {
   let stopping: Promise<void> | null = null;
   async function stopAll(): Promise<void> {
     s.vacuum.stop();
+    await s.backups.stop();
     // The indexer before the importer, so the import's end does not start it again.
     await searchIndexer.stop();
     s.importer.stop();

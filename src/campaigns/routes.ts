@@ -211,8 +211,8 @@ function previewArchive(c: C, s: Deps, { body }: Input<ReturnType<typeof archive
   return sendPreview(c, s.campaigns.previewArchive(c.get('user'), pathId(c), body));
 }
 
-function convertCampaignContent(c: C, _s: Deps, { body }: Input<ReturnType<typeof contentConversion>, undefined>) {
-  return ok(c, convertContent(body.from, body.to, body.body ?? ''));
+async function convertCampaignContent(c: C, _s: Deps, { body }: Input<ReturnType<typeof contentConversion>, undefined>) {
+  return ok(c, await convertContent(body.from, body.to, body.body ?? ''));
 }
 
 function createCampaign(c: C, s: Deps, { body }: Input<ReturnType<typeof campaignInput>, undefined>) {

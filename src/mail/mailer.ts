@@ -49,6 +49,8 @@ export class Mailer {
   /** Old messengers still finishing sends they were given before a rebuild. */
   private readonly retiring = new Set<Promise<void>>();
   private factories: MessengerFactory[] = [];
+  /** Messages sent and failed since the start, by messenger (GET /metrics). */
+  private readonly tally = new Map<string, { sent: number; failed: number }>();
 
   constructor(private readonly log: Logger) {}
 
@@ -95,7 +97,18 @@ export class Mailer {
   send(messenger: string, msg: OutgoingMessage): Promise<void> {
     const m = this.messengers.get(messenger);
     if (!m) return Promise.reject(Object.assign(new Error(this.unavailable(messenger)!), { code: NO_MESSENGER }));
-    return m.send(msg);
+    let counts = this.tally.get(messenger);
+    if (!counts) this.tally.set(messenger, (counts = { sent: 0, failed: 0 }));
+    const n = counts;
+    return m.send(msg).then(() => void n.sent++, (e: unknown) => {
+      n.failed++;
+      throw e;
+    });
+  }
+
+  /** Messages sent and failed since the start, by messenger. */
+  outcomes(): ReadonlyMap<string, { readonly sent: number; readonly failed: number }> {
+    return this.tally;
   }
 
   /** Closes every messenger once its in-flight sends settle (shutdown, after the senders stopped). */

@@ -133,6 +133,16 @@ export const DEFAULT_SETTINGS: Settings = {
   }],
 
   'maintenance.db': { vacuum: false, vacuum_cron_interval: '0 2 * * *' },
+  // listmgr: scheduled online backups of the database file (maintenance/backups.ts). `dir`
+  // relative to the database file's folder; the newest `keep` of them are kept.
+  'backup.enabled': false,
+  'backup.interval': '24h',
+  'backup.keep': 7,
+  'backup.dir': 'backups',
+  // listmgr: GET /metrics (Prometheus), off by default; scrapers send the token as
+  // "Authorization: Bearer TOKEN" ('' = signed-in users with settings:get only).
+  'metrics.enabled': false,
+  'metrics.token': '',
   'appearance.admin.custom_css': '',
   'appearance.admin.custom_js': '',
   'appearance.public.custom_css': '',
@@ -149,6 +159,6 @@ export const OBJECT_SECRETS: [string, string[]][] = [
   ['bounce.lettermint', ['key']],
 ];
 /** Settings whose whole value is a secret string. */
-export const STRING_SECRETS = ['upload.s3.aws_secret_access_key', 'bounce.sendgrid_key'];
+export const STRING_SECRETS = ['upload.s3.aws_secret_access_key', 'bounce.sendgrid_key', 'metrics.token'];
 /** Arrays of blocks (matched by uuid) whose `password` is secret. */
 export const BLOCK_SECRETS = ['smtp', 'messengers', 'bounce.mailboxes'];

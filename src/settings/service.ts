@@ -16,6 +16,7 @@ import { parseDuration } from '../duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
 import { isValidFrom } from '../mail/message.ts';
 import type { CaptchaSettings } from '../public/captcha.ts';
+import { backupFolder, folderProblem } from '../db/backup-files.ts';
 
 const statements = (db: DB) => preparedStatements(db, {
   all: (orm) => orm.select({ key: settings.key, value: settings.value }).from(settings).prepare(),
@@ -203,6 +204,10 @@ export class SettingsService {
     keepSecrets(next, this.current);
     normalise(next);
     validate(next);
+    if (next['backup.enabled'] && changed.some((k) => k.startsWith('backup.'))) {
+      const problem = folderProblem(backupFolder(next['backup.dir'] as string, this.db.name));
+      if (problem) throw badRequest(`invalid setting "backup.dir": ${problem}`);
+    }
     const differ = Object.keys(DEFAULT_SETTINGS).filter((key) => JSON.stringify(next[key]) !== JSON.stringify(this.current[key]));
     this.db.transaction(() => {
       for (const key of Object.keys(DEFAULT_SETTINGS)) {
@@ -336,6 +341,7 @@ function normalise(s: Settings): void {
   s['app.notify_emails'] = (s['app.notify_emails'] as string[]).map((u) => u.trim()).filter(Boolean);
   s['bounce.ses_topic_arns'] = [...new Set((s['bounce.ses_topic_arns'] as string[]).map((u) => u.trim()).filter(Boolean))];
   s['privacy.unsubscribe_mailto'] = String(s['privacy.unsubscribe_mailto'] ?? '').trim().toLowerCase();
+  s['backup.dir'] = String(s['backup.dir']).trim() || 'backups';
   for (const b of s.smtp as Block[]) {
     b.uuid ||= randomUUID();
     b.host = String(b.host).trim();
@@ -437,6 +443,12 @@ function validate(s: Settings): void {
     oneOf(`bounce.actions.${type}.action`, a.action, ['none', 'unsubscribe', 'blocklist', 'delete']);
     positive(`bounce.actions.${type}.count`, a.count);
   }
+  duration('backup.interval', s['backup.interval'], 60_000);
+  const keep = s['backup.keep'] as number;
+  if (keep < 1 || keep > 1000) throw badRequest('invalid setting "backup.keep": must be 1-1000 (the number of backups kept)');
+  if ((s['backup.dir'] as string).includes('\0') || (s['backup.dir'] as string).length > 1000) throw badRequest('invalid setting "backup.dir": expected a folder path');
+  const metricsToken = s['metrics.token'] as string;
+  if (metricsToken && !/^[\x21-\x7e]{16,500}$/.test(metricsToken)) throw badRequest('invalid setting "metrics.token": 16 to 500 visible ASCII characters without spaces, or "" for none');
   const oidc = s['security.oidc'] as Block;
   if (oidc.enabled && oidc.auto_create_users && !(Number(oidc.default_user_role_id) >= 1)) {
     throw badRequest('invalid setting "security.oidc.default_user_role_id": required when auto_create_users is on');

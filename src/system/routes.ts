@@ -16,10 +16,15 @@ import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { databaseFiles } from '../maintenance/backup.ts';
 import { Landing } from './pages.tsx';
+import { getCookie } from 'hono/cookie';
+import { authenticate, SESSION_COOKIE, type Authenticator } from '../http/auth.ts';
+import type { Metrics } from './metrics.ts';
 
 interface Deps extends AppContext {
   /** Re-reads settings and rebuilds the messengers. */
   reload(): void;
+  metrics: Metrics;
+  users: { authenticator(): Authenticator };
 }
 type C = Context<AppEnv>;
 
@@ -40,10 +45,23 @@ export const SYSTEM_ROUTES = [
 export const SYSTEM_PAGES = [
   route({ method: 'GET', path: '/health', access: 'public', handler: health, summary: 'Liveness probe (load balancers)' }),
   route({ method: 'GET', path: '/', access: 'public', handler: landing, raw: 'text/html', summary: 'The landing page: sign-in, and the public features that are switched on' }),
+  route({ method: 'GET', path: '/metrics', access: 'public', handler: metrics, raw: 'text/plain', summary: 'Prometheus metrics, when the setting metrics.enabled is on: needs "Authorization: Bearer <metrics.token>" or a user with settings:get' }),
   route({ method: 'GET', path: '/robots.txt', access: 'public', handler: robots, raw: 'text/plain', summary: 'Crawlers may index the subscription form, never per-subscriber links' }),
   route({ method: 'GET', path: '/public/custom.css', access: 'public', handler: customCss, raw: 'text/css', summary: 'The appearance settings\' custom CSS for the public pages' }),
   route({ method: 'GET', path: '/public/custom.js', access: 'public', handler: customJs, raw: 'application/javascript', summary: 'The appearance settings\' custom JavaScript for the public pages' }),
 ];
+
+/** The caller decides nothing here: Metrics.scrape checks the setting, then who may read. */
+async function metrics(c: C, s: Deps) {
+  const { contentType, body } = await s.metrics.scrape(() => {
+    const authorization = c.req.header('authorization')?.trim() ?? '';
+    const bearer = /^Bearer\s+(\S+)$/i.exec(authorization);
+    if (bearer) return { bearer: bearer[1] };
+    const session = getCookie(c, SESSION_COOKIE);
+    return authorization || session ? { user: authenticate(s.users.authenticator(), authorization, session) } : null;
+  });
+  return c.body(body, 200, { 'content-type': contentType, 'cache-control': 'no-store' });
+}
 
 function health(c: C) {
   return ok(c, true);

@@ -23,7 +23,9 @@ export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a forgot-password link works. */
 export const RESET_TTL_MS = 30 * 60 * 1000;
 /** A fixed hash to verify against when the username is unknown, so timing does not tell. */
-const DUMMY_HASH = hashPassword(randomString(16));
+let dummyHash: Promise<PasswordHash> | null = null;
+// Made on the first sign-in, not at start-up (scrypt's 16 MB of work memory and 10 ms of CPU).
+const DUMMY_HASH = () => (dummyHash ??= hashPassword(randomString(16)));
 
 /**
  * Run on every request authenticated by a session cookie or by a user with a list role: named
@@ -584,7 +586,7 @@ export class UserStore {
    */
   async checkLogin(username: string, password: string): Promise<LoginAccount | null> {
     const found = this.q.userByName.get({ username });
-    const matches = await verifyPassword(password, found && found.type === 'user' && found.password_login === 1 ? found.password : await DUMMY_HASH);
+    const matches = await verifyPassword(password, found && found.type === 'user' && found.password_login === 1 ? found.password : await DUMMY_HASH());
     // Read again after the wait: the user may have been disabled or changed meanwhile.
     const row = this.q.userByName.get({ username });
     const usable = row && row.type === 'user' && row.password_login === 1 && row.status === 'enabled' && row.password === found?.password;

@@ -99,20 +99,20 @@ const htmlToMarkdownCases: Array<[string, string, string]> = [
 ];
 
 for (const [name, html, md] of htmlToMarkdownCases) {
-  test(`htmlToMarkdown: ${name}`, () => {
-    assert.equal(htmlToMarkdown(html), md);
+  test(`htmlToMarkdown: ${name}`, async () => {
+    assert.equal(await htmlToMarkdown(html), md);
   });
 }
 
-test('htmlToMarkdown keeps template actions intact', () => {
+test('htmlToMarkdown keeps template actions intact', async () => {
   assert.equal(
-    htmlToMarkdown('<p>Hi {{ .Subscriber.Attribs.first_name }}, <a href="{{ TrackLink "https://x.com/a_b" }}">go</a> or <a href="https://y.com@TrackLink">y</a>*</p>'),
+    await htmlToMarkdown('<p>Hi {{ .Subscriber.Attribs.first_name }}, <a href="{{ TrackLink "https://x.com/a_b" }}">go</a> or <a href="https://y.com@TrackLink">y</a>*</p>'),
     'Hi {{ .Subscriber.Attribs.first_name }}, [go]({{ TrackLink "https://x.com/a_b" }}) or [y](https://y.com@TrackLink)\\*',
   );
-  assert.equal(htmlToMarkdown('<p>{{ if eq .Subscriber.Attribs.city "X" }}yes{{ end }}</p>'), '{{ if eq .Subscriber.Attribs.city "X" }}yes{{ end }}');
+  assert.equal(await htmlToMarkdown('<p>{{ if eq .Subscriber.Attribs.city "X" }}yes{{ end }}</p>'), '{{ if eq .Subscriber.Attribs.city "X" }}yes{{ end }}');
 });
 
-test('markdown → HTML → markdown preserves the structure', () => {
+test('markdown → HTML → markdown preserves the structure', async () => {
   const md = [
     '# Launch day',
     '',
@@ -141,8 +141,8 @@ test('markdown → HTML → markdown preserves the structure', () => {
     '![Logo](https://x.com/l.png)',
   ].join('\n');
   const html = markdownToHtml(md);
-  assert.equal(htmlToMarkdown(html), md);
-  assert.equal(markdownToHtml(htmlToMarkdown(html)), html);
+  assert.equal(await htmlToMarkdown(html), md);
+  assert.equal(markdownToHtml(await htmlToMarkdown(html)), html);
 });
 
 test('htmlToPlainText gives readable text with links', () => {
@@ -182,20 +182,20 @@ test('plainToHtml escapes text and builds paragraphs', () => {
   assert.equal(plainToHtml('   \n\n'), '');
 });
 
-test('convertContent implements the content-conversion request', () => {
-  assert.equal(convertContent('markdown', 'html', '# Launch day\n\n- item one'), '<h1 id="launch-day">Launch day</h1>\n<ul>\n<li>item one</li>\n</ul>\n');
-  assert.equal(convertContent('markdown', 'richtext', 'Hi *x*'), '<p>Hi <em>x</em></p>\n');
-  assert.equal(convertContent('markdown', 'plain', '# Hi\n\n[a](https://x.com)'), 'Hi\n\na <https://x.com>');
-  assert.equal(convertContent('html', 'markdown', '<h2>Hi</h2>'), '## Hi');
-  assert.equal(convertContent('richtext', 'plain', '<p>a<br>b</p>'), 'a\nb');
-  assert.equal(convertContent('richtext', 'html', '<p>x</p>'), '<p>x</p>');
-  assert.equal(convertContent('plain', 'richtext', 'a\nb'), '<p>a<br />\nb</p>');
-  assert.equal(convertContent('plain', 'markdown', '*a* # b'), '\\*a\\* # b');
-  assert.equal(convertContent('visual', 'visual', '<html></html>'), '<html></html>');
-  assert.equal(convertContent('markdown', 'markdown', '# x'), '# x');
+test('convertContent implements the content-conversion request', async () => {
+  assert.equal(await convertContent('markdown', 'html', '# Launch day\n\n- item one'), '<h1 id="launch-day">Launch day</h1>\n<ul>\n<li>item one</li>\n</ul>\n');
+  assert.equal(await convertContent('markdown', 'richtext', 'Hi *x*'), '<p>Hi <em>x</em></p>\n');
+  assert.equal(await convertContent('markdown', 'plain', '# Hi\n\n[a](https://x.com)'), 'Hi\n\na <https://x.com>');
+  assert.equal(await convertContent('html', 'markdown', '<h2>Hi</h2>'), '## Hi');
+  assert.equal(await convertContent('richtext', 'plain', '<p>a<br>b</p>'), 'a\nb');
+  assert.equal(await convertContent('richtext', 'html', '<p>x</p>'), '<p>x</p>');
+  assert.equal(await convertContent('plain', 'richtext', 'a\nb'), '<p>a<br />\nb</p>');
+  assert.equal(await convertContent('plain', 'markdown', '*a* # b'), '\\*a\\* # b');
+  assert.equal(await convertContent('visual', 'visual', '<html></html>'), '<html></html>');
+  assert.equal(await convertContent('markdown', 'markdown', '# x'), '# x');
 });
 
-test('convertContent rejects unknown types and unsupported pairs', () => {
+test('convertContent rejects unknown types and unsupported pairs', async () => {
   const cases: Array<[unknown, unknown, unknown, RegExp]> = [
     ['visual', 'html', '<p>x</p>', /visual content to html is not supported/],
     ['markdown', 'visual', '# x', /markdown content to visual is not supported/],
@@ -205,7 +205,7 @@ test('convertContent rejects unknown types and unsupported pairs', () => {
     ['markdown', 'html', 42, /'body' must be a string/],
   ];
   for (const [from, to, body, message] of cases) {
-    assert.throws(() => convertContent(from, to, body), (err: unknown) => err instanceof ContentConversionError && message.test(err.message));
+    await assert.rejects(convertContent(from, to, body), (err: unknown) => err instanceof ContentConversionError && message.test(err.message));
   }
 });
 

@@ -1,0 +1,91 @@
+// npm run bench:footprint — what the server costs on a small VPS: installs a database, then
+// starts the real server as a user would (the ./listmgr launcher over the dist/ bundle) several
+// times. Prints BENCH startup_ms (spawn to the first 200 on /health, the median of the runs) and
+// BENCH idle_rss_mb (VmRSS from /proc/PID/status after 3 s of idling, the median).
+// BENCH_RUNS sets the number of runs (default 7); BENCH_ENV='K=V K2=V2' adds to the server's
+// environment (to try a V8 flag: BENCH_ENV='NODE_OPTIONS=--max-semi-space-size=1').
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { install } from '../../src/install.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const IDLE_MS = 3000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function healthStatus(port: number): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/health', timeout: 1000 }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.once('error', () => resolve(0));
+    req.once('timeout', () => req.destroy());
+    req.end();
+  });
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+const extraEnv = Object.fromEntries((process.env.BENCH_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+
+async function run(dbPath: string, dir: string): Promise<{ startupMs: number; rssMb: number }> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn('./listmgr', ['serve', '--db', dbPath, '--uploads', join(dir, 'uploads'), '--address', `127.0.0.1:${port}`], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, LISTMGR_ROOT_URL: '', ...extraEnv },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the server exited (code ${child.exitCode})`);
+      if ((await healthStatus(port)) === 200) break;
+      await sleep(5);
+    }
+    const startupMs = performance.now() - started;
+    await sleep(IDLE_MS);
+    return { startupMs, rssMb: rssMb(child.pid!) };
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+const dir = mkdtempSync(join(tmpdir(), 'listmgr-footprint-'));
+try {
+  const dbPath = join(dir, 'listmgr.db');
+  await install(dbPath, { adminUser: 'admin', adminPassword: 'admin-password-1' });
+  const results = [];
+  // The first run warms the page cache (the bundle, node_modules, the database); not counted.
+  await run(dbPath, dir);
+  for (let i = 0; i < RUNS; i++) {
+    const r = await run(dbPath, dir);
+    console.log(`run ${i + 1}: ${r.startupMs.toFixed(0)} ms to /health, ${r.rssMb.toFixed(1)} MB RSS idle`);
+    results.push(r);
+  }
+  console.log(`BENCH startup_ms ${median(results.map((r) => r.startupMs)).toFixed(0)}`);
+  console.log(`BENCH idle_rss_mb ${median(results.map((r) => r.rssMb)).toFixed(1)}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
