@@ -3,7 +3,7 @@
 // interrupted run never leaves a half database where the target was. Ids are kept; the
 // counters are filled the way bulk imports fill them (src/imports/bulk.ts), and the copied
 // subscribers go on the search backlog, which the server indexes after it starts.
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { closeDatabase, openDatabase, openScratchDatabase, type DB } from '../db/connection.ts';
@@ -19,6 +19,7 @@ import { passwordHashFor } from '../users/rules.ts';
 import { sha256Hex } from '../users/secrets.ts';
 import { UserStore } from '../users/store.ts';
 import { ListmonkSource, type SchemaInfo } from './listmonk-source.ts';
+import { convertOldSettings } from './listmonk-settings.ts';
 
 /** A migration refused before anything was written (the target is untouched). */
 export class MigrateError extends Error {}
@@ -78,7 +79,37 @@ export function partialPath(dbPath: string): string {
 }
 
 function removeDatabaseFiles(path: string): void {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, as another user.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary files of earlier runs on `dbPath` that were killed (their process is
+ * gone); answers their names. A run still under way keeps its file.
+ */
+export function removeStalePartials(dbPath: string): string[] {
+  const prefix = `.${basename(dbPath)}.migrating-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(dbPath));
+  } catch {
+    return [];
+  }
+  const stale = names.filter((n) => {
+    const pid = n.startsWith(prefix) ? /^(\d+)$/.exec(n.slice(prefix.length))?.[1] : undefined;
+    return pid !== undefined && !processAlive(Number(pid));
+  });
+  for (const n of stale) removeDatabaseFiles(join(dirname(dbPath), n));
+  return stale;
 }
 
 /** The tables whose secondary indexes are built after the copy (one sorted build each instead of a million random inserts). */
@@ -448,26 +479,37 @@ class Copier {
     if (plainTokens) this.notes.push(`${plainTokens} API token(s) stored in clear by listmonk were hashed (SHA-256); they keep working`);
   }
 
-  /** Settings listmgr has, key by key; the others are listed. */
+  /** Settings listmgr has, key by key, older shapes converted (listmonk-settings.ts); the others are listed. */
   async settings(): Promise<void> {
     const s = this.summary('settings');
     const unsupported: string[] = [];
     const rows = await this.src.query<{ key: string; value: string }>('SELECT key, value::text AS value FROM settings ORDER BY key');
     const upsert = this.db?.prepare(`INSERT INTO settings (key, value) VALUES (?, ?)
       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`);
+    const values = new Map<string, unknown>();
+    const listmonkKey = new Map<string, string>();
     for (const r of rows) {
       s.read++;
       const key = RENAMED_SETTINGS[r.key] ?? r.key;
       if (INTERNAL_SETTINGS.has(key)) {
         Copier.skip(s, 'listmonk-internal');
-      } else if (!(key in DEFAULT_SETTINGS)) {
-        Copier.skip(s, 'not supported by listmgr');
-        unsupported.push(r.key);
       } else {
-        upsert?.run(key, r.value);
+        values.set(key, JSON.parse(r.value));
+        listmonkKey.set(key, r.key);
+      }
+    }
+    const converted = convertOldSettings(values);
+    for (const key of listmonkKey.keys()) if (!values.has(key)) Copier.skip(s, 'converted into another setting');
+    for (const [key, value] of values) {
+      if (!(key in DEFAULT_SETTINGS)) {
+        Copier.skip(s, 'not supported by listmgr');
+        unsupported.push(listmonkKey.get(key) ?? key);
+      } else {
+        upsert?.run(key, JSON.stringify(value));
         s.written++;
       }
     }
+    if (converted.length) this.notes.push(`settings stored in the shapes of older listmonk versions were converted: ${converted.join('; ')}`);
     if (unsupported.length) this.notes.push(`settings listmgr does not support (not carried over): ${unsupported.join(', ')}`);
     this.opts.progress(`settings: ${s.read}/${rows.length} rows done`);
   }
@@ -532,6 +574,7 @@ export async function migrateFromListmonk(opts: MigrateOptions): Promise<Migrate
     let db: DB | null = null;
     let deferredIndexes: string[] = [];
     if (!opts.dryRun) {
+      for (const name of removeStalePartials(opts.dbPath)) opts.progress(`Removed ${name}, left by an interrupted migration.`);
       partial = partialPath(opts.dbPath);
       removeDatabaseFiles(partial);
       db = openScratchDatabase(partial);
