@@ -67,8 +67,8 @@ const INTERNAL_SETTINGS = new Set(['migrations', 'app.installed_at']);
 const RENAMED_SETTINGS: Record<string, string> = { 'security.cors_origins': 'security.trusted_urls' };
 /**
  * Subscribers per write transaction (several fetched batches). Each commit writes every page
- * the transaction dirtied, and the uuid and email indexes take their rows in random order: a
- * commit per 5,000 rows wrote the same index pages again and again (3.6 GB for a 650 MB file).
+ * the transaction dirtied, and the uuid and email indexes take their rows in random order, so
+ * a commit per 5,000 rows wrote the same index pages again and again.
  */
 const ROWS_PER_COMMIT = 50_000;
 
