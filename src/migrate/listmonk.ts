@@ -7,6 +7,7 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, re
 import { basename, dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { closeDatabase, openDatabase, openScratchDatabase, type DB } from '../db/connection.ts';
+import { alive } from '../db/lock.ts';
 import { isInstalled, migrate } from '../db/migrate.ts';
 import { statementCache } from '../db/statements.ts';
 import { DashboardStore } from '../dashboard/store.ts';
@@ -82,16 +83,6 @@ function removeDatabaseFiles(path: string): void {
   for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, as another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the temporary files of earlier runs on `dbPath` that were killed (their process is
  * gone); answers their names. A run still under way keeps its file.
@@ -106,7 +97,7 @@ export function removeStalePartials(dbPath: string): string[] {
   }
   const stale = names.filter((n) => {
     const pid = n.startsWith(prefix) ? /^(\d+)$/.exec(n.slice(prefix.length))?.[1] : undefined;
-    return pid !== undefined && !processAlive(Number(pid));
+    return pid !== undefined && !alive(Number(pid));
   });
   for (const n of stale) removeDatabaseFiles(join(dirname(dbPath), n));
   return stale;
