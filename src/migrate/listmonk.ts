@@ -72,6 +72,11 @@ const RENAMED_SETTINGS: Record<string, string> = { 'security.cors_origins': 'sec
  * a commit per 5,000 rows wrote the same index pages again and again.
  */
 const ROWS_PER_COMMIT = 50_000;
+/**
+ * Subscription batches asked for ahead: a subscriber batch usually needs more than one (people
+ * are on a few lists), and a batch not yet asked for kept the copy waiting for PostgreSQL.
+ */
+const SUBSCRIPTIONS_AHEAD = 3;
 
 type Row = Record<string, unknown>;
 
@@ -263,7 +268,7 @@ class Copier {
     const subscriptions = this.src.batches<Row>(`SELECT subscriber_id, list_id, status::text AS status,
       ${this.col('subscriber_lists', 'meta', 'meta::text', "'{}'")} AS meta,
       ${tsNotNull('created_at')} AS created_at, ${tsNotNull('updated_at')} AS updated_at
-      FROM subscriber_lists ${slWhere} ORDER BY subscriber_id, list_id`);
+      FROM subscriber_lists ${slWhere} ORDER BY subscriber_id, list_id`, SUBSCRIPTIONS_AHEAD);
     let pending: Row[] = [];
     let subscriptionsDone = false;
     // The subscriptions of subscribers up to `lastId` (both cursors go in id order).
