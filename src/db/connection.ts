@@ -39,7 +39,12 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DB {
 export function openScratchDatabase(path: string): DB {
   createPrivateFile(path);
   const db = new Database(path);
+  // better-sqlite3 opens connections in SQLite's defensive mode, which silently refuses
+  // journal_mode = OFF (the file kept a rollback journal, written for every transaction).
+  db.unsafeMode(true);
   db.pragma('journal_mode = OFF');
+  db.unsafeMode(false);
+  if (db.pragma('journal_mode', { simple: true }) !== 'off') throw new Error(`${path}: SQLite refused journal_mode = OFF`);
   db.pragma('synchronous = OFF');
   // References are checked once at the end (PRAGMA foreign_key_check), not row by row.
   db.pragma('foreign_keys = OFF');

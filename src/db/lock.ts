@@ -21,7 +21,8 @@ interface Holder {
   boot: string | null;
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` runs (EPERM: it does, as another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

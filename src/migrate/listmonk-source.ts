@@ -100,27 +100,28 @@ export class ListmonkSource {
   }
 
   /**
-   * The rows of `sql` in batches, through a cursor of the snapshot transaction. The next batch
-   * is asked for before this one is handed out, so PostgreSQL reads it while the caller writes.
+   * The rows of `sql` in batches, through a cursor of the snapshot transaction. The next
+   * `ahead` batches are asked for before this one is handed out, so PostgreSQL reads them while
+   * the caller writes (more than one for a table read faster than another it goes along with).
    */
-  async *batches<T extends pg.QueryResultRow>(sql: string): AsyncGenerator<T[]> {
+  async *batches<T extends pg.QueryResultRow>(sql: string, ahead = 1): AsyncGenerator<T[]> {
     const name = `listmgr_${++this.cursors}`;
     await this.client.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`);
     const fetch = () => this.client.query<T>(`FETCH ${FETCH_ROWS} FROM ${name}`);
-    let next = fetch();
+    const next = Array.from({ length: ahead }, fetch);
     try {
       for (;;) {
-        const { rows } = await next;
+        const { rows } = await next.shift()!;
         if (rows.length < FETCH_ROWS) {
           if (rows.length) yield rows;
           return;
         }
-        next = fetch();
+        next.push(fetch());
         yield rows;
       }
     } finally {
-      // A fetch still under way (the caller stopped early) must end before the cursor closes.
-      await next.catch(() => undefined);
+      // Fetches still under way (the caller stopped early) must end before the cursor closes.
+      for (const f of next) await f.catch(() => undefined);
       await this.client.query(`CLOSE ${name}`);
     }
   }

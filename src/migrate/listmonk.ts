@@ -3,10 +3,11 @@
 // interrupted run never leaves a half database where the target was. Ids are kept; the
 // counters are filled the way bulk imports fill them (src/imports/bulk.ts), and the copied
 // subscribers go on the search backlog, which the server indexes after it starts.
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { closeDatabase, openDatabase, openScratchDatabase, type DB } from '../db/connection.ts';
+import { alive } from '../db/lock.ts';
 import { isInstalled, migrate } from '../db/migrate.ts';
 import { statementCache } from '../db/statements.ts';
 import { DashboardStore } from '../dashboard/store.ts';
@@ -19,6 +20,7 @@ import { passwordHashFor } from '../users/rules.ts';
 import { sha256Hex } from '../users/secrets.ts';
 import { UserStore } from '../users/store.ts';
 import { ListmonkSource, type SchemaInfo } from './listmonk-source.ts';
+import { convertOldSettings } from './listmonk-settings.ts';
 
 /** A migration refused before anything was written (the target is untouched). */
 export class MigrateError extends Error {}
@@ -64,8 +66,17 @@ const SHA256_HEX = /^[a-f0-9]{64}$/;
 /** Settings listmonk keeps for itself, not for the user: not reported as unsupported. */
 const INTERNAL_SETTINGS = new Set(['migrations', 'app.installed_at']);
 const RENAMED_SETTINGS: Record<string, string> = { 'security.cors_origins': 'security.trusted_urls' };
-/** Subscriber ids per write transaction; their subscriptions go in the same one. */
-const SUBSCRIBER_BATCH = 5000;
+/**
+ * Subscribers per write transaction (several fetched batches). Each commit writes every page
+ * the transaction dirtied, and the uuid and email indexes take their rows in random order, so
+ * a commit per 5,000 rows wrote the same index pages again and again.
+ */
+const ROWS_PER_COMMIT = 50_000;
+/**
+ * Subscription batches asked for ahead: a subscriber batch usually needs more than one (people
+ * are on a few lists), and a batch not yet asked for kept the copy waiting for PostgreSQL.
+ */
+const SUBSCRIPTIONS_AHEAD = 3;
 
 type Row = Record<string, unknown>;
 
@@ -74,7 +85,27 @@ export function partialPath(dbPath: string): string {
 }
 
 function removeDatabaseFiles(path: string): void {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+/**
+ * Removes the temporary files of earlier runs on `dbPath` that were killed (their process is
+ * gone); answers their names. A run still under way keeps its file.
+ */
+export function removeStalePartials(dbPath: string): string[] {
+  const prefix = `.${basename(dbPath)}.migrating-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(dbPath));
+  } catch {
+    return [];
+  }
+  const stale = names.filter((n) => {
+    const pid = n.startsWith(prefix) ? /^(\d+)$/.exec(n.slice(prefix.length))?.[1] : undefined;
+    return pid !== undefined && !alive(Number(pid));
+  });
+  for (const n of stale) removeDatabaseFiles(join(dirname(dbPath), n));
+  return stale;
 }
 
 /** The tables whose secondary indexes are built after the copy (one sorted build each instead of a million random inserts). */
@@ -86,6 +117,18 @@ function dropIndexes(db: DB, tables: string[]): string[] {
     AND sql NOT LIKE 'CREATE UNIQUE%' AND tbl_name IN (SELECT value FROM json_each(?))`).all(JSON.stringify(tables)) as { name: string; sql: string }[];
   for (const i of indexes) db.exec(`DROP INDEX "${i.name}"`);
   return indexes.map((i) => i.sql);
+}
+
+/**
+ * Drops the triggers of `tables`; answers the statements that create them again. For the
+ * subscriber copy: its insert triggers are gated off for bulk batches anyway (sql/0040), yet
+ * SQLite still runs their WHEN clause for every row.
+ */
+function dropTriggers(db: DB, tables: string[]): string[] {
+  const triggers = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(tables)) as { name: string; sql: string }[];
+  for (const t of triggers) db.exec(`DROP TRIGGER "${t.name}"`);
+  return triggers.map((t) => t.sql);
 }
 
 /** fsync: the file (or a folder's entries) on disk before and after the rename. */
@@ -225,7 +268,7 @@ class Copier {
     const subscriptions = this.src.batches<Row>(`SELECT subscriber_id, list_id, status::text AS status,
       ${this.col('subscriber_lists', 'meta', 'meta::text', "'{}'")} AS meta,
       ${tsNotNull('created_at')} AS created_at, ${tsNotNull('updated_at')} AS updated_at
-      FROM subscriber_lists ${slWhere} ORDER BY subscriber_id, list_id`);
+      FROM subscriber_lists ${slWhere} ORDER BY subscriber_id, list_id`, SUBSCRIPTIONS_AHEAD);
     let pending: Row[] = [];
     let subscriptionsDone = false;
     // The subscriptions of subscribers up to `lastId` (both cursors go in id order).
@@ -243,7 +286,10 @@ class Copier {
       }
     };
 
+    // Their insert triggers (gated off for bulk rows, sql/0040) come back after the copy.
+    const triggers = db ? dropTriggers(db, ['subscribers', 'subscriber_lists']) : [];
     let rangeStart = 1;
+    let uncommitted = 0;
     const subscriberRows = this.src.batches<Row>(`SELECT id, uuid::text AS uuid, lower(trim(email)) AS email, name, attribs::text AS attribs,
       status::text AS status, ${tsNotNull('created_at')} AS created_at, ${tsNotNull('updated_at')} AS updated_at
       FROM subscribers ORDER BY id`);
@@ -268,11 +314,24 @@ class Copier {
         }
         for (const f of fillers) f.fillBulk(rangeStart, lastId);
       };
-      if (db) db.transaction(write).immediate();
-      else write();
+      if (db) {
+        // One transaction spans several batches (ROWS_PER_COMMIT): the scratch file is only
+        // ours, and a failed run deletes it.
+        if (!db.inTransaction) db.exec('BEGIN IMMEDIATE');
+        write();
+        uncommitted += rows.length;
+        if (uncommitted >= ROWS_PER_COMMIT) {
+          db.exec('COMMIT');
+          uncommitted = 0;
+        }
+      } else {
+        write();
+      }
       rangeStart = lastId + 1;
       subsProgress.tick(subs.read);
     }
+    if (db?.inTransaction) db.exec('COMMIT');
+    for (const sql of triggers) db!.exec(sql);
     // Subscriptions whose subscriber is not there cannot be: listmonk's foreign key cascades.
     const orphans = await subscriptionsUpTo(Number.MAX_SAFE_INTEGER);
     for (const _ of orphans) Copier.skip(sl, 'no such subscriber');
@@ -416,26 +475,37 @@ class Copier {
     if (plainTokens) this.notes.push(`${plainTokens} API token(s) stored in clear by listmonk were hashed (SHA-256); they keep working`);
   }
 
-  /** Settings listmgr has, key by key; the others are listed. */
+  /** Settings listmgr has, key by key, older shapes converted (listmonk-settings.ts); the others are listed. */
   async settings(): Promise<void> {
     const s = this.summary('settings');
     const unsupported: string[] = [];
     const rows = await this.src.query<{ key: string; value: string }>('SELECT key, value::text AS value FROM settings ORDER BY key');
     const upsert = this.db?.prepare(`INSERT INTO settings (key, value) VALUES (?, ?)
       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`);
+    const values = new Map<string, unknown>();
+    const listmonkKey = new Map<string, string>();
     for (const r of rows) {
       s.read++;
       const key = RENAMED_SETTINGS[r.key] ?? r.key;
       if (INTERNAL_SETTINGS.has(key)) {
         Copier.skip(s, 'listmonk-internal');
-      } else if (!(key in DEFAULT_SETTINGS)) {
-        Copier.skip(s, 'not supported by listmgr');
-        unsupported.push(r.key);
       } else {
-        upsert?.run(key, r.value);
+        values.set(key, JSON.parse(r.value));
+        listmonkKey.set(key, r.key);
+      }
+    }
+    const converted = convertOldSettings(values);
+    for (const key of listmonkKey.keys()) if (!values.has(key)) Copier.skip(s, 'converted into another setting');
+    for (const [key, value] of values) {
+      if (!(key in DEFAULT_SETTINGS)) {
+        Copier.skip(s, 'not supported by listmgr');
+        unsupported.push(listmonkKey.get(key) ?? key);
+      } else {
+        upsert?.run(key, JSON.stringify(value));
         s.written++;
       }
     }
+    if (converted.length) this.notes.push(`settings stored in the shapes of older listmonk versions were converted: ${converted.join('; ')}`);
     if (unsupported.length) this.notes.push(`settings listmgr does not support (not carried over): ${unsupported.join(', ')}`);
     this.opts.progress(`settings: ${s.read}/${rows.length} rows done`);
   }
@@ -500,6 +570,7 @@ export async function migrateFromListmonk(opts: MigrateOptions): Promise<Migrate
     let db: DB | null = null;
     let deferredIndexes: string[] = [];
     if (!opts.dryRun) {
+      for (const name of removeStalePartials(opts.dbPath)) opts.progress(`Removed ${name}, left by an interrupted migration.`);
       partial = partialPath(opts.dbPath);
       removeDatabaseFiles(partial);
       db = openScratchDatabase(partial);

@@ -6,38 +6,40 @@ import { createHash } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type pg from 'pg';
 
-export type ListmonkVersion = 'v4.1.0' | 'v6.2.0';
+export type ListmonkVersion = 'v2.0.0' | 'v4.1.0' | 'v6.2.0';
 
 /** The tables (without data); `omit` leaves tables out, for the damaged-schema test. */
 export function listmonkSchema(version: ListmonkVersion, omit: string[] = []): string {
   const v6 = version === 'v6.2.0';
+  // v2.0: no users or roles (one admin in the config file), and the columns later versions added are absent.
+  const v2 = version === 'v2.0.0';
   const tables: Record<string, string> = {
     subscribers: `id SERIAL PRIMARY KEY, uuid UUID NOT NULL UNIQUE, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
       attribs JSONB NOT NULL DEFAULT '{}', status subscriber_status NOT NULL DEFAULT 'enabled',
       created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW()`,
     lists: `id SERIAL PRIMARY KEY, uuid UUID NOT NULL UNIQUE, name TEXT NOT NULL, type list_type NOT NULL,
       optin list_optin NOT NULL DEFAULT 'single', ${v6 ? "status list_status NOT NULL DEFAULT 'active'," : ''}
-      tags VARCHAR(100)[], description TEXT NOT NULL DEFAULT '', created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW()`,
+      tags VARCHAR(100)[], ${v2 ? '' : "description TEXT NOT NULL DEFAULT '',"} created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW()`,
     subscriber_lists: `subscriber_id INTEGER REFERENCES subscribers (id) ON DELETE CASCADE, list_id INTEGER REFERENCES lists (id) ON DELETE CASCADE,
-      meta JSONB NOT NULL DEFAULT '{}', status subscription_status NOT NULL DEFAULT 'unconfirmed',
+      ${v2 ? '' : "meta JSONB NOT NULL DEFAULT '{}',"} status subscription_status NOT NULL DEFAULT 'unconfirmed',
       created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW(), PRIMARY KEY (subscriber_id, list_id)`,
-    templates: `id SERIAL PRIMARY KEY, name TEXT NOT NULL, type template_type NOT NULL DEFAULT 'campaign', subject TEXT NOT NULL,
+    templates: `id SERIAL PRIMARY KEY, name TEXT NOT NULL, ${v2 ? '' : "type template_type NOT NULL DEFAULT 'campaign', subject TEXT NOT NULL,"}
       body TEXT NOT NULL, ${v6 ? 'body_source TEXT NULL,' : ''} is_default BOOLEAN NOT NULL DEFAULT false,
       created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW()`,
     campaigns: `id SERIAL PRIMARY KEY, uuid UUID NOT NULL UNIQUE, name TEXT NOT NULL, subject TEXT NOT NULL, from_email TEXT NOT NULL,
       body TEXT NOT NULL, ${v6 ? 'body_source TEXT NULL,' : ''} altbody TEXT NULL, content_type content_type NOT NULL DEFAULT 'richtext',
-      send_at TIMESTAMPTZ, headers JSONB NOT NULL DEFAULT '[]', ${v6 ? "attribs JSONB NOT NULL DEFAULT '{}'," : ''}
+      send_at TIMESTAMPTZ, ${v2 ? '' : "headers JSONB NOT NULL DEFAULT '[]',"} ${v6 ? "attribs JSONB NOT NULL DEFAULT '{}'," : ''}
       status campaign_status NOT NULL DEFAULT 'draft', tags VARCHAR(100)[], type campaign_type DEFAULT 'regular', messenger TEXT NOT NULL,
       template_id INTEGER REFERENCES templates (id) ON DELETE SET NULL, to_send INT NOT NULL DEFAULT 0, sent INT NOT NULL DEFAULT 0,
-      max_subscriber_id INT NOT NULL DEFAULT 0, last_subscriber_id INT NOT NULL DEFAULT 0, archive BOOLEAN NOT NULL DEFAULT false,
+      max_subscriber_id INT NOT NULL DEFAULT 0, last_subscriber_id INT NOT NULL DEFAULT 0, ${v2 ? '' : `archive BOOLEAN NOT NULL DEFAULT false,
       archive_slug TEXT NULL UNIQUE, archive_template_id INTEGER REFERENCES templates (id) ON DELETE SET NULL,
-      archive_meta JSONB NOT NULL DEFAULT '{}', started_at TIMESTAMPTZ, created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW()`,
+      archive_meta JSONB NOT NULL DEFAULT '{}',`} started_at TIMESTAMPTZ, created_at TIMESTAMPTZ DEFAULT NOW(), updated_at TIMESTAMPTZ DEFAULT NOW()`,
     campaign_lists: `id BIGSERIAL PRIMARY KEY, campaign_id INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
       list_id INTEGER NULL REFERENCES lists (id) ON DELETE SET NULL, list_name TEXT NOT NULL DEFAULT ''`,
     campaign_views: `id BIGSERIAL PRIMARY KEY, campaign_id INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
       subscriber_id INTEGER NULL REFERENCES subscribers (id) ON DELETE SET NULL, created_at TIMESTAMPTZ DEFAULT NOW()`,
     media: `id SERIAL PRIMARY KEY, uuid UUID NOT NULL UNIQUE, provider TEXT NOT NULL DEFAULT '', filename TEXT NOT NULL,
-      content_type TEXT NOT NULL DEFAULT 'application/octet-stream', thumb TEXT NOT NULL, meta JSONB NOT NULL DEFAULT '{}', created_at TIMESTAMPTZ DEFAULT NOW()`,
+      ${v2 ? '' : "content_type TEXT NOT NULL DEFAULT 'application/octet-stream',"} thumb TEXT NOT NULL, ${v2 ? '' : "meta JSONB NOT NULL DEFAULT '{}',"} created_at TIMESTAMPTZ DEFAULT NOW()`,
     campaign_media: `campaign_id INTEGER REFERENCES campaigns (id) ON DELETE CASCADE, media_id INTEGER NULL REFERENCES media (id) ON DELETE SET NULL,
       filename TEXT NOT NULL DEFAULT ''`,
     links: 'id SERIAL PRIMARY KEY, uuid UUID NOT NULL UNIQUE, url TEXT NOT NULL UNIQUE, created_at TIMESTAMPTZ DEFAULT NOW()',
@@ -67,7 +69,7 @@ export function listmonkSchema(version: ListmonkVersion, omit: string[] = []): s
   };
   return [
     ...Object.entries(enums).map(([name, values]) => `CREATE TYPE ${name} AS ENUM (${values.map((v) => `'${v}'`).join(', ')});`),
-    ...Object.entries(tables).filter(([name]) => !omit.includes(name)).map(([name, cols]) => `CREATE TABLE ${name} (${cols});`),
+    ...Object.entries(tables).filter(([name]) => !omit.includes(name) && !(v2 && ['campaign_media', 'roles', 'users'].includes(name))).map(([name, cols]) => `CREATE TABLE ${name} (${cols});`),
   ].join('\n');
 }
 
@@ -92,7 +94,9 @@ export async function fillListmonk(c: pg.Client, version: ListmonkVersion): Prom
     ('migrations', $1), ('app.site_name', '"Die Zeitung — 日本語"'), ('app.root_url', '"https://news.example.org"'),
     ('app.from_email', '"Zeitung <news@example.org>"'), ('app.concurrency', '7'), ('privacy.individual_tracking', 'true'),
     ('smtp', '[{"enabled":true,"host":"smtp.example.org","port":587,"auth_protocol":"login","username":"mailer","password":"smtp-secret-9","hello_hostname":"","max_conns":4,"idle_timeout":"15s","wait_timeout":"5s","max_msg_retries":2,"msg_retry_delay":"10ms","tls_type":"STARTTLS","tls_skip_verify":false,"email_headers":[],"from_addresses":[]}]'),
-    ('security.cors_origins', '["https://cors.example.org"]'), ('app.some_future_setting', '{"x": 1}')`, [JSON.stringify(['v2.0.0', version])]);
+    ('security.cors_origins', '["https://cors.example.org"]'), ('app.some_future_setting', '{"x": 1}'),
+    ('security.oidc', '{"enabled": true, "provider_url": "https://id.example.org", "client_id": "zeitung", "client_secret": "oidc-secret-3"}')
+    ${v6 ? `, ('security.oidc.provider_name', '"Keycloak"')` : ''}`, [JSON.stringify(['v2.0.0', version])]);
 
   // Lists: ids with a gap (3 was deleted in listmonk).
   await q(`INSERT INTO lists (id, uuid, name, type, optin, ${v6 ? 'status,' : ''} tags, description, created_at, updated_at) VALUES
@@ -168,4 +172,41 @@ export async function fillListmonk(c: pg.Client, version: ListmonkVersion): Prom
   [loginHash, storedToken]);
   await q(`SELECT setval('users_id_seq', ${v6 ? 3 : 2})`);
   return { apiUser: 'skript', apiToken: API_TOKEN, loginUser: 'redakteurin', loginPassword: LOGIN_PASSWORD, totpSecret: TOTP_SECRET };
+}
+
+/**
+ * Fills a database created with listmonkSchema('v2.0.0'): a listmonk never upgraded since
+ * v2.0, whose settings keep the shapes of their time (SMTP tls_enabled, bounce.count and
+ * bounce.action, the captcha keys of v2.4, an S3 expiry in days, the "jp" language code).
+ */
+export async function fillListmonkV2(c: pg.Client): Promise<void> {
+  const q = (sql: string, params: unknown[] = []) => c.query(sql, params);
+  await q(`INSERT INTO settings (key, value) VALUES
+    ('migrations', '["v2.0.0"]'), ('app.site_name', '"Altes Blatt"'), ('app.lang', '"jp"'),
+    ('smtp', '[{"enabled":true,"host":"smtp.example.org","port":465,"auth_protocol":"plain","username":"alt","password":"alt-secret","hello_hostname":"","max_conns":2,"idle_timeout":"15s","wait_timeout":"5s","max_msg_retries":2,"tls_enabled":true,"tls_skip_verify":true,"email_headers":[]},
+      {"enabled":false,"host":"localhost","port":25,"auth_protocol":"none","username":"","password":"","hello_hostname":"","max_conns":1,"idle_timeout":"15s","wait_timeout":"5s","max_msg_retries":0,"tls_enabled":false,"tls_skip_verify":false,"email_headers":[]}]'),
+    ('bounce.count', '3'), ('bounce.action', '"delete"'),
+    ('security.enable_captcha', 'true'), ('security.captcha_key', '"site-key-1"'), ('security.captcha_secret', '"captcha-secret-1"'),
+    ('upload.s3.expiry', '"14d"')`);
+  await q(`INSERT INTO lists (id, uuid, name, type, optin, tags, created_at, updated_at) VALUES
+    (1, 'b6a3e7a1-0000-4000-8000-000000000001', 'Leser', 'public', 'single', '{alt}', '2019-03-04 05:06:07+00', '2019-03-04 05:06:07+00'),
+    (2, 'b6a3e7a1-0000-4000-8000-000000000002', 'Intern', 'private', 'double', NULL, '2019-03-05 00:00:00+00', '2019-03-05 00:00:00+00')`);
+  await q(`INSERT INTO subscribers (id, uuid, email, name, attribs, status, created_at, updated_at) VALUES
+    (1, 'a0000000-0000-4000-8000-000000000001', 'Alt@Example.org', 'Alter Leser', $1, 'enabled', '2019-01-02 03:04:05+00', '2019-04-05 06:07:08+00'),
+    (2, 'a0000000-0000-4000-8000-000000000002', 'zwei@example.org', 'Zwei', '{}', 'blocklisted', '2019-02-02 00:00:00+00', '2019-02-03 00:00:00+00')`,
+  [JSON.stringify({ stadt: 'Köln', n: 7, x: { y: [1, 2.5] } })]);
+  await q(`INSERT INTO subscriber_lists (subscriber_id, list_id, status, created_at, updated_at) VALUES
+    (1, 1, 'confirmed', '2019-01-02 03:04:05+00', '2019-01-02 03:04:05+00'), (1, 2, 'unconfirmed', '2019-01-03 00:00:00+00', '2019-01-03 00:00:00+00'),
+    (2, 1, 'unsubscribed', '2019-02-02 00:00:00+00', '2019-02-05 00:00:00+00')`);
+  await q(`INSERT INTO templates (id, name, body, is_default) VALUES (1, 'Standard', '<html>{{ template "content" . }}</html>', true)`);
+  await q(`INSERT INTO campaigns (id, uuid, name, subject, from_email, body, altbody, content_type, send_at, status, tags, type, messenger, template_id,
+      to_send, sent, max_subscriber_id, last_subscriber_id, started_at, created_at, updated_at) VALUES
+    (1, 'c0000000-0000-4000-8000-000000000001', 'Alte Ausgabe', 'Nummer 1', 'Altes Blatt <alt@example.org>', '<p>Hallo</p>', NULL, 'html', NULL,
+      'finished', '{alt}', 'regular', 'email', 1, 2, 2, 2, 2, '2019-05-01 00:00:00+00', '2019-04-30 00:00:00+00', '2019-05-01 01:00:00+00')`);
+  await q(`INSERT INTO campaign_lists (campaign_id, list_id, list_name) VALUES (1, 1, 'Leser')`);
+  await q(`INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES (1, 1, '2019-05-01 02:00:00+00'), (1, 2, '2019-05-01 03:00:00+00')`);
+  await q(`INSERT INTO links (id, uuid, url) VALUES (1, 'd0000000-0000-4000-8000-000000000001', 'https://example.org/alt')`);
+  await q(`INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) VALUES (1, 1, 1, '2019-05-01 02:01:00+00')`);
+  await q(`INSERT INTO bounces (id, subscriber_id, campaign_id, type, source, meta) VALUES (1, 2, 1, 'hard', 'api', '{}')`);
+  await q(`INSERT INTO media (id, uuid, provider, filename, thumb) VALUES (1, 'e0000000-0000-4000-8000-000000000001', 'filesystem', 'alt.png', 'thumb_alt.png')`);
 }

@@ -11,7 +11,7 @@ import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
 import { installDatabase, killChildServers, LAUNCHER, startChildServer, type ChildServer } from '../helpers/child-server.ts';
 import { startPostgres, type Postgres } from '../helpers/postgres.ts';
 import { sessionCookie } from '../users/helpers.ts';
-import { API_TOKEN, fillListmonk, listmonkSchema, LOGIN_PASSWORD, TOTP_SECRET, type ListmonkVersion } from './listmonk-fixture.ts';
+import { API_TOKEN, fillListmonk, fillListmonkV2, listmonkSchema, LOGIN_PASSWORD, TOTP_SECRET, type ListmonkVersion } from './listmonk-fixture.ts';
 
 describe('listmgr migrate listmonk', () => {
   let pg: Postgres;
@@ -40,7 +40,9 @@ describe('listmgr migrate listmonk', () => {
     await pg.createDatabase(name);
     await pg.withClient(name, async (c) => {
       await c.query(listmonkSchema(version, omit));
-      if (!omit.length) await fillListmonk(c, version);
+      if (omit.length) return;
+      if (version === 'v2.0.0') await fillListmonkV2(c);
+      else await fillListmonk(c, version);
     });
   };
 
@@ -54,6 +56,7 @@ describe('listmgr migrate listmonk', () => {
     pg = await startPostgres();
     await createListmonk('lm62', 'v6.2.0');
     await createListmonk('lm4', 'v4.1.0');
+    await createListmonk('lm2', 'v2.0.0');
     await createListmonk('lmbroken', 'v6.2.0', ['link_clicks', 'campaign_views']);
   });
   after(() => {
@@ -167,6 +170,10 @@ describe('listmgr migrate listmonk', () => {
       assert.equal(settings['app.concurrency'], 7);
       assert.equal(settings.smtp[0].password, 'smtp-secret-9');
       assert.deepEqual(settings['security.trusted_urls'], ['https://cors.example.org']);
+      // v6.1's security.oidc.provider_name key is folded in; v5.1's fields take their defaults.
+      assert.deepEqual(settings['security.oidc'], { enabled: true, provider_url: 'https://id.example.org', provider_name: 'Keycloak', client_id: 'zeitung',
+        client_secret: 'oidc-secret-3', auto_create_users: false, default_user_role_id: null, default_list_role_id: null });
+      assert.equal(settings['security.oidc.provider_name'], undefined);
       assert.equal(settings['app.some_future_setting'], undefined);
       const [totp] = dbRows(dbPath, "SELECT twofa_type, twofa_key FROM users WHERE username = 'zweifaktor'");
       assert.deepEqual(totp, { twofa_type: 'totp', twofa_key: TOTP_SECRET });
@@ -204,6 +211,51 @@ describe('listmgr migrate listmonk', () => {
       assert.equal((await s.request('GET', '/api/lists/1')).body.data.status, 'active');
       assert.equal((await s.request('GET', '/api/subscribers/1', undefined, { auth: 'skript:wrong-token' })).status, 403);
       assert.ok(sessionCookie(await signIn(s, 'redakteurin', LOGIN_PASSWORD)));
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('a v2 database (no users of its own): an admin is created, and settings in older shapes are converted', async () => {
+    const dbPath = join(dir, 'v2.db');
+    const res = migrateCli('lm2', dbPath, [], { LISTMGR_ADMIN_USER: 'chefin', LISTMGR_ADMIN_PASSWORD: 'alt-admin-pass-1' });
+    assert.equal(res.status, 0, res.stderr);
+    assert.match(res.stdout, /listmonk v2\.0\.0 → listmgr/);
+    assert.match(res.stdout, /^subscribers\s+2\s+2\s+0$/m);
+    assert.match(res.stdout, /^subscriber_lists\s+3\s+3\s+0$/m);
+    assert.doesNotMatch(res.stdout, /^users\s/m);
+    assert.match(res.stdout, /settings stored in the shapes of older listmonk versions were converted: 2 SMTP server\(s\): tls_enabled became tls_type/);
+    assert.match(res.stdout, /Admin user "chefin" created with the password from LISTMGR_ADMIN_PASSWORD/);
+    assert.doesNotMatch(res.stdout, /alt-admin-pass-1/);
+
+    const settings = Object.fromEntries(dbRows(dbPath, 'SELECT key, value FROM settings').map((r) => [r.key, JSON.parse(r.value)]));
+    assert.deepEqual(settings.smtp.map((m: any) => [m.host, m.tls_type, m.tls_skip_verify, 'tls_enabled' in m, m.password, m.msg_retry_delay, m.from_addresses]),
+      [['smtp.example.org', 'STARTTLS', true, false, 'alt-secret', '10ms', []], ['localhost', 'none', false, false, '', '10ms', []]]);
+    assert.deepEqual(settings['bounce.actions'], { soft: { count: 3, action: 'none' }, hard: { count: 3, action: 'delete' }, complaint: { count: 3, action: 'delete' } });
+    assert.deepEqual(settings['security.captcha'], { altcha: { enabled: false, complexity: 300000 }, hcaptcha: { enabled: true, key: 'site-key-1', secret: 'captcha-secret-1' } });
+    assert.equal(settings['upload.s3.expiry'], '167h');
+    assert.equal(settings['app.lang'], 'ja');
+    assert.equal(settings['app.site_name'], 'Altes Blatt');
+    for (const gone of ['bounce.count', 'bounce.action', 'security.enable_captcha', 'security.captcha_key', 'security.captcha_secret']) assert.equal(settings[gone], undefined, gone);
+
+    const s = await startChildServer({ dbPath, uploads: join(dir, 'uploads'), token: 'nobody:no-token' });
+    try {
+      const cookie = sessionCookie(await signIn(s, 'chefin', 'alt-admin-pass-1'));
+      assert.ok(cookie, 'the created admin signs in');
+      const get = async (path: string) => {
+        const r = await s.request('GET', path, undefined, { auth: null, headers: { cookie: `session=${cookie}` } });
+        assert.equal(r.status, 200, r.text);
+        return r.body.data;
+      };
+      const alt = await get('/api/subscribers/1');
+      assert.deepEqual([alt.email, alt.name, alt.attribs], ['alt@example.org', 'Alter Leser', { stadt: 'Köln', n: 7, x: { y: [1, 2.5] } }]);
+      assert.deepEqual(alt.lists.map((l: any) => [l.id, l.subscription_status, l.subscription_meta]).sort(), [[1, 'confirmed', {}], [2, 'unconfirmed', {}]]);
+      assert.deepEqual([(await get('/api/lists/1')).description, (await get('/api/lists/2')).optin], ['', 'double']);
+      const c = await get('/api/campaigns/1');
+      assert.deepEqual([c.name, c.status, c.views, c.clicks, c.bounces, c.headers, c.archive, c.template_id], ['Alte Ausgabe', 'finished', 2, 1, 1, [], false, 1]);
+      assert.deepEqual((await get('/api/templates')).map((t: any) => [t.id, t.type, t.is_default]), [[1, 'campaign', true]]);
+      const roles = await get('/api/roles/users');
+      assert.equal(roles.length, 1, 'only the Super Admin role');
     } finally {
       await s.stop();
     }
@@ -269,5 +321,18 @@ describe('listmgr migrate listmonk', () => {
     await exited;
     assert.equal(fileHash(dbPath), hash);
     assert.deepEqual(dbRows(dbPath, 'SELECT email FROM subscribers'), [{ email: 'kept@example.org' }]);
+
+    // The killed run's temporary file is left beside the target; the next run removes it, but
+    // not the file of a run still under way (this test's own process id stands for one).
+    // Nothing else is left either: no rollback journal (the scratch file is written without one).
+    const stale = `.kill.db.migrating-${proc.pid}`;
+    assert.ok(readdirSync(dir).includes(stale), readdirSync(dir).join(', '));
+    const live = join(dir, `.kill.db.migrating-${process.pid}`);
+    writeFileSync(live, 'a run under way');
+    const next = migrateCli('lm62', dbPath, ['--yes']);
+    assert.equal(next.status, 0, next.stderr);
+    assert.match(next.stderr, new RegExp(`Removed \\.kill\\.db\\.migrating-${proc.pid}, left by an interrupted migration`));
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.kill.db.migrating-')), [`.kill.db.migrating-${process.pid}`]);
+    rmSync(live);
   });
 });
