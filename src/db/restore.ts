@@ -21,21 +21,18 @@ export interface RestoreResult {
 
 const size = (path: string) => (existsSync(path) ? statSync(path).size : 0);
 
+/** Why SQLite could not read the backup, in words. */
+function unreadable(shown: string, e: unknown): RestoreError {
+  const { code, message } = e as { code?: string; message: string };
+  return new RestoreError(code === 'SQLITE_CORRUPT' ? `${shown} is damaged (${message})` : `${shown} is not a SQLite database (${message})`);
+}
+
 /** Checks the copy of the backup at `path` and brings its schema up to date; throws RestoreError saying what is wrong. */
 function checkBackup(path: string, shown: string, onApply?: (m: Migration) => void): Migration[] {
-  let db: DB;
+  let db: DB | null = null;
   try {
     db = openDatabase(path);
-  } catch (e) {
-    throw new RestoreError(`${shown} is not a SQLite database (${(e as Error).message})`);
-  }
-  try {
-    let problems: string[];
-    try {
-      problems = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
-    } catch (e) {
-      throw new RestoreError(`${shown} is not a SQLite database, or is damaged (${(e as Error).message})`);
-    }
+    const problems = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
     if (problems.join() !== 'ok') throw new RestoreError(`${shown} is damaged (integrity check: ${problems.slice(0, 3).join('; ')})`);
     const hasMigrations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
     if (!hasMigrations || !isInstalled(db)) throw new RestoreError(`${shown} is not a listmgr database (no installed listmgr schema in it)`);
@@ -47,8 +44,10 @@ function checkBackup(path: string, shown: string, onApply?: (m: Migration) => vo
     } catch (e) {
       throw new RestoreError(`the migrations could not be applied to ${shown}: ${(e as Error).message}`);
     }
+  } catch (e) {
+    throw e instanceof RestoreError ? e : unreadable(shown, e);
   } finally {
-    closeDatabase(db);
+    if (db) closeDatabase(db);
   }
 }
 
