@@ -10,11 +10,14 @@ import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
 import { copyDatabase } from './db/copy.ts';
 import { acquireServeLock, LockError, serverHolding } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
+import { restoreDatabase, RestoreError } from './db/restore.ts';
 import { HttpError } from './http/errors.ts';
 import { announceAdmin, install, InstallError, type InstallResult } from './install.ts';
 import { Logger } from './log.ts';
 import { installProcessGuards } from './process-guard.ts';
+import { inSea } from './sea.ts';
 import { startServer } from './server.ts';
+import { serviceUnit, ServiceUnitError } from './service-unit.ts';
 import { DEFAULT_SETTINGS } from './settings/defaults.ts';
 import { RootUrlCheck } from './settings/root-url.ts';
 import { SettingsService } from './settings/service.ts';
@@ -330,6 +333,25 @@ export function buildCli(): Command {
       console.log(`Backed up ${dbPath} to ${target} (${humanSize(bytes)}).`);
     });
 
+  dbOption(program.command('restore <file>'))
+    .description('replace the database with a backup: checks it first (integrity, a listmgr database, migrations this version can apply), keeps the replaced database as <db>.before-restore; refuses while a server runs on the database')
+    .action((file: string, opts: { db?: string }) => {
+      const { dbPath } = loadConfig({ db: opts.db });
+      const r = restoreDatabase(file, dbPath, (m) => console.log(`applied migration ${String(m.version).padStart(4, '0')}_${m.name} to the backup`));
+      if (r.keptAs) console.log(`The replaced database is kept as ${r.keptAs}.`);
+      console.log(`Restored ${resolve(file)} to ${dbPath}.`);
+    });
+
+  program.command('service-unit')
+    .description('print a systemd unit that runs the server as its own user, allowed to write only its data folder')
+    .option('--user <user>', 'the system user (and group) it runs as', 'listmgr')
+    .option('--dir <dir>', 'the data folder: the database, uploads and cache', '/var/lib/listmgr')
+    .option('--exec <path>', 'the executable (default: this one, when it is the release executable, else /usr/local/bin/listmgr)')
+    .option('--address <host:port>', 'where the server listens; the reverse proxy forwards to it', '127.0.0.1:9000')
+    .action((opts: { user: string; dir: string; exec?: string; address: string }) => {
+      process.stdout.write(serviceUnit({ user: opts.user, dir: opts.dir, exec: opts.exec ?? (inSea ? process.execPath : '/usr/local/bin/listmgr'), address: opts.address }));
+    });
+
   dbOption(program.command('vacuum'))
     .description('compact the database file (VACUUM) and refresh query statistics; refuses while a server runs on it')
     .action((opts: { db?: string }) => {
@@ -411,7 +433,7 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) process.exit(e.exitCode);
-    if (e instanceof CliError || e instanceof LockError || e instanceof HttpError) {
+    if (e instanceof CliError || e instanceof LockError || e instanceof HttpError || e instanceof RestoreError || e instanceof ServiceUnitError) {
       console.error(`listmgr: ${e.message}`);
       process.exit(1);
     }

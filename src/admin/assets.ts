@@ -2,11 +2,9 @@
 // content-hashed names: the manifest says which files an entry (the page bundle, an island)
 // needs, and the files are served with a year-long cache since a new build renames them.
 import type { Context } from 'hono';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fromRoot } from '../paths.ts';
+import { readAppBytes } from '../paths.ts';
 
-const ASSET_DIR = fromRoot('dist', 'admin');
+const ASSET_DIR = 'dist/admin';
 const ASSET_NAME = /^[A-Za-z0-9_-]+\.(js|css)$/;
 const TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' } as const;
 
@@ -21,9 +19,10 @@ interface ManifestEntry {
 let manifest: Record<string, ManifestEntry> | null = null;
 
 function readManifest(): Record<string, ManifestEntry> {
-  const file = join(ASSET_DIR, 'manifest.json');
-  if (!existsSync(file)) throw new Error(`the admin UI is not built (${file} is missing): run npm run build`);
-  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, ManifestEntry>;
+  const file = `${ASSET_DIR}/manifest.json`;
+  const text = readAppBytes(file);
+  if (text === null) throw new Error(`the admin UI is not built (${file} is missing): run npm run build`);
+  return JSON.parse(text.toString('utf8')) as Record<string, ManifestEntry>;
 }
 
 /** The URLs of an entry's script and stylesheet. */
@@ -38,9 +37,9 @@ export function assetUrls(entry: AssetEntry): { js: string; css: string | null }
 export function serveAsset(c: Context): Response {
   const name = c.req.param('file') ?? '';
   const m = ASSET_NAME.exec(name);
-  const file = join(ASSET_DIR, name);
-  if (!m || !existsSync(file)) return c.text('not found', 404);
-  return c.body(readFileSync(file), 200, {
+  const body = m ? readAppBytes(`${ASSET_DIR}/${name}`) : null;
+  if (!m || body === null) return c.text('not found', 404);
+  return c.body(body, 200, {
     'Content-Type': TYPES[m[1] as keyof typeof TYPES],
     'Cache-Control': 'public, max-age=31536000, immutable',
     'X-Content-Type-Options': 'nosniff',

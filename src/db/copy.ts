@@ -6,9 +6,12 @@
 // report progress (the size written so far) for big files.
 import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { inSea, nativeDir } from '../sea.ts';
 
-// The worker is evaluated source (no file of its own to bundle), given better-sqlite3's path.
+// The worker is evaluated source (no file of its own to bundle), given better-sqlite3's path
+// (in the release executable, its bundle in the cache folder).
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -29,7 +32,7 @@ try {
  * runs. A failed copy leaves no file behind.
  */
 export async function copyDatabase(source: string, target: string, onProgress?: (written: number) => void, everyMs = 1000): Promise<void> {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = inSea ? join(nativeDir(), 'better-sqlite3.cjs') : createRequire(import.meta.url).resolve('better-sqlite3');
   // VACUUM INTO writes into an empty file as into a new one: created here, readable by its owner only.
   closeSync(openSync(target, 'wx', 0o600));
   const worker = new Worker(WORKER, { eval: true, workerData: { driver, source, target } });

@@ -1,22 +1,21 @@
 // Numbered SQL migrations from sql/NNNN_name.sql, applied in order, each in its own transaction.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fromRoot } from '../paths.ts';
+import { listAppFiles, readAppFile } from '../paths.ts';
 import type { DB } from './connection.ts';
 
 export interface Migration {
   version: number;
   name: string;
+  /** Its path from the repository's root (read with readAppFile). */
   file: string;
 }
 
 const FILE_RE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
-export function listMigrations(dir = fromRoot('sql')): Migration[] {
-  return readdirSync(dir)
+export function listMigrations(dir = 'sql'): Migration[] {
+  return listAppFiles(dir)
     .map((f) => FILE_RE.exec(f))
     .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ version: Number(m[1]), name: m[2], file: join(dir, m[0]) }))
+    .map((m) => ({ version: Number(m[1]), name: m[2], file: `${dir}/${m[0]}` }))
     .sort((a, b) => a.version - b.version);
 }
 
@@ -42,7 +41,7 @@ export function pendingMigrations(db: DB): Migration[] {
 export function migrate(db: DB, onApply?: (m: Migration) => void): Migration[] {
   const pending = pendingMigrations(db);
   for (const m of pending) {
-    const sql = readFileSync(m.file, 'utf8');
+    const sql = readAppFile(m.file);
     db.transaction(() => {
       db.exec(sql);
       db.prepare('INSERT INTO schema_migrations (version, name) VALUES (?, ?)').run(m.version, m.name);

@@ -2,16 +2,14 @@
 // `_.code` / `_.name` keys, `{param}` placeholders and `singular | plural` values).
 // Packs are files named <code>.json beside this module; other languages fall back to English
 // key by key.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { I18nCatalog } from '../templating/index.ts';
-import { appRoot } from '../paths.ts';
+import { appFileExists, listAppFiles, readAppFile } from '../paths.ts';
 
 export type LanguagePack = Readonly<Record<string, string>>;
 
 const LANGUAGE_CODE = /^[a-zA-Z0-9_-]{1,6}$/;
 const FALLBACK_CODE = 'en';
-const packDir = join(appRoot, 'src', 'i18n');
+const packDir = 'src/i18n';
 const cache = new Map<string, LanguagePack>();
 
 /** True when `code` has the shape of a language code (the API answers 400 otherwise). */
@@ -20,8 +18,8 @@ export function isLanguageCode(code: string): boolean {
 }
 
 function readPack(code: string): Record<string, string> {
-  const file = join(packDir, `${code}.json`);
-  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const file = `${packDir}/${code}.json`;
+  const parsed: unknown = JSON.parse(readAppFile(file));
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${file}: not a JSON object`);
   const entries = Object.entries(parsed);
   for (const [key, value] of entries) {
@@ -40,7 +38,7 @@ export function loadLanguage(code: string): LanguagePack | null {
   if (!isLanguageCode(code)) return null;
   const cached = cache.get(code);
   if (cached) return cached;
-  if (!existsSync(join(packDir, `${code}.json`))) return null;
+  if (!appFileExists(`${packDir}/${code}.json`)) return null;
   const own = readPack(code);
   const pack = Object.freeze(code === FALLBACK_CODE ? own : { ...readPack(FALLBACK_CODE), ...own });
   cache.set(code, pack);
@@ -64,7 +62,7 @@ export function templateCatalog(code: string): I18nCatalog {
 
 /** Every installed pack, as `{code, name}`, sorted by code. */
 export function availableLanguages(): Array<{ code: string; name: string }> {
-  return readdirSync(packDir)
+  return listAppFiles(packDir)
     .filter((file) => file.endsWith('.json') && isLanguageCode(file.slice(0, -5)))
     .map((file) => {
       const pack = readPack(file.slice(0, -5));

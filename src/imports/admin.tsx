@@ -3,14 +3,13 @@
 // import runs or after it ended, its progress, log and summary. The page is rendered from the
 // importer itself, so a reload during an import shows that import; the browser script
 // (client/pages/import.ts) uploads through POST /api/import/subscribers and polls its status.
-import { readFileSync } from 'node:fs';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { Field, formatNumber, PageData, PageHead } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import { can, type Actor } from '../http/permissions.ts';
 import { routesFor } from '../http/routes.ts';
-import { fromRoot } from '../paths.ts';
+import { readAppFile } from '../paths.ts';
 import type { Services } from '../services.ts';
 import type { List } from '../lists/store.ts';
 import { formatDuration, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData } from '../admin/client/import-summary.ts';
@@ -23,7 +22,7 @@ export const IMPORT_ADMIN_PAGES = [
 ];
 
 /** docs/examples/subscribers.csv: a test imports that very file, so it stays valid. */
-const EXAMPLE_CSV = readFileSync(fromRoot('docs', 'examples', 'subscribers.csv'), 'utf8');
+const EXAMPLE_CSV = readAppFile('docs/examples/subscribers.csv');
 
 const DELIMITERS = [[',', 'admin.import.delimComma'], [';', 'admin.import.delimSemicolon'], ['\t', 'admin.import.delimTab'], ['|', 'admin.import.delimPipe']] as const;
 

@@ -4,10 +4,9 @@
 // accepted once. An hCaptcha token is checked with hCaptcha's siteverify, and anything but a
 // clear success (an error, a timeout, a reply that is not JSON) refuses the form.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createChallenge, verifySolution } from 'altcha-lib/v1';
 import type { Challenge, Payload } from 'altcha-lib/v1/types';
+import { readDependencyFile } from '../paths.ts';
 
 /** The `security.captcha` setting. */
 export interface CaptchaSettings {
@@ -42,7 +41,7 @@ let altchaScript: string | null = null;
 
 /** The Altcha widget script, read once from the altcha package. */
 export function altchaWidgetScript(): string {
-  altchaScript ??= readFileSync(createRequire(import.meta.url).resolve('altcha'), 'utf8');
+  altchaScript ??= readDependencyFile('altcha');
   return altchaScript;
 }
 

@@ -3,9 +3,7 @@
 // Date, L, Safe + Sprig). base.html defines "header" and "footer"; every other file defines
 // one template named like the file, which the caller executes after parsing all sources
 // into one set. No plain-text twins: the mailer derives the text part from the HTML.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { appRoot } from '../../paths.ts';
+import { readAppFile } from '../../paths.ts';
 
 export const SYSTEM_MAIL_TEMPLATES = ['base', 'optin', 'campaign-status', 'import-status', 'forgot-password'] as const;
 export type SystemMailTemplate = (typeof SYSTEM_MAIL_TEMPLATES)[number];
@@ -20,8 +18,7 @@ export interface SystemMailData {
 
 /** Reads every system mail template source from the checkout, keyed by name. */
 export function loadSystemMailTemplates(): Record<SystemMailTemplate, string> {
-  const dir = join(appRoot, 'src', 'mail', 'templates');
   return Object.fromEntries(
-    SYSTEM_MAIL_TEMPLATES.map((name) => [name, readFileSync(join(dir, `${name}.html`), 'utf8')]),
+    SYSTEM_MAIL_TEMPLATES.map((name) => [name, readAppFile(`src/mail/templates/${name}.html`)]),
   ) as Record<SystemMailTemplate, string>;
 }

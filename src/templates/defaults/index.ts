@@ -1,9 +1,7 @@
 // The templates created at install, in the order listmonk creates them. The bodies live in
 // the .html/.json files beside this module and are read from the checkout at run time
 // (src/ is bundled into dist/, these files are not).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { appRoot } from '../../paths.ts';
+import { readAppFile } from '../../paths.ts';
 
 export type TemplateType = 'campaign' | 'campaign_visual' | 'tx';
 
@@ -18,7 +16,7 @@ export interface DefaultTemplate {
   isDefault: boolean;
 }
 
-const readDefault = (file: string): string => readFileSync(join(appRoot, 'src', 'templates', 'defaults', file), 'utf8');
+const readDefault = (file: string): string => readAppFile(`src/templates/defaults/${file}`);
 
 export const defaultTemplates: readonly DefaultTemplate[] = [
   {
