@@ -24,7 +24,7 @@ a{color:var(--accent)}
 .sidebar .group{margin:1rem 0 .25rem;padding:0 .6rem;font-size:.75rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;color:var(--muted)}
 .sidebar a{display:block;padding:.4rem .6rem;border-radius:.4rem;color:var(--fg);text-decoration:none}
 .sidebar a:hover{background:var(--bg)}
-.sidebar a[aria-current=page]{background:var(--accent);color:var(--on-accent);font-weight:600}
+.sidebar a[aria-current]{background:var(--accent);color:var(--on-accent);font-weight:600}
 .sidebar ul ul a{padding-left:1.2rem}
 .content{padding:1.25rem 1.5rem 3rem;min-width:0}
 .page-head{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem 1rem;margin-bottom:1rem}
