@@ -15,7 +15,7 @@ const TABS = (process.env.WALK_TABS ?? 'general,performance,privacy,security,med
 async function fits(page: Page, what: string): Promise<void> {
   const width = page.viewportSize()?.width ?? 0;
   if (width > 400) return;
-  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  const wide = await page.evaluate('document.documentElement.scrollWidth') as number;
   assert.ok(wide <= width, `${what} is ${wide} px wide on a ${width} px screen`);
 }
 
