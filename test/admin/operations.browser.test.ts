@@ -90,12 +90,14 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     // 4. Forms: the hosted public form, where someone subscribes.
     await step('Put the subscription form on your site').click();
     await page.getByRole('heading', { name: 'Forms', level: 1 }).waitFor();
+    await screenshot(page, 'first-run-forms');
     await page.getByRole('link', { name: `${t.url}/subscription/form` }).click();
     await page.getByLabel('E-mail').fill('reader@example.com');
     await page.getByLabel('Name').fill('Reader');
     await page.getByLabel('Readers').check();
     await page.getByRole('button', { name: 'Subscribe' }).click();
     await page.getByText(/subscribed/i).first().waitFor();
+    await screenshot(page, 'first-run-subscribed');
     await page.goto(`${t.url}/admin`);
     assert.deepEqual(await ticks(), [true, true, true, true, false]);
 
@@ -111,10 +113,15 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Start', exact: true }).click();
     await page.getByText('"First issue" is now running').waitFor();
     const received = await sink.waitFor(2, 20_000);
+    // The page follows the campaign: once sent, it says so without being reloaded by hand.
+    await page.locator('.page-head').getByText('Finished', { exact: true }).waitFor({ timeout: 20_000 });
+    assert.match(await page.locator('.ids').innerText(), /Sent: 1 \/ 1/);
+    await screenshot(page, 'first-run-campaign-sent');
     assert.deepEqual(received[1].to, ['reader@example.com']);
     await dashboard();
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     assert.equal(await checklist.count(), 0, 'every step done: the checklist is gone');
+    await screenshot(page, 'first-run-done');
     assert.deepEqual(tab.problems, []);
     await tab.close();
   });
