@@ -47,7 +47,12 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
   const { t, actor } = view;
   const entries: AssetEntry[] = ['admin', ...(o.islands ?? [])];
   const assets = entries.map(assetUrls);
-  const current = (href: string) => (href === path ? 'page' : undefined);
+  const nav = navFor(actor);
+  // The page's own link is the current page; on a page the menu has no link for (a campaign,
+  // a user, a new list...) the link of its section (the longest one the path starts with).
+  const hrefs = nav.flatMap((g) => g.links.map((l) => l.href));
+  const section = hrefs.includes(path) ? undefined : hrefs.filter((h) => h !== '/admin' && path.startsWith(`${h}/`)).sort((a, b) => b.length - a.length)[0];
+  const current = (href: string) => (href === path ? 'page' : href === section ? 'true' : undefined);
   return (
     <html lang={t('_.code')}>
       <head>
@@ -74,7 +79,7 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
           </header>
           <nav class="sidebar" id="sidebar" aria-label={t('admin.mainMenu')} x-bind:class="menuClass">
             <ul>
-              {navFor(actor).map((g) =>
+              {nav.map((g) =>
                 g.links.length === 1 && g.links[0].label === g.label ? (
                   <li><a href={g.links[0].href} aria-current={current(g.links[0].href)}>{t(g.label)}</a></li>
                 ) : (

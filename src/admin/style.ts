@@ -24,7 +24,7 @@ a{color:var(--accent)}
 .sidebar .group{margin:1rem 0 .25rem;padding:0 .6rem;font-size:.75rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;color:var(--muted)}
 .sidebar a{display:block;padding:.4rem .6rem;border-radius:.4rem;color:var(--fg);text-decoration:none}
 .sidebar a:hover{background:var(--bg)}
-.sidebar a[aria-current=page]{background:var(--accent);color:var(--on-accent);font-weight:600}
+.sidebar a[aria-current]{background:var(--accent);color:var(--on-accent);font-weight:600}
 .sidebar ul ul a{padding-left:1.2rem}
 .content{padding:1.25rem 1.5rem 3rem;min-width:0}
 .page-head{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem 1rem;margin-bottom:1rem}
@@ -41,6 +41,7 @@ h2{font-size:1.1rem;margin:1.5rem 0 .6rem}
 .tile .label{color:var(--muted);font-weight:600;font-size:.85rem;text-transform:uppercase;letter-spacing:.04em}
 .tile dl{display:grid;grid-template-columns:1fr auto;gap:.1rem 1rem;margin:.5rem 0 0;font-size:.9rem}
 .tile dt{color:var(--muted)}.tile dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}
+.u-legend th,.u-legend td{border:0;padding:.1rem .35rem;text-transform:none;letter-spacing:normal;font-size:.85rem;color:var(--fg)}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}
 figure{margin:0}
 .chart{min-height:220px}
@@ -179,6 +180,7 @@ button.fill{margin-top:.3rem}
 .test-result:empty{display:none}.test-result{margin:.5rem 0 0;font-weight:600;overflow-wrap:anywhere}.test-result.ok{color:var(--fg)}.test-result.error{color:var(--danger)}
 .bounce-actions label{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .bounce-actions .field{margin:0}
+.bounce-actions input{width:4.5rem}.bounce-actions select{min-width:7.5rem}.bounce-actions th{white-space:normal}.bounce-actions th,.bounce-actions td{padding-left:.4rem;padding-right:.4rem}
 .save-bar{position:sticky;bottom:0;display:flex;justify-content:flex-end;align-items:center;gap:1rem;padding:.6rem 0;background:var(--bg);border-top:1px solid var(--border);z-index:5}
 .checklist{list-style:none;padding:0;margin:.5rem 0}
 .checklist li{display:flex;gap:.6rem;align-items:flex-start;padding:.35rem 0}

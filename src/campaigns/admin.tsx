@@ -446,7 +446,7 @@ function campaignPage(c: AdminContext, s: Services) {
     title: campaign.name,
     islands: ['editor'],
     body: (
-      <div x-data="campaignPage" data-id={String(campaign.id)}>
+      <div x-data="campaignPage" data-id={String(campaign.id)} data-status={campaign.status}>
         <a class="back" href="/admin/campaigns">← {t('globals.terms.campaigns')}</a>
         <PageHead title={campaign.name}>
           <StatusTag campaign={campaign} t={t} />
@@ -458,7 +458,7 @@ function campaignPage(c: AdminContext, s: Services) {
         <div class="ids">
           <span>{t('globals.fields.id')}: <code>{campaign.id}</code></span>
           <span>{t('globals.fields.uuid')}: <code>{campaign.uuid}</code></span>
-          <span>{t('campaigns.sent')}: {formatNumber(campaign.sent)} / {formatNumber(campaign.to_send)}</span>
+          <span>{t('campaigns.sent')}: <span data-sent>{formatNumber(campaign.sent)}</span> / <span data-to-send>{formatNumber(campaign.to_send)}</span></span>
         </div>
         <CampaignForm d={d} view={view} editable={editable} />
         {may.manage ? (

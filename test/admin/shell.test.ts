@@ -77,6 +77,21 @@ describe('admin shell', () => {
     for (const href of ['/admin/lists"', '/admin/subscribers"', '/admin/subscribers/import"']) assert.ok(!page.body.includes(`href="${href}`), href);
   });
 
+  it('marks the menu link of the page, or on a page it has no link for, the link of its section', async () => {
+    const t = server();
+    const session = await adminSession(t);
+    const list = await t.request('POST', '/api/lists', { name: 'Marked', type: 'private', optin: 'single' });
+    const c = await t.request('POST', '/api/campaigns', { name: 'Marked', subject: 'S', lists: [list.body.data.id] });
+    assert.equal(c.status, 200, c.text);
+    const marked = (body: string) => [...body.matchAll(/<nav class="sidebar"[\s\S]*?<\/nav>/g)][0][0].match(/href="[^"]+" aria-current="[a-z]+"/g);
+    assert.deepEqual(marked((await getPage(t, session, '/admin/campaigns')).body), ['href="/admin/campaigns" aria-current="page"']);
+    assert.deepEqual(marked((await getPage(t, session, '/admin/campaigns/new')).body), ['href="/admin/campaigns/new" aria-current="page"']);
+    assert.deepEqual(marked((await getPage(t, session, `/admin/campaigns/${c.body.data.id}`)).body), ['href="/admin/campaigns" aria-current="true"']);
+    assert.deepEqual(marked((await getPage(t, session, '/admin/campaigns/templates/new')).body), ['href="/admin/campaigns/templates" aria-current="true"']);
+    assert.deepEqual(marked((await getPage(t, session, '/admin/users/roles/users/new')).body), ['href="/admin/users/roles/users" aria-current="true"']);
+    assert.equal(marked((await getPage(t, session, '/admin/profile')).body), null, 'the profile is not in the menu');
+  });
+
   it('answers a page the role may not see with a 403 page, and an unknown one with 404', async () => {
     const t = server();
     const reader = await userWithRole(t, ['bounces:get']);

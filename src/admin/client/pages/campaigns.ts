@@ -19,43 +19,60 @@ const POLL_MS = 1000;
 /** Fields of a campaign that a copy takes over (the API's create body). */
 const COPIED = ['subject', 'from_email', 'content_type', 'messenger', 'tags', 'template_id', 'body', 'altbody', 'headers', 'attribs', 'archive', 'archive_template_id', 'archive_meta', 'type'] as const;
 
+/**
+ * While the campaigns `ids()` are running, reads their progress every second and hands each to
+ * `update`; once one is no longer running (finished, paused, cancelled), reloads the page so it
+ * shows its new status.
+ */
+function watchRunning(ids: () => string[], update: (id: string, stat: RunningStat) => void): void {
+  if (ids().length === 0) return;
+  let timer = 0;
+  const poll = async () => {
+    try {
+      const stats = await api<RunningStat[]>('GET', '/api/campaigns/running/stats');
+      const byId = new Map(stats.map((s) => [String(s.id), s]));
+      for (const id of ids()) {
+        const stat = byId.get(id);
+        if (!stat) {
+          navigate(null);
+          return;
+        }
+        update(id, stat);
+      }
+    } catch {
+      /* a missed poll is retried on the next tick */
+    }
+    timer = window.setTimeout(poll, POLL_MS);
+  };
+  timer = window.setTimeout(poll, POLL_MS);
+  window.addEventListener('pagehide', () => clearTimeout(timer));
+}
+
+/** The sent and to-send counts in `el`'s [data-sent] and [data-to-send]. */
+function showSent(el: HTMLElement, stat: RunningStat): void {
+  el.querySelector('[data-sent]')!.textContent = stat.sent.toLocaleString('en-US');
+  el.querySelector('[data-to-send]')!.textContent = stat.to_send.toLocaleString('en-US');
+}
+
 export function campaignsPage() {
   return {
     ...selection(),
-    timer: 0,
     init(this: { initSelection(): void; watchProgress(): void }) {
       this.initSelection();
       this.watchProgress();
     },
     /** While any row is running, update its progress every second; reload when one ends. */
-    watchProgress(this: { $root: HTMLElement; timer: number }) {
+    watchProgress(this: { $root: HTMLElement }) {
       const running = () => [...this.$root.querySelectorAll<HTMLElement>('tr[data-campaign] progress')].map((p) => p.closest('tr')!);
-      if (running().length === 0) return;
-      const poll = async () => {
-        try {
-          const stats = await api<RunningStat[]>('GET', '/api/campaigns/running/stats');
-          const byId = new Map(stats.map((s) => [String(s.id), s]));
-          for (const row of running()) {
-            const stat = byId.get(row.dataset.campaign ?? '');
-            if (!stat) {
-              navigate(null);
-              return;
-            }
-            const progress = row.querySelector('progress')!;
-            const pct = stat.to_send > 0 ? Math.min(100, Math.round((stat.sent / stat.to_send) * 100)) : 0;
-            progress.value = pct;
-            progress.textContent = `${pct}%`;
-            row.querySelector('[data-sent]')!.textContent = stat.sent.toLocaleString('en-US');
-            row.querySelector('[data-to-send]')!.textContent = stat.to_send.toLocaleString('en-US');
-            row.querySelector('[data-rate]')!.textContent = `${stat.rate.toLocaleString('en-US')} / min`;
-          }
-        } catch {
-          /* a missed poll is retried on the next tick */
-        }
-        this.timer = window.setTimeout(poll, POLL_MS);
-      };
-      this.timer = window.setTimeout(poll, POLL_MS);
-      window.addEventListener('pagehide', () => clearTimeout(this.timer));
+      watchRunning(() => running().map((row) => row.dataset.campaign ?? ''), (id, stat) => {
+        const row = running().find((r) => r.dataset.campaign === id)!;
+        const progress = row.querySelector('progress')!;
+        const pct = stat.to_send > 0 ? Math.min(100, Math.round((stat.sent / stat.to_send) * 100)) : 0;
+        progress.value = pct;
+        progress.textContent = `${pct}%`;
+        showSent(row, stat);
+        row.querySelector('[data-rate]')!.textContent = `${stat.rate.toLocaleString('en-US')} / min`;
+      });
     },
     /** A start or a schedule asks with the count of subscribers and lists it goes to ("Send to 12,408 subscribers of 2 lists?"). */
     async changeStatus(this: { $event: Event }) {
@@ -228,6 +245,8 @@ export function campaignPage() {
   return {
     init(this: { $root: HTMLElement }) {
       const id = this.$root.dataset.id;
+      // A running campaign's page follows its progress, and shows its new status once it ends.
+      if (this.$root.dataset.status === 'running') watchRunning(() => [id ?? ''], (_, stat) => showSent(this.$root, stat));
       convertOnFormatChange();
       window.addEventListener('keydown', (e) => {
         if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
