@@ -116,6 +116,49 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     await tab.close();
   });
 
+  it('starts a campaign to a list of 2,000 subscribers and watches its progress bar reach the end', async () => {
+    const t = server();
+    await useSmtpSink(t, sink);
+    const list = (await t.request('POST', '/api/lists', { name: 'Big list', type: 'private', optin: 'single' })).body.data.id;
+    const rows = Array.from({ length: 2000 }, (_, i) => `reader${i}@big.example.com,Reader ${i}`).join('\n');
+    const form = new FormData();
+    form.set('params', JSON.stringify({ mode: 'subscribe', subscription_status: 'confirmed', lists: [list] }));
+    form.set('file', new Blob([`email,name\n${rows}\n`]), 'big.csv');
+    assert.equal((await t.request('POST', '/api/import/subscribers', undefined, { raw: form })).status, 200);
+    await t.server.ctx.importer.whenIdle();
+    const created = await t.request('POST', '/api/campaigns', { name: 'Big send', subject: 'Hello', lists: [list], content_type: 'html', body: '<p>Hi {{ .Subscriber.Name }}</p>' });
+    assert.equal(created.status, 200, created.text);
+    const before = sink.messages.length;
+    const tab = await signedInTab(browser(), t);
+    const { page } = tab;
+    await page.goto(`${t.url}/admin/campaigns`);
+    const row = page.getByRole('row').filter({ hasText: 'Big send' });
+    await row.getByRole('button', { name: 'Start', exact: true }).click();
+    await page.getByRole('dialog').getByText('Send "Big send" to 2,000 subscribers of 1 list?').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Start', exact: true }).click();
+    // The bar moves without a reload: values read from the page while the campaign runs.
+    const bar = row.getByRole('progressbar', { name: /Big send/ });
+    await bar.waitFor();
+    const seen = new Set<number>();
+    let screenshotTaken = false;
+    while ((await bar.count()) > 0) {
+      const value = Number(await bar.getAttribute('value').catch(() => null));
+      if (Number.isFinite(value)) seen.add(value);
+      if (!screenshotTaken && value > 0 && value < 100) {
+        await screenshot(page, 'campaign-progress');
+        screenshotTaken = true;
+      }
+      await page.waitForTimeout(200);
+    }
+    await row.getByText('Finished').waitFor({ timeout: 30_000 });
+    assert.ok([...seen].some((v) => v > 0 && v < 100), `the bar showed progress on the way: ${[...seen].join(', ')}`);
+    const campaign = (await t.request('GET', `/api/campaigns/${created.body.data.id}`)).body.data;
+    assert.deepEqual([campaign.status, campaign.sent, campaign.to_send], ['finished', 2000, 2000]);
+    await sink.waitFor(before + 2000, 60_000);
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+  });
+
   it('starts from the campaign\'s page: the summary counts the lists ticked in the form, which is saved first; a schedule names its time', async () => {
     const t = server();
     const a = (await t.request('POST', '/api/lists', { name: 'Alpha', type: 'private', optin: 'single' })).body.data.id;
