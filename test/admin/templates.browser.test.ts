@@ -59,6 +59,10 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
       await page.getByText(`"Letterhead ${width}" is now the default template`).waitFor();
       await page.getByRole('row').filter({ hasText: `Letterhead ${width}` }).getByText('Default', { exact: true }).waitFor();
       await screenshot(page, 'templates');
+      // A new campaign starts with the new default template.
+      await page.goto(`${t.url}/admin/campaigns/new`);
+      assert.equal(await page.locator('#c-template option:checked').innerText(), `Letterhead ${width}`);
+      await page.goto(`${t.url}/admin/campaigns/templates`);
 
       // Clone asks for the copy's name and opens the copy; delete asks first.
       await page.getByRole('row').filter({ hasText: `Letterhead ${width}` }).getByRole('button', { name: 'Clone' }).click();
