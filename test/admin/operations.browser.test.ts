@@ -150,7 +150,9 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await subscribers.getByRole('status').filter({ hasText: 'Deleted 2 blocklisted subscribers.' }).waitFor();
     const left = await t.request('GET', '/api/subscribers');
-    assert.deepEqual(left.body.data.results.map((s: { email: string }) => s.email), ['kept@example.com']);
+    // The server is shared with the first-run journey, whose reader is on a list: only this test's subscribers count.
+    const emails = left.body.data.results.map((s: { email: string }) => s.email).filter((e: string) => e !== 'reader@example.com');
+    assert.deepEqual(emails, ['kept@example.com']);
 
     // The export asks with what it holds, then downloads the CSV.
     const db = t.server.ctx.db;
