@@ -446,7 +446,7 @@ function campaignPage(c: AdminContext, s: Services) {
     title: campaign.name,
     islands: ['editor'],
     body: (
-      <div x-data="campaignPage" data-id={String(campaign.id)} data-status={campaign.status}>
+      <div x-data="campaignPage" data-id={String(campaign.id)} data-campaign-status={campaign.status}>
         <a class="back" href="/admin/campaigns">← {t('globals.terms.campaigns')}</a>
         <PageHead title={campaign.name}>
           <StatusTag campaign={campaign} t={t} />

@@ -246,7 +246,7 @@ export function campaignPage() {
     init(this: { $root: HTMLElement }) {
       const id = this.$root.dataset.id;
       // A running campaign's page follows its progress, and shows its new status once it ends.
-      if (this.$root.dataset.status === 'running') watchRunning(() => [id ?? ''], (_, stat) => showSent(this.$root, stat));
+      if (this.$root.dataset.campaignStatus === 'running') watchRunning(() => [id ?? ''], (_, stat) => showSent(this.$root, stat));
       convertOnFormatChange();
       window.addEventListener('keydown', (e) => {
         if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
