@@ -8,6 +8,7 @@ import { loadConfig, VERSION, type Config } from './config.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
 import { copyDatabase } from './db/copy.ts';
+import { databaseFiles } from './db/files.ts';
 import { acquireServeLock, LockError, serverHolding } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { restoreDatabase, RestoreError } from './db/restore.ts';
@@ -58,11 +59,10 @@ function printTable(header: string[], rows: string[][], empty: string): void {
   for (const r of [header, ...rows]) console.log(r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  '));
 }
 
-const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
-
 /** `listmgr status`: label and value per line. */
 function statusLines(config: Config, db: DB): [string, string][] {
-  const wal = fileSize(`${config.dbPath}-wal`);
+  const files = databaseFiles(config.dbPath);
+  const wal = files.walBytes;
   const counts = new DashboardStore(db).counts();
   const byStatus = counts.campaigns.by_status ?? {};
   const settings = new SettingsService(db, config.rootUrl);
@@ -73,7 +73,7 @@ function statusLines(config: Config, db: DB): [string, string][] {
   const messengers = settings.get<{ enabled: boolean; name: string }[]>('messengers').filter((m) => m.enabled);
   const mail = [...smtp.map((b) => `SMTP ${b.host}:${b.port}`), ...messengers.map((m) => `messenger ${m.name}`)];
   return [
-    ['Database', `${config.dbPath} (${humanSize(fileSize(config.dbPath))}${wal ? `, WAL ${humanSize(wal)}` : ''})`],
+    ['Database', `${config.dbPath} (${humanSize(files.bytes)}${wal ? `, WAL ${humanSize(wal)}` : ''})`],
     ['Server', pid ? `running on this database (pid ${pid})` : 'not running on this database'],
     ['Subscribers', `${counts.subscribers.total ?? 0} (${counts.subscribers.blocklisted ?? 0} blocklisted)`],
     ['Lists', String(counts.lists.total)],

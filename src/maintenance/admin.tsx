@@ -11,7 +11,7 @@ import { can } from '../http/permissions.ts';
 import { routesFor } from '../http/routes.ts';
 import type { Services } from '../services.ts';
 import { SettingsService } from '../settings/service.ts';
-import { databaseFiles } from './backup.ts';
+import { databaseFiles } from '../db/files.ts';
 
 const route = routesFor<Services>();
 export const MAINTENANCE_ADMIN_PAGES = [

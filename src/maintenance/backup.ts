@@ -16,18 +16,6 @@ export interface BackupDownload {
   bytes: number;
 }
 
-/** The database file's size and its write-ahead log's, in bytes (0 for a file that is not there). */
-export function databaseFiles(dbPath: string): { bytes: number; walBytes: number } {
-  const size = (path: string) => {
-    try {
-      return statSync(path).size;
-    } catch {
-      return 0;
-    }
-  };
-  return { bytes: size(dbPath), walBytes: size(`${dbPath}-wal`) };
-}
-
 /** One copy at a time: each takes as much temporary space as the database. */
 let copying = false;
 

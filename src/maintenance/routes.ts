@@ -11,7 +11,8 @@ import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import { SettingsService } from '../settings/service.ts';
 import type { AppContext } from '../context.ts';
-import { backupForDownload, databaseFiles } from './backup.ts';
+import { databaseFiles } from '../db/files.ts';
+import { backupForDownload } from './backup.ts';
 import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, SUBSCRIBER_GC_TYPES, type MaintenanceStore } from './store.ts';
 
 interface Deps extends Pick<AppContext, 'config' | 'db' | 'log'> {

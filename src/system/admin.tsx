@@ -10,7 +10,7 @@ import { logLevel } from '../admin/client/log-lines.ts';
 import { VERSION } from '../config.ts';
 import { routesFor } from '../http/routes.ts';
 import { LastBackup } from '../maintenance/admin.tsx';
-import { databaseFiles } from '../maintenance/backup.ts';
+import { databaseFiles } from '../db/files.ts';
 import type { Services } from '../services.ts';
 
 const route = routesFor<Services>();

@@ -8,10 +8,10 @@
 // the labels) and status, with their latency; messages sent and failed by messenger (since the
 // start); the running campaigns' progress; the import in progress; the database and WAL file
 // sizes; and Node's own (event loop lag, memory, CPU, GC) from prom-client's default metrics.
-import { statSync } from 'node:fs';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppContext } from '../context.ts';
+import { databaseFiles } from '../db/files.ts';
 import { HttpError, notFound } from '../http/errors.ts';
 import { hasPerm, type AuthUser } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -29,14 +29,6 @@ interface Collectors {
   requests: InstanceType<PromClient['Counter']>;
   latency: InstanceType<PromClient['Histogram']>;
 }
-
-const fileSize = (path: string) => {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-};
 
 export class Metrics {
   private loading: Promise<Collectors> | null = null;
@@ -124,13 +116,13 @@ export class Metrics {
     new prom.Gauge({
       name: 'listmgr_database_bytes', help: 'Size of the database file', registers: [registry],
       collect() {
-        this.set(fileSize(ctx.config.dbPath));
+        this.set(databaseFiles(ctx.config.dbPath).bytes);
       },
     });
     new prom.Gauge({
       name: 'listmgr_database_wal_bytes', help: 'Size of the database\'s write-ahead log', registers: [registry],
       collect() {
-        this.set(fileSize(`${ctx.config.dbPath}-wal`));
+        this.set(databaseFiles(ctx.config.dbPath).walBytes);
       },
     });
     return { registry, requests, latency };

@@ -14,7 +14,7 @@ import { publicLook } from '../public/look.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
 import { PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
-import { databaseFiles } from '../maintenance/backup.ts';
+import { databaseFiles } from '../db/files.ts';
 import { Landing } from './pages.tsx';
 import { getCookie } from 'hono/cookie';
 import { authenticate, SESSION_COOKIE, type Authenticator } from '../http/auth.ts';
