@@ -21,18 +21,18 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const BOUNCE_ROUTES = [
-  route({ method: 'GET', path: '/bounces', access: 'bounces:get', handler: queryBounces, query: bounceQuery(), summary: 'Bounce records, paged, by campaign, source or type' }),
+  route({ method: 'GET', path: '/bounces', access: 'bounces:get', handler: queryBounces, query: bounceQuery, summary: 'Bounce records, paged, by campaign, source or type' }),
   route({ method: 'GET', path: '/bounces/scan', access: ['bounces:get', 'settings:get'], handler: lastScan, summary: 'The last scan of the bounce mailbox since the server started (when, what it found, or its error); null before the first' }),
   route({ method: 'POST', path: '/bounces/scan', access: ['bounces:manage', 'settings:manage'], handler: scanNow, summary: 'Scans the bounce mailbox now, with the saved settings, and answers the scan\'s record (a failing mailbox is `ok: false` with its error); 400 when no mailbox is enabled' }),
   route({ method: 'GET', path: '/bounces/:id', access: 'bounces:get', handler: getBounce, summary: 'One bounce record' }),
-  route({ method: 'DELETE', path: '/bounces', access: 'bounces:manage', handler: deleteBounces, query: deleteQuery(), summary: 'Deletes bounce records by id, or all of them' }),
+  route({ method: 'DELETE', path: '/bounces', access: 'bounces:manage', handler: deleteBounces, query: deleteQuery, summary: 'Deletes bounce records by id, or all of them' }),
   route({ method: 'DELETE', path: '/bounces/:id', access: 'bounces:manage', handler: deleteBounce, summary: 'Deletes one bounce record' }),
   route({ method: 'PUT', path: '/bounces/blocklist', access: 'bounces:manage', handler: blocklistBounced, summary: 'Blocklists every subscriber with a bounce record and unsubscribes them from every list' }),
 ];
 
 /** Mounted on the root app, behind `webhookGate`. */
 export const BOUNCE_WEBHOOK_ROUTES = [
-  route({ method: 'POST', path: '/webhooks/bounce', access: 'webhooks:post_bounce', handler: postBounce, body: bounceWebhookInput(), summary: 'Records a bounce reported by a mail server or script' }),
+  route({ method: 'POST', path: '/webhooks/bounce', access: 'webhooks:post_bounce', handler: postBounce, body: bounceWebhookInput, summary: 'Records a bounce reported by a mail server or script' }),
   route({
     method: 'POST', path: '/webhooks/service/:service', access: 'public', handler: postProviderNotification,
     describedBody: { contentType: 'application/json' },

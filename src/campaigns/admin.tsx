@@ -17,8 +17,8 @@ const route = routesFor<Services>();
 const READ = ['campaigns:get_all', 'campaigns:get'] as const;
 
 export const CAMPAIGN_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/campaigns', access: READ, handler: campaignsPage, query: campaignsPageQuery(), raw: 'text/html', summary: 'The campaigns' }),
-  route({ method: 'GET', path: '/admin/campaigns/new', access: ['campaigns:manage', 'campaigns:manage_all'], handler: newCampaignPage, query: newCampaignQuery(), raw: 'text/html', summary: 'A form for a new campaign' }),
+  route({ method: 'GET', path: '/admin/campaigns', access: READ, handler: campaignsPage, query: campaignsPageQuery, raw: 'text/html', summary: 'The campaigns' }),
+  route({ method: 'GET', path: '/admin/campaigns/new', access: ['campaigns:manage', 'campaigns:manage_all'], handler: newCampaignPage, query: newCampaignQuery, raw: 'text/html', summary: 'A form for a new campaign' }),
   route({ method: 'GET', path: '/admin/campaigns/:id', access: READ, handler: campaignPage, raw: 'text/html', summary: 'One campaign: its settings, content, archive, preview and test' }),
 ];
 

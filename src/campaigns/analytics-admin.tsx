@@ -18,8 +18,8 @@ const route = routesFor<Services>();
 
 /** Mounted before the campaign pages: /admin/campaigns/:id would take /admin/campaigns/analytics. */
 export const CAMPAIGN_ANALYTICS_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/campaigns/analytics', access: 'campaigns:get_analytics', handler: analyticsPage, query: analyticsPageQuery(), raw: 'text/html', summary: 'Views, clicks and bounces of chosen campaigns over a date range, their rates and top links' }),
-  route({ method: 'GET', path: '/admin/campaigns/:id/analytics', access: 'campaigns:get_analytics', handler: readersPage, query: readersPageQuery(), raw: 'text/html', summary: 'Who opened a campaign and who clicked which link, paged' }),
+  route({ method: 'GET', path: '/admin/campaigns/analytics', access: 'campaigns:get_analytics', handler: analyticsPage, query: analyticsPageQuery, raw: 'text/html', summary: 'Views, clicks and bounces of chosen campaigns over a date range, their rates and top links' }),
+  route({ method: 'GET', path: '/admin/campaigns/:id/analytics', access: 'campaigns:get_analytics', handler: readersPage, query: readersPageQuery, raw: 'text/html', summary: 'Who opened a campaign and who clicked which link, paged' }),
 ];
 
 function analyticsPageQuery() {

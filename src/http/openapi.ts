@@ -46,14 +46,14 @@ function accessText(r: AnyRoute<unknown>): string {
   return `Requires ${perms.map((p) => `\`${p}\``).join(' or ')}.`;
 }
 
-function operation(r: Route<unknown, z.ZodType | undefined, z.ZodType | undefined>, tag: string, components: Record<string, JsonSchema>): JsonSchema {
+function operation(r: Route<unknown, z.ZodType, z.ZodType>, tag: string, components: Record<string, JsonSchema>): JsonSchema {
   const { params } = pathOf(r.path);
   const parameters: JsonSchema[] = params.map((name) => ({
     name, in: 'path', required: true,
     schema: name === 'id' ? { type: 'integer', minimum: 1 } : { type: 'string' },
   }));
   if (r.query) {
-    const ref = schemaOf(r.query, components);
+    const ref = schemaOf(r.query(), components);
     const q = ref.$ref ? components[String(ref.$ref).split('/').pop()!] : ref;
     const required = (q.required ?? []) as string[];
     for (const [name, schema] of Object.entries((q.properties ?? {}) as Record<string, JsonSchema>)) {
@@ -79,12 +79,12 @@ function operation(r: Route<unknown, z.ZodType | undefined, z.ZodType | undefine
     },
   };
   if (r.body) {
-    const schema = schemaOf(r.body, components);
+    const schema = schemaOf(r.body(), components);
     const kind = r.bodyKind ?? 'json';
     const types = kind.startsWith('text:') ? [...BODY_TYPES['json-or-form'], 'text/plain'] : BODY_TYPES[kind] ?? ['application/json'];
     op.requestBody = { required: false, content: Object.fromEntries(types.map((t) => [t, { schema: t === 'text/plain' ? { type: 'string', description: `the value of "${kind.slice(5)}"` } : schema }])) };
   } else if (r.describedBody) {
-    op.requestBody = { required: true, content: { [r.describedBody.contentType]: { schema: r.describedBody.schema ? schemaOf(r.describedBody.schema, components) : {} } } };
+    op.requestBody = { required: true, content: { [r.describedBody.contentType]: { schema: r.describedBody.schema ? schemaOf(r.describedBody.schema(), components) : {} } } };
   }
   return op;
 }
@@ -99,7 +99,7 @@ export function openApiDocument(tables: Record<string, readonly AnyRoute<never>[
   for (const [tag, table] of Object.entries(tables)) {
     for (const r of table) {
       const { path } = pathOf(r.path);
-      (paths[info.basePath + path] ??= {})[r.method.toLowerCase()] = operation(r as Route<unknown, z.ZodType | undefined, z.ZodType | undefined>, tag, components);
+      (paths[info.basePath + path] ??= {})[r.method.toLowerCase()] = operation(r as Route<unknown, z.ZodType, z.ZodType>, tag, components);
     }
   }
   return {

@@ -40,12 +40,16 @@ export interface Route<S, B = undefined, Q = undefined> {
   handler: Handler<S, B, Q>;
   /** One line for the API reference. */
   summary: string;
-  body?: B;
+  /**
+   * The body's and the query's schemas, made on first use: a few thousand zod objects that an
+   * idle server (and one serving a handful of routes) never needs in memory.
+   */
+  body?: () => B;
   /** Default 'json' when a body schema is given. */
   bodyKind?: BodyKind;
-  query?: Q;
+  query?: () => Q;
   /** The body a route takes that it validates itself (uploads): described, not parsed here. */
-  describedBody?: { contentType: string; schema?: Schema };
+  describedBody?: { contentType: string; schema?: () => Schema };
   /** A GET that writes (the tracking pixel and link) and so is counted like a write request. */
   writes?: boolean;
   /**
@@ -93,11 +97,18 @@ export function mount<S>(app: Hono<AppEnv>, table: readonly AnyRoute<S>[], servi
     before.push(limitBody(typeof bodyBytes === 'number' ? () => bodyBytes : () => bodyBytes(services)));
     if (r.writes) before.push(o.trackWrites);
     if (r.access !== 'public') before.push(o.guard(r.access));
+    const bodySchema = r.body && once(r.body);
+    const querySchema = r.query && once(r.query);
     const handle: MiddlewareHandler<AppEnv> = async (c) => {
-      const body = r.body ? parseInput(r.body, await readInputBody(c, r.bodyKind ?? 'json')) : undefined;
-      const query = r.query ? parseInput(r.query, queryValues(c.req.url)) : undefined;
+      const body = bodySchema ? parseInput(bodySchema(), await readInputBody(c, r.bodyKind ?? 'json')) : undefined;
+      const query = querySchema ? parseInput(querySchema(), queryValues(c.req.url)) : undefined;
       return r.handler(c, services, { body, query });
     };
     app.on(r.method, [r.path], ...before, handle);
   }
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }

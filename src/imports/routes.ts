@@ -27,7 +27,7 @@ export const IMPORT_ROUTES = [
   route({ method: 'GET', path: '/import/subscribers', access: 'subscribers:import', handler: importStatus, summary: 'The running or last import: its name, rows imported of the total, and state' }),
   route({ method: 'GET', path: '/import/subscribers/logs', access: 'subscribers:import', handler: importLogs, summary: 'The log of the running or last import' }),
   route({ method: 'DELETE', path: '/import/subscribers', access: 'subscribers:import', handler: stopImport, summary: 'Stops the running import (what it wrote stays), or clears the last one' }),
-  route({ method: 'POST', path: '/import/subscribers', access: 'subscribers:import', handler: startImport, bodyBytes: LIMITS.importUploadBytes + LIMITS.importParamsBytes + LIMITS.multipartOverheadBytes, describedBody: { contentType: 'multipart/form-data', schema: uploadForm() }, summary: 'Uploads a CSV file (or a ZIP of them) and imports it in the background' }),
+  route({ method: 'POST', path: '/import/subscribers', access: 'subscribers:import', handler: startImport, bodyBytes: LIMITS.importUploadBytes + LIMITS.importParamsBytes + LIMITS.multipartOverheadBytes, describedBody: { contentType: 'multipart/form-data', schema: uploadForm }, summary: 'Uploads a CSV file (or a ZIP of them) and imports it in the background' }),
 ];
 
 const IMPORT_MODES = ['subscribe', 'blocklist'] as const;

@@ -16,7 +16,7 @@ import { LIST_ORDER_COLUMNS, type List } from './store.ts';
 
 const route = routesFor<Services>();
 export const LIST_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/lists', access: 'signed-in', handler: listsPage, query: listsPageQuery(), raw: 'text/html', summary: 'The lists' }),
+  route({ method: 'GET', path: '/admin/lists', access: 'signed-in', handler: listsPage, query: listsPageQuery, raw: 'text/html', summary: 'The lists' }),
   route({ method: 'GET', path: '/admin/lists/forms', access: 'signed-in', handler: formsPage, raw: 'text/html', summary: 'The subscription form builder' }),
   route({ method: 'GET', path: '/admin/lists/new', access: 'lists:manage_all', handler: newListPage, raw: 'text/html', summary: 'A form for a new list' }),
   route({ method: 'GET', path: '/admin/lists/:id', access: 'signed-in', handler: listPage, raw: 'text/html', summary: 'One list' }),

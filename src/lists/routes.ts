@@ -16,12 +16,12 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const LIST_ROUTES = [
-  route({ method: 'GET', path: '/lists', access: 'signed-in', handler: queryLists, query: listQuery(), summary: 'Lists the caller may see, paged, with subscriber counts' }),
+  route({ method: 'GET', path: '/lists', access: 'signed-in', handler: queryLists, query: listQuery, summary: 'Lists the caller may see, paged, with subscriber counts' }),
   route({ method: 'GET', path: '/lists/:id', access: 'signed-in', handler: getList, summary: 'One list' }),
-  route({ method: 'POST', path: '/lists', access: 'lists:manage_all', handler: createList, body: listInput(), summary: 'Creates a list' }),
-  route({ method: 'PUT', path: '/lists/:id', access: 'signed-in', handler: updateList, body: listChanges(), summary: 'Changes a list (fields not given keep their value)' }),
+  route({ method: 'POST', path: '/lists', access: 'lists:manage_all', handler: createList, body: listInput, summary: 'Creates a list' }),
+  route({ method: 'PUT', path: '/lists/:id', access: 'signed-in', handler: updateList, body: listChanges, summary: 'Changes a list (fields not given keep their value)' }),
   route({ method: 'DELETE', path: '/lists/:id', access: 'signed-in', handler: deleteList, summary: 'Deletes a list' }),
-  route({ method: 'DELETE', path: '/lists', access: 'signed-in', handler: deleteLists, query: deleteQuery(), summary: 'Deletes lists by id, by name search, or all the caller may manage' }),
+  route({ method: 'DELETE', path: '/lists', access: 'signed-in', handler: deleteLists, query: deleteQuery, summary: 'Deletes lists by id, by name search, or all the caller may manage' }),
 ];
 
 function listQuery() {

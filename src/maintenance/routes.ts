@@ -24,16 +24,16 @@ type C = Context<AppEnv>;
 const route = routesFor<Deps>();
 export const MAINTENANCE_ROUTES = [
   route({ method: 'DELETE', path: '/maintenance/subscribers/:type', access: 'settings:maintain', handler: deleteSubscribers, summary: 'Deletes the orphan (on no list) or the blocklisted subscribers; answers how many' }),
-  route({ method: 'DELETE', path: '/maintenance/subscriptions/unconfirmed', access: 'settings:maintain', handler: deleteUnconfirmed, query: beforeDateQuery(), body: beforeDateBody(), bodyKind: 'json-or-form', summary: 'Deletes unconfirmed double opt-in subscriptions made before a date; answers how many' }),
-  route({ method: 'DELETE', path: '/maintenance/analytics/:type', access: 'settings:maintain', handler: deleteAnalytics, query: beforeDateQuery(), body: beforeDateBody(), bodyKind: 'json-or-form', summary: 'Deletes the views, clicks or both recorded before a date' }),
+  route({ method: 'DELETE', path: '/maintenance/subscriptions/unconfirmed', access: 'settings:maintain', handler: deleteUnconfirmed, query: beforeDateQuery, body: beforeDateBody, bodyKind: 'json-or-form', summary: 'Deletes unconfirmed double opt-in subscriptions made before a date; answers how many' }),
+  route({ method: 'DELETE', path: '/maintenance/analytics/:type', access: 'settings:maintain', handler: deleteAnalytics, query: beforeDateQuery, body: beforeDateBody, bodyKind: 'json-or-form', summary: 'Deletes the views, clicks or both recorded before a date' }),
   // listmgr: what the operations above would touch, asked before them (read-only).
   route({ method: 'GET', path: '/maintenance/subscribers/:type/count', access: 'settings:maintain', handler: countSubscribers, summary: 'How many orphan or blocklisted subscribers there are (what the DELETE would delete)' }),
-  route({ method: 'GET', path: '/maintenance/subscriptions/unconfirmed/count', access: 'settings:maintain', handler: countUnconfirmed, query: beforeDateQuery(), summary: 'How many unconfirmed double opt-in subscriptions were made before before_date' }),
-  route({ method: 'GET', path: '/maintenance/analytics/:type/count', access: 'settings:maintain', handler: countAnalytics, query: countAnalyticsQuery(), summary: 'How many views and clicks were recorded before before_date (what the DELETE would delete), or since since (what the export holds)' }),
+  route({ method: 'GET', path: '/maintenance/subscriptions/unconfirmed/count', access: 'settings:maintain', handler: countUnconfirmed, query: beforeDateQuery, summary: 'How many unconfirmed double opt-in subscriptions were made before before_date' }),
+  route({ method: 'GET', path: '/maintenance/analytics/:type/count', access: 'settings:maintain', handler: countAnalytics, query: countAnalyticsQuery, summary: 'How many views and clicks were recorded before before_date (what the DELETE would delete), or since since (what the export holds)' }),
   route({ method: 'GET', path: '/maintenance/database', access: 'settings:maintain', handler: databaseInfo, summary: 'The database file\'s size, its WAL\'s, the space VACUUM would return, and the last backup' }),
   route({ method: 'POST', path: '/maintenance/vacuum', access: 'settings:maintain', handler: vacuum, summary: 'Compacts the database now (VACUUM); answers its size before and after' }),
   route({ method: 'GET', path: '/maintenance/backup', access: 'settings:manage', handler: backup, raw: 'application/vnd.sqlite3', summary: 'A consistent copy of the whole database, as a SQLite file (recorded as the last backup)' }),
-  route({ method: 'GET', path: '/maintenance/analytics/:type/export', access: 'settings:maintain', handler: exportAnalytics, query: sinceQuery(), raw: 'text/csv', summary: 'The views or clicks recorded since a date, as CSV' }),
+  route({ method: 'GET', path: '/maintenance/analytics/:type/export', access: 'settings:maintain', handler: exportAnalytics, query: sinceQuery, raw: 'text/csv', summary: 'The views or clicks recorded since a date, as CSV' }),
 ];
 
 // `before_date` comes in the query string or, when it is not there, in the body (JSON or form).

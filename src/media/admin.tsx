@@ -15,7 +15,7 @@ import type { Media } from './service.ts';
 const route = routesFor<Services>();
 
 export const MEDIA_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/campaigns/media', access: 'media:get', handler: mediaPage, query: mediaPageQuery(), raw: 'text/html', summary: 'The uploaded files' }),
+  route({ method: 'GET', path: '/admin/campaigns/media', access: 'media:get', handler: mediaPage, query: mediaPageQuery, raw: 'text/html', summary: 'The uploaded files' }),
 ];
 
 function mediaPageQuery() {

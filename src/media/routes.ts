@@ -18,11 +18,11 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const MEDIA_ROUTES = [
-  route({ method: 'GET', path: '/media', access: 'media:get', handler: listMedia, query: mediaQuery(), summary: 'Every uploaded file, newest first, optionally those whose name contains `query`' }),
+  route({ method: 'GET', path: '/media', access: 'media:get', handler: listMedia, query: mediaQuery, summary: 'Every uploaded file, newest first, optionally those whose name contains `query`' }),
   route({ method: 'GET', path: '/media/:id', access: 'media:get', handler: getMedia, summary: 'One uploaded file' }),
   route({
     method: 'POST', path: '/media', access: 'media:manage', handler: uploadMedia, bodyBytes: (s) => s.media.largestUploadBody(), summary: 'Uploads a file (images get a 250 px thumbnail)',
-    describedBody: { contentType: 'multipart/form-data', schema: z.object({ file: z.file() }).meta({ id: 'MediaUpload' }) },
+    describedBody: { contentType: 'multipart/form-data', schema: () => z.object({ file: z.file() }).meta({ id: 'MediaUpload' }) },
   }),
   route({ method: 'DELETE', path: '/media/:id', access: 'media:manage', handler: deleteMedia, summary: 'Deletes an uploaded file and its thumbnail' }),
 ];

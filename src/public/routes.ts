@@ -45,7 +45,7 @@ export const PUBLIC_ROUTES = [
   route({ method: 'GET', path: '/public/lists', access: 'public', limit: perClient, handler: publicLists, raw: 'application/json', summary: 'The lists anyone may subscribe to: an array of {uuid, name}' }),
   // The Altcha widget fetches its challenge here (bare JSON, as the widget expects).
   route({ method: 'GET', path: '/public/captcha/altcha', access: 'public', limit: perClient, handler: altchaChallenge, raw: 'application/json', summary: 'A new Altcha challenge for the subscription form (404 when Altcha is off)' }),
-  route({ method: 'POST', path: '/public/subscription', access: 'public', limit: perClient, bodyBytes: LIMITS.formBodyBytes, handler: subscribe, body: subscriptionInput(), bodyKind: 'json-or-form', summary: 'Subscribes an address to public lists; the answer is the same for new and known addresses' }),
+  route({ method: 'POST', path: '/public/subscription', access: 'public', limit: perClient, bodyBytes: LIMITS.formBodyBytes, handler: subscribe, body: subscriptionInput, bodyKind: 'json-or-form', summary: 'Subscribes an address to public lists; the answer is the same for new and known addresses' }),
 ];
 
 /**
@@ -57,13 +57,13 @@ export const PUBLIC_PAGES = [
   route({ method: 'GET', path: ALTCHA_SCRIPT_PATH, access: 'public', handler: altchaScript, raw: 'application/javascript', summary: 'The Altcha widget script (from the altcha package)' }),
   route({ method: 'GET', path: '/subscription/form', access: 'public', limit: perClientPage, handler: pageRoute(subscriptionFormPage), raw: 'text/html', summary: 'The public subscription form' }),
   route({ method: 'POST', path: '/subscription/form', access: 'public', limit: perClientPage, handler: subscribeByForm, raw: 'text/html', summary: 'Subscribes from the form (captcha and honeypot checked); redirects to a trusted `next`' }),
-  route({ method: 'GET', path: '/subscription/optin/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(optinPage), query: optinQuery(), raw: 'text/html', summary: 'The double opt-in question for the lists pending confirmation (a GET never confirms)' }),
-  route({ method: 'POST', path: '/subscription/optin/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(confirmOptin), query: optinQuery(), raw: 'text/html', summary: 'Confirms the pending subscriptions when `confirm` is true' }),
+  route({ method: 'GET', path: '/subscription/optin/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(optinPage), query: optinQuery, raw: 'text/html', summary: 'The double opt-in question for the lists pending confirmation (a GET never confirms)' }),
+  route({ method: 'POST', path: '/subscription/optin/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(confirmOptin), query: optinQuery, raw: 'text/html', summary: 'Confirms the pending subscriptions when `confirm` is true' }),
   route({ method: 'POST', path: '/subscription/export/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(mailExport), raw: 'text/html', summary: 'Mails the subscriber their data' }),
   // "Delete my data" asks first (the pages run no scripts, so the question is a page).
   route({ method: 'GET', path: '/subscription/wipe/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(wipeQuestion), raw: 'text/html', summary: 'Asks before deleting the subscriber\'s data' }),
   route({ method: 'POST', path: '/subscription/wipe/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(wipe), raw: 'text/html', summary: 'Deletes the subscriber and their data' }),
-  route({ method: 'GET', path: '/subscription/:campUUID/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(unsubscribePage), query: manageQuery(), raw: 'text/html', summary: 'The unsubscribe page, or with `manage` the preferences page' }),
+  route({ method: 'GET', path: '/subscription/:campUUID/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(unsubscribePage), query: manageQuery, raw: 'text/html', summary: 'The unsubscribe page, or with `manage` the preferences page' }),
   // Also the RFC 8058 one-click target (body List-Unsubscribe=One-Click: no `manage`).
   route({ method: 'POST', path: '/subscription/:campUUID/:subUUID', access: 'public', limit: perSubscriberPage, handler: pageRoute(unsubscribe), raw: 'text/html', summary: 'Unsubscribes (from the campaign\'s lists, else all), blocklists, or saves preferences' }),
 ];

@@ -22,12 +22,12 @@ type C = Context<AppEnv>;
 const route = routesFor<Deps>();
 export const SETTINGS_ROUTES = [
   route({ method: 'GET', path: '/settings', access: 'settings:get', handler: getSettings, summary: 'Every setting, secrets masked' }),
-  route({ method: 'PUT', path: '/settings', access: 'settings:manage', handler: updateSettings, body: settingsChanges(), summary: 'Changes the settings given (the others keep their value); a masked or empty secret keeps the stored one' }),
+  route({ method: 'PUT', path: '/settings', access: 'settings:manage', handler: updateSettings, body: settingsChanges, summary: 'Changes the settings given (the others keep their value); a masked or empty secret keeps the stored one' }),
   route({
     method: 'PUT', path: '/settings/:key', access: 'settings:manage', handler: updateSetting, summary: 'Changes one setting',
-    describedBody: { contentType: 'application/json', schema: z.unknown().meta({ description: 'The new value, shaped as the setting\'s default' }) },
+    describedBody: { contentType: 'application/json', schema: () => z.unknown().meta({ description: 'The new value, shaped as the setting\'s default' }) },
   }),
-  route({ method: 'POST', path: '/settings/smtp/test', access: 'settings:manage', handler: testSmtp, body: smtpTestInput(), summary: 'Sends a test message to `email` through the SMTP server described; without a `host`, tests the saved servers (all enabled ones, or the one with `uuid`), sending a message only when `email` is given' }),
+  route({ method: 'POST', path: '/settings/smtp/test', access: 'settings:manage', handler: testSmtp, body: smtpTestInput, summary: 'Sends a test message to `email` through the SMTP server described; without a `host`, tests the saved servers (all enabled ones, or the one with `uuid`), sending a message only when `email` is given' }),
 ];
 
 function settingsChanges() {

@@ -27,16 +27,16 @@ const MANAGE = 'subscribers:manage';
 const route = routesFor<Deps>();
 // Static paths first: /subscribers/export, /subscribers/lists and /subscribers/query/* are not ids.
 export const SUBSCRIBER_ROUTES = [
-  route({ method: 'GET', path: '/subscribers/export', access: READ, handler: exportSubscribers, query: exportQuery(), raw: 'text/csv', summary: 'The subscribers the caller may see as CSV, by list, id, search or segment' }),
-  route({ method: 'GET', path: '/subscribers', access: READ, handler: querySubscribers, query: subscriberQuery(), summary: 'Subscribers the caller may see, paged, by list, search or segment (per_page=all streams them)' }),
-  route({ method: 'POST', path: '/subscribers', access: MANAGE, handler: createSubscriber, body: subscriberInput(), summary: 'Creates a subscriber on the given lists the caller may manage, sending the opt-in mail' }),
-  route({ method: 'DELETE', path: '/subscribers', access: MANAGE, handler: deleteSubscribers, query: idsQuery(), summary: 'Deletes subscribers by id' }),
-  route({ method: 'PUT', path: '/subscribers/blocklist', access: MANAGE, handler: blocklistSubscribers, body: idsInput(), summary: 'Blocklists subscribers by id, unsubscribing them from every list' }),
-  route({ method: 'PUT', path: '/subscribers/lists', access: MANAGE, handler: changeLists, body: listChangeByIds(), summary: 'Adds subscribers (by id) to lists, removes or unsubscribes them' }),
-  route({ method: 'PUT', path: '/subscribers/lists/:id', access: MANAGE, handler: changeListsOfOne, body: listChangeInput(), summary: 'Adds one subscriber to lists, removes or unsubscribes it' }),
-  route({ method: 'POST', path: '/subscribers/query/delete', access: MANAGE, handler: deleteByQuery, body: selectionInput(), bodyKind: 'text:query', summary: 'Deletes the subscribers a search or segment selects (or all)' }),
-  route({ method: 'PUT', path: '/subscribers/query/blocklist', access: MANAGE, handler: blocklistByQuery, body: selectionInput(), bodyKind: 'text:query', summary: 'Blocklists the subscribers a search or segment selects (or all)' }),
-  route({ method: 'PUT', path: '/subscribers/query/lists', access: MANAGE, handler: changeListsByQuery, body: listChangeBySelection(), bodyKind: 'text:query', summary: 'Adds the subscribers a search or segment selects to lists (existing subscriptions stay), removes or unsubscribes them' }),
+  route({ method: 'GET', path: '/subscribers/export', access: READ, handler: exportSubscribers, query: exportQuery, raw: 'text/csv', summary: 'The subscribers the caller may see as CSV, by list, id, search or segment' }),
+  route({ method: 'GET', path: '/subscribers', access: READ, handler: querySubscribers, query: subscriberQuery, summary: 'Subscribers the caller may see, paged, by list, search or segment (per_page=all streams them)' }),
+  route({ method: 'POST', path: '/subscribers', access: MANAGE, handler: createSubscriber, body: subscriberInput, summary: 'Creates a subscriber on the given lists the caller may manage, sending the opt-in mail' }),
+  route({ method: 'DELETE', path: '/subscribers', access: MANAGE, handler: deleteSubscribers, query: idsQuery, summary: 'Deletes subscribers by id' }),
+  route({ method: 'PUT', path: '/subscribers/blocklist', access: MANAGE, handler: blocklistSubscribers, body: idsInput, summary: 'Blocklists subscribers by id, unsubscribing them from every list' }),
+  route({ method: 'PUT', path: '/subscribers/lists', access: MANAGE, handler: changeLists, body: listChangeByIds, summary: 'Adds subscribers (by id) to lists, removes or unsubscribes them' }),
+  route({ method: 'PUT', path: '/subscribers/lists/:id', access: MANAGE, handler: changeListsOfOne, body: listChangeInput, summary: 'Adds one subscriber to lists, removes or unsubscribes it' }),
+  route({ method: 'POST', path: '/subscribers/query/delete', access: MANAGE, handler: deleteByQuery, body: selectionInput, bodyKind: 'text:query', summary: 'Deletes the subscribers a search or segment selects (or all)' }),
+  route({ method: 'PUT', path: '/subscribers/query/blocklist', access: MANAGE, handler: blocklistByQuery, body: selectionInput, bodyKind: 'text:query', summary: 'Blocklists the subscribers a search or segment selects (or all)' }),
+  route({ method: 'PUT', path: '/subscribers/query/lists', access: MANAGE, handler: changeListsByQuery, body: listChangeBySelection, bodyKind: 'text:query', summary: 'Adds the subscribers a search or segment selects to lists (existing subscriptions stay), removes or unsubscribes them' }),
   route({ method: 'GET', path: '/subscribers/:id', access: READ, handler: getSubscriber, summary: 'One subscriber, with the lists the caller may not see masked' }),
   route({ method: 'GET', path: '/subscribers/:id/activity', access: READ, handler: getActivity, summary: "A subscriber's campaign views and link clicks" }),
   route({ method: 'GET', path: '/subscribers/:id/export', access: READ, handler: exportData, raw: 'application/json', summary: "A subscriber's data (the sections privacy.exportable allows), as a JSON file" }),
@@ -44,8 +44,8 @@ export const SUBSCRIBER_ROUTES = [
   route({ method: 'DELETE', path: '/subscribers/:id/bounces', access: 'bounces:manage', handler: deleteBounces, summary: "Deletes a subscriber's bounces" }),
   route({ method: 'POST', path: '/subscribers/:id/optin', access: MANAGE, handler: sendOptin, summary: 'Sends the opt-in mail for the subscriber’s unconfirmed double opt-in lists' }),
   route({ method: 'PUT', path: '/subscribers/:id/blocklist', access: MANAGE, handler: blocklistOne, summary: 'Blocklists one subscriber, unsubscribing it from every list' }),
-  route({ method: 'PUT', path: '/subscribers/:id', access: MANAGE, handler: replaceSubscriber, body: subscriberChanges('replace'), summary: 'Replaces a subscriber (absent attribs and lists become empty)' }),
-  route({ method: 'PATCH', path: '/subscribers/:id', access: MANAGE, handler: patchSubscriber, body: subscriberChanges('merge'), summary: 'Changes a subscriber (absent fields keep their value; attribs merge)' }),
+  route({ method: 'PUT', path: '/subscribers/:id', access: MANAGE, handler: replaceSubscriber, body: () => subscriberChanges('replace'), summary: 'Replaces a subscriber (absent attribs and lists become empty)' }),
+  route({ method: 'PATCH', path: '/subscribers/:id', access: MANAGE, handler: patchSubscriber, body: () => subscriberChanges('merge'), summary: 'Changes a subscriber (absent fields keep their value; attribs merge)' }),
   route({ method: 'DELETE', path: '/subscribers/:id', access: MANAGE, handler: deleteSubscriber, summary: 'Deletes a subscriber' }),
 ];
 

@@ -16,13 +16,13 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const TEMPLATE_ROUTES = [
-  route({ method: 'GET', path: '/templates', access: 'templates:get', handler: listTemplates, query: noBodyQuery(), summary: 'Every template, in creation order' }),
-  route({ method: 'GET', path: '/templates/:id', access: 'templates:get', handler: getTemplate, query: noBodyQuery(), summary: 'One template' }),
-  route({ method: 'POST', path: '/templates/preview', access: 'templates:get', handler: previewUnsaved, body: previewInput(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'An unsaved template rendered for the demo subscriber (campaign types around a sample body)' }),
-  route({ method: 'GET', path: '/templates/:id/preview', access: 'templates:get', handler: previewStored, query: storedPreviewQuery(), raw: 'text/html', summary: 'A template rendered for the demo subscriber, or a body given in the query in its place' }),
-  route({ method: 'POST', path: '/templates/:id/preview', access: 'templates:get', handler: previewStoredPosted, body: storedPreviewInput(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'A template rendered for the demo subscriber, or a posted body in its place' }),
-  route({ method: 'POST', path: '/templates', access: 'templates:manage', handler: createTemplate, body: templateInput(), bodyKind: 'json-or-form', summary: 'Creates a template (it must compile)' }),
-  route({ method: 'PUT', path: '/templates/:id', access: 'templates:manage', handler: updateTemplate, body: templateInput(), bodyKind: 'json-or-form', summary: 'Changes a template\'s name, subject, body or block document (empty ones keep their value; the type stays)' }),
+  route({ method: 'GET', path: '/templates', access: 'templates:get', handler: listTemplates, query: noBodyQuery, summary: 'Every template, in creation order' }),
+  route({ method: 'GET', path: '/templates/:id', access: 'templates:get', handler: getTemplate, query: noBodyQuery, summary: 'One template' }),
+  route({ method: 'POST', path: '/templates/preview', access: 'templates:get', handler: previewUnsaved, body: previewInput, bodyKind: 'json-or-form', raw: 'text/html', summary: 'An unsaved template rendered for the demo subscriber (campaign types around a sample body)' }),
+  route({ method: 'GET', path: '/templates/:id/preview', access: 'templates:get', handler: previewStored, query: storedPreviewQuery, raw: 'text/html', summary: 'A template rendered for the demo subscriber, or a body given in the query in its place' }),
+  route({ method: 'POST', path: '/templates/:id/preview', access: 'templates:get', handler: previewStoredPosted, body: storedPreviewInput, bodyKind: 'json-or-form', raw: 'text/html', summary: 'A template rendered for the demo subscriber, or a posted body in its place' }),
+  route({ method: 'POST', path: '/templates', access: 'templates:manage', handler: createTemplate, body: templateInput, bodyKind: 'json-or-form', summary: 'Creates a template (it must compile)' }),
+  route({ method: 'PUT', path: '/templates/:id', access: 'templates:manage', handler: updateTemplate, body: templateInput, bodyKind: 'json-or-form', summary: 'Changes a template\'s name, subject, body or block document (empty ones keep their value; the type stays)' }),
   // The spec answers the bare template here, not {"data": [all templates]} as listmonk does.
   route({ method: 'PUT', path: '/templates/:id/default', access: 'templates:manage', handler: setDefaultTemplate, raw: 'application/json', summary: 'Makes a campaign template the default (answers the bare template object)' }),
   route({ method: 'DELETE', path: '/templates/:id', access: 'templates:manage', handler: deleteTemplate, summary: 'Deletes a template; campaigns using it switch to the default' }),

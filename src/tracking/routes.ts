@@ -29,7 +29,7 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const ARCHIVE_ROUTES = [
-  route({ method: 'GET', path: '/public/archive', access: 'public', limit: perClient, handler: archiveApi, query: archiveQuery(), summary: 'The public archive\'s campaigns, newest first, paged (404 when the archive is off)' }),
+  route({ method: 'GET', path: '/public/archive', access: 'public', limit: perClient, handler: archiveApi, query: archiveQuery, summary: 'The public archive\'s campaigns, newest first, paged (404 when the archive is off)' }),
 ];
 
 /** Served from the site root. */
@@ -38,8 +38,8 @@ export const TRACKING_PAGES = [
   route({ method: 'GET', path: '/link/:link/:camp/:sub', access: 'public', limit: perClientTrackingPage, writes: true, handler: followLink, raw: 'text/html', summary: 'Records a click (as the privacy settings allow) and redirects to the link\'s URL' }),
   route({ method: 'GET', path: '/campaign/:camp/:sub/px.png', access: 'public', limit: perClientTracking, writes: true, handler: viewPixel, raw: 'image/png', summary: 'The view-tracking pixel: records a view (as the privacy settings allow)' }),
   route({ method: 'GET', path: '/campaign/:camp/:sub', access: 'public', limit: perClientPage, handler: webView, raw: 'text/html', summary: 'A campaign as a page, for a subscriber it was sent to' }),
-  route({ method: 'GET', path: '/archive', access: 'public', limit: perClientPage, handler: archivePage, query: archiveQuery(), raw: 'text/html', summary: 'The public archive, paged' }),
-  route({ method: 'GET', path: '/archive.xml', access: 'public', limit: perClientPage, handler: archiveRss, query: archiveQuery(), raw: 'application/rss+xml', summary: 'The public archive as an RSS feed' }),
+  route({ method: 'GET', path: '/archive', access: 'public', limit: perClientPage, handler: archivePage, query: archiveQuery, raw: 'text/html', summary: 'The public archive, paged' }),
+  route({ method: 'GET', path: '/archive.xml', access: 'public', limit: perClientPage, handler: archiveRss, query: archiveQuery, raw: 'application/rss+xml', summary: 'The public archive as an RSS feed' }),
   route({ method: 'GET', path: '/archive/latest', access: 'public', limit: perClientPage, handler: latestArchived, raw: 'text/html', summary: 'The newest campaign in the archive' }),
   route({ method: 'GET', path: '/archive/:id', access: 'public', limit: perClientPage, handler: archived, raw: 'text/html', summary: 'A campaign in the archive, by UUID or archive slug' }),
 ];

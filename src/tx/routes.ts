@@ -26,7 +26,7 @@ export const TX_ROUTES = [
   route({
     method: 'POST', path: '/tx', access: 'tx:send', handler: sendTx, bodyBytes: LIMITS.txBodyBytes,
     // Read by the handler: JSON, or multipart/form-data with this JSON in a "data" part and attachments in "file" parts.
-    describedBody: { contentType: 'application/json', schema: txInput() },
+    describedBody: { contentType: 'application/json', schema: txInput },
     summary: 'Sends a transactional message from a tx template to subscribers or addresses (multipart: with attachments)',
   }),
 ];

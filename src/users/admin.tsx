@@ -18,7 +18,7 @@ import type { ListRoleJson, UserJson, UserRoleJson } from './store.ts';
 const route = routesFor<Services>();
 // Static paths before `:id`.
 export const USER_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/users', access: 'users:get', handler: usersPage, query: usersPageQuery(), raw: 'text/html', summary: 'The users' }),
+  route({ method: 'GET', path: '/admin/users', access: 'users:get', handler: usersPage, query: usersPageQuery, raw: 'text/html', summary: 'The users' }),
   route({ method: 'GET', path: '/admin/users/new', access: 'users:manage', handler: newUserPage, raw: 'text/html', summary: 'A form for a new user' }),
   route({ method: 'GET', path: '/admin/users/roles/users', access: 'roles:get', handler: userRolesPage, raw: 'text/html', summary: 'The user roles' }),
   route({ method: 'GET', path: '/admin/users/roles/users/new', access: 'roles:manage', handler: newUserRolePage, raw: 'text/html', summary: 'A form for a new user role' }),

@@ -23,14 +23,14 @@ type C = Context<AppEnv>;
 const route = routesFor<Deps>();
 /** Served from the site root. */
 export const LOGIN_PAGES = [
-  route({ method: 'GET', path: '/admin/login', access: 'public', handler: loginPage, query: nextQuery(), raw: 'text/html', summary: 'The sign-in form' }),
-  route({ method: 'POST', path: '/admin/login', access: 'public', handler: login, body: loginForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Signs in with a username and password; redirects to `next`, or to the TOTP step for users with 2FA' }),
-  route({ method: 'GET', path: '/admin/login/twofa', access: 'public', handler: twofaPage, query: twofaQuery(), raw: 'text/html', summary: 'The TOTP step of a sign-in' }),
-  route({ method: 'POST', path: '/admin/login/twofa', access: 'public', handler: twofa, body: twofaForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Completes a sign-in with the TOTP code' }),
+  route({ method: 'GET', path: '/admin/login', access: 'public', handler: loginPage, query: nextQuery, raw: 'text/html', summary: 'The sign-in form' }),
+  route({ method: 'POST', path: '/admin/login', access: 'public', handler: login, body: loginForm, bodyKind: 'json-or-form', raw: 'text/html', summary: 'Signs in with a username and password; redirects to `next`, or to the TOTP step for users with 2FA' }),
+  route({ method: 'GET', path: '/admin/login/twofa', access: 'public', handler: twofaPage, query: twofaQuery, raw: 'text/html', summary: 'The TOTP step of a sign-in' }),
+  route({ method: 'POST', path: '/admin/login/twofa', access: 'public', handler: twofa, body: twofaForm, bodyKind: 'json-or-form', raw: 'text/html', summary: 'Completes a sign-in with the TOTP code' }),
   route({ method: 'GET', path: '/admin/forgot', access: 'public', handler: forgotPage, raw: 'text/html', summary: 'The forgot-password form' }),
-  route({ method: 'POST', path: '/admin/forgot', access: 'public', limit: resetRequests, handler: requestReset, body: forgotForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Mails a password reset link (the same answer whether or not the address belongs to anyone)' }),
-  route({ method: 'GET', path: '/admin/reset', access: 'public', handler: resetPage, query: tokenQuery(), raw: 'text/html', summary: 'The new-password form of a reset link' }),
-  route({ method: 'POST', path: '/admin/reset', access: 'public', handler: resetPassword, body: resetForm(), bodyKind: 'json-or-form', raw: 'text/html', summary: 'Sets a new password from a reset link and signs in (through the TOTP step for users with 2FA); the user\'s other sessions end' }),
+  route({ method: 'POST', path: '/admin/forgot', access: 'public', limit: resetRequests, handler: requestReset, body: forgotForm, bodyKind: 'json-or-form', raw: 'text/html', summary: 'Mails a password reset link (the same answer whether or not the address belongs to anyone)' }),
+  route({ method: 'GET', path: '/admin/reset', access: 'public', handler: resetPage, query: tokenQuery, raw: 'text/html', summary: 'The new-password form of a reset link' }),
+  route({ method: 'POST', path: '/admin/reset', access: 'public', handler: resetPassword, body: resetForm, bodyKind: 'json-or-form', raw: 'text/html', summary: 'Sets a new password from a reset link and signs in (through the TOTP step for users with 2FA); the user\'s other sessions end' }),
   route({ method: 'POST', path: '/admin/logout', access: 'public', handler: logout, raw: 'text/html', summary: 'Ends the session (same-origin requests only)' }),
 ];
 
