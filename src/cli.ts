@@ -16,7 +16,7 @@ import { HttpError } from './http/errors.ts';
 import { announceAdmin, install, InstallError, type InstallResult } from './install.ts';
 import { Logger } from './log.ts';
 import { installProcessGuards } from './process-guard.ts';
-import { inSea } from './sea.ts';
+import { CLI_NAME, inSea } from './sea.ts';
 import { startServer } from './server.ts';
 import { serviceUnit, ServiceUnitError } from './service-unit.ts';
 import { DEFAULT_SETTINGS } from './settings/defaults.ts';
@@ -30,11 +30,11 @@ class CliError extends Error {}
 
 /** Opens an installed database for a maintenance command. */
 function openInstalled(dbPath: string): DB {
-  if (!existsSync(dbPath)) throw new CliError(`no database at ${dbPath}; run "listmgr install" first (or pass --db FILE)`);
+  if (!existsSync(dbPath)) throw new CliError(`no database at ${dbPath}; run "${CLI_NAME} install" first (or pass --db FILE)`);
   const db = openDatabase(dbPath);
   if (!isInstalled(db)) {
     closeDatabase(db);
-    throw new CliError(`${dbPath} is not an installed listmgr database; run "listmgr install" first`);
+    throw new CliError(`${dbPath} is not an installed listmgr database; run "${CLI_NAME} install" first`);
   }
   return db;
 }
@@ -260,7 +260,7 @@ export function buildCli(): Command {
     .action((opts: { db?: string }) => {
       withInstalled(opts.db, (db) => {
         const rows = new UserStore(db).listUsers().filter((u) => u.type === 'api');
-        printTable(['NAME', 'ROLE', 'STATUS', 'LAST USE'], rows.map((u) => [u.username, u.user_role.name, u.status, u.loggedin_at ?? 'never']), 'No API users. Create one with: listmgr api-user create NAME');
+        printTable(['NAME', 'ROLE', 'STATUS', 'LAST USE'], rows.map((u) => [u.username, u.user_role.name, u.status, u.loggedin_at ?? 'never']), `No API users. Create one with: ${CLI_NAME} api-user create NAME`);
       });
     });
 

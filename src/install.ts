@@ -8,6 +8,7 @@ import { TemplateStore } from './templates/store.ts';
 import { passwordHashFor } from './users/rules.ts';
 import { randomString } from './users/secrets.ts';
 import { UserStore } from './users/store.ts';
+import { CLI_NAME } from './sea.ts';
 
 /** An install refused: bad admin credentials, or the database is already installed. */
 export class InstallError extends Error {}
@@ -51,7 +52,7 @@ export async function install(dbPath: string, opts: InstallOptions = {}): Promis
   if (isInstalled(db)) {
     if (!opts.yes) {
       closeDatabase(db);
-      throw new InstallError(`${dbPath} is already installed. Run "listmgr install --yes" to wipe it and install afresh (all data is lost), or "listmgr upgrade" to apply new migrations.`);
+      throw new InstallError(`${dbPath} is already installed. Run "${CLI_NAME} install --yes" to wipe it and install afresh (all data is lost), or "${CLI_NAME} upgrade" to apply new migrations.`);
     }
     closeDatabase(db);
     removeDatabaseFiles(dbPath);
@@ -76,11 +77,11 @@ export async function install(dbPath: string, opts: InstallOptions = {}): Promis
 
 /** Prints the admin credentials once, clearly (only once the install is complete). */
 export function announceAdmin(user: string, generatedPassword: string | null): void {
-  const reset = `  Forgotten password and no mail set up yet: ./listmgr user reset-password ${user}\n`;
+  const reset = `  Forgotten password and no mail set up yet: ${CLI_NAME} user reset-password ${user}\n`;
   if (!generatedPassword) {
     process.stdout.write(`\nAdmin user "${user}" created with the password from LISTMGR_ADMIN_PASSWORD.\n${reset}\n`);
     return;
   }
   const line = '='.repeat(64);
-  process.stdout.write(`\n${line}\n  listmgr is installed. Admin login (shown only this once):\n    username: ${user}\n    password: ${generatedPassword}\n  Create API credentials with: ./listmgr api-user create NAME\n${reset}${line}\n\n`);
+  process.stdout.write(`\n${line}\n  listmgr is installed. Admin login (shown only this once):\n    username: ${user}\n    password: ${generatedPassword}\n  Create API credentials with: ${CLI_NAME} api-user create NAME\n${reset}${line}\n\n`);
 }

@@ -17,6 +17,13 @@ import { dirname, join } from 'node:path';
 /** True inside the release executable, false when run from the repository (./listmgr, tsx). */
 export const inSea: boolean = isSea();
 
+/**
+ * The command a person at the server types to run listmgr, for the commands that messages and
+ * pages print: the launcher in the repository, the installed executable on a server (the README
+ * installs it as /usr/local/bin/listmgr).
+ */
+export const CLI_NAME = inSea ? 'listmgr' : './listmgr';
+
 interface AssetIndex {
   /** `<version>-<hash>`: the cache folder's name. */
   id: string;

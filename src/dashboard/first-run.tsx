@@ -8,6 +8,7 @@ import { can, type Actor } from '../http/permissions.ts';
 import type { SmtpServerSettings } from '../mail/smtp.ts';
 import type { Services } from '../services.ts';
 import { DEFAULT_SETTINGS } from '../settings/defaults.ts';
+import { CLI_NAME } from '../sea.ts';
 
 export interface FirstRunStep {
   key: 'root' | 'smtp' | 'list' | 'form' | 'campaign';
@@ -55,7 +56,7 @@ export function FirstRun({ s, actor, t }: { s: Services; actor: Actor; t: Transl
           </li>
         ))}
       </ol>
-      <p class="help">{t('admin.firstRun.password')} <code>./listmgr user reset-password {actor.username}</code></p>
+      <p class="help">{t('admin.firstRun.password')} <code>{CLI_NAME} user reset-password {actor.username}</code></p>
     </section>
   );
 }

@@ -10,6 +10,7 @@ import { closeDatabase, openDatabase, type DB } from './connection.ts';
 import { fileSize } from './files.ts';
 import { acquireServeLock } from './lock.ts';
 import { appliedVersions, isInstalled, listMigrations, migrate, type Migration } from './migrate.ts';
+import { CLI_NAME } from '../sea.ts';
 
 export class RestoreError extends Error {}
 
@@ -71,7 +72,7 @@ export function restoreDatabase(file: string, dbPath: string, onApply?: (m: Migr
   if (!existsSync(source)) throw new RestoreError(`no backup file at ${source}`);
   if (!statSync(source).isFile()) throw new RestoreError(`${source} is not a file`);
   if (source === target) throw new RestoreError('the backup file is the database itself');
-  if (fileSize(`${source}-wal`) > 0) throw new RestoreError(`${source} has a write-ahead log beside it (${basename(source)}-wal): it is a database in use, not a backup; make one with "listmgr backup FILE"`);
+  if (fileSize(`${source}-wal`) > 0) throw new RestoreError(`${source} has a write-ahead log beside it (${basename(source)}-wal): it is a database in use, not a backup; make one with "${CLI_NAME} backup FILE"`);
   const keptAs = `${target}.before-restore`;
   if (existsSync(keptAs)) throw new RestoreError(`${keptAs} is left from an earlier restore; move it away first`);
   if (!existsSync(dirname(target))) throw new RestoreError(`the folder ${dirname(target)} does not exist`);

@@ -2,6 +2,7 @@
 // reset password. No scripts; every value is escaped by JSX.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { PASSWORD_MIN } from './store.ts';
+import { CLI_NAME } from '../sea.ts';
 
 function ErrorLine({ message }: { message: string }): JSX.Element | null {
   return message ? <p class="error" role="alert">{message}</p> : null;
@@ -20,8 +21,8 @@ export function LoginForm({ next, error = '' }: { next: string; error?: string }
         <input type="password" id="password" name="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
-      <p class="muted"><a href="/admin/forgot">Forgot your password?</a> Where no mail is set up yet, someone with access to the server sets a new one with <code>listmgr user reset-password NAME</code>.</p>
-      <p class="muted">First sign-in? The admin user (<code>admin</code> unless another name was chosen) and its password were printed once, when <code>listmgr install</code> ran (or set by <code>LISTMGR_ADMIN_PASSWORD</code>). Lost it? On the server, run <code>./listmgr user reset-password admin</code>.</p>
+      <p class="muted"><a href="/admin/forgot">Forgot your password?</a> Where no mail is set up yet, someone with access to the server sets a new one with <code>{CLI_NAME} user reset-password NAME</code>.</p>
+      <p class="muted">First sign-in? The admin user (<code>admin</code> unless another name was chosen) and its password were printed once, when <code>{CLI_NAME} install</code> ran (or set by <code>LISTMGR_ADMIN_PASSWORD</code>). Lost it? On the server, run <code>{CLI_NAME} user reset-password admin</code>.</p>
     </>
   );
 }
@@ -51,7 +52,7 @@ export function ForgotForm(): JSX.Element {
         <input type="email" id="email" name="email" autocomplete="email" required autofocus />
         <button type="submit">Send a reset link</button>
       </form>
-      <p class="muted">The link is sent by mail. Where no mail is set up yet, someone with access to the server sets a new password with <code>listmgr user reset-password NAME</code>.</p>
+      <p class="muted">The link is sent by mail. Where no mail is set up yet, someone with access to the server sets a new password with <code>{CLI_NAME} user reset-password NAME</code>.</p>
     </>
   );
 }

@@ -106,7 +106,10 @@ describe('the release executable', () => {
     it('serves the admin: the sign-in page, a signed-in page and its script', async () => {
       const login = await fetch(`${url}/admin/login`);
       assert.equal(login.status, 200);
-      assert.match(await login.text(), /<form[^>]*method="post"/i);
+      const loginHtml = await login.text();
+      assert.match(loginHtml, /<form[^>]*method="post"/i);
+      // The executable is run as `listmgr` (the README installs it on PATH), not the repository's ./listmgr.
+      assert.match(loginHtml, /<code>listmgr user reset-password admin<\/code>/);
       const signIn = await fetch(`${url}/admin/login`, {
         method: 'POST', redirect: 'manual', headers: { origin: url, 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ username: 'admin', password: 'admin-password-1' }),
