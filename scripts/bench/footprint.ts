@@ -3,7 +3,9 @@
 // times. Prints BENCH startup_ms (spawn to the first 200 on /health, the median of the runs),
 // BENCH idle_rss_mb (VmRSS from /proc/PID/status after 3 s of idling, the median) and
 // BENCH idle_rss_settled_mb (the same after 12 s: V8 makes its first memory-reducing collection
-// of an idle process at about 8 s, which start-up's garbage and grown young generation wait for).
+// of an idle process at about 8 s, which start-up's garbage and grown young generation wait for);
+// then floor_idle_rss_mb and floor_idle_rss_settled_mb, the same of footprint-floor.mjs: the web and
+// database stack listmgr is built on, with nothing of listmgr in it.
 // BENCH_RUNS sets the number of runs (default 5); BENCH_ENV='K=V K2=V2' adds to the server's
 // environment (to try a V8 flag: BENCH_ENV='NODE_OPTIONS=--max-semi-space-size=1').
 import { spawn, spawnSync } from 'node:child_process';
@@ -51,10 +53,13 @@ function rssMb(pid: number): number {
 
 const extraEnv = Object.fromEntries((process.env.BENCH_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 
-async function run(dbPath: string, dir: string): Promise<{ startupMs: number; rssMb: number; settledMb: number }> {
+interface Run { startupMs: number; rssMb: number; settledMb: number }
+
+/** Starts a server (the command with its arguments, given the port), waits for /health, measures and stops it. */
+async function run(command: string, args: (port: number) => string[]): Promise<Run> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn('./listmgr', ['serve', '--db', dbPath, '--uploads', join(dir, 'uploads'), '--address', `127.0.0.1:${port}`], {
+  const child = spawn(command, args(port), {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, LISTMGR_ROOT_URL: '', ...extraEnv },
   });
@@ -82,16 +87,21 @@ try {
   const dbPath = join(dir, 'listmgr.db');
   await install(dbPath, { adminUser: 'admin', adminPassword: 'admin-password-1' });
   const results = [];
+  const listmgr = (port: number) => ['serve', '--db', dbPath, '--uploads', join(dir, 'uploads'), '--address', `127.0.0.1:${port}`];
   // The first run warms the page cache (the bundle, node_modules, the database); not counted.
-  await run(dbPath, dir);
+  await run('./listmgr', listmgr);
   for (let i = 0; i < RUNS; i++) {
-    const r = await run(dbPath, dir);
+    const r = await run('./listmgr', listmgr);
     console.log(`run ${i + 1}: ${r.startupMs.toFixed(0)} ms to /health, ${r.rssMb.toFixed(1)} MB RSS idle, ${r.settledMb.toFixed(1)} MB settled`);
     results.push(r);
   }
   console.log(`BENCH startup_ms ${median(results.map((r) => r.startupMs)).toFixed(0)}`);
   console.log(`BENCH idle_rss_mb ${median(results.map((r) => r.rssMb)).toFixed(1)}`);
   console.log(`BENCH idle_rss_settled_mb ${median(results.map((r) => r.settledMb)).toFixed(1)}`);
+  const floor: Run[] = [];
+  for (let i = 0; i < 3; i++) floor.push(await run(process.execPath, (port) => ['scripts/bench/footprint-floor.mjs', dbPath, String(port)]));
+  console.log(`BENCH floor_idle_rss_mb ${median(floor.map((r) => r.rssMb)).toFixed(1)}`);
+  console.log(`BENCH floor_idle_rss_settled_mb ${median(floor.map((r) => r.settledMb)).toFixed(1)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
