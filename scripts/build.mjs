@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 /** Dependencies left out of the server bundle, loaded from node_modules. */
-const EXTERNAL = ['better-sqlite3', 'sharp', 'pg', 'imapflow', 'mailparser', 'qrcode', 'altcha', 'prom-client'];
+const EXTERNAL = ['better-sqlite3', 'sharp', 'pg', 'imapflow', 'mailparser', 'qrcode', 'altcha', 'prom-client', 'turndown'];
 /**
  * zod's namespace object carries its 40-odd message locales (400 KB of source, some of it not
  * ASCII, which made V8 hold the whole bundle as a two-byte string); listmgr uses English only.
