@@ -173,6 +173,16 @@ export class UserService {
     return this.store.updateProfile(own, { name: changes.name, email, passwordHash }, keepSession);
   }
 
+  /** Whether the actor hid the dashboard's first-run checklist. */
+  firstRunDismissed(actor: Actor): boolean {
+    return this.store.firstRunDismissed(actor.id);
+  }
+
+  /** Hides the dashboard's first-run checklist for the actor, on every later visit. */
+  dismissFirstRun(actor: Actor): void {
+    this.store.dismissFirstRun(authorized(actor.id));
+  }
+
   /** Ends the session with this cookie value (signing out). */
   endSession(session: string): void {
     this.store.endSession(session);

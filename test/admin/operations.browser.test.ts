@@ -245,3 +245,40 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     }
   });
 });
+
+describe('the first-run checklist dismissed in a browser', { skip: browserSkip() }, () => {
+  const server = useFreshServer();
+  const browser = useBrowser();
+
+  it('dismisses the first-run checklist after asking; it stays hidden after a reload', async () => {
+    const t = server();
+    for (const width of [390, 1280]) {
+      const username = `dismisser-${width}`;
+      const role = await t.request('POST', '/api/roles/users', { name: `Settings ${width}`, permissions: ['settings:get', 'settings:manage'] });
+      assert.equal((await t.request('POST', '/api/users', {
+        username, name: username, email: `${username}@example.com`, type: 'user', status: 'enabled', password_login: true, password: 'dismiss-password-1', user_role_id: role.body.data.id,
+      })).status, 200);
+      const tab = await signedInTab(browser(), t, { width, username, password: 'dismiss-password-1' });
+      const { page } = tab;
+      const checklist = page.getByRole('region', { name: 'Getting started' });
+      await checklist.waitFor();
+      await screenshot(page, 'first-run-dismiss');
+      await checklist.getByRole('button', { name: 'Dismiss' }).click();
+      const dialog = page.getByRole('dialog');
+      assert.match(await dialog.innerText(), /It does not come back/);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await page.reload();
+      await checklist.waitFor();
+      await checklist.getByRole('button', { name: 'Dismiss' }).click();
+      await dialog.getByRole('button', { name: 'Dismiss' }).click();
+      await page.getByText('Checklist hidden.').waitFor();
+      assert.equal(await checklist.count(), 0);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+      assert.equal(await checklist.count(), 0, 'still hidden after a reload');
+      await screenshot(page, 'first-run-dismissed');
+      assert.deepEqual(tab.problems, []);
+      await tab.close();
+    }
+  });
+});
