@@ -7,9 +7,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+
+/** How many different left edges the values of the About page's cards have (1: one column). */
+async function valueColumns(page: Page): Promise<number> {
+  const lefts = await page.locator('main .facts dd').evaluateAll((dds) => dds.map((d) => Math.round(d.getBoundingClientRect().left)));
+  assert.ok(lefts.length >= 10, `the values of both cards: ${lefts.length}`);
+  return new Set(lefts).size;
+}
 
 describe('admin operations in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
@@ -193,6 +201,7 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'About' }).click();
     await page.getByText(process.version).waitFor();
     await screenshot(page, 'about');
+    assert.equal(await valueColumns(page), 1, 'the two cards\' values start at the same x');
     assert.deepEqual(tab.problems, []);
     await tab.close();
 
@@ -203,6 +212,7 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     await phone.page.goto(`${t.url}/admin/settings/about`);
     await phone.page.getByText('(downloaded by admin)').waitFor();
     await screenshot(phone.page, 'about');
+    assert.equal(await valueColumns(phone.page), 1, 'aligned on a phone too');
     assert.deepEqual(phone.problems, []);
     await phone.close();
   });
