@@ -210,6 +210,7 @@ button.fill{margin-top:.3rem}
 .editor-layout,.uploads li{grid-template-columns:1fr}
 th,td{padding:.45rem .5rem}
 .hide-narrow{display:none}
+.row-actions{flex-direction:column;align-items:flex-start;gap:.45rem}.row-actions button.link{white-space:normal;text-align:left}
 }
 .perm-groups{display:grid;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr));gap:0 1rem}
 .perm-groups .check-label.all{font-weight:600;border-bottom:1px solid var(--border);padding-bottom:.3rem;margin-bottom:.3rem}

@@ -94,7 +94,7 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
               <tr>
                 <th scope="col">{t('users.username')}</th>
                 <th scope="col">{t('globals.fields.type')}</th>
-                <th scope="col">{t('admin.users.userRole')}</th>
+                <th scope="col" class="hide-narrow">{t('admin.users.userRole')}</th>
                 <th scope="col" class="hide-narrow">{t('admin.users.listRole')}</th>
                 <th scope="col" class="hide-narrow">{t('subscribers.email')}</th>
                 <th scope="col" class="hide-narrow">{t('admin.users.lastLogin')}</th>
@@ -111,7 +111,7 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                     {u.name !== u.username ? <div class="muted small">{u.name}</div> : null}
                   </td>
                   <td><UserTags user={u} t={t} /></td>
-                  <td>{u.user_role.name}</td>
+                  <td class="hide-narrow">{u.user_role.name}</td>
                   <td class="hide-narrow">{u.list_role?.name ?? <span class="muted">—</span>}</td>
                   <td class="hide-narrow break">{u.email ?? <span class="muted">—</span>}</td>
                   <td class="hide-narrow"><Time value={u.loggedin_at} /></td>
