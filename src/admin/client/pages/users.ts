@@ -2,7 +2,7 @@
 // and on "regenerate"), the roles tables (clone, delete), the permission matrix's select-all per
 // group, the list role's per-list grants, the profile form and the two-factor enrolment.
 import { api, navigate, notifyError, pageData } from '../api.ts';
-import { clicked, confirmAction, formDialog, promptText } from '../dialog.ts';
+import { clicked, confirmAction, promptPassword, promptText } from '../dialog.ts';
 import { clearErrors, FieldError, formJson, showError } from '../form.ts';
 
 /**
@@ -146,7 +146,7 @@ export function userPage() {
     /** Another user's 2FA off: asked first, confirmed with the admin's own password (the API's rule). */
     async disableTwofa(this: UserPageState) {
       const el = clicked(this.$event);
-      const password = await askPassword(el.dataset.confirm ?? '', el.dataset.passwordLabel ?? '', el.textContent?.trim() ?? '');
+      const password = await promptPassword(el.dataset.confirm ?? '', el.dataset.passwordLabel ?? '', el.textContent?.trim() ?? '');
       if (password === null) return;
       try {
         await api('DELETE', `/api/users/${el.dataset.id}/twofa`, { password });
@@ -156,23 +156,6 @@ export function userPage() {
       }
     },
   };
-}
-
-/** Asks `question` with a password field; resolves with what was typed, or null when cancelled. */
-async function askPassword(question: string, label: string, confirmLabel: string): Promise<string | null> {
-  const text = document.createElement('p');
-  text.id = 'password-question';
-  text.textContent = question;
-  const caption = document.createElement('label');
-  caption.htmlFor = 'password-confirm';
-  caption.textContent = label;
-  const input = document.createElement('input');
-  input.type = 'password';
-  input.id = 'password-confirm';
-  input.autocomplete = 'current-password';
-  input.required = true;
-  const ok = await formDialog({ fields: [text, caption, input], confirmLabel, focus: input, labelledBy: text.id });
-  return ok && input.value ? input.value : null;
 }
 
 interface Role {
