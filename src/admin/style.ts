@@ -190,6 +190,7 @@ button.fill{margin-top:.3rem}
 .checklist .help,.card .help{display:block;color:var(--muted);font-size:.85rem}
 .ops{display:grid;grid-template-columns:repeat(auto-fill,minmax(21rem,1fr));gap:0 1rem;align-items:start}
 .facts{display:grid;grid-template-columns:fit-content(40%) 1fr;gap:.3rem 1rem;margin:0}.facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}
+.facts.aligned{grid-template-columns:min(17rem,40%) minmax(0,1fr)}
 .log-tools{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin-bottom:.75rem}.log-tools .field{margin:0;flex:1 1 14rem}
 .log-view{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.5rem .25rem;max-height:70vh;overflow:auto;font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin:0}
 .log-line{white-space:pre-wrap;overflow-wrap:anywhere;padding:0 .5rem;border-left:3px solid transparent}
@@ -209,6 +210,7 @@ button.fill{margin-top:.3rem}
 .editor-layout,.uploads li{grid-template-columns:1fr}
 th,td{padding:.45rem .5rem}
 .hide-narrow{display:none}
+.row-actions{flex-direction:column;align-items:flex-start;gap:.45rem}.row-actions button.link{white-space:normal;text-align:left}
 }
 .perm-groups{display:grid;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr));gap:0 1rem}
 .perm-groups .check-label.all{font-weight:600;border-bottom:1px solid var(--border);padding-bottom:.3rem;margin-bottom:.3rem}

@@ -110,7 +110,7 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
         {c.started_at ? <div>{t('campaigns.startedAt')}: <Time value={c.started_at} /></div> : null}
         {c.status === 'finished' || c.status === 'cancelled' ? <div>{t('admin.campaigns.ended')}: <Time value={c.updated_at} /></div> : null}
       </td>
-      <td class="small">
+      <td class="hide-narrow small">
         <div>{t('campaigns.views')}: {formatNumber(c.views)}</div>
         <div>{t('campaigns.clicks')}: {formatNumber(c.clicks)}</div>
         <div>{t('campaigns.sent')}: <span data-sent>{formatNumber(c.sent)}</span> / <span data-to-send>{formatNumber(c.to_send)}</span></div>
@@ -192,7 +192,7 @@ function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefin
                 <SortHeader label={t('globals.fields.name')} column="name" {...sort} />
                 <th scope="col" class="hide-narrow">{t('globals.terms.lists')}</th>
                 <SortHeader label={t('campaigns.timestamps')} column="created_at" class="hide-narrow" {...sort} />
-                <th scope="col">{t('campaigns.stats')}</th>
+                <th scope="col" class="hide-narrow">{t('campaigns.stats')}</th>
                 <th scope="col"><span class="visually-hidden">{t('admin.actions')}</span></th>
               </tr>
             </thead>

@@ -1,7 +1,8 @@
 // The first-run checklist on the dashboard: what a fresh installation needs before its first
 // campaign. Each step is ticked by the state of the installation (a setting changed from its
 // default, a list that exists, a subscription made through the public form...), never by a
-// click; the checklist goes once every step is done. Shown to those who may change settings.
+// click; the checklist goes once every step is done, or when the user dismisses it (kept per
+// user: each admin decides for their own dashboard). Shown to those who may change settings.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { Translate } from '../admin/i18n.ts';
 import { can, type Actor } from '../http/permissions.ts';
@@ -34,14 +35,14 @@ export function firstRunSteps(s: Services): FirstRunStep[] {
   ];
 }
 
-/** The checklist, or nothing once every step is done (or for those who cannot change settings). */
+/** The checklist, or nothing once every step is done, once dismissed, or for those who cannot change settings. */
 export function FirstRun({ s, actor, t }: { s: Services; actor: Actor; t: Translate }): JSX.Element | null {
-  if (!can(actor, 'settings:manage')) return null;
+  if (!can(actor, 'settings:manage') || s.userService.firstRunDismissed(actor)) return null;
   const steps = firstRunSteps(s);
   const left = steps.filter((st) => !st.done).length;
   if (left === 0) return null;
   return (
-    <section class="card first-run" aria-labelledby="first-run-title">
+    <section class="card first-run" aria-labelledby="first-run-title" x-data="firstRun">
       <h2 id="first-run-title">{t('admin.firstRun.title')}</h2>
       <p class="muted">{t('admin.firstRun.intro', { done: steps.length - left, total: steps.length })}</p>
       <ol class="checklist">
@@ -57,6 +58,11 @@ export function FirstRun({ s, actor, t }: { s: Services; actor: Actor; t: Transl
         ))}
       </ol>
       <p class="help">{t('admin.firstRun.password')} <code>{CLI_NAME} user reset-password {actor.username}</code></p>
+      <div class="actions">
+        <button type="button" class="secondary small" x-on:click="dismiss" data-confirm={t('admin.firstRun.dismissConfirm')} data-done={t('admin.firstRun.dismissed')}>
+          {t('admin.firstRun.dismiss')}
+        </button>
+      </div>
     </section>
   );
 }

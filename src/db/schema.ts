@@ -99,6 +99,8 @@ export const users = sqliteTable('users', {
   created_at: timestamp('created_at'),
   updated_at: timestamp('updated_at'),
   totp_last_step: integer('totp_last_step').notNull().default(0),
+  /** When the user hid the dashboard's first-run checklist; null while it is shown. */
+  first_run_dismissed_at: text('first_run_dismissed_at'),
 });
 
 /** Login sessions; `id` is the SHA-256 hex of the cookie value. */

@@ -557,7 +557,7 @@ function settingsPage(c: AdminContext, s: Services) {
         <Privacy c={ctx} />
         <Security c={ctx} />
         <Media c={ctx} />
-        <BlockList c={ctx} id="smtp" intro={t('admin.settings.smtpIntro')} addLabel={t('admin.settings.addServer')} render={(c, b, i, bid) => <SmtpBlock c={c} b={b} index={i} bid={bid} />} />
+        <BlockList c={ctx} id="smtp" intro={t(manage ? 'admin.settings.smtpIntro' : 'admin.settings.smtpIntroReadOnly')} addLabel={t('admin.settings.addServer')} render={(c, b, i, bid) => <SmtpBlock c={c} b={b} index={i} bid={bid} />} />
         <Bounces c={ctx} last={s.bounces.lastScan(actor)} />
         <BlockList c={ctx} id="messengers" intro={t('admin.settings.messengersIntro')} empty={t('admin.settings.noMessengers')} addLabel={t('admin.settings.addMessenger')}
           render={(c, b, i, bid) => <MessengerBlock c={c} b={b} index={i} bid={bid} />} />

@@ -50,8 +50,9 @@ function uptime(seconds: number): string {
   return [d ? `${d} d` : '', d || h ? `${h} h` : '', `${m} min`].filter(Boolean).join(' ');
 }
 
+/** One card's facts: the label column has one width on every card of the page, so the values line up. */
 function Facts({ rows }: { rows: [string, JSX.Element | string][] }): JSX.Element {
-  return <dl class="facts">{rows.map(([label, value]) => <><dt>{label}</dt><dd>{value}</dd></>)}</dl>;
+  return <dl class="facts aligned">{rows.map(([label, value]) => <><dt>{label}</dt><dd>{value}</dd></>)}</dl>;
 }
 
 function aboutPage(c: AdminContext, s: Services) {

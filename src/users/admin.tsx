@@ -94,7 +94,7 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
               <tr>
                 <th scope="col">{t('users.username')}</th>
                 <th scope="col">{t('globals.fields.type')}</th>
-                <th scope="col">{t('admin.users.userRole')}</th>
+                <th scope="col" class="hide-narrow">{t('admin.users.userRole')}</th>
                 <th scope="col" class="hide-narrow">{t('admin.users.listRole')}</th>
                 <th scope="col" class="hide-narrow">{t('subscribers.email')}</th>
                 <th scope="col" class="hide-narrow">{t('admin.users.lastLogin')}</th>
@@ -111,7 +111,7 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                     {u.name !== u.username ? <div class="muted small">{u.name}</div> : null}
                   </td>
                   <td><UserTags user={u} t={t} /></td>
-                  <td>{u.user_role.name}</td>
+                  <td class="hide-narrow">{u.user_role.name}</td>
                   <td class="hide-narrow">{u.list_role?.name ?? <span class="muted">—</span>}</td>
                   <td class="hide-narrow break">{u.email ?? <span class="muted">—</span>}</td>
                   <td class="hide-narrow"><Time value={u.loggedin_at} /></td>
@@ -122,7 +122,7 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                         <button type="button" class="link" data-id={String(u.id)} data-name={u.username} data-status={u.status === 'enabled' ? 'disabled' : 'enabled'} x-on:click="setStatus">
                           {u.status === 'enabled' ? t('admin.users.disable') : t('admin.users.enable')}
                         </button>
-                        <button type="button" class="link" data-id={String(u.id)} data-name={u.username} x-on:click="deleteOne">{t('globals.buttons.delete')}</button>
+                        {u.id === actor.id ? null : <button type="button" class="link" data-id={String(u.id)} data-name={u.username} x-on:click="deleteOne">{t('globals.buttons.delete')}</button>}
                       </div>
                     ) : null}
                   </td>
@@ -140,6 +140,26 @@ function usersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
 function roleChoices(view: AdminView, s: Services, user: UserJson | null): { userRoles: { id: number; name: string; permissions: string[] }[]; listRoles: { id: number; name: string }[] } {
   if (can(view.actor, 'roles:get')) return { userRoles: s.userService.userRoles(view.actor), listRoles: s.userService.listRoles(view.actor) };
   return { userRoles: user ? [user.user_role] : [], listRoles: user?.list_role ? [user.list_role] : [] };
+}
+
+/**
+ * Another user's two-factor sign-in, on: an admin turns it off (a lost phone), confirming with
+ * their own password, as the API asks.
+ */
+function TwofaOff({ user, t }: { user: UserJson; t: AdminView['t'] }): JSX.Element {
+  return (
+    <section class="card" id="user-twofa" aria-labelledby="user-twofa-title">
+      <h2 id="user-twofa-title">{t('users.twoFA')}</h2>
+      <p><Tag tone="accent">{t('admin.profile.twofaIsOn')}</Tag> {t('admin.users.twofaOnHelp')}</p>
+      <div class="actions">
+        <button
+          type="button" class="danger" x-on:click="disableTwofa" data-id={String(user.id)}
+          data-confirm={t('admin.users.twofaOffConfirm', { name: user.username })} data-password-label={t('admin.users.twofaOffPassword')}
+          data-done={t('admin.users.twofaOffDone', { name: user.username })}
+        >{t('admin.profile.twofaOff')}</button>
+      </div>
+    </section>
+  );
 }
 
 /** Where a new API token is shown, once: filled by the page's script from the API's answer. */
@@ -250,6 +270,9 @@ function userPage(c: AdminContext, s: Services) {
   const { t, actor } = view;
   const user = s.userService.get(actor, pathId(c));
   const manages = s.userService.mayChangeUser(actor, user);
+  // The signed-in user's own account is not deleted from here (the API lets a caller delete
+  // itself, as listmonk's does) and its 2FA is turned off on the profile page.
+  const self = user.id === actor.id;
   return adminPage(c, s, {
     title: user.username,
     body: (
@@ -257,7 +280,7 @@ function userPage(c: AdminContext, s: Services) {
         <a class="back" href="/admin/users">← {t('globals.terms.users')}</a>
         <PageHead title={user.username}>
           {manages && user.type === 'api' ? <button type="button" class="secondary" data-id={String(user.id)} data-name={user.username} x-on:click="regenerateToken">{t('admin.users.regenerateToken')}</button> : null}
-          {manages ? <button type="button" class="danger" data-id={String(user.id)} data-name={user.username} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
+          {manages && !self ? <button type="button" class="danger" data-id={String(user.id)} data-name={user.username} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
         </PageHead>
         <div class="ids">
           <span>{t('globals.fields.id')}: <code>{user.id}</code> <CopyButton value={String(user.id)} label={t('globals.fields.id')} t={t} /></span>
@@ -265,6 +288,7 @@ function userPage(c: AdminContext, s: Services) {
           <span>{t('globals.fields.createdAt')}: <Time value={user.created_at} /></span>
           <span>{t('admin.users.lastLogin')}: <Time value={user.loggedin_at} /></span>
         </div>
+        {manages && !self && user.twofa_type === 'totp' ? <TwofaOff user={user} t={t} /> : null}
         <TokenPanel t={t} />
         <UserForm user={user} view={view} s={s} editable={manages} />
       </div>

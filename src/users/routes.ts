@@ -32,6 +32,7 @@ export const USER_ROUTES = [
   route({ method: 'DELETE', path: '/users', access: 'users:manage', handler: deleteUsers, query: deleteQuery, summary: 'Deletes users by id (an enabled Super Admin must remain)' }),
   route({ method: 'GET', path: '/profile', access: 'signed-in', handler: getProfile, summary: 'The caller\'s own user' }),
   route({ method: 'PUT', path: '/profile', access: 'signed-in', handler: updateProfile, body: profileChanges, summary: 'Changes the caller\'s name, and e-mail and password if they sign in with one' }),
+  route({ method: 'POST', path: '/profile/first-run/dismiss', access: 'signed-in', handler: dismissFirstRun, summary: 'Hides the dashboard\'s first-run checklist for the caller (listmgr\'s addition)' }),
   route({ method: 'POST', path: '/logout', access: 'signed-in', handler: logout, summary: 'Ends the caller\'s session' }),
   route({ method: 'GET', path: '/users/:id/twofa/totp', access: 'signed-in', handler: startTotp, summary: 'A new TOTP secret and QR code to enrol (the caller\'s own, or anyone\'s with users:manage)' }),
   route({ method: 'PUT', path: '/users/:id/twofa', access: 'signed-in', handler: enableTotp, body: totpInput, bodyKind: 'json-or-form', summary: 'Turns TOTP on with the enrolled secret and a current code (own, or with users:manage)' }),
@@ -179,6 +180,11 @@ function getProfile(c: C, s: Deps) {
 
 async function updateProfile(c: C, s: Deps, { body }: Input<ReturnType<typeof profileChanges>, undefined>) {
   return ok(c, await s.userService.updateProfile(c.get('user'), body, ownSession(c)));
+}
+
+function dismissFirstRun(c: C, s: Deps) {
+  s.userService.dismissFirstRun(c.get('user'));
+  return ok(c, true);
 }
 
 function logout(c: C, s: Deps) {

@@ -173,6 +173,16 @@ export class UserService {
     return this.store.updateProfile(own, { name: changes.name, email, passwordHash }, keepSession);
   }
 
+  /** Whether the actor hid the dashboard's first-run checklist. */
+  firstRunDismissed(actor: Actor): boolean {
+    return this.store.firstRunDismissed(actor.id);
+  }
+
+  /** Hides the dashboard's first-run checklist for the actor, on every later visit. */
+  dismissFirstRun(actor: Actor): void {
+    this.store.dismissFirstRun(authorized(actor.id));
+  }
+
   /** Ends the session with this cookie value (signing out). */
   endSession(session: string): void {
     this.store.endSession(session);
@@ -311,6 +321,8 @@ export class UserService {
   private twofaTarget(actor: Actor, id: number): Authorized<number> {
     if (id !== actor.id && !can(actor, 'users:manage')) throw forbidden('permission denied: users:manage');
     this.store.account(id);
+    // Someone else's 2FA, as any other change to them: only of a user holding no more than the actor.
+    if (id !== actor.id) this.assertHolderWithin(actor, this.store.getUser(id));
     return authorized(id);
   }
 

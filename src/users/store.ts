@@ -3,7 +3,7 @@
 // Admin left, roles in use). Who may do what, and what input is valid, is the users service's.
 // Plain CRUD through drizzle, except two short lookups of every authenticated request, which stay
 // named SQL.
-import { and, asc, count, eq, getTableColumns, gt, lt, lte, ne, notInArray, or } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gt, isNull, lt, lte, ne, notInArray, or } from 'drizzle-orm';
 import { isDatabaseBusy, isStorageFailure, type DB } from '../db/connection.ts';
 import { jsonEach, param, preparedStatements } from '../db/index.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
@@ -67,6 +67,8 @@ const statements = (db: DB) => preparedStatements(db, {
   /** Records a TOTP time step unless that step or a later one already was. */
   useTotpStep: (orm) => orm.update(users).set({ totp_last_step: param('step') })
     .where(and(eq(users.id, param('id')), lt(users.totp_last_step, param('step')))).prepare(),
+  dismissFirstRun: (orm) => orm.update(users).set({ first_run_dismissed_at: NOW })
+    .where(and(eq(users.id, param('id')), isNull(users.first_run_dismissed_at))).prepare(),
   setLoggedIn: (orm) => orm.update(users).set({ loggedin_at: param('now') }).where(eq(users.id, param('id'))).prepare(),
   deleteUser: (orm) => orm.delete(users).where(eq(users.id, param('id'))).prepare(),
   deleteApiUserByName: (orm) => orm.delete(users).where(and(eq(users.username, param('username')), eq(users.type, 'api'))).prepare(),
@@ -430,6 +432,16 @@ export class UserStore {
 
   disableTotp(id: Authorized<number>): void {
     this.q.setTwofa.run({ type: 'none', key: null, id });
+  }
+
+  /** Whether the user hid the dashboard's first-run checklist. */
+  firstRunDismissed(id: number): boolean {
+    return this.row(id).first_run_dismissed_at !== null;
+  }
+
+  /** Hides the dashboard's first-run checklist for the user (the first time is kept). */
+  dismissFirstRun(id: Authorized<number>): void {
+    this.q.dismissFirstRun.run({ id });
   }
 
   private row(id: number): UserRow {

@@ -7,9 +7,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+
+/** How many different left edges the values of the About page's cards have (1: one column). */
+async function valueColumns(page: Page): Promise<number> {
+  const lefts = await page.locator('main .facts dd').evaluateAll((dds) => dds.map((d) => Math.round(d.getBoundingClientRect().left)));
+  assert.ok(lefts.length >= 10, `the values of both cards: ${lefts.length}`);
+  return new Set(lefts).size;
+}
 
 describe('admin operations in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
@@ -193,6 +201,7 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'About' }).click();
     await page.getByText(process.version).waitFor();
     await screenshot(page, 'about');
+    assert.equal(await valueColumns(page), 1, 'the two cards\' values start at the same x');
     assert.deepEqual(tab.problems, []);
     await tab.close();
 
@@ -203,6 +212,7 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     await phone.page.goto(`${t.url}/admin/settings/about`);
     await phone.page.getByText('(downloaded by admin)').waitFor();
     await screenshot(phone.page, 'about');
+    assert.equal(await valueColumns(phone.page), 1, 'aligned on a phone too');
     assert.deepEqual(phone.problems, []);
     await phone.close();
   });
@@ -240,6 +250,43 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
         await line('journey: not while paused').waitFor();
       }
       // The toast stream reports the error line too; nothing else went wrong.
+      assert.deepEqual(tab.problems, []);
+      await tab.close();
+    }
+  });
+});
+
+describe('the first-run checklist dismissed in a browser', { skip: browserSkip() }, () => {
+  const server = useFreshServer();
+  const browser = useBrowser();
+
+  it('dismisses the first-run checklist after asking; it stays hidden after a reload', async () => {
+    const t = server();
+    for (const width of [390, 1280]) {
+      const username = `dismisser-${width}`;
+      const role = await t.request('POST', '/api/roles/users', { name: `Settings ${width}`, permissions: ['settings:get', 'settings:manage'] });
+      assert.equal((await t.request('POST', '/api/users', {
+        username, name: username, email: `${username}@example.com`, type: 'user', status: 'enabled', password_login: true, password: 'dismiss-password-1', user_role_id: role.body.data.id,
+      })).status, 200);
+      const tab = await signedInTab(browser(), t, { width, username, password: 'dismiss-password-1' });
+      const { page } = tab;
+      const checklist = page.getByRole('region', { name: 'Getting started' });
+      await checklist.waitFor();
+      await screenshot(page, 'first-run-dismiss');
+      await checklist.getByRole('button', { name: 'Dismiss' }).click();
+      const dialog = page.getByRole('dialog');
+      assert.match(await dialog.innerText(), /It does not come back/);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await page.reload();
+      await checklist.waitFor();
+      await checklist.getByRole('button', { name: 'Dismiss' }).click();
+      await dialog.getByRole('button', { name: 'Dismiss' }).click();
+      await page.getByText('Checklist hidden.').waitFor();
+      assert.equal(await checklist.count(), 0);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+      assert.equal(await checklist.count(), 0, 'still hidden after a reload');
+      await screenshot(page, 'first-run-dismissed');
       assert.deepEqual(tab.problems, []);
       await tab.close();
     }

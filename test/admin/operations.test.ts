@@ -286,3 +286,24 @@ describe('the first-run checklist', () => {
     assert.match(res.body, /<code>\.\/listmgr user reset-password admin<\/code>/);
   });
 });
+
+describe('dismissing the first-run checklist', () => {
+  const server = useFreshServer();
+
+  it('hides the checklist for the user who dismisses it, on every later visit; others still see theirs', async () => {
+    const t = server();
+    const admin = await adminSession(t);
+    const other = await userWithRole(t, ['settings:get', 'settings:manage']);
+    const otherSession = await adminSession(t, other.username, other.password);
+    const page = await getPage(t, admin, '/admin');
+    assert.match(page.body, /<section class="card first-run" aria-labelledby="first-run-title" x-data="firstRun">/);
+    assert.match(page.body, /<button type="button" class="secondary small" x-on:click="dismiss"[^>]*>\s*Dismiss\s*<\/button>/);
+    const dismissed = await apiAs(t, admin, 'POST', '/api/profile/first-run/dismiss');
+    assert.equal(dismissed.status, 200, dismissed.text);
+    assert.deepEqual(dismissed.body, { data: true });
+    assert.equal(checklist((await getPage(t, admin, '/admin')).body), null, 'gone for the one who dismissed it');
+    assert.equal(checklist((await getPage(t, await adminSession(t), '/admin')).body), null, 'also in a new session');
+    assert.equal((await apiAs(t, admin, 'POST', '/api/profile/first-run/dismiss')).status, 200, 'dismissing again is harmless');
+    assert.notEqual(checklist((await getPage(t, otherSession, '/admin')).body), null, 'another admin still sees theirs');
+  });
+});

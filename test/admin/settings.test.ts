@@ -116,6 +116,10 @@ describe('admin settings page', () => {
       assert.ok(!res.body.includes(control), `${control} is shown without settings:manage`);
     }
     assert.match(res.body, /<input type="text" id="s-app-site-name" name="app.site_name" data-kind="text" disabled=""/);
+    // The SMTP tab says nothing of a test this role cannot run.
+    assert.ok(!res.body.includes('Test a server before enabling it'), 'no advice to test without a test button');
+    assert.match(res.body, /Messages go out through the enabled servers, in turn\. Passwords are never shown\./);
+    assert.match((await getPage(t, admin, '/admin/settings')).body, /Test a server before enabling it/, 'the admin keeps the advice');
     assert.equal((await apiAs(t, reader, 'PUT', '/api/settings', { 'app.site_name': 'Nope' })).status, 403);
     assert.equal((await apiAs(t, reader, 'POST', '/api/settings/smtp/test', { email: 'a@example.com' })).status, 403);
     assert.equal((await apiAs(t, reader, 'POST', '/api/bounces/scan')).status, 403);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TOTP } from 'otpauth';
-import { adminSession, getPage, HOSTILE } from '../helpers/admin.ts';
+import { adminSession, apiAs, getPage, HOSTILE } from '../helpers/admin.ts';
 import { browserSkip, screenshot, signedInTab, useBrowser, waitForValue } from '../helpers/browser.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
@@ -156,6 +156,54 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
     }
   });
 
+  it('turns off another user\'s two-factor sign-in after asking, confirmed with the admin\'s password', async () => {
+    const t = server();
+    const role = await t.request('POST', '/api/roles/users', { name: 'Phone users', permissions: ['bounces:get'] });
+    for (const width of [1280, 390]) {
+      const username = `lost-phone-${width}`;
+      const user = await t.request('POST', '/api/users', {
+        username, name: username, email: `${username}@example.com`, type: 'user', status: 'enabled', password_login: true, password: 'phone-password-1', user_role_id: role.body.data.id,
+      });
+      const session = await adminSession(t, username, 'phone-password-1');
+      const id = user.body.data.id;
+      const { secret } = (await apiAs(t, session, 'GET', `/api/users/${id}/twofa/totp`)).body.data;
+      assert.equal((await apiAs(t, session, 'PUT', `/api/users/${id}/twofa`, { secret, code: totp(secret).generate() })).status, 200);
+
+      const tab = await signedInTab(browser(), t, { width });
+      const { page } = tab;
+      await page.goto(`${t.url}/admin/users/${id}`);
+      const section = page.getByRole('region', { name: 'Two-factor authentication' });
+      await section.getByText('On', { exact: true }).waitFor();
+      await screenshot(page, 'user-twofa-on');
+      const turnOff = section.getByRole('button', { name: 'Turn off two-factor sign-in' });
+      await turnOff.click();
+      const dialog = page.getByRole('dialog', { name: `Turn off two-factor sign-in for "${username}"?` });
+      await dialog.waitFor();
+      await screenshot(page, 'user-twofa-confirm');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.equal((await t.request('GET', `/api/users/${id}`)).body.data.twofa_type, 'totp', 'cancelled: still on');
+
+      await turnOff.click();
+      await dialog.getByLabel('Your password, to confirm').fill('not-my-password');
+      assert.equal(await dialog.getByRole('button', { name: 'Turn off two-factor sign-in' }).getAttribute('class'), 'danger', 'styled as the destructive action it is');
+      await dialog.getByRole('button', { name: 'Turn off two-factor sign-in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'wrong password' }).waitFor();
+      assert.equal((await t.request('GET', `/api/users/${id}`)).body.data.twofa_type, 'totp', 'a wrong password changes nothing');
+
+      await turnOff.click();
+      await dialog.getByLabel('Your password, to confirm').fill('admin-password-1');
+      await dialog.getByRole('button', { name: 'Turn off two-factor sign-in' }).click();
+      await page.getByText(`Two-factor sign-in is off for "${username}".`).waitFor();
+      await section.waitFor({ state: 'detached' });
+      assert.equal(await page.locator('.ids').getByText('2FA', { exact: true }).count(), 0, 'the 2FA tag is gone');
+      assert.equal((await t.request('GET', `/api/users/${id}`)).body.data.twofa_type, 'none');
+      await screenshot(page, 'user-twofa-off');
+      assert.deepEqual(tab.problems, []);
+      await tab.close();
+    }
+  });
+
   it('creates an API user and shows its token once; the token works, and "regenerate" replaces it', async () => {
     const t = server();
     for (const width of [1280, 390]) {
@@ -201,9 +249,11 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
     const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.goto(`${t.url}/admin/users`);
+    // The own row offers no Delete; disabling the last enabled Super Admin (oneself) is refused.
     const adminRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'admin', exact: true }) });
-    await adminRow.getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    assert.equal(await adminRow.getByRole('button', { name: 'Delete' }).count(), 0);
+    await adminRow.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('alert').filter({ hasText: 'at least one enabled Super Admin user must remain' }).waitFor();
 
     const one = page.getByRole('row').filter({ hasText: 'temp-one' });

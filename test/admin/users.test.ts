@@ -263,6 +263,74 @@ describe('admin users, roles and profile pages', () => {
     assert.match(adminView.body, />2FA</);
   });
 
+  it('lets an admin turn off another user\'s 2FA from their page; hidden from, and refused to, a role without users:manage', async () => {
+    const person = await userWithRole(t, ['subscribers:get']);
+    const session = await adminSession(t, person.username, person.password);
+    const me = (await apiAs(t, session, 'GET', '/api/profile')).body.data;
+    const before = await getPage(t, admin, `/admin/users/${me.id}`);
+    assert.ok(!before.body.includes('x-on:click="disableTwofa"'), 'nothing to turn off while 2FA is off');
+    const { secret } = (await apiAs(t, session, 'GET', `/api/users/${me.id}/twofa/totp`)).body.data;
+    const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+    assert.equal((await apiAs(t, session, 'PUT', `/api/users/${me.id}/twofa`, { secret, code })).status, 200);
+
+    const page = await getPage(t, admin, `/admin/users/${me.id}`);
+    assert.match(page.body, /<button type="button" class="danger" x-on:click="disableTwofa" data-id="\d+"/);
+    assert.ok(page.body.includes(`Turn off two-factor sign-in for &quot;${person.username}&quot;?`), 'it asks first, naming the user');
+    assert.ok(!page.body.includes(secret));
+
+    const reader = await userWithRole(t, ['users:get']);
+    const readerSession = await adminSession(t, reader.username, reader.password);
+    const seen = await getPage(t, readerSession, `/admin/users/${me.id}`);
+    assert.equal(seen.status, 200);
+    assert.match(seen.body, />2FA</, 'the reader sees that 2FA is on');
+    assert.ok(!seen.body.includes('disableTwofa'), 'but has no control to turn it off');
+    const refused = await apiAs(t, readerSession, 'DELETE', `/api/users/${me.id}/twofa`, { password: reader.password });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal((await t.request('GET', `/api/users/${me.id}`)).body.data.twofa_type, 'totp', 'refused: still on');
+
+    const own = await getPage(t, session, `/admin/profile`);
+    assert.match(own.body, /Turn off two-factor sign-in/, 'one\'s own is turned off on the profile');
+    const off = await apiAs(t, admin, 'DELETE', `/api/users/${me.id}/twofa`, { password: 'admin-password-1' });
+    assert.equal(off.status, 200, off.text);
+    assert.ok(!(await getPage(t, admin, `/admin/users/${me.id}`)).body.includes('disableTwofa'), 'gone once off');
+  });
+
+  it('refuses turning off the 2FA of a user who holds more than the caller, as any other change to them', async () => {
+    const { secret } = (await apiAs(t, admin, 'GET', '/api/users/1/twofa/totp')).body.data;
+    const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+    assert.equal((await apiAs(t, admin, 'PUT', '/api/users/1/twofa', { secret, code })).status, 200);
+    try {
+      const manager = await userWithRole(t, ['users:get', 'users:manage']);
+      const session = await adminSession(t, manager.username, manager.password);
+      const page = await getPage(t, session, '/admin/users/1');
+      assert.ok(!page.body.includes('disableTwofa'), 'no control on a Super Admin\'s page');
+      const refused = await apiAs(t, session, 'DELETE', '/api/users/1/twofa', { password: manager.password });
+      assert.equal(refused.status, 403, refused.text);
+      assert.match(refused.body.message, /only a Super Admin can change a Super Admin/);
+      assert.equal((await t.request('GET', '/api/users/1')).body.data.twofa_type, 'totp', 'refused: still on');
+    } finally {
+      assert.equal((await apiAs(t, admin, 'DELETE', '/api/users/1/twofa', { password: 'admin-password-1' })).status, 200);
+    }
+  });
+
+  it('never offers the signed-in user Delete on their own row or page (the API would let them)', async () => {
+    const list = await getPage(t, admin, '/admin/users');
+    const row = (name: string) => new RegExp(`>${name}</strong></a>[\\s\\S]*?</tr>`).exec(list.body)![0];
+    assert.ok(row('admin').includes('href="/admin/users/1"') && row('admin').includes('x-on:click="setStatus"'), 'the own row keeps its other actions');
+    assert.ok(!row('admin').includes('x-on:click="deleteOne"'), 'no Delete on the own row');
+    assert.ok(row('tester').includes('x-on:click="deleteOne"'), 'others keep theirs');
+    const ownPage = await getPage(t, admin, '/admin/users/1');
+    assert.ok(ownPage.body.includes('Save changes') && !ownPage.body.includes('x-on:click="deleteOne"'));
+    // What the API does (listmonk's behaviour, kept): a manager may delete itself; the session ends with it.
+    const manager = await userWithRole(t, ['users:get', 'users:manage']);
+    const session = await adminSession(t, manager.username, manager.password);
+    const me = (await apiAs(t, session, 'GET', '/api/profile')).body.data;
+    const managerList = await getPage(t, session, '/admin/users');
+    assert.ok(!new RegExp(`>${manager.username}</strong></a>[\\s\\S]*?</tr>`).exec(managerList.body)![0].includes('deleteOne'));
+    assert.equal((await apiAs(t, session, 'DELETE', `/api/users/${me.id}`)).status, 200);
+    assert.equal((await apiAs(t, session, 'GET', '/api/profile')).status, 403, 'the session ended with the user');
+  });
+
   it('says on the profile of a user without password login that 2FA and the e-mail need one', async () => {
     const role = await t.request('POST', '/api/roles/users', { name: 'no password role', permissions: [] });
     const user = await t.request('POST', '/api/users', { username: 'nopass', email: 'nopass@example.com', type: 'user', status: 'enabled', password_login: true, password: 'a-long-password-1', user_role_id: role.body.data.id });

@@ -45,6 +45,7 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'GET', path: '/api/profile', perms: [] },
   { method: 'PUT', path: '/api/profile', perms: [], body: {} },
   { method: 'POST', path: '/api/logout', perms: [] },
+  { method: 'POST', path: '/api/profile/first-run/dismiss', perms: [] },
   { method: 'GET', path: '/api/users/{self}/twofa/totp', perms: [] },
   { method: 'PUT', path: '/api/users/{self}/twofa', perms: [], body: {} },
   { method: 'DELETE', path: '/api/users/{self}/twofa', perms: [], body: {} },

@@ -17,7 +17,7 @@ delete /api/media/:id; delete /api/roles/:id; delete /api/subscribers; delete /a
 delete /api/templates/:id; delete /api/users; delete /api/users/:id; delete /api/users/:id/twofa
 patch /api/subscribers/:id
 post /api/campaigns; post /api/campaigns/:id/content; post /api/campaigns/:id/preview; post /api/campaigns/:id/preview/archive; post /api/campaigns/:id/test
-post /api/campaigns/:id/text; post /api/import/subscribers; post /api/lists; post /api/logout; post /api/media; post /api/public/subscription
+post /api/campaigns/:id/text; post /api/import/subscribers; post /api/lists; post /api/logout; post /api/profile/first-run/dismiss; post /api/media; post /api/public/subscription
 post /api/roles/lists; post /api/roles/users; post /api/settings/smtp/test; post /api/subscribers; post /api/subscribers/:id/optin
 post /api/subscribers/query/delete; post /api/templates; post /api/templates/:id/preview; post /api/templates/preview; post /api/tx; post /api/users
 put /api/bounces/blocklist; put /api/campaigns/:id; put /api/campaigns/:id/archive; put /api/campaigns/:id/status; put /api/lists/:id; put /api/profile

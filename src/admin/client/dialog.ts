@@ -40,7 +40,7 @@ export function confirmAction(message: string, confirmLabel = 'Confirm', danger 
  * A modal form of `fields` with a confirm and a cancel button (Escape cancels too); resolves
  * true when confirmed. `focus` is selected when it opens.
  */
-export function formDialog(o: { fields: HTMLElement[]; confirmLabel: string; focus: HTMLInputElement; labelledBy?: string }): Promise<boolean> {
+export function formDialog(o: { fields: HTMLElement[]; confirmLabel: string; focus: HTMLInputElement; labelledBy?: string; danger?: boolean }): Promise<boolean> {
   return new Promise((resolve) => {
     const dialog = document.createElement('dialog');
     if (o.labelledBy) dialog.setAttribute('aria-labelledby', o.labelledBy);
@@ -52,6 +52,7 @@ export function formDialog(o: { fields: HTMLElement[]; confirmLabel: string; foc
     ok.type = 'submit';
     ok.value = 'ok';
     ok.textContent = o.confirmLabel;
+    if (o.danger) ok.className = 'danger';
     const cancel = document.createElement('button');
     cancel.type = 'button';
     cancel.className = 'secondary';
@@ -70,18 +71,43 @@ export function formDialog(o: { fields: HTMLElement[]; confirmLabel: string; foc
   });
 }
 
-/** Asks for one line of text (a new name); resolves with it, or null when cancelled. */
-export async function promptText(message: string, initial: string, confirmLabel = 'OK'): Promise<string | null> {
+/**
+ * Asks for one value in a labelled input of `type`, under `question` when given (it then names
+ * the dialog); resolves with what was typed, or null when cancelled.
+ */
+async function promptInput(o: { label: string; type: 'text' | 'password'; initial?: string; confirmLabel: string; question?: string; autocomplete?: AutoFill; danger?: boolean }): Promise<string | null> {
+  const fields: HTMLElement[] = [];
+  if (o.question) {
+    const text = document.createElement('p');
+    text.id = 'prompt-question';
+    text.textContent = o.question;
+    fields.push(text);
+  }
   const label = document.createElement('label');
   label.htmlFor = 'prompt-input';
-  label.textContent = message;
+  label.textContent = o.label;
   const input = document.createElement('input');
-  input.type = 'text';
+  input.type = o.type;
   input.id = 'prompt-input';
-  input.value = initial;
+  input.value = o.initial ?? '';
   input.required = true;
-  const ok = await formDialog({ fields: [label, input], confirmLabel, focus: input });
-  return (ok && input.value.trim()) || null;
+  if (o.autocomplete) input.autocomplete = o.autocomplete;
+  fields.push(label, input);
+  const ok = await formDialog({ fields, confirmLabel: o.confirmLabel, focus: input, labelledBy: o.question ? 'prompt-question' : undefined, danger: o.danger });
+  return ok ? input.value : null;
+}
+
+/** Asks for one line of text (a new name); resolves with it, or null when cancelled. */
+export async function promptText(message: string, initial: string, confirmLabel = 'OK'): Promise<string | null> {
+  return (await promptInput({ label: message, type: 'text', initial, confirmLabel }))?.trim() || null;
+}
+
+/**
+ * Asks `question` with the signed-in user's password to confirm a destructive action (its button
+ * styled as one); resolves with the password, or null when cancelled.
+ */
+export async function promptPassword(question: string, label: string, confirmLabel: string): Promise<string | null> {
+  return (await promptInput({ label, type: 'password', confirmLabel, question, autocomplete: 'current-password', danger: true })) || null;
 }
 
 /** The element whose handler runs (a row's button carries its data-* for the action). */

@@ -1,6 +1,7 @@
 // One Alpine component per admin page, by the name its x-data uses.
 import { campaignPicker } from './analytics.ts';
 import { bouncesPage } from './bounces.ts';
+import { firstRun } from './dashboard.ts';
 import { attachments, listPicker } from './campaign-parts.ts';
 import { campaignPage, campaignsPage } from './campaigns.ts';
 import { formsPage } from './forms.ts';
@@ -40,4 +41,5 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   campaignPicker,
   logsPage,
   maintenancePage,
+  firstRun,
 };

@@ -2,7 +2,7 @@
 // and on "regenerate"), the roles tables (clone, delete), the permission matrix's select-all per
 // group, the list role's per-list grants, the profile form and the two-factor enrolment.
 import { api, navigate, notifyError, pageData } from '../api.ts';
-import { clicked, confirmAction, promptText } from '../dialog.ts';
+import { clicked, confirmAction, promptPassword, promptText } from '../dialog.ts';
 import { clearErrors, FieldError, formJson, showError } from '../form.ts';
 
 /**
@@ -142,6 +142,18 @@ export function userPage() {
     },
     async deleteOne(this: UserPageState) {
       await deleteUser(clicked(this.$event), '/admin/users');
+    },
+    /** Another user's 2FA off: asked first, confirmed with the admin's own password (the API's rule). */
+    async disableTwofa(this: UserPageState) {
+      const el = clicked(this.$event);
+      const password = await promptPassword(el.dataset.confirm ?? '', el.dataset.passwordLabel ?? '', el.textContent?.trim() ?? '');
+      if (password === null) return;
+      try {
+        await api('DELETE', `/api/users/${el.dataset.id}/twofa`, { password });
+        navigate(null, el.dataset.done);
+      } catch (err) {
+        notifyError(err);
+      }
     },
   };
 }
