@@ -95,6 +95,14 @@ describe('listmgr service-unit', () => {
     assert.equal(v.status, 0, v.stderr);
     // It exits 0 for settings it ignores, and says so.
     assert.equal(v.stderr.trim(), '');
+    // The low-memory settings, once uncommented, are accepted too.
+    const lowMemory = r.out.replace('#Environment="NODE_OPTIONS=', 'Environment="NODE_OPTIONS=');
+    assert.notEqual(lowMemory, r.out, 'the unit offers the low-memory settings, commented out');
+    assert.deepEqual(parseUnit(lowMemory).get('Service')!.get('Environment')!.slice(-1), ['"NODE_OPTIONS=--max-semi-space-size=2" MALLOC_ARENA_MAX=2']);
+    writeFileSync(file, lowMemory);
+    const low = spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
+    assert.equal(low.status, 0, low.stderr);
+    assert.equal(low.stderr.trim(), '');
   });
 
   for (const [args, message] of [
