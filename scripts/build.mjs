@@ -3,21 +3,11 @@
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { asciiOnly, FIRST_USE_PACKAGES, zodEnglishOnly } from './bundling.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 /** Dependencies left out of the server bundle, loaded from node_modules. */
-const EXTERNAL = ['better-sqlite3', 'sharp', 'pg', 'imapflow', 'mailparser', 'qrcode', 'altcha', 'prom-client', 'turndown'];
-/**
- * zod's namespace object carries its 40-odd message locales (400 KB of source, some of it not
- * ASCII, which made V8 hold the whole bundle as a two-byte string); listmgr uses English only.
- */
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (args.importer.includes('/zod/') ? { path: 'zod-locales', namespace: 'zod-locales', pluginData: args.resolveDir } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: "export { default as en } from '../locales/en.js';", resolveDir: args.pluginData }));
-  },
-};
+const EXTERNAL = ['better-sqlite3', 'sharp', 'altcha', ...FIRST_USE_PACKAGES];
 
 await build({
   // The import's parser, writer and search indexer and the segment queries run on worker
@@ -48,12 +38,7 @@ await build({
   banner: { js: "import { createRequire as __lmCreateRequire } from 'node:module'; const require = __lmCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
-// What esbuild leaves unescaped (characters in regular expression literals) made V8 hold the
-// whole bundle as a two-byte string, twice its size: \u escapes mean the same there.
-for (const file of ['cli', 'import-parser', 'import-writer', 'import-indexer', 'segment-query']) {
-  const path = `dist/${file}.js`;
-  writeFileSync(path, readFileSync(path, 'utf8').replace(/[^\x00-\x7f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
-}
+for (const file of ['cli', 'import-parser', 'import-writer', 'import-indexer', 'segment-query']) asciiOnly(`dist/${file}.js`);
 
 // The admin UI's scripts: one small bundle every page loads (Alpine.js and the page
 // components), and islands only the pages that need them load. Hashed names let the server

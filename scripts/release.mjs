@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'postject';
+import { asciiOnly, FIRST_USE_PACKAGES, zodEnglishOnly } from './bundling.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -79,6 +80,22 @@ const nativeLoading = {
   },
 };
 
+// The packages loaded on first use: each a script of its own (native/first-use/<name>.cjs),
+// loaded from the cache folder when the application first imports it, so that the executable's
+// script, which V8 keeps in memory whole, holds none of them.
+const firstUseScripts = {
+  name: 'listmgr-first-use',
+  setup(b) {
+    const names = new RegExp(`^(${FIRST_USE_PACKAGES.join('|')})$`);
+    b.onResolve({ filter: names }, (args) => ({ path: args.path, namespace: 'listmgr-first-use' }));
+    b.onLoad({ filter: /.*/, namespace: 'listmgr-first-use' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(seaModule)}).loadScript(${JSON.stringify(`first-use/${args.path}.cjs`)});`,
+      resolveDir: root,
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -88,12 +105,23 @@ const common = {
   external: ['pg-native'],
   define: { LISTMGR_VERSION: JSON.stringify(pkg.version), 'import.meta.url': '__lmImportMetaUrl' },
   banner: { js: "var __lmImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [nativeLoading],
+  plugins: [nativeLoading, zodEnglishOnly],
+  // As dist/cli.js (scripts/build.mjs): V8 holds the script's source for as long as it runs.
+  minifyWhitespace: true,
+  minifySyntax: true,
   legalComments: 'none',
   logLevel: 'error',
 };
 
-await build({ ...common, entryPoints: [join(root, 'src', 'sea-main.ts')], outfile: join(work, 'listmgr.cjs') });
+const main = join(work, 'listmgr.cjs');
+await build({ ...common, plugins: [...common.plugins, firstUseScripts], entryPoints: [join(root, 'src', 'sea-main.ts')], outfile: main });
+asciiOnly(main);
+await build({
+  ...common,
+  entryPoints: Object.fromEntries(FIRST_USE_PACKAGES.map((name) => [`first-use/${name}`, require.resolve(name)])),
+  outdir: join(work, 'native'),
+  outExtension: { '.js': '.cjs' },
+});
 // The worker threads' scripts (src/worker-thread.ts loads <name>.cjs from the cache folder).
 await build({
   ...common,
@@ -128,7 +156,9 @@ addTree('dist/admin');
 assets['docs/examples/subscribers.csv'] = join(root, 'docs/examples/subscribers.csv');
 assets['deps/altcha'] = require.resolve('altcha');
 for (const [key, file] of Object.entries(natives)) assets[`native/${key}`] = file;
-for (const f of readdirSync(join(work, 'native'))) assets[`native/${f}`] = join(work, 'native', f);
+for (const f of readdirSync(join(work, 'native'), { recursive: true })) {
+  if (f.endsWith('.cjs')) assets[`native/${f.split('\\').join('/')}`] = join(work, 'native', f);
+}
 
 // The cache folder's name changes whenever what is written there does.
 const hash = createHash('sha256');

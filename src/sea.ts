@@ -11,6 +11,7 @@
 //   <tmp>/listmgr-<uid>; then a folder per build, `<version>-<hash of what it holds>`.
 import { getAsset, isSea } from 'node:sea';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -102,6 +103,15 @@ export function nativeDir(): string {
   }
   nativeFolder = dir;
   return dir;
+}
+
+/**
+ * Loads a script from the cache folder (`file` relative to it): a package the executable loads
+ * on first use (scripts/release.mjs). The main script's own require() reaches Node's modules only.
+ */
+export function loadScript(file: string): unknown {
+  const path = join(nativeDir(), file);
+  return createRequire(path)(path);
 }
 
 /** Loads a native addon from the cache folder (`file` relative to it). */

@@ -4,8 +4,10 @@
 // BENCH idle_rss_mb (VmRSS from /proc/PID/status after 3 s of idling, the median) and
 // BENCH idle_rss_settled_mb (the same after 12 s: V8 makes its first memory-reducing collection
 // of an idle process at about 8 s, which start-up's garbage and grown young generation wait for);
-// then floor_idle_rss_mb and floor_idle_rss_settled_mb, the same of footprint-floor.mjs: the web and
-// database stack listmgr is built on, with nothing of listmgr in it.
+// then the same of the release executable (npm run release), as release_startup_ms,
+// release_idle_rss_mb and release_idle_rss_settled_mb; then floor_idle_rss_mb and
+// floor_idle_rss_settled_mb, the same of footprint-floor.mjs: the web and database stack listmgr
+// is built on, with nothing of listmgr in it.
 // BENCH_RUNS sets the number of runs (default 5); BENCH_ENV='K=V K2=V2' adds to the server's
 // environment (to try a V8 flag: BENCH_ENV='NODE_OPTIONS=--max-semi-space-size=1').
 import { spawn, spawnSync } from 'node:child_process';
@@ -15,6 +17,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { install } from '../../src/install.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const IDLE_MS = 3000;
@@ -86,18 +90,26 @@ const dir = mkdtempSync(join(tmpdir(), 'listmgr-footprint-'));
 try {
   const dbPath = join(dir, 'listmgr.db');
   await install(dbPath, { adminUser: 'admin', adminPassword: 'admin-password-1' });
-  const results = [];
   const listmgr = (port: number) => ['serve', '--db', dbPath, '--uploads', join(dir, 'uploads'), '--address', `127.0.0.1:${port}`];
-  // The first run warms the page cache (the bundle, node_modules, the database); not counted.
-  await run('./listmgr', listmgr);
-  for (let i = 0; i < RUNS; i++) {
-    const r = await run('./listmgr', listmgr);
-    console.log(`run ${i + 1}: ${r.startupMs.toFixed(0)} ms to /health, ${r.rssMb.toFixed(1)} MB RSS idle, ${r.settledMb.toFixed(1)} MB settled`);
-    results.push(r);
-  }
-  console.log(`BENCH startup_ms ${median(results.map((r) => r.startupMs)).toFixed(0)}`);
-  console.log(`BENCH idle_rss_mb ${median(results.map((r) => r.rssMb)).toFixed(1)}`);
-  console.log(`BENCH idle_rss_settled_mb ${median(results.map((r) => r.settledMb)).toFixed(1)}`);
+  /** Runs the command RUNS times after one that warms the page cache (and the executable's cache folder); prints the medians. */
+  const measure = async (command: string, prefix: string) => {
+    await run(command, listmgr);
+    const results: Run[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const r = await run(command, listmgr);
+      console.log(`${prefix || 'repository '}run ${i + 1}: ${r.startupMs.toFixed(0)} ms to /health, ${r.rssMb.toFixed(1)} MB RSS idle, ${r.settledMb.toFixed(1)} MB settled`);
+      results.push(r);
+    }
+    console.log(`BENCH ${prefix}startup_ms ${median(results.map((r) => r.startupMs)).toFixed(0)}`);
+    console.log(`BENCH ${prefix}idle_rss_mb ${median(results.map((r) => r.rssMb)).toFixed(1)}`);
+    console.log(`BENCH ${prefix}idle_rss_settled_mb ${median(results.map((r) => r.settledMb)).toFixed(1)}`);
+  };
+  await measure('./listmgr', '');
+  // The release executable (npm run release), as a VPS runs it.
+  const release = spawnSync(process.execPath, ['scripts/release.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (release.status !== 0) throw new Error('npm run release failed');
+  extraEnv.LISTMGR_CACHE_DIR = join(dir, 'cache');
+  await measure(`release/listmgr-${pkg.version}-linux-x64`, 'release_');
   const floor: Run[] = [];
   for (let i = 0; i < 3; i++) floor.push(await run(process.execPath, (port) => ['scripts/bench/footprint-floor.mjs', dbPath, String(port)]));
   console.log(`BENCH floor_idle_rss_mb ${median(floor.map((r) => r.rssMb)).toFixed(1)}`);

@@ -157,6 +157,21 @@ describe('the release executable', () => {
       assert.equal(subs.data.total, 2);
     });
 
+    it('loads the packages it needs on first use from the cache folder (turndown, qrcode, prom-client)', async () => {
+      const json = { ...auth(), 'content-type': 'application/json' };
+      const md = await fetch(`${url}/api/campaigns/1/content`, { method: 'POST', headers: json, body: JSON.stringify({ from: 'html', to: 'markdown', body: '<h1>Hello</h1><p>a <strong>b</strong></p>' }) });
+      assert.equal(md.status, 200, await md.clone().text());
+      assert.equal(((await md.json()) as { data: string }).data.trim(), '# Hello\n\na **b**');
+      const totp = await fetch(`${url}/api/users/1/twofa/totp`, { headers: auth() });
+      assert.equal(totp.status, 200, await totp.clone().text());
+      assert.match(((await totp.json()) as { data: { qr: string } }).data.qr, /^iVBORw0KGgo/, 'a PNG');
+      const on = await fetch(`${url}/api/settings`, { method: 'PUT', headers: json, body: JSON.stringify({ 'metrics.enabled': true }) });
+      assert.equal(on.status, 200, await on.clone().text());
+      const metrics = await fetch(`${url}/metrics`, { headers: auth() });
+      assert.equal(metrics.status, 200, await metrics.clone().text());
+      assert.match(await metrics.text(), /^listmgr_/m);
+    });
+
     it('backs up while serving, and refuses to restore under the server', () => {
       const b = run(['backup', 'backup.db']);
       assert.equal(b.code, 0, b.err);
