@@ -140,14 +140,14 @@ describe('user list, api-user list, status', () => {
       // A refused request records no use.
       assert.equal((await fetch(`${s.url}/api/lists`, { headers: { authorization: 'token robot:wrong' } })).status, 403);
       // Where no mail is set up, the sign-in pages name the command that sets a new password.
-      for (const path of ['/admin/login', '/admin/forgot']) assert.match(await (await fetch(s.url + path)).text(), /<code>listmgr user reset-password NAME<\/code>/);
+      for (const path of ['/admin/login', '/admin/forgot']) assert.match(await (await fetch(s.url + path)).text(), /<code>\.\/listmgr user reset-password NAME<\/code>/);
     } finally {
       await s.stop();
     }
     apis = run(['api-user', 'list', '--db', 'a.db']);
     assert.match(apis.out, /^robot\s+Super Admin\s+enabled\s+\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/m);
     assert.ok(!apis.out.includes(token) && !users.out.includes(token), 'no token is printed');
-    assert.equal(run(['api-user', 'list', '--db', 'plain.db']).out.trim(), 'No API users. Create one with: listmgr api-user create NAME');
+    assert.equal(run(['api-user', 'list', '--db', 'plain.db']).out.trim(), 'No API users. Create one with: ./listmgr api-user create NAME');
   });
 
   it('status tells the database, its contents, the server, the last backup, the root URL and mail', async () => {

@@ -49,10 +49,10 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'GET', path: '/api/users/{self}/twofa/totp', perms: [] },
   { method: 'PUT', path: '/api/users/{self}/twofa', perms: [], body: {} },
   { method: 'DELETE', path: '/api/users/{self}/twofa', perms: [], body: {} },
-  // another user's 2FA
-  { method: 'GET', path: '/api/users/1/twofa/totp', perms: ['users:manage'] },
-  { method: 'PUT', path: '/api/users/1/twofa', perms: ['users:manage'], body: {} },
-  { method: 'DELETE', path: '/api/users/1/twofa', perms: ['users:manage'], body: {} },
+  // another user's 2FA (one who does not hold more than the caller: none at all)
+  { method: 'GET', path: '/api/users/999999/twofa/totp', perms: ['users:manage'] },
+  { method: 'PUT', path: '/api/users/999999/twofa', perms: ['users:manage'], body: {} },
+  { method: 'DELETE', path: '/api/users/999999/twofa', perms: ['users:manage'], body: {} },
   // roles
   { method: 'GET', path: '/api/roles/users', perms: ['roles:get'] },
   { method: 'GET', path: '/api/roles/lists', perms: ['roles:get'] },
