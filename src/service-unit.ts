@@ -55,10 +55,12 @@ Environment=LISTMGR_DB=${dir}/listmgr.db
 Environment=LISTMGR_UPLOADS=${dir}/uploads
 Environment=LISTMGR_ADDRESS=${o.address}
 Environment=LISTMGR_CACHE_DIR=${dir}/.cache
-# On a machine short of memory: a smaller young generation and fewer malloc arenas cut the
-# peak while sending by about a fifth, for about a quarter more CPU per message (README,
-# "Memory and start-up"). Uncomment to use.
-#Environment="NODE_OPTIONS=--max-semi-space-size=2" MALLOC_ARENA_MAX=2
+# Two malloc arenas instead of one per thread: a few MB less while sending, at no cost.
+Environment=MALLOC_ARENA_MAX=2
+# On a machine short of memory: a smaller young generation cuts the peak while sending by
+# about a fifth, for about 30% more CPU per message (README, "Memory and start-up").
+# Uncomment to use.
+#Environment=NODE_OPTIONS=--max-semi-space-size=2
 ExecStart=${o.exec} serve --db ${dir}/listmgr.db
 Restart=on-failure
 RestartSec=5
