@@ -5,12 +5,14 @@
 //
 // What the executable carries (as assets, read by src/sea.ts and src/paths.ts):
 // - the application bundled into one CommonJS script (SEA runs its main script as CommonJS,
-//   whose require() reaches only Node's own modules, so every dependency is inside it);
+//   whose require() reaches only Node's own modules, so every dependency is inside it or
+//   beside it in the cache folder);
 // - the files the application reads: sql/, the default and system mail templates, the
 //   language packs, the admin UI's built scripts, the example CSV, the Altcha widget;
 // - under native/, what has to be a file to be loaded, written to a cache folder on first use:
 //   better-sqlite3's addon, sharp's addon with libvips (in the layout its RPATH expects), the
-//   worker threads' scripts, and better-sqlite3 as a script for the backup's copying thread.
+//   worker threads' scripts, better-sqlite3 as a script for the backup's copying thread, and
+//   the packages loaded on first use (scripts/bundling.mjs), each a script of its own.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
