@@ -55,11 +55,13 @@ Environment=LISTMGR_DB=${dir}/listmgr.db
 Environment=LISTMGR_UPLOADS=${dir}/uploads
 Environment=LISTMGR_ADDRESS=${o.address}
 Environment=LISTMGR_CACHE_DIR=${dir}/.cache
-# Two malloc arenas instead of one per thread: a few MB less while sending, at no cost.
+# Memory while sending (README, "Memory and start-up"): two malloc arenas instead of one per
+# thread, and V8's young generation at 2 x 8 MB instead of 2 x 16 (about 15 MB less at the peak,
+# for 4-9% more CPU time).
 Environment=MALLOC_ARENA_MAX=2
-# On a machine short of memory: a smaller young generation cuts the peak while sending by
-# about a fifth, for about 30% more CPU per message (README, "Memory and start-up").
-# Uncomment to use.
+Environment=NODE_OPTIONS=--max-semi-space-size=8
+# On a machine short of memory, 2 x 2 MB: about 9 MB less again, for about 30% more CPU time
+# than with 2 x 16 MB. Uncomment to use.
 #Environment=NODE_OPTIONS=--max-semi-space-size=2
 ExecStart=${o.exec} serve --db ${dir}/listmgr.db
 Restart=on-failure

@@ -65,6 +65,7 @@ describe('listmgr service-unit', () => {
       'LISTMGR_ADDRESS=127.0.0.1:9000',
       'LISTMGR_CACHE_DIR=/srv/listmgr/.cache',
       'MALLOC_ARENA_MAX=2',
+      'NODE_OPTIONS=--max-semi-space-size=8',
     ]);
     assert.equal(one('ProtectSystem'), 'strict');
     assert.equal(one('ReadWritePaths'), '/srv/listmgr', 'the data folder is the only writable one');
