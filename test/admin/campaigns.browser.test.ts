@@ -3,16 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browserSkip, screenshot, signedInTab, useBrowser, waitForValue } from '../helpers/browser.ts';
+import { browserSkip, screenshot, signedInTab, typeInCodeEditor, useBrowser, waitForValue } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
-
-/** Replaces the body in the code editor (CodeMirror), as a person selecting all and typing. */
-async function typeBody(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Body' }).click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
-}
 
 describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
@@ -70,7 +63,7 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     await audience.getByText('Reaches 3 subscribers of 1 list').waitFor();
     assert.equal(await lists.getByLabel('Partners').isChecked(), false);
     await page.getByLabel('Format', { exact: true }).selectOption({ label: 'Raw HTML' });
-    await typeBody(page, '<h1>Issue one</h1><p>Thanks for reading.</p>');
+    await typeInCodeEditor(page, 'Body', '<h1>Issue one</h1><p>Thanks for reading.</p>');
     await page.getByRole('button', { name: 'New campaign' }).click();
     await page.getByRole('heading', { name: 'First issue' }).waitFor();
 
@@ -85,7 +78,7 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     await screenshot(page, 'campaign-attachments');
 
     // F9 previews what is in the editor, saved or not, in a sandboxed frame.
-    await typeBody(page, '<h1>Issue one, edited</h1>');
+    await typeInCodeEditor(page, 'Body', '<h1>Issue one, edited</h1>');
     await page.keyboard.press('F9');
     const frame = page.frameLocator('#preview-frame');
     await frame.getByRole('heading', { name: 'Issue one, edited' }).waitFor();

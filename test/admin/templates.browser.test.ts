@@ -3,18 +3,8 @@
 // template's script kept out of the admin page.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
-import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { browserSkip, screenshot, signedInTab, typeInCodeEditor, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
-
-/** Replaces what the code editor holds, as typing would (select all, then the new text). */
-async function typeBody(page: Page, text: string): Promise<void> {
-  const editor = page.getByRole('textbox', { name: 'Body' });
-  await editor.click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.press('Delete');
-  await page.keyboard.insertText(text);
-}
 
 describe('admin templates in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
@@ -28,7 +18,7 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
       await page.goto(`${t.url}/admin/campaigns/templates`);
       await page.getByRole('link', { name: '+ New template' }).click();
       await page.getByLabel('Name').fill(`Letterhead ${width}`);
-      await typeBody(page, '<html><body><h1>Our letterhead</h1>\n{{ template "content" . }}\n</body></html>');
+      await typeInCodeEditor(page, 'Body', '<html><body><h1>Our letterhead</h1>\n{{ template "content" . }}\n</body></html>');
       await page.getByRole('button', { name: 'Preview (F9)' }).click();
       const frame = page.frameLocator('#template-preview');
       await frame.getByRole('heading', { name: 'Our letterhead' }).waitFor();
@@ -41,7 +31,7 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
 
       // A body that does not compile: F9 shows the engine's message with its line (base:LINE:COLUMN) beside the body, and the text stays.
       const broken = '<html><body>\n<p>fine</p>\n{{ nosuchfunc .Subscriber.Name }}\n{{ template "content" . }}\n</body></html>';
-      await typeBody(page, broken);
+      await typeInCodeEditor(page, 'Body', broken);
       await page.keyboard.press('F9');
       const error = page.locator('#t-body-error');
       await error.filter({ hasText: /base:3:3: function "nosuchfunc" not defined/ }).waitFor();
@@ -108,7 +98,7 @@ describe('admin templates in a browser', { skip: browserSkip() }, () => {
     const { page } = tab;
     await page.goto(`${t.url}/admin/campaigns/templates/new`);
     await page.getByLabel('Name').fill('Scripted');
-    await typeBody(page, '<html><body><script>alert(1)</script><p id="marker">Marker text</p>\n{{ template "content" . }}\n</body></html>');
+    await typeInCodeEditor(page, 'Body', '<html><body><script>alert(1)</script><p id="marker">Marker text</p>\n{{ template "content" . }}\n</body></html>');
     await page.keyboard.press('F9');
     await page.frameLocator('#template-preview').getByText('Marker text').waitFor();
     await page.getByRole('button', { name: 'New template' }).click();

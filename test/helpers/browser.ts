@@ -94,3 +94,16 @@ export async function waitForValue(control: Locator, ok: (value: string) => bool
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * Replaces what the code editor (CodeMirror) of the field labelled `name` holds, as a person
+ * selecting all and typing. Aimed at the editor's own text box: the textarea it replaces answers
+ * to the same role and name until the editor island has run, and a click aimed at it then waits
+ * for an element that is hidden.
+ */
+export async function typeInCodeEditor(page: Page, name: string, text: string): Promise<void> {
+  await page.getByRole('textbox', { name }).and(page.locator('.cm-content')).click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+}
