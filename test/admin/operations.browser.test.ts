@@ -37,15 +37,19 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     const dashboard = () => page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Dashboard' }).click();
     const ticks = () => checklist.getByRole('listitem').evaluateAll((items) => items.map((li) => li.classList.contains('done')));
     const step = (name: string) => checklist.getByRole('link', { name });
+    /** The checklist as it stands, on a phone: a tab of its own, without problems. */
+    const phoneShot = async (name: string) => {
+      const phone = await signedInTab(browser(), t, { width: 390 });
+      await phone.page.getByRole('region', { name: 'Getting started' }).waitFor();
+      await screenshot(phone.page, name);
+      assert.deepEqual(phone.problems, []);
+      await phone.close();
+    };
     await checklist.waitFor();
     assert.match(await checklist.innerText(), /0 of 5 done/);
     assert.match(await checklist.innerText(), /\.\/listmgr user reset-password admin/);
     await screenshot(page, 'first-run-fresh');
-    const phoneFresh = await signedInTab(browser(), t, { width: 390 });
-    await phoneFresh.page.getByRole('region', { name: 'Getting started' }).waitFor();
-    await screenshot(phoneFresh.page, 'first-run-fresh');
-    assert.deepEqual(phoneFresh.problems, []);
-    await phoneFresh.close();
+    await phoneShot('first-run-fresh');
 
     // 1. Settings → General: the root URL and the from address.
     await step('Set the public root URL and the from address').click();
@@ -79,11 +83,7 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
     assert.match(await checklist.innerText(), /2 of 5 done/);
     assert.deepEqual(await ticks(), [true, true, false, false, false]);
     await screenshot(page, 'first-run-midway');
-    const phoneMid = await signedInTab(browser(), t, { width: 390 });
-    await phoneMid.page.getByRole('region', { name: 'Getting started' }).waitFor();
-    await screenshot(phoneMid.page, 'first-run-midway');
-    assert.deepEqual(phoneMid.problems, []);
-    await phoneMid.close();
+    await phoneShot('first-run-midway');
 
     // 3. Lists: a first list, public, single opt-in.
     await step('Create a first list').click();
