@@ -148,22 +148,24 @@ describe('listmgr restore', () => {
       refused(other, /other\.db is not a listmgr database/);
     });
 
+    /** A copy of the backup, named `name`, changed by `sql`. */
+    const alteredBackup = (name: string, sql: string) => {
+      const path = join(dir, name);
+      copyFileSync(backup, path);
+      const d = new Database(path);
+      d.exec(sql);
+      d.close();
+      return path;
+    };
+
     it('a database written by a newer listmgr (migrations this version does not know)', () => {
-      const newer = join(dir, 'newer.db');
-      copyFileSync(backup, newer);
-      const n = new Database(newer);
-      n.prepare("INSERT INTO schema_migrations (version, name) VALUES (9999, 'from_the_future')").run();
-      n.close();
+      const newer = alteredBackup('newer.db', "INSERT INTO schema_migrations (version, name) VALUES (9999, 'from_the_future')");
       refused(newer, /newer\.db was written by a newer listmgr \(migrations 9999 /);
     });
 
     it('a database whose pending migrations cannot be applied', () => {
-      const broken = join(dir, 'broken.db');
-      copyFileSync(backup, broken);
-      const b = new Database(broken);
       // Marked as not applied, the first migration would create tables that exist.
-      b.prepare('DELETE FROM schema_migrations WHERE version = (SELECT MIN(version) FROM schema_migrations)').run();
-      b.close();
+      const broken = alteredBackup('broken.db', 'DELETE FROM schema_migrations WHERE version = (SELECT MIN(version) FROM schema_migrations)');
       refused(broken, /the migrations could not be applied to .*broken\.db/);
     });
 
