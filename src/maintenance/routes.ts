@@ -12,6 +12,7 @@ import type { AppEnv } from '../http/types.ts';
 import { SettingsService } from '../settings/service.ts';
 import type { AppContext } from '../context.ts';
 import { databaseFiles } from '../db/files.ts';
+import { subscriberReadScope } from '../subscribers/service.ts';
 import { backupForDownload } from './backup.ts';
 import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, SUBSCRIBER_GC_TYPES, type MaintenanceStore } from './store.ts';
 
@@ -121,15 +122,19 @@ async function backup(c: C, s: Deps) {
   });
 }
 
-/** Views or clicks since a date, streamed in batches of app.batch_size. */
+/**
+ * Views or clicks since a date, streamed in batches of app.batch_size. Subscribers' UUID, e-mail
+ * and name only of those the caller may read through the subscriber API; ids for the others.
+ */
 function exportAnalytics(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof sinceQuery>>) {
   const type = oneOf(c.req.param('type') ?? '', ANALYTICS_EXPORT_TYPES, 'analytics type');
   const since = dateTime(query.since, 'since');
   const columns = ANALYTICS_EXPORT_COLUMNS[type];
   const batch = Math.max(1, s.settings.num('app.batch_size'));
+  const readable = subscriberReadScope(c.get('user'));
   let afterId = 0;
   return sendCsv(c, `campaign_${type}.csv`, columns, () => {
-    const rows = s.maintenance.analyticsBatch(type, since, afterId, batch);
+    const rows = s.maintenance.analyticsBatch(type, since, afterId, batch, readable);
     if (!rows.length) return null;
     afterId = rows[rows.length - 1].id;
     return rows.map((r) => columns.map((k) => r[k]));

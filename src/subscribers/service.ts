@@ -102,6 +102,15 @@ export function subscriberScope(actor: Actor): number[] | null {
   return lists === 'all' ? null : lists;
 }
 
+/**
+ * Whose personal data (UUID, e-mail, name) other domains' exports may show the actor: null for
+ * every subscriber, else the members of these lists; [] without subscriber read access at all.
+ */
+export function subscriberReadScope(actor: Actor): number[] | null {
+  if (!can(actor, 'subscribers:get_all') && !can(actor, 'subscribers:get')) return [];
+  return subscriberScope(actor);
+}
+
 export class SubscriberService {
   constructor(private readonly ctx: AppContext, private readonly store: SubscriberStore) {}
 
