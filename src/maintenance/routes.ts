@@ -1,7 +1,8 @@
 // /api/maintenance/*: listmonk's garbage collection and analytics export (settings:maintain), and
 // the scheduled VACUUM (setting maintenance.db). listmgr adds read-only counts of what each
 // deletion or export would touch (the admin asks first with them), the database's sizes, VACUUM
-// on demand, and the backup download (settings:manage).
+// on demand, and the backup download (a Super Admin's only: the copy holds every user's password
+// hash and TOTP secret and the settings' saved passwords).
 import type { Context } from 'hono';
 import { sendCsv } from '../http/csv.ts';
 import { ok } from '../http/envelope.ts';
@@ -33,7 +34,7 @@ export const MAINTENANCE_ROUTES = [
   route({ method: 'GET', path: '/maintenance/analytics/:type/count', access: 'settings:maintain', handler: countAnalytics, query: countAnalyticsQuery, summary: 'How many views and clicks were recorded before before_date (what the DELETE would delete), or since since (what the export holds)' }),
   route({ method: 'GET', path: '/maintenance/database', access: 'settings:maintain', handler: databaseInfo, summary: 'The database file\'s size, its WAL\'s, the space VACUUM would return, and the last backup' }),
   route({ method: 'POST', path: '/maintenance/vacuum', access: 'settings:maintain', handler: vacuum, summary: 'Compacts the database now (VACUUM); answers its size before and after' }),
-  route({ method: 'GET', path: '/maintenance/backup', access: 'settings:manage', handler: backup, raw: 'application/vnd.sqlite3', summary: 'A consistent copy of the whole database, as a SQLite file (recorded as the last backup)' }),
+  route({ method: 'GET', path: '/maintenance/backup', access: 'super-admin', handler: backup, raw: 'application/vnd.sqlite3', summary: 'A consistent copy of the whole database, as a SQLite file (recorded as the last backup); a Super Admin\'s only: it holds every password hash, TOTP secret and saved password' }),
   route({ method: 'GET', path: '/maintenance/analytics/:type/export', access: 'settings:maintain', handler: exportAnalytics, query: sinceQuery, raw: 'text/csv', summary: 'The views or clicks recorded since a date, as CSV' }),
 ];
 
