@@ -160,5 +160,11 @@ export const OBJECT_SECRETS: [string, string[]][] = [
 ];
 /** Settings whose whole value is a secret string. */
 export const STRING_SECRETS = ['upload.s3.aws_secret_access_key', 'bounce.sendgrid_key', 'metrics.token'];
+/**
+ * Settings only a Super Admin may change: custom JavaScript runs in the browser of every admin
+ * (their session, their permissions) or every reader, so with it settings:manage would reach
+ * everything the Super Admin can.
+ */
+export const SUPER_ADMIN_SETTINGS = ['appearance.admin.custom_js', 'appearance.public.custom_js'];
 /** Arrays of blocks (matched by uuid) whose `password` is secret. */
 export const BLOCK_SECRETS = ['smtp', 'messengers', 'bounce.mailboxes'];

@@ -11,7 +11,7 @@ import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { can, type Actor, type Permission } from '../http/permissions.ts';
 import { f, parseInput, z } from '../http/schema.ts';
 import { SmtpTestError, testSmtpServer, type SmtpServerSettings } from '../mail/smtp.ts';
-import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
+import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, SUPER_ADMIN_SETTINGS, type Settings } from './defaults.ts';
 import { parseDuration } from '../duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
 import { isValidFrom } from '../mail/message.ts';
@@ -155,6 +155,7 @@ export class SettingsService {
       if (!Object.hasOwn(DEFAULT_SETTINGS, key)) continue; // unknown keys are ignored, as listmonk
       next[key] = value;
     }
+    this.assertMayChange(actor, next);
     return this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
   }
 
@@ -164,7 +165,15 @@ export class SettingsService {
     if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw badRequest(`unknown setting "${key}"`);
     const next = clone(this.current);
     next[key] = value;
+    this.assertMayChange(actor, next);
     return this.save(next, [key]);
+  }
+
+  /** 403 when a change other than a Super Admin's would change a SUPER_ADMIN_SETTINGS key (the value sent back unchanged is fine). */
+  private assertMayChange(actor: Actor, next: Settings): void {
+    if (actor.superAdmin) return;
+    const key = SUPER_ADMIN_SETTINGS.find((k) => JSON.stringify(next[k]) !== JSON.stringify(this.current[k]));
+    if (key) throw forbidden(`permission denied: only a Super Admin may change "${key}" (custom JavaScript runs in the browser of everyone who opens those pages)`);
   }
 
   /** Tests SMTP servers (see SmtpTest); a failure is a 400 saying what failed, without the remote's own text. */

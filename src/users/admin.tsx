@@ -387,7 +387,7 @@ function userRolesPage(c: AdminContext, s: Services) {
     changeable: s.userService.mayChangeRole(actor, r),
     gives: r.id === SUPER_ADMIN_ROLE_ID ? <Tag tone="accent">{t('admin.roles.everything')}</Tag>
       : r.permissions.length === 0 ? <span class="muted">—</span>
-      : <>{r.permissions.map((p) => <Tag tone={p === 'subscribers:sql_query' ? 'danger' : undefined}>{p}</Tag>)}</>,
+      : <>{r.permissions.map((p) => <Tag tone={POWERFUL.has(p) ? 'danger' : undefined}>{p}</Tag>)}</>,
   })));
 }
 
@@ -395,6 +395,15 @@ function userRolesPage(c: AdminContext, s: Services) {
 function readOnlyRole({ t, actor }: AdminView): string {
   return can(actor, 'roles:manage') ? t('admin.roles.beyondYours') : t('admin.roles.readOnly');
 }
+
+/** Permissions that reach far beyond their name, marked on the role form. */
+const POWERFUL = new Set(['subscribers:sql_query', 'settings:manage']);
+/** What a permission reaches, said under it on the role form (docs/security.md has the whole list). */
+const PERMISSION_NOTES: Partial<Record<string, string>> = {
+  'subscribers:sql_query': 'admin.roles.sqlQueryWarning',
+  'settings:manage': 'admin.roles.settingsManageNote',
+  'settings:maintain': 'admin.roles.settingsMaintainNote',
+};
 
 function UserRoleForm({ role, view, editable }: { role: UserRoleJson | null; view: AdminView; editable: boolean }): JSX.Element {
   const { t } = view;
@@ -422,9 +431,9 @@ function UserRoleForm({ role, view, editable }: { role: UserRoleJson | null; vie
                 <label class="check-label">
                   <input type="checkbox" name="permissions" value={p} data-kind="strings" id={i === 0 && g.group === 'lists' ? 'role-permissions' : undefined} checked={held.has(p)} {...fields} />
                   <code>{p}</code>
-                  {p === 'subscribers:sql_query' ? <Tag tone="danger">{t('admin.roles.powerful')}</Tag> : null}
+                  {POWERFUL.has(p) ? <Tag tone="danger">{t('admin.roles.powerful')}</Tag> : null}
                 </label>
-                {p === 'subscribers:sql_query' ? <p class="help danger-text">{t('admin.roles.sqlQueryWarning')}</p> : null}
+                {PERMISSION_NOTES[p] ? <p class={POWERFUL.has(p) ? 'help danger-text' : 'help'} data-note-for={p}>{t(PERMISSION_NOTES[p])}</p> : null}
               </div>
             ))}
           </fieldset>

@@ -108,6 +108,18 @@ describe('admin users, roles and profile pages', () => {
     assert.ok(!superAdmin.body.includes('Save changes'));
     assert.equal((await getPage(t, admin, '/admin/users/roles/users/new')).status, 200);
     assert.equal((await getPage(t, admin, `/admin/users/roles/users/${ids.hostileListRole}`)).status, 404, 'a list role is not a user role');
+  });
+
+  it('says on the role form what settings:manage and settings:maintain reach, settings:manage marked powerful', async () => {
+    const form = (await getPage(t, admin, '/admin/users/roles/users/new')).body;
+    const note = (p: string) => new RegExp(`<p class="([^"]+)" data-note-for="${p}">([^<]+)</p>`).exec(form);
+    const manage = note('settings:manage');
+    assert.ok(manage, 'a note under settings:manage');
+    assert.equal(manage[1], 'help danger-text');
+    assert.match(manage[2], /Changes every setting: the SMTP servers, bounce mailbox and messengers/);
+    assert.match(manage[2], /Custom JavaScript and the backup download are a Super Admin&#39;s only/);
+    assert.match(form, /value="settings:manage" data-kind="strings"\s*\/?>\s*<code>settings:manage<\/code>\s*<span class="tag danger"/);
+    assert.match(note('settings:maintain')?.[2] ?? '', /exports views and clicks \(a subscriber&#39;s e-mail, name and UUID only when the role may also read that subscriber\)/);
     assert.equal((await getPage(t, admin, '/admin/users/roles/users/999999')).status, 404);
   });
 
