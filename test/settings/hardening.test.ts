@@ -53,3 +53,73 @@ describe('custom JavaScript: a Super Admin\'s only', () => {
     assert.doesNotMatch(admin, /Only a Super Admin may change custom JavaScript/);
   });
 });
+
+describe('PUT /api/settings: a saved password follows no changed host', () => {
+  const server = useFreshServer();
+  const stored = (t: TestServer, key: string) => t.server.ctx.settings.get<Record<string, unknown>[]>(key)[0];
+
+  const cases: { key: string; block: Record<string, unknown>; changes: Record<string, unknown>[] }[] = [
+    {
+      key: 'smtp',
+      block: { enabled: true, name: 'relay', host: 'smtp.example.com', port: 587, auth_protocol: 'login', username: 'mailer', password: 'smtp-secret', tls_type: 'STARTTLS' },
+      changes: [{ host: 'smtp.attacker.example' }, { port: 2525 }, { username: 'someone' }, { tls_type: 'none' }, { tls_skip_verify: true }],
+    },
+    {
+      key: 'bounce.mailboxes',
+      block: { enabled: true, type: 'pop', host: 'pop.example.com', port: 995, auth_protocol: 'userpass', username: 'bounces', password: 'pop-secret', tls_enabled: true, scan_interval: '15m' },
+      changes: [{ host: 'pop.attacker.example' }, { port: 110 }, { username: 'someone' }, { tls_enabled: false }],
+    },
+    {
+      key: 'messengers',
+      block: { enabled: true, name: 'sms', root_url: 'https://sms.example.com/send', username: 'api', password: 'postback-secret', max_conns: 1, timeout: '5s', max_msg_retries: 1 },
+      changes: [{ root_url: 'https://attacker.example/collect' }, { root_url: 'http://sms.example.com/send' }, { username: 'someone' }],
+    },
+  ];
+
+  for (const c of cases) {
+    it(`${c.key}: keeps a masked or empty password only while host, port, user name and TLS (the URL for a messenger) are unchanged; else 400 naming the block, changing nothing`, async () => {
+      const t = server();
+      const set = await t.request('PUT', '/api/settings', { [c.key]: [c.block] });
+      assert.equal(set.status, 200, set.text);
+      const saved = stored(t, c.key);
+      const masked = (await settingsOf(t))[c.key][0];
+      assert.match(masked.password, /^•+$/);
+      // Unchanged, and with another field changed: kept.
+      const same = await t.request('PUT', '/api/settings', { [c.key]: [{ ...masked, enabled: false }] });
+      assert.equal(same.status, 200, same.text);
+      assert.equal(stored(t, c.key).password, c.block.password);
+      for (const change of c.changes) {
+        for (const password of [masked.password, '']) {
+          const res = await t.request('PUT', '/api/settings', { 'app.site_name': 'Changed?', [c.key]: [{ ...masked, ...change, password }] });
+          assert.equal(res.status, 400, `${JSON.stringify(change)}: ${res.text}`);
+          assert.match(res.body.message, new RegExp(`^invalid setting "${c.key.replace('.', '\\.')}\\[0\\]\\.password": the .* of ${c.key.replace('.', '\\.')}\\[0\\].* changed: type the password again`));
+          assert.deepEqual(stored(t, c.key), { ...saved, enabled: false });
+          assert.equal(t.server.ctx.settings.str('app.site_name'), 'Mailing list');
+        }
+      }
+      // Typed again, it goes with the change.
+      const retyped = await t.request('PUT', '/api/settings', { [c.key]: [{ ...masked, ...c.changes[0], password: 'new-secret' }] });
+      assert.equal(retyped.status, 200, retyped.text);
+      assert.equal(stored(t, c.key).password, 'new-secret');
+    });
+  }
+
+  it('drops the saved password, rather than refusing, when the changed block no longer authenticates', async () => {
+    const t = server();
+    assert.equal((await t.request('PUT', '/api/settings', { smtp: [cases[0].block] })).status, 200);
+    const masked = (await settingsOf(t)).smtp[0];
+    const res = await t.request('PUT', '/api/settings', { smtp: [{ ...masked, host: 'localhost', port: 25, auth_protocol: 'none' }] });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(stored(t, 'smtp').password, '');
+  });
+
+  it('names the block in the refusal of the admin page\'s way of saving: every setting sent back, secrets empty', async () => {
+    const t = server();
+    assert.equal((await t.request('PUT', '/api/settings', { smtp: [cases[0].block] })).status, 200);
+    const all = await settingsOf(t);
+    all.smtp[0] = { ...all.smtp[0], password: '', host: 'elsewhere.example' };
+    const res = await t.request('PUT', '/api/settings', all);
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /"smtp\[0\]\.password": the host, port, user name or TLS settings of smtp\[0\] \("email-relay"\) changed: type the password again/);
+  });
+});
