@@ -80,8 +80,9 @@ export const DEFAULT_SETTINGS: Settings = {
   // listmgr: CSV exports prefix a ' to cells that start with = + - @ tab or CR (OWASP), so a
   // spreadsheet does not run a name from the public form as a formula (false = as stored).
   'security.csv_escape_formulas': true,
-  // listmgr: postback messengers may connect to loopback, private (RFC 1918, fc00::/7) and
-  // link-local addresses (metadata and unspecified addresses stay refused).
+  // listmgr: postback messengers, and SMTP tests of servers typed but not saved, may connect to
+  // loopback, private (RFC 1918, fc00::/7) and link-local addresses (metadata and unspecified
+  // addresses stay refused).
   'security.allow_private_outbound': false,
 
   'upload.provider': 'filesystem',

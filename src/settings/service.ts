@@ -193,8 +193,15 @@ export class SettingsService {
     assertCan(actor, 'settings:manage');
     const saved = this.get<SmtpServerSettings[]>('smtp');
     let servers: SmtpServerSettings[];
-    if (test.kind === 'given') servers = [withSavedPassword(test.server, saved)];
-    else if (test.uuid) {
+    // A server typed for the test, unless it is one saved (host and port), may only be where
+    // postback messengers may connect: not a probe of the server's own network.
+    let guard: { allowPrivate: boolean } | undefined;
+    if (test.kind === 'given') {
+      servers = [withSavedPassword(test.server, saved)];
+      const host = test.server.host.trim().toLowerCase();
+      const isSaved = saved.some((b) => b.host.trim().toLowerCase() === host && b.port === test.server.port);
+      if (!isSaved) guard = { allowPrivate: this.bool('security.allow_private_outbound') };
+    } else if (test.uuid) {
       const one = saved.find((b) => b.uuid === test.uuid);
       if (!one) throw notFound(`no saved SMTP server has uuid "${test.uuid.slice(0, 100)}"`);
       servers = [one];
@@ -204,7 +211,7 @@ export class SettingsService {
     }
     for (const server of servers) {
       try {
-        await testSmtpServer(server, this.str('app.from_email'), test.to, this.str('app.site_name'));
+        await testSmtpServer(server, this.str('app.from_email'), test.to, this.str('app.site_name'), guard);
       } catch (e) {
         if (e instanceof SmtpTestError) throw badRequest(`SMTP test failed: ${e.message}`);
         throw e;

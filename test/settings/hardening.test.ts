@@ -1,9 +1,11 @@
 // What settings:manage does not reach (docs/security.md): custom JavaScript, saved passwords
 // sent to a changed host, and the SMTP test as a probe of internal addresses.
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { adminSession, getPage, userWithRole } from '../helpers/admin.ts';
-import { roleCaller, useFreshServer, type TestServer } from '../helpers/server.ts';
+import { roleCaller, useFreshServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 const settingsOf = async (t: TestServer) => (await t.request('GET', '/api/settings')).body.data;
 
@@ -123,3 +125,95 @@ describe('PUT /api/settings: a saved password follows no changed host', () => {
     assert.match(res.body.message, /"smtp\[0\]\.password": the host, port, user name or TLS settings of smtp\[0\] \("email-relay"\) changed: type the password again/);
   });
 });
+
+describe('POST /api/settings/smtp/test: not a scanner of the server\'s own network', () => {
+  const server = useFreshServer();
+  let sink: SmtpSink;
+  let others: { port: number; close(): Promise<void> }[] = [];
+  let closedPort = 0;
+  before(async () => {
+    sink = await startSmtpSink();
+    // A port that answers with another protocol's banner, one that accepts and says nothing, one closed.
+    others = await Promise.all([
+      listen((socket) => socket.end('HTTP/1.1 400 Bad Request\r\nServer: internal-admin\r\n\r\n')),
+      listen(() => {}),
+    ]);
+    const closed = await listen(() => {});
+    closedPort = closed.port;
+    await closed.close();
+  });
+  after(async () => {
+    await sink.close();
+    for (const o of others) await o.close();
+  });
+
+  const typed = (t: TestServer, creds: string, over: Record<string, unknown>) =>
+    t.request('POST', '/api/settings/smtp/test', { ...sink.settingsBlock({ wait_timeout: '1s', ...over }), email: 'ops@example.com' }, { auth: creds });
+
+  it('refuses typed loopback, private, link-local and metadata targets to a settings:manage role, one answer for every port, and connects to none', async () => {
+    const t = server();
+    const manager = roleCaller(t, ['settings:manage']);
+    const loopback = 'SMTP test failed: refused to connect to 127.0.0.1: 127.0.0.1 is a loopback, private or link-local address (security.allow_private_outbound is off)';
+    for (const port of [sink.port, others[0].port, others[1].port, closedPort]) {
+      const res = await typed(t, manager, { port });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.message, loopback);
+    }
+    assert.equal(sink.messages.length, 0, 'the sink on loopback got nothing');
+    for (const host of ['10.1.2.3', '192.168.0.10', '172.16.5.5', '169.254.1.1', '[::1]']) {
+      const res = await typed(t, manager, { host, port: 25 });
+      assert.equal(res.status, 400, host);
+      assert.match(res.body.message, /^SMTP test failed: refused to connect to .* is a loopback, private or link-local address \(security\.allow_private_outbound is off\)$/);
+    }
+    const named = await typed(t, manager, { host: 'localhost', port: 25 });
+    assert.match(named.body.message, /^SMTP test failed: refused to connect to localhost: .* is a loopback, private or link-local address/);
+    // Metadata stays refused with the setting on.
+    await withSettings(t, { 'security.allow_private_outbound': true }, async () => {
+      const metadata = await typed(t, manager, { host: '169.254.169.254', port: 25 });
+      assert.equal(metadata.body.message, 'SMTP test failed: refused to connect to 169.254.169.254: 169.254.169.254 is a metadata, unspecified or reserved address');
+    });
+  });
+
+  it('with private addresses allowed, gives one answer, no sooner than wait_timeout, for a closed port, a silent one and another service; a real relay still works', async () => {
+    const t = server();
+    await withSettings(t, { 'security.allow_private_outbound': true }, async () => {
+      for (const port of [closedPort, others[1].port, others[0].port]) {
+        const started = Date.now();
+        const res = await typed(t, t.token, { port });
+        assert.equal(res.status, 400);
+        assert.equal(res.body.message, `SMTP test failed: could not talk SMTP with 127.0.0.1:${port} (check the host, the port and the TLS setting)`);
+        assert.ok(Date.now() - started >= 1000, `port ${port} answered before wait_timeout`);
+      }
+      const ok = await typed(t, t.token, {});
+      assert.equal(ok.status, 200, ok.text);
+      await sink.waitFor(1);
+    });
+  });
+
+  it('tests a saved server (its host and port) whatever its address, as the relay on localhost most installs send through', async () => {
+    const t = server();
+    assert.equal((await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock()] })).status, 200);
+    const before = sink.messages.length;
+    const res = await typed(t, roleCaller(t, ['settings:manage']), {});
+    assert.equal(res.status, 200, res.text);
+    await sink.waitFor(before + 1);
+  });
+});
+
+/** A TCP server on loopback calling `onConnection` for each connection. */
+async function listen(onConnection: (socket: Socket) => void): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const srv = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    onConnection(socket);
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return {
+    port: (srv.address() as AddressInfo).port,
+    close: () => new Promise<void>((r) => {
+      for (const s of sockets) s.destroy();
+      srv.close(() => r());
+    }),
+  };
+}
