@@ -3,6 +3,7 @@
 // see", without name, subject, UUID or links.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { seedTwoListActivity, THEIR_CAMPAIGN } from '../helpers/activity.ts';
 import { adminSession, getPage, userWithRole } from '../helpers/admin.ts';
 import { roleCaller, useFreshServer, type TestServer } from '../helpers/server.ts';
 
@@ -10,32 +11,16 @@ describe('subscriber activity, by the campaigns the caller may see', () => {
   const server = useFreshServer();
   let t: TestServer;
 
-  /** Lists 801 (Ours) and 802 (Theirs); subscriber 801 on both; campaign 801 to Ours, 802 to Theirs, each viewed and clicked. */
   before(() => {
     t = server();
-    t.server.ctx.db.exec(`
-      INSERT INTO lists (id, uuid, name) VALUES (801, 'list-ours', 'Ours'), (802, 'list-theirs', 'Theirs');
-      INSERT INTO subscribers (id, uuid, email, name) VALUES (801, 'sub-801', 'both@example.com', 'Both');
-      INSERT INTO subscriber_lists (subscriber_id, list_id, status) VALUES (801, 801, 'confirmed'), (801, 802, 'confirmed');
-      INSERT INTO campaigns (id, uuid, name, subject, from_email) VALUES
-        (801, 'camp-ours', 'Our news', 'Hello from us', 'a@example.com'),
-        (802, 'camp-theirs', 'Secret launch', 'Embargoed subject', 'a@example.com');
-      INSERT INTO campaign_lists (campaign_id, list_id, list_name) VALUES (801, 801, 'Ours'), (802, 802, 'Theirs');
-      INSERT INTO links (id, uuid, url) VALUES (801, 'link-ours', 'https://ours.example/post'), (802, 'link-theirs', 'https://theirs.example/embargoed');
-      INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES
-        (801, 801, '2025-01-01T00:00:00.000Z'), (802, 801, '2025-01-02T00:00:00.000Z'), (802, 801, '2025-01-03T00:00:00.000Z');
-      INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) VALUES
-        (801, 801, 801, '2025-01-01T00:00:00.000Z'), (802, 802, 801, '2025-01-03T00:00:00.000Z');
-    `);
+    seedTwoListActivity(t.server.ctx.db);
   });
-
-  const HIDDEN = ['Secret launch', 'Embargoed subject', 'camp-theirs', 'theirs.example'];
 
   it('shows a list-restricted role the campaigns of its lists, and the others without name, subject, UUID or link', async () => {
     const restricted = roleCaller(t, ['subscribers:get', 'campaigns:get'], [801]);
     const res = await t.request('GET', '/api/subscribers/801/activity', undefined, { auth: restricted });
     assert.equal(res.status, 200, res.text);
-    for (const secret of HIDDEN) assert.ok(!res.text.includes(secret), secret);
+    for (const secret of THEIR_CAMPAIGN) assert.ok(!res.text.includes(secret), secret);
     assert.deepEqual(res.body.data, {
       campaign_views: [
         { id: null, uuid: null, name: '', subject: '', view_count: 2, last_viewed_at: '2025-01-03T00:00:00.000Z', restricted: true },
@@ -63,7 +48,7 @@ describe('subscriber activity, by the campaigns the caller may see', () => {
     const u = await userWithRole(t, ['subscribers:get', 'campaigns:get'], [{ id: 801, permissions: ['list:get'] }]);
     const page = await getPage(t, await adminSession(t, u.username, u.password), '/admin/subscribers/801?tab=activity');
     assert.equal(page.status, 200);
-    for (const secret of HIDDEN) assert.ok(!page.body.includes(secret), secret);
+    for (const secret of THEIR_CAMPAIGN) assert.ok(!page.body.includes(secret), secret);
     assert.equal([...page.body.matchAll(/A campaign you cannot see/g)].length, 2);
     assert.match(page.body, /Our news <span class="muted small">Hello from us<\/span>/);
     assert.match(page.body, /https:\/\/ours\.example\/post/);
