@@ -181,11 +181,20 @@ export class SettingsService {
     return this.save(next, [key]);
   }
 
-  /** 403 when a change other than a Super Admin's would change a SUPER_ADMIN_SETTINGS key (the value sent back unchanged is fine). */
+  /**
+   * 403 when a change other than a Super Admin's would change a SUPER_ADMIN_SETTINGS key. The
+   * value sent back unchanged is fine, also as a browser's text box gives it back (line endings
+   * as \n, a leading newline dropped): then the stored value is kept as it is.
+   */
   private assertMayChange(actor: Actor, next: Settings): void {
     if (actor.superAdmin) return;
-    const key = SUPER_ADMIN_SETTINGS.find((k) => JSON.stringify(next[k]) !== JSON.stringify(this.current[k]));
-    if (key) throw forbidden(`permission denied: only a Super Admin may change "${key}" (custom JavaScript runs in the browser of everyone who opens those pages)`);
+    const text = (v: unknown) => (typeof v === 'string' ? v.replace(/\r\n?/g, '\n').trim() : JSON.stringify(v));
+    for (const key of SUPER_ADMIN_SETTINGS) {
+      if (text(next[key]) !== text(this.current[key])) {
+        throw forbidden(`permission denied: only a Super Admin may change "${key}" (custom JavaScript runs in the browser of everyone who opens those pages)`);
+      }
+      next[key] = this.current[key];
+    }
   }
 
   /** Tests SMTP servers (see SmtpTest); a failure is a 400 saying what failed, without the remote's own text. */

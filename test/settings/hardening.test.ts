@@ -36,6 +36,11 @@ describe('custom JavaScript: a Super Admin\'s only', () => {
     assert.equal(t.server.ctx.settings.str('app.site_name'), 'Managed');
     assert.equal(t.server.ctx.settings.str('appearance.admin.custom_css'), 'body { color: teal }');
     assert.equal(t.server.ctx.settings.str('appearance.public.custom_js'), 'console.log(1)');
+    // As a browser's text box sends it back (\n line endings, no leading newline): unchanged.
+    assert.equal((await t.request('PUT', '/api/settings/appearance.admin.custom_js', '\r\nconsole.log(1);\r\nconsole.log(2);')).status, 200);
+    const echoed = await t.request('PUT', '/api/settings', { 'appearance.admin.custom_js': 'console.log(1);\nconsole.log(2);', 'app.site_name': 'Echoed' }, { auth: manager });
+    assert.equal(echoed.status, 200, echoed.text);
+    assert.equal(t.server.ctx.settings.str('appearance.admin.custom_js'), '\r\nconsole.log(1);\r\nconsole.log(2);');
     // The Super Admin may change it.
     assert.equal((await t.request('PUT', '/api/settings/appearance.admin.custom_js', 'console.log(2)')).status, 200);
     assert.equal(t.server.ctx.settings.str('appearance.admin.custom_js'), 'console.log(2)');
