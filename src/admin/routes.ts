@@ -7,8 +7,7 @@ import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
 import { SESSION_COOKIE, type Authenticator } from '../http/auth.ts';
 import { HttpError } from '../http/errors.ts';
-import { hasPerm } from '../http/permissions.ts';
-import { mount, routesFor, type Access, type AnyRoute, type MountOptions } from '../http/routes.ts';
+import { accessDenied, mount, routesFor, type Access, type AnyRoute, type MountOptions } from '../http/routes.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { serveAsset } from './assets.ts';
@@ -33,7 +32,6 @@ function customJs(c: Parameters<typeof serveAsset>[0], s: Services) {
  */
 function pageGuard(authn: Authenticator, s: Services) {
   return (access: Exclude<Access, 'public'>): MiddlewareHandler<AppEnv> => {
-    const anyOf: readonly string[] = access === 'signed-in' ? [] : typeof access === 'string' ? [access] : access;
     return createMiddleware<AppEnv>(async (c, next) => {
       const session = getCookie(c, SESSION_COOKIE);
       const user = session ? authn.bySession(session) : null;
@@ -42,9 +40,8 @@ function pageGuard(authn: Authenticator, s: Services) {
         return c.redirect(`/admin/login?next=${encodeURIComponent(url.pathname + url.search)}`, 307);
       }
       c.set('user', user);
-      if (anyOf.length && !anyOf.some((p) => hasPerm(user, p))) {
-        return refusal(c, s, new HttpError(403, `permission denied: ${anyOf[anyOf.length - 1]}`));
-      }
+      const denied = accessDenied(access, user);
+      if (denied) return refusal(c, s, new HttpError(403, denied));
       await next();
     });
   };

@@ -214,6 +214,7 @@ th,td{padding:.45rem .5rem}
 }
 .perm-groups{display:grid;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr));gap:0 1rem}
 .perm-groups .check-label.all{font-weight:600;border-bottom:1px solid var(--border);padding-bottom:.3rem;margin-bottom:.3rem}
+.reach{margin-top:1rem}.reach ul{padding-left:1.2rem;margin:.5rem 0}.reach li{margin:.35rem 0}
 .enrol img.qr{display:block;background:#fff;padding:.5rem;border:1px solid var(--border);border-radius:.4rem;margin:.5rem 0}
 code.secret{word-break:break-all;font-size:1rem;letter-spacing:.05em}
 .token input{font-size:.95rem}`;

@@ -4,8 +4,8 @@ import { createMiddleware } from 'hono/factory';
 import { getCookie } from 'hono/cookie';
 import type { Context, MiddlewareHandler } from 'hono';
 import { forbidden } from './errors.ts';
-import { hasPerm, type AuthUser } from './permissions.ts';
-import type { Access } from './routes.ts';
+import type { AuthUser } from './permissions.ts';
+import { accessDenied, type Access } from './routes.ts';
 import type { AppEnv } from './types.ts';
 
 export interface Authenticator {
@@ -90,11 +90,11 @@ export type Guard = (access: Exclude<Access, 'public'>) => MiddlewareHandler<App
  */
 export function makeAuth(authn: Authenticator): Guard {
   return (access) => {
-    const anyOf: readonly string[] = access === 'signed-in' ? [] : typeof access === 'string' ? [access] : access;
     return createMiddleware<AppEnv>(async (c, next) => {
       const user = authenticate(authn, c.req.header('authorization'), getCookie(c, SESSION_COOKIE));
       if (user.via === 'session' && !SAFE_METHODS.has(c.req.method)) assertSameOrigin(c, authn.trustedOrigin?.() ?? null);
-      if (anyOf.length && !anyOf.some((p) => hasPerm(user, p))) throw forbidden(`permission denied: ${anyOf[anyOf.length - 1]}`);
+      const denied = accessDenied(access, user);
+      if (denied) throw forbidden(denied);
       c.set('user', user);
       await next();
     });

@@ -42,6 +42,7 @@ function pathOf(path: string): { path: string; params: string[] } {
 function accessText(r: AnyRoute<unknown>): string {
   if (r.access === 'public') return 'Open to anyone.';
   if (r.access === 'signed-in') return 'Any signed-in user or API user.';
+  if (r.access === 'super-admin') return 'A Super Admin only.';
   const perms = typeof r.access === 'string' ? [r.access] : r.access;
   return `Requires ${perms.map((p) => `\`${p}\``).join(' or ')}.`;
 }
@@ -66,7 +67,7 @@ function operation(r: Route<unknown, z.ZodType, z.ZodType>, tag: string, compone
     description: accessText(r),
     operationId: `${r.method.toLowerCase()}${r.path.replace(/[:/{}_.-]+(\w)/g, (_m, ch: string) => ch.toUpperCase())}`,
     ...(parameters.length ? { parameters } : {}),
-    'x-permissions': r.access === 'public' || r.access === 'signed-in' ? [] : [r.access].flat(),
+    'x-permissions': r.access === 'public' || r.access === 'signed-in' || r.access === 'super-admin' ? [] : [r.access].flat(),
     security: r.access === 'public' ? [] : [{ basicAuth: [] }, { tokenAuth: [] }, { session: [] }],
     responses: {
       200: r.raw

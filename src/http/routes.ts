@@ -4,17 +4,26 @@
 // The same tables describe the API (openapi.ts) and drive the route tests.
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { limitBody, readBody, readBodyOrText, readJson } from './body.ts';
-import type { Permission } from './permissions.ts';
+import { hasPerm, type AuthUser, type Permission } from './permissions.ts';
 import { parseInput, queryValues, type z } from './schema.ts';
 import type { AppEnv } from './types.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Who may call a route: anyone ('public'), any signed-in user or API user ('signed-in'), or a
- * caller holding any one of the named permissions.
+ * Who may call a route: anyone ('public'), any signed-in user or API user ('signed-in'), a
+ * Super Admin only ('super-admin': what hands out every secret), or a caller holding any one of
+ * the named permissions.
  */
-export type Access = 'public' | 'signed-in' | Permission | readonly Permission[];
+export type Access = 'public' | 'signed-in' | 'super-admin' | Permission | readonly Permission[];
+
+/** Why `user` may not pass `access` (the message of the 403), or null when it may. A denial names the last permission, as listmonk does. */
+export function accessDenied(access: Exclude<Access, 'public'>, user: AuthUser): string | null {
+  if (access === 'signed-in') return null;
+  if (access === 'super-admin') return user.superAdmin ? null : 'permission denied: only a Super Admin may do this';
+  const anyOf: readonly Permission[] = typeof access === 'string' ? [access] : access;
+  return anyOf.some((p) => hasPerm(user, p)) ? null : `permission denied: ${anyOf[anyOf.length - 1]}`;
+}
 
 /**
  * How the body is read before validation: a JSON object; JSON or a form; JSON, a form, or a

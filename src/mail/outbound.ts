@@ -1,11 +1,12 @@
-// Outbound HTTP to addresses taken from settings (postback messengers). An admin, or anyone who
-// got settings:manage, must not turn them into a way to reach the server's own network: loopback,
+// Outbound connections to addresses taken from settings (postback messengers, and the SMTP
+// test's typed servers: allowedAddresses). An admin, or anyone who got settings:manage, must not
+// turn them into a way to reach the server's own network: loopback,
 // private, link-local and CGNAT addresses are refused unless `security.allow_private_outbound`
 // is on, and cloud metadata, unspecified, multicast and reserved addresses always. The check is
 // made on the address actually connected to (a custom lookup on the agent, so a name that
 // re-resolves to 127.0.0.1 after it was checked is refused too), and redirects are never
 // followed (a 3xx is a failure).
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
@@ -50,13 +51,32 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
 
 export class OutboundRefused extends Error {}
 
+/** The refusal of a name resolved to `addresses`: when any of them may not be connected to (or there is none). */
+function refusal(hostname: string, addresses: string[], allowPrivate: boolean): OutboundRefused | null {
+  const reason = addresses.map((a) => refusedAddress(a, allowPrivate)).find((r) => r !== null);
+  return reason || !addresses.length ? new OutboundRefused(`refused to connect to ${hostname}: ${reason ?? 'no address'}`) : null;
+}
+
+/**
+ * The addresses a host name (or literal IP) resolves to, for a connection made to one of them
+ * (not to the name, which could resolve elsewhere by then); OutboundRefused when one may not be
+ * connected to, the resolver's error when the name does not resolve.
+ */
+export async function allowedAddresses(host: string, allowPrivate: boolean): Promise<string[]> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  const addresses = isIP(bare) ? [bare] : (await dnsPromises.lookup(bare, { all: true })).map((a) => a.address);
+  const refused = refusal(host, addresses, allowPrivate);
+  if (refused) throw refused;
+  return addresses;
+}
+
 /** dns.lookup, refusing when any address the name resolves to is refused. */
 function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
-      const reason = addresses.map((a) => refusedAddress(a.address, allowPrivate)).find((r) => r !== null);
-      if (reason || !addresses.length) return callback(new OutboundRefused(`refused to connect to ${hostname}: ${reason ?? 'no address'}`), '', 0);
+      const refused = refusal(hostname, addresses.map((a) => a.address), allowPrivate);
+      if (refused) return callback(refused, '', 0);
       if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       else callback(null, addresses[0].address, addresses[0].family);
     });

@@ -5,6 +5,7 @@ import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Messenger, OutgoingMessage } from './types.ts';
 import { bareAddress, messageId } from './message.ts';
 import { parseDuration } from '../duration.ts';
+import { allowedAddresses, OutboundRefused } from './outbound.ts';
 
 export interface SmtpServerSettings {
   name: string;
@@ -173,11 +174,21 @@ export class SmtpMessenger implements Messenger {
 /**
  * Tests an SMTP server: sends a test message to `to`, or without a recipient only connects,
  * negotiates TLS and authenticates (nodemailer's verify). Fails with a SmtpTestError.
+ * With `guard` (a server typed for the test, not a saved one), s.host must resolve to addresses
+ * postback messengers may reach (outbound.ts), and the connection goes to the address checked,
+ * TLS still verifying the certificate for s.host. A failure before the remote has spoken SMTP is
+ * answered no sooner than the server's wait_timeout after the start, whatever it was (a name
+ * that does not resolve, a closed port, a silent one, another service): neither the words nor
+ * the time tell them apart.
  */
-export async function testSmtpServer(s: SmtpServerSettings, from: string, to: string | null, siteName: string): Promise<void> {
-  const transport = nodemailer.createTransport(transportOptions({ ...s, max_conns: 1 }, false));
+export async function testSmtpServer(s: SmtpServerSettings, from: string, to: string | null, siteName: string, guard?: { allowPrivate: boolean }): Promise<void> {
+  const started = Date.now();
+  let transport: Transporter | undefined;
   const { headers, returnPath } = envelopeHeaders(headerMap(s.email_headers ?? []), {});
   try {
+    const options = transportOptions({ ...s, max_conns: 1 }, false);
+    const address = guard ? (await allowedAddresses(s.host, guard.allowPrivate))[0] : undefined;
+    transport = nodemailer.createTransport(address ? { ...options, host: address, servername: s.host } : options);
     if (!to) await transport.verify();
     else {
       await transport.sendMail({
@@ -191,9 +202,11 @@ export async function testSmtpServer(s: SmtpServerSettings, from: string, to: st
       });
     }
   } catch (e) {
+    if (e instanceof OutboundRefused) throw new SmtpTestError(e.message);
+    if (!spokeSmtp(e as SmtpError)) await sleep(started + (parseDuration(s.wait_timeout) ?? 5000) - Date.now());
     throw new SmtpTestError(smtpTestFailure(e as SmtpError, `${s.host}:${s.port}`));
   } finally {
-    transport.close();
+    transport?.close();
   }
 }
 
@@ -204,10 +217,14 @@ interface SmtpError extends Error {
   responseCode?: number;
   /** The server's reply line (nodemailer). */
   response?: string;
+  /** The SMTP command it failed at (nodemailer): CONN before the greeting. */
+  command?: string;
 }
 
-/** Network error codes worth naming (they say nothing about what listens there). */
-const NETWORK_CODES = /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE)\b/;
+/** Whether the remote had greeted and answered EHLO as an SMTP server when it failed. */
+function spokeSmtp(e: SmtpError): boolean {
+  return ['EAUTH', 'ENOAUTH', 'EENVELOPE', 'EMESSAGE'].includes(e.code ?? '') || (e.code === 'ETLS' && e.command === 'STARTTLS');
+}
 
 /**
  * The relay's own reply to a refused sign-in or message ("535 5.7.8 Username and Password not
@@ -221,31 +238,22 @@ function relayReply(e: SmtpError): string {
 }
 
 /**
- * What went wrong. Before the remote has spoken SMTP, without its own words: the SMTP test can
- * be pointed at any host and port, and a banner or an error text would tell what answers on an
- * internal port; the stage is enough. Refusals of the sign-in or of the message quote the
- * relay's reply, which is what says why (a wrong password, an unverified sender).
+ * What went wrong. Before the remote has spoken SMTP, one answer whatever happened: the SMTP test
+ * can be pointed at any host and port, and "refused", "timed out", a banner or an error text
+ * would tell what listens on an internal port. Refusals of the sign-in or of the message quote
+ * the relay's reply, which is what says why (a wrong password, an unverified sender).
  */
 function smtpTestFailure(e: SmtpError, where: string): string {
+  if (!spokeSmtp(e)) return `could not talk SMTP with ${where} (check the host, the port and the TLS setting)`;
   const reply = e.responseCode ? ` (SMTP ${e.responseCode})` : '';
   switch (e.code) {
-    case 'ESOCKET':
-    case 'ECONNECTION':
-    case 'EDNS':
-    case 'ETIMEDOUT':
-      return `could not connect to ${where} (${NETWORK_CODES.exec(e.message)?.[1] ?? (e.code === 'ETIMEDOUT' ? 'timeout' : e.code)})`;
-    case 'EPROTOCOL':
-      return `${where} did not answer as an SMTP server`;
     case 'ETLS':
-      return `TLS with ${where} failed`;
+      return `TLS with ${where} failed (STARTTLS)`;
     case 'EAUTH':
       return `${where} refused the user name or password${reply}${relayReply(e)}`;
     case 'ENOAUTH':
       return `${where} asks for authentication, and no user name or password is set`;
-    case 'EENVELOPE':
-    case 'EMESSAGE':
+    default: // EENVELOPE, EMESSAGE
       return `${where} refused the test message${reply}${relayReply(e)}`;
-    default:
-      return `the SMTP exchange with ${where} failed${reply}`;
   }
 }

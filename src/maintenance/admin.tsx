@@ -1,6 +1,6 @@
 // The admin's maintenance page (/admin/settings/maintenance): listmonk's clean-ups (orphan or
 // blocklisted subscribers, old unconfirmed subscriptions, old analytics), the analytics export,
-// compacting the database, and the backup download. Each action asks first with the count of
+// compacting the database, and the backup download (a Super Admin's only). Each action asks first with the count of
 // what it will touch (read from /api/maintenance/.../count) and reports what it did.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
@@ -54,7 +54,7 @@ function DateField({ id, name, label, t }: { id: string; name: string; label: st
 function maintenancePage(c: AdminContext, s: Services) {
   const { t, actor } = adminView(c, s);
   const maintains = can(actor, 'settings:maintain');
-  const backs = can(actor, 'settings:manage');
+  const backs = actor.superAdmin;
   const files = databaseFiles(s.config.dbPath);
   const { pageSize, free } = s.maintenance.pages();
   return adminPage(c, s, {
@@ -111,7 +111,7 @@ function maintenancePage(c: AdminContext, s: Services) {
               <div class="actions">
                 <a class="button" href="/api/maintenance/backup" download>{t('admin.maintenance.download')}</a>
               </div>
-            ) : null}
+            ) : <p class="help" data-backup-refused>{t('admin.maintenance.backupSuperAdmin')}</p>}
             <p class="help">{t('admin.maintenance.backupHelp')}</p>
           </section>
           {maintains ? (

@@ -1,7 +1,8 @@
 // /api/maintenance/*: listmonk's garbage collection and analytics export (settings:maintain), and
 // the scheduled VACUUM (setting maintenance.db). listmgr adds read-only counts of what each
 // deletion or export would touch (the admin asks first with them), the database's sizes, VACUUM
-// on demand, and the backup download (settings:manage).
+// on demand, and the backup download (a Super Admin's only: the copy holds every user's password
+// hash and TOTP secret and the settings' saved passwords).
 import type { Context } from 'hono';
 import { sendCsv } from '../http/csv.ts';
 import { ok } from '../http/envelope.ts';
@@ -12,6 +13,7 @@ import type { AppEnv } from '../http/types.ts';
 import { SettingsService } from '../settings/service.ts';
 import type { AppContext } from '../context.ts';
 import { databaseFiles } from '../db/files.ts';
+import { subscriberReadScope } from '../subscribers/service.ts';
 import { backupForDownload } from './backup.ts';
 import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, SUBSCRIBER_GC_TYPES, type MaintenanceStore } from './store.ts';
 
@@ -32,7 +34,7 @@ export const MAINTENANCE_ROUTES = [
   route({ method: 'GET', path: '/maintenance/analytics/:type/count', access: 'settings:maintain', handler: countAnalytics, query: countAnalyticsQuery, summary: 'How many views and clicks were recorded before before_date (what the DELETE would delete), or since since (what the export holds)' }),
   route({ method: 'GET', path: '/maintenance/database', access: 'settings:maintain', handler: databaseInfo, summary: 'The database file\'s size, its WAL\'s, the space VACUUM would return, and the last backup' }),
   route({ method: 'POST', path: '/maintenance/vacuum', access: 'settings:maintain', handler: vacuum, summary: 'Compacts the database now (VACUUM); answers its size before and after' }),
-  route({ method: 'GET', path: '/maintenance/backup', access: 'settings:manage', handler: backup, raw: 'application/vnd.sqlite3', summary: 'A consistent copy of the whole database, as a SQLite file (recorded as the last backup)' }),
+  route({ method: 'GET', path: '/maintenance/backup', access: 'super-admin', handler: backup, raw: 'application/vnd.sqlite3', summary: 'A consistent copy of the whole database, as a SQLite file (recorded as the last backup); a Super Admin\'s only: it holds every password hash, TOTP secret and saved password' }),
   route({ method: 'GET', path: '/maintenance/analytics/:type/export', access: 'settings:maintain', handler: exportAnalytics, query: sinceQuery, raw: 'text/csv', summary: 'The views or clicks recorded since a date, as CSV' }),
 ];
 
@@ -121,15 +123,19 @@ async function backup(c: C, s: Deps) {
   });
 }
 
-/** Views or clicks since a date, streamed in batches of app.batch_size. */
+/**
+ * Views or clicks since a date, streamed in batches of app.batch_size. Subscribers' UUID, e-mail
+ * and name only of those the caller may read through the subscriber API; ids for the others.
+ */
 function exportAnalytics(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof sinceQuery>>) {
   const type = oneOf(c.req.param('type') ?? '', ANALYTICS_EXPORT_TYPES, 'analytics type');
   const since = dateTime(query.since, 'since');
   const columns = ANALYTICS_EXPORT_COLUMNS[type];
   const batch = Math.max(1, s.settings.num('app.batch_size'));
+  const readable = subscriberReadScope(c.get('user'));
   let afterId = 0;
   return sendCsv(c, `campaign_${type}.csv`, columns, () => {
-    const rows = s.maintenance.analyticsBatch(type, since, afterId, batch);
+    const rows = s.maintenance.analyticsBatch(type, since, afterId, batch, readable);
     if (!rows.length) return null;
     afterId = rows[rows.length - 1].id;
     return rows.map((r) => columns.map((k) => r[k]));

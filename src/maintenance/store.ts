@@ -2,6 +2,12 @@
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 
+/** Whether the export's caller may read subscriber `s` (see exportViews). */
+const READABLE = `(@lists IS NULL OR EXISTS (SELECT 1 FROM subscriber_lists sl WHERE sl.subscriber_id = s.id
+  AND sl.list_id IN (SELECT value FROM json_each(@lists))))`;
+const personal = (column: string, as: string) => `CASE WHEN ${READABLE} THEN coalesce(s.${column}, '') ELSE '' END AS ${as}`;
+const PERSONAL = [personal('uuid', 'subscriber_uuid'), personal('email', 'email'), personal('name', 'subscriber_name')].join(', ');
+
 const SQL = {
   deleteOrphans: 'DELETE FROM subscribers WHERE NOT EXISTS (SELECT 1 FROM subscriber_lists WHERE subscriber_id = subscribers.id)',
   deleteBlocklisted: "DELETE FROM subscribers WHERE status = 'blocklisted'",
@@ -18,18 +24,17 @@ const SQL = {
   countClicksSince: 'SELECT COUNT(*) FROM link_clicks WHERE created_at >= ?',
   deleteViews: 'DELETE FROM campaign_views WHERE created_at < ?',
   deleteClicks: 'DELETE FROM link_clicks WHERE created_at < ?',
-  // The export's next batch after id ?, recorded since ?; deleted campaigns and subscribers (and
-  // anonymous tracking) come out as 0 and ''.
+  // The export's next batch after @after, recorded since @since; deleted campaigns and subscribers
+  // (and anonymous tracking) come out as 0 and ''. A subscriber's UUID, e-mail and name only when
+  // @lists is null (every subscriber readable) or the subscriber is on one of the lists in it.
   exportViews: `SELECT v.id, coalesce(c.id, 0) AS campaign_id, coalesce(c.uuid, '') AS campaign_uuid, coalesce(c.name, '') AS campaign_name,
-      coalesce(s.id, 0) AS subscriber_id, coalesce(s.uuid, '') AS subscriber_uuid, coalesce(s.email, '') AS email, coalesce(s.name, '') AS subscriber_name,
-      v.created_at
+      coalesce(s.id, 0) AS subscriber_id, ${PERSONAL}, v.created_at
     FROM campaign_views v LEFT JOIN campaigns c ON c.id = v.campaign_id LEFT JOIN subscribers s ON s.id = v.subscriber_id
-    WHERE v.id > ? AND v.created_at >= ? ORDER BY v.id LIMIT ?`,
+    WHERE v.id > @after AND v.created_at >= @since ORDER BY v.id LIMIT @limit`,
   exportClicks: `SELECT k.id, coalesce(c.id, 0) AS campaign_id, coalesce(c.uuid, '') AS campaign_uuid, coalesce(c.name, '') AS campaign_name,
-      coalesce(s.id, 0) AS subscriber_id, coalesce(s.uuid, '') AS subscriber_uuid, coalesce(s.email, '') AS email, coalesce(s.name, '') AS subscriber_name,
-      l.url, k.created_at
+      coalesce(s.id, 0) AS subscriber_id, ${PERSONAL}, l.url, k.created_at
     FROM link_clicks k JOIN links l ON l.id = k.link_id LEFT JOIN campaigns c ON c.id = k.campaign_id LEFT JOIN subscribers s ON s.id = k.subscriber_id
-    WHERE k.id > ? AND k.created_at >= ? ORDER BY k.id LIMIT ?`,
+    WHERE k.id > @after AND k.created_at >= @since ORDER BY k.id LIMIT @limit`,
 };
 
 /** Columns of the analytics export, as listmonk names them (clicks add `url`). */
@@ -90,9 +95,13 @@ export class MaintenanceStore {
     return this.sql<string[], number>(sql).pluck().get(...params) ?? 0;
   }
 
-  /** Up to `limit` views or clicks recorded since `since` (ISO) with ids after `afterId`, in id order. */
-  analyticsBatch(type: AnalyticsExportType, since: string, afterId: number, limit: number): ({ id: number } & Record<string, string | number>)[] {
-    return this.sql<[number, string, number], { id: number } & Record<string, string | number>>(type === 'views' ? SQL.exportViews : SQL.exportClicks).all(afterId, since, limit);
+  /**
+   * Up to `limit` views or clicks recorded since `since` (ISO) with ids after `afterId`, in id
+   * order; subscribers' UUID, e-mail and name only for members of `readable` (null: every one).
+   */
+  analyticsBatch(type: AnalyticsExportType, since: string, afterId: number, limit: number, readable: number[] | null): ({ id: number } & Record<string, string | number>)[] {
+    const params = { after: afterId, since, limit, lists: readable === null ? null : JSON.stringify(readable) };
+    return this.sql<[typeof params], { id: number } & Record<string, string | number>>(type === 'views' ? SQL.exportViews : SQL.exportClicks).all(params);
   }
 
   /** Rewrites the file compactly and refreshes the planner's statistics. */

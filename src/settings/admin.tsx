@@ -507,22 +507,25 @@ function MessengerBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number;
   );
 }
 
-function Appearance({ c, root }: { c: Ctx; root: string }): JSX.Element {
+/** The custom JavaScript fields are read-only but for a Super Admin (SUPER_ADMIN_SETTINGS), and say so. */
+function Appearance({ c, root, superAdmin }: { c: Ctx; root: string; superAdmin: boolean }): JSX.Element {
   const { t } = c;
   const k = (key: string) => ({ key });
+  const js = { ...c, ro: c.ro || !superAdmin };
+  const jsHelp = c.ro || superAdmin ? undefined : t('admin.settings.customJsSuperAdmin');
   return (
     <Panel id="appearance" t={t}>
       <div class="card">
         <h3>{t('settings.appearance.adminName')}</h3>
         <p class="help">{t('admin.settings.adminAppearanceHelp')}</p>
         <Control c={c} at={k('appearance.admin.custom_css')} kind="code" lang="css" label={t('settings.appearance.customCSS')} />
-        <Control c={c} at={k('appearance.admin.custom_js')} kind="code" lang="javascript" label={t('settings.appearance.customJS')} />
+        <Control c={js} at={k('appearance.admin.custom_js')} kind="code" lang="javascript" label={t('settings.appearance.customJS')} help={jsHelp} />
       </div>
       <div class="card">
         <h3>{t('settings.appearance.publicName')}</h3>
         <p class="help">{t('settings.appearance.publicHelp')} <a href={`${root}/subscription/form`} target="_blank" rel="noopener">{t('admin.settings.openPublicForm')}</a></p>
         <Control c={c} at={k('appearance.public.custom_css')} kind="code" lang="css" label={t('settings.appearance.customCSS')} />
-        <Control c={c} at={k('appearance.public.custom_js')} kind="code" lang="javascript" label={t('settings.appearance.customJS')} />
+        <Control c={js} at={k('appearance.public.custom_js')} kind="code" lang="javascript" label={t('settings.appearance.customJS')} help={jsHelp} />
       </div>
     </Panel>
   );
@@ -561,7 +564,7 @@ function settingsPage(c: AdminContext, s: Services) {
         <Bounces c={ctx} last={s.bounces.lastScan(actor)} />
         <BlockList c={ctx} id="messengers" intro={t('admin.settings.messengersIntro')} empty={t('admin.settings.noMessengers')} addLabel={t('admin.settings.addMessenger')}
           render={(c, b, i, bid) => <MessengerBlock c={c} b={b} index={i} bid={bid} />} />
-        <Appearance c={ctx} root={s.settings.rootUrl()} />
+        <Appearance c={ctx} root={s.settings.rootUrl()} superAdmin={actor.superAdmin} />
         {manage ? (
           <div class="save-bar">
             <span class="muted small" x-text="status"></span>

@@ -80,8 +80,9 @@ export const DEFAULT_SETTINGS: Settings = {
   // listmgr: CSV exports prefix a ' to cells that start with = + - @ tab or CR (OWASP), so a
   // spreadsheet does not run a name from the public form as a formula (false = as stored).
   'security.csv_escape_formulas': true,
-  // listmgr: postback messengers may connect to loopback, private (RFC 1918, fc00::/7) and
-  // link-local addresses (metadata and unspecified addresses stay refused).
+  // listmgr: postback messengers, and SMTP tests of servers typed but not saved, may connect to
+  // loopback, private (RFC 1918, fc00::/7) and link-local addresses (metadata and unspecified
+  // addresses stay refused).
   'security.allow_private_outbound': false,
 
   'upload.provider': 'filesystem',
@@ -160,5 +161,11 @@ export const OBJECT_SECRETS: [string, string[]][] = [
 ];
 /** Settings whose whole value is a secret string. */
 export const STRING_SECRETS = ['upload.s3.aws_secret_access_key', 'bounce.sendgrid_key', 'metrics.token'];
+/**
+ * Settings only a Super Admin may change: custom JavaScript runs in the browser of every admin
+ * (their session, their permissions) or every reader, so with it settings:manage would reach
+ * everything the Super Admin can.
+ */
+export const SUPER_ADMIN_SETTINGS = ['appearance.admin.custom_js', 'appearance.public.custom_js'];
 /** Arrays of blocks (matched by uuid) whose `password` is secret. */
 export const BLOCK_SECRETS = ['smtp', 'messengers', 'bounce.mailboxes'];

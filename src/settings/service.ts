@@ -11,7 +11,7 @@ import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { can, type Actor, type Permission } from '../http/permissions.ts';
 import { f, parseInput, z } from '../http/schema.ts';
 import { SmtpTestError, testSmtpServer, type SmtpServerSettings } from '../mail/smtp.ts';
-import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, type Settings } from './defaults.ts';
+import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, SUPER_ADMIN_SETTINGS, type Settings } from './defaults.ts';
 import { parseDuration } from '../duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
 import { isValidFrom } from '../mail/message.ts';
@@ -56,9 +56,21 @@ export type SmtpTest =
   | { kind: 'given'; to: string; server: SmtpServerSettings }
   | { kind: 'saved'; to: string | null; uuid: string | null };
 
-/** What a saved password is bound to: change any of them and the password must be typed again. */
-const PASSWORD_BINDING = ['host', 'port', 'username', 'tls_type', 'tls_skip_verify'] as const;
-const bindingOf = (b: SmtpServerSettings) => PASSWORD_BINDING.map((k) => (k === 'host' ? b.host.trim().toLowerCase() : b[k]));
+/**
+ * What a block's saved password is bound to, by block setting: where it is sent and who to.
+ * Change any of them and the password must be typed again, or whoever may change the settings
+ * could point the block at their own host and receive it (SMTP AUTH, POP3 PASS, a postback's
+ * basic auth). `uses`: whether the block sends a password at all (none to keep otherwise).
+ */
+const PASSWORD_BINDINGS: Record<string, { fields: string[]; what: string; uses: (b: Block) => boolean }> = {
+  smtp: { fields: ['host', 'port', 'username', 'tls_type', 'tls_skip_verify'], what: 'host, port, user name or TLS settings', uses: (b) => b.auth_protocol !== 'none' },
+  'bounce.mailboxes': { fields: ['host', 'port', 'username', 'tls_enabled', 'tls_skip_verify'], what: 'host, port, user name or TLS settings', uses: (b) => b.auth_protocol !== 'none' },
+  messengers: { fields: ['root_url', 'username'], what: 'URL or user name', uses: (b) => !!b.username },
+};
+const bindingOf = (key: string, b: Block) => JSON.stringify(PASSWORD_BINDINGS[key].fields.map((k) => {
+  const v = typeof b[k] === 'string' ? (b[k] as string).trim() : b[k];
+  return k === 'host' ? String(v).toLowerCase() : v;
+}));
 
 export class SettingsService {
   private current: Settings = clone(DEFAULT_SETTINGS);
@@ -155,6 +167,7 @@ export class SettingsService {
       if (!Object.hasOwn(DEFAULT_SETTINGS, key)) continue; // unknown keys are ignored, as listmonk
       next[key] = value;
     }
+    this.assertMayChange(actor, next);
     return this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
   }
 
@@ -164,7 +177,24 @@ export class SettingsService {
     if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw badRequest(`unknown setting "${key}"`);
     const next = clone(this.current);
     next[key] = value;
+    this.assertMayChange(actor, next);
     return this.save(next, [key]);
+  }
+
+  /**
+   * 403 when a change other than a Super Admin's would change a SUPER_ADMIN_SETTINGS key. The
+   * value sent back unchanged is fine, also as a browser's text box gives it back (line endings
+   * as \n, a leading newline dropped): then the stored value is kept as it is.
+   */
+  private assertMayChange(actor: Actor, next: Settings): void {
+    if (actor.superAdmin) return;
+    const text = (v: unknown) => (typeof v === 'string' ? v.replace(/\r\n?/g, '\n').trim() : JSON.stringify(v));
+    for (const key of SUPER_ADMIN_SETTINGS) {
+      if (text(next[key]) !== text(this.current[key])) {
+        throw forbidden(`permission denied: only a Super Admin may change "${key}" (custom JavaScript runs in the browser of everyone who opens those pages)`);
+      }
+      next[key] = this.current[key];
+    }
   }
 
   /** Tests SMTP servers (see SmtpTest); a failure is a 400 saying what failed, without the remote's own text. */
@@ -172,8 +202,15 @@ export class SettingsService {
     assertCan(actor, 'settings:manage');
     const saved = this.get<SmtpServerSettings[]>('smtp');
     let servers: SmtpServerSettings[];
-    if (test.kind === 'given') servers = [withSavedPassword(test.server, saved)];
-    else if (test.uuid) {
+    // A server typed for the test, unless it is one saved (host and port), may only be where
+    // postback messengers may connect: not a probe of the server's own network.
+    let guard: { allowPrivate: boolean } | undefined;
+    if (test.kind === 'given') {
+      servers = [withSavedPassword(test.server, saved)];
+      const host = test.server.host.trim().toLowerCase();
+      const isSaved = saved.some((b) => b.host.trim().toLowerCase() === host && b.port === test.server.port);
+      if (!isSaved) guard = { allowPrivate: this.bool('security.allow_private_outbound') };
+    } else if (test.uuid) {
       const one = saved.find((b) => b.uuid === test.uuid);
       if (!one) throw notFound(`no saved SMTP server has uuid "${test.uuid.slice(0, 100)}"`);
       servers = [one];
@@ -183,7 +220,7 @@ export class SettingsService {
     }
     for (const server of servers) {
       try {
-        await testSmtpServer(server, this.str('app.from_email'), test.to, this.str('app.site_name'));
+        await testSmtpServer(server, this.str('app.from_email'), test.to, this.str('app.site_name'), guard);
       } catch (e) {
         if (e instanceof SmtpTestError) throw badRequest(`SMTP test failed: ${e.message}`);
         throw e;
@@ -201,9 +238,10 @@ export class SettingsService {
   /** Validates and stores; answers the keys whose values changed (for the log: keys only, never values). */
   private save(next: Settings, changed: string[]): string[] {
     for (const key of changed) checkShape(key, next[key], DEFAULT_SETTINGS[key]);
-    keepSecrets(next, this.current);
+    const retype = keepSecrets(next, this.current);
     normalise(next);
     validate(next);
+    if (retype) throw badRequest(retype);
     if (next['backup.enabled'] && changed.some((k) => k.startsWith('backup.'))) {
       const problem = folderProblem(backupFolder(next['backup.dir'] as string, this.db.name));
       if (problem) throw badRequest(`invalid setting "backup.dir": ${problem}`);
@@ -248,7 +286,7 @@ function withSavedPassword(server: SmtpServerSettings, saved: SmtpServerSettings
     if (masked) throw badRequest('the password is masked and no saved SMTP server has this uuid: type the password');
     return { ...server, password: '' };
   }
-  if (JSON.stringify(bindingOf(stored)) !== JSON.stringify(bindingOf(server))) {
+  if (bindingOf('smtp', stored as unknown as Block) !== bindingOf('smtp', server as unknown as Block)) {
     if (!stored.password) return { ...server, password: '' };
     throw badRequest('the host, port, user name or TLS settings differ from the saved server\'s: type the password again to test them (the saved one is only sent to the server it was saved for)');
   }
@@ -310,7 +348,12 @@ function checkShape(field: string, value: unknown, def: unknown): void {
   }
 }
 
-function keepSecrets(next: Settings, prev: Settings): void {
+/**
+ * A masked or empty secret takes the stored one (for a block, only while it is bound to the same
+ * place: PASSWORD_BINDINGS); answers why a password must be typed again, or null.
+ */
+function keepSecrets(next: Settings, prev: Settings): string | null {
+  let retype: string | null = null;
   for (const key of STRING_SECRETS) if (keepsSecret(next[key])) next[key] = prev[key];
   for (const [key, path] of OBJECT_SECRETS) {
     const leaf = path[path.length - 1];
@@ -325,8 +368,16 @@ function keepSecrets(next: Settings, prev: Settings): void {
       // Matched by uuid; blocks saved before they had one are matched by position.
       const old = block.uuid ? prevBlocks.find((b) => b.uuid === block.uuid) : prevBlocks[i]?.uuid ? undefined : prevBlocks[i];
       block.password = old?.password ?? '';
+      if (!old || !block.password || bindingOf(key, old) === bindingOf(key, block)) continue;
+      const binding = PASSWORD_BINDINGS[key];
+      if (!binding.uses(block)) block.password = '';
+      else {
+        const name = block.name ? ` ("${String(block.name).slice(0, 100)}")` : '';
+        retype ??= `invalid setting "${key}[${i}].password": the ${binding.what} of ${key}[${i}]${name} changed: type the password again (a saved password is only sent where it was saved for)`;
+      }
     }
   }
+  return retype;
 }
 
 const lowerTrimList = (v: unknown) => [...new Set((v as string[]).map((s) => s.trim().toLowerCase()).filter(Boolean))];

@@ -14,7 +14,7 @@ import type { List } from '../lists/store.ts';
 import { SegmentError } from '../segments/index.ts';
 import type { Services } from '../services.ts';
 import type { SubscriberQuery } from './service.ts';
-import { SUBSCRIBER_ORDER_COLUMNS, SUBSCRIPTION_STATUSES, type Subscriber, type SubscriberStatus, type SubscriptionStatus } from './store.ts';
+import { SUBSCRIBER_ORDER_COLUMNS, SUBSCRIPTION_STATUSES, type ActivityClick, type ActivityView, type Subscriber, type SubscriberStatus, type SubscriptionStatus } from './store.ts';
 
 const READ: Permission[] = ['subscribers:get_all', 'subscribers:get'];
 
@@ -334,7 +334,7 @@ function subscriberPage(c: AdminContext, s: Services) {
         </nav>
         {tab === 'subscriptions' ? <SubscriptionsTab sub={sub} t={t} /> : null}
         {tab === 'bounces' ? <BouncesTab bounces={s.subscriberService.bounces(actor, sub.id) as BounceRow[]} manage={can(actor, 'bounces:manage')} t={t} /> : null}
-        {tab === 'activity' ? <ActivityTab activity={s.subscriberService.activity(actor, sub.id) as Activity} t={t} /> : null}
+        {tab === 'activity' ? <ActivityTab activity={s.subscriberService.activity(actor, sub.id)} t={t} /> : null}
       </div>
     ),
   });
@@ -493,11 +493,13 @@ function BouncesTab({ bounces, manage, t }: { bounces: BounceRow[]; manage: bool
 }
 
 interface Activity {
-  campaign_views: { id: number; name: string; subject: string; view_count: number; last_viewed_at: string }[];
-  link_clicks: { url: string; campaign_name: string | null; click_count: number; last_clicked_at: string }[];
+  campaign_views: ActivityView[];
+  link_clicks: ActivityClick[];
 }
 
+/** Views and clicks of campaigns the viewer may not see are counted, shown as "a campaign you cannot see". */
 function ActivityTab({ activity, t }: { activity: Activity; t: Translate }): JSX.Element {
+  const hidden = <span class="muted" data-restricted>{t('admin.subscribers.hiddenCampaign')}</span>;
   const views = activity.campaign_views.reduce((n, v) => n + v.view_count, 0);
   const clicks = activity.link_clicks.reduce((n, v) => n + v.click_count, 0);
   return (
@@ -513,7 +515,7 @@ function ActivityTab({ activity, t }: { activity: Activity; t: Translate }): JSX
           <table>
             <thead><tr><th scope="col">{t('globals.terms.campaigns')}</th><th scope="col" class="num">{t('campaigns.views')}</th><th scope="col">{t('admin.subscribers.lastSeen')}</th></tr></thead>
             <tbody>
-              {activity.campaign_views.map((v) => <tr><td>{v.name} <span class="muted small">{v.subject}</span></td><td class="num">{formatNumber(v.view_count)}</td><td><Time value={v.last_viewed_at} /></td></tr>)}
+              {activity.campaign_views.map((v) => <tr><td>{v.restricted ? hidden : <>{v.name} <span class="muted small">{v.subject}</span></>}</td><td class="num">{formatNumber(v.view_count)}</td><td><Time value={v.last_viewed_at} /></td></tr>)}
             </tbody>
           </table>
         </div>
@@ -524,7 +526,13 @@ function ActivityTab({ activity, t }: { activity: Activity; t: Translate }): JSX
           <table>
             <thead><tr><th scope="col">{t('globals.terms.url')}</th><th scope="col">{t('globals.terms.campaigns')}</th><th scope="col" class="num">{t('campaigns.clicks')}</th><th scope="col">{t('admin.subscribers.lastSeen')}</th></tr></thead>
             <tbody>
-              {activity.link_clicks.map((k) => <tr><td class="break">{k.url}</td><td>{k.campaign_name ?? <span class="muted">—</span>}</td><td class="num">{formatNumber(k.click_count)}</td><td><Time value={k.last_clicked_at} /></td></tr>)}
+              {activity.link_clicks.map((k) => (
+                <tr>
+                  <td class="break">{k.restricted ? <span class="muted">—</span> : k.url}</td>
+                  <td>{k.restricted ? hidden : k.campaign_name ?? <span class="muted">—</span>}</td>
+                  <td class="num">{formatNumber(k.click_count)}</td><td><Time value={k.last_clicked_at} /></td>
+                </tr>
+              ))}
             </tbody>
           </table>
         </div>

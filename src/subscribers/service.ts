@@ -15,7 +15,7 @@ import { TABLE_PERMISSIONS, translateSegment, type SegmentAccess } from '../segm
 import { domainRules, nameFromEmail, validateEmail } from './email.ts';
 import { sendOptin, sendOptinQuietly } from './optin.ts';
 import type {
-  ListAction, Subscriber, SubscriberFields, SubscriberFilter, SubscriberOrder, SubscriberRow, SubscriberStatus, SubscriberStore,
+  ActivityClick, ActivityView, ListAction, Subscriber, SubscriberFields, SubscriberFilter, SubscriberOrder, SubscriberRow, SubscriberStatus, SubscriberStore,
   Subscription, SubscriptionSource, SubscriptionStatus,
 } from './store.ts';
 
@@ -102,6 +102,26 @@ export function subscriberScope(actor: Actor): number[] | null {
   return lists === 'all' ? null : lists;
 }
 
+/**
+ * Whose personal data (UUID, e-mail, name) other domains' exports may show the actor: null for
+ * every subscriber, else the members of these lists; [] without subscriber read access at all.
+ */
+export function subscriberReadScope(actor: Actor): number[] | null {
+  if (!can(actor, 'subscribers:get_all') && !can(actor, 'subscribers:get')) return [];
+  return subscriberScope(actor);
+}
+
+/**
+ * The lists whose campaigns the actor may see, as the campaign API decides: null for every
+ * campaign (campaigns:get_all, or campaigns:get with every list), [] without campaign read access.
+ */
+function campaignScope(actor: Actor): number[] | null {
+  if (can(actor, 'campaigns:get_all')) return null;
+  if (!can(actor, 'campaigns:get')) return [];
+  const lists = permittedLists(actor, 'get');
+  return lists === 'all' ? null : lists;
+}
+
 export class SubscriberService {
   constructor(private readonly ctx: AppContext, private readonly store: SubscriberStore) {}
 
@@ -141,8 +161,18 @@ export class SubscriberService {
     return this.mask(actor, this.load(actor, id).subscriber);
   }
 
-  activity(actor: Actor, id: number): { campaign_views: unknown[]; link_clicks: unknown[] } {
-    return this.store.activity(this.load(actor, id).id);
+  /**
+   * The subscriber's views and clicks. Those of campaigns the actor may not see (campaignScope)
+   * stay in the counts as "a campaign you cannot see": no campaign, subject or link.
+   */
+  activity(actor: Actor, id: number): { campaign_views: ActivityView[]; link_clicks: ActivityClick[] } {
+    const { campaign_views, link_clicks } = this.store.activity(this.load(actor, id).id, campaignScope(actor));
+    return {
+      campaign_views: campaign_views.map(({ visible, ...v }) => (visible ? v
+        : { id: null, uuid: null, name: '', subject: '', view_count: v.view_count, last_viewed_at: v.last_viewed_at, restricted: true })),
+      link_clicks: link_clicks.map(({ visible, ...k }) => (visible ? k
+        : { link_id: null, url: '', campaign_id: null, campaign_uuid: null, campaign_name: null, campaign_subject: null, click_count: k.click_count, last_clicked_at: k.last_clicked_at, restricted: true })),
+    };
   }
 
   /** The subscriber's data export, the sections the settings allow. */
@@ -371,7 +401,7 @@ export class SubscriberService {
  */
 function segmentAccess(actor: Actor): SegmentAccess {
   const lists = permittedLists(actor, 'get');
-  const allCampaigns = can(actor, 'campaigns:get_all') || (can(actor, 'campaigns:get') && lists === 'all');
+  const allCampaigns = campaignScope(actor) === null;
   const refusedTables: Record<string, string> = {};
   for (const [table, permission] of Object.entries(TABLE_PERMISSIONS)) {
     const allowed = permission === 'campaigns:get_all' ? allCampaigns : can(actor, permission);

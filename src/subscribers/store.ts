@@ -113,6 +113,36 @@ const SUBSCRIPTION_COLUMNS = `sl.subscriber_id, sl.status AS subscription_status
 /** Ids go to SQLite as one JSON array per statement, in chunks of this many. */
 const CHUNK = 5000;
 
+/** A campaign the subscriber viewed (GET /api/subscribers/{id}/activity); a campaign the caller may not see has no id, uuid, name or subject. */
+export interface ActivityView {
+  id: number | null;
+  uuid: string | null;
+  name: string;
+  subject: string;
+  view_count: number;
+  last_viewed_at: string;
+  /** Set on a campaign the caller may not see. */
+  restricted?: true;
+}
+
+/** A link the subscriber clicked, with its campaign; as ActivityView, no link or campaign when the caller may not see it. */
+export interface ActivityClick {
+  link_id: number | null;
+  url: string;
+  campaign_id: number | null;
+  campaign_uuid: string | null;
+  campaign_name: string | null;
+  campaign_subject: string | null;
+  click_count: number;
+  last_clicked_at: string;
+  restricted?: true;
+}
+
+type Visible = { visible: boolean };
+
+const CAMPAIGN_VISIBLE = `(@lists IS NULL OR EXISTS (SELECT 1 FROM campaign_lists cl WHERE cl.campaign_id = c.id
+  AND cl.list_id IN (SELECT value FROM json_each(@lists))))`;
+
 const SQL = {
   total: 'SELECT n FROM subscriber_total WHERE id = 1',
   listTotal: 'SELECT COALESCE(SUM(n), 0) FROM list_subscriber_counts WHERE list_id = ?',
@@ -203,13 +233,15 @@ const SQL = {
     WHERE v.subscriber_id = ? GROUP BY c.id ORDER BY c.id`,
   exportClicks: `SELECT k.url, COUNT(*) AS clicks FROM link_clicks lc JOIN links k ON k.id = lc.link_id
     WHERE lc.subscriber_id = ? GROUP BY k.id ORDER BY k.id`,
-  activityViews: `SELECT c.id, c.uuid, c.name, c.subject, COUNT(*) AS view_count, MAX(v.created_at) AS last_viewed_at
-    FROM campaign_views v JOIN campaigns c ON c.id = v.campaign_id WHERE v.subscriber_id = ?
+  // `visible`: the campaign is one the caller may see (@lists null: every one; else one of its
+  // lists is in @lists; a deleted campaign's clicks only with null).
+  activityViews: `SELECT c.id, c.uuid, c.name, c.subject, COUNT(*) AS view_count, MAX(v.created_at) AS last_viewed_at, ${CAMPAIGN_VISIBLE} AS visible
+    FROM campaign_views v JOIN campaigns c ON c.id = v.campaign_id WHERE v.subscriber_id = @sid
     GROUP BY c.id ORDER BY last_viewed_at DESC`,
   activityClicks: `SELECT k.id AS link_id, k.url, c.id AS campaign_id, c.uuid AS campaign_uuid, c.name AS campaign_name,
-    c.subject AS campaign_subject, COUNT(*) AS click_count, MAX(lc.created_at) AS last_clicked_at
+    c.subject AS campaign_subject, COUNT(*) AS click_count, MAX(lc.created_at) AS last_clicked_at, ${CAMPAIGN_VISIBLE} AS visible
     FROM link_clicks lc JOIN links k ON k.id = lc.link_id LEFT JOIN campaigns c ON c.id = lc.campaign_id
-    WHERE lc.subscriber_id = ? GROUP BY k.id, c.id ORDER BY last_clicked_at DESC`,
+    WHERE lc.subscriber_id = @sid GROUP BY k.id, c.id ORDER BY last_clicked_at DESC`,
   bounces: `SELECT b.id, b.type, b.source, b.meta, b.created_at, s.email, s.uuid AS subscriber_uuid, s.id AS subscriber_id,
     s.status AS subscriber_status, c.id AS campaign_id, c.name AS campaign_name
     FROM bounces b JOIN subscribers s ON s.id = b.subscriber_id LEFT JOIN campaigns c ON c.id = b.campaign_id
@@ -524,8 +556,14 @@ export class SubscriberStore {
     return out;
   }
 
-  activity(sid: number): { campaign_views: unknown[]; link_clicks: unknown[] } {
-    return { campaign_views: this.sql(SQL.activityViews).all(sid), link_clicks: this.sql(SQL.activityClicks).all(sid) };
+  /** The subscriber's views and clicks by campaign, each marked with whether a caller seeing the campaigns of `campaignLists` (null: every one) may see its campaign. */
+  activity(sid: number, campaignLists: number[] | null): { campaign_views: (ActivityView & Visible)[]; link_clicks: (ActivityClick & Visible)[] } {
+    const params = { sid, lists: campaignLists === null ? null : JSON.stringify(campaignLists) };
+    const visible = <T extends { visible: number | boolean }>(r: T) => ({ ...r, visible: r.visible === 1 });
+    return {
+      campaign_views: this.sql<[typeof params], ActivityView & { visible: number }>(SQL.activityViews).all(params).map(visible),
+      link_clicks: this.sql<[typeof params], ActivityClick & { visible: number }>(SQL.activityClicks).all(params).map(visible),
+    };
   }
 
   bounces(sid: number): unknown[] {

@@ -7,6 +7,7 @@
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { CopyButton, Field, PageData, PageHead, SearchToolbar, Tag, Time } from '../admin/components.tsx';
+import type { Translate } from '../admin/i18n.ts';
 import { notFound } from '../http/errors.ts';
 import { can, LIST_PERMISSIONS, PERMISSION_GROUPS, SUPER_ADMIN_ROLE_ID } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
@@ -356,9 +357,23 @@ function rolesPage(c: AdminContext, s: Services, kind: RoleKind, rows: RoleRow[]
             </tbody>
           </table>
         </div>
+        {kind === 'users' ? <PermissionReach t={t} /> : null}
       </div>
     ),
   });
+}
+
+/** Under the user roles: what the permissions that reach beyond their name allow, and what is the Super Admin's alone. */
+function PermissionReach({ t }: { t: Translate }): JSX.Element {
+  return (
+    <section class="card reach" aria-labelledby="reach-title">
+      <h2 id="reach-title">{t('admin.roles.reachTitle')}</h2>
+      <ul>
+        {Object.entries(PERMISSION_NOTES).map(([p, note]) => <li data-reach={p}><code>{p}</code>: {t(note)}</li>)}
+      </ul>
+      <p class="help">{t('admin.roles.superAdminOnly')}</p>
+    </section>
+  );
 }
 
 /** A role's own page, or the form for a new one (`role` null). */
@@ -387,7 +402,7 @@ function userRolesPage(c: AdminContext, s: Services) {
     changeable: s.userService.mayChangeRole(actor, r),
     gives: r.id === SUPER_ADMIN_ROLE_ID ? <Tag tone="accent">{t('admin.roles.everything')}</Tag>
       : r.permissions.length === 0 ? <span class="muted">—</span>
-      : <>{r.permissions.map((p) => <Tag tone={p === 'subscribers:sql_query' ? 'danger' : undefined}>{p}</Tag>)}</>,
+      : <>{r.permissions.map((p) => <Tag tone={POWERFUL.has(p) ? 'danger' : undefined}>{p}</Tag>)}</>,
   })));
 }
 
@@ -395,6 +410,15 @@ function userRolesPage(c: AdminContext, s: Services) {
 function readOnlyRole({ t, actor }: AdminView): string {
   return can(actor, 'roles:manage') ? t('admin.roles.beyondYours') : t('admin.roles.readOnly');
 }
+
+/** Permissions that reach far beyond their name, marked on the role form. */
+const POWERFUL = new Set(['subscribers:sql_query', 'settings:manage']);
+/** What a permission reaches, said under it on the role form (docs/security.md has the whole list). */
+const PERMISSION_NOTES: Readonly<Record<string, string>> = {
+  'subscribers:sql_query': 'admin.roles.sqlQueryWarning',
+  'settings:manage': 'admin.roles.settingsManageNote',
+  'settings:maintain': 'admin.roles.settingsMaintainNote',
+};
 
 function UserRoleForm({ role, view, editable }: { role: UserRoleJson | null; view: AdminView; editable: boolean }): JSX.Element {
   const { t } = view;
@@ -422,9 +446,9 @@ function UserRoleForm({ role, view, editable }: { role: UserRoleJson | null; vie
                 <label class="check-label">
                   <input type="checkbox" name="permissions" value={p} data-kind="strings" id={i === 0 && g.group === 'lists' ? 'role-permissions' : undefined} checked={held.has(p)} {...fields} />
                   <code>{p}</code>
-                  {p === 'subscribers:sql_query' ? <Tag tone="danger">{t('admin.roles.powerful')}</Tag> : null}
+                  {POWERFUL.has(p) ? <Tag tone="danger">{t('admin.roles.powerful')}</Tag> : null}
                 </label>
-                {p === 'subscribers:sql_query' ? <p class="help danger-text">{t('admin.roles.sqlQueryWarning')}</p> : null}
+                {PERMISSION_NOTES[p] ? <p class={POWERFUL.has(p) ? 'help danger-text' : 'help'} data-note-for={p}>{t(PERMISSION_NOTES[p])}</p> : null}
               </div>
             ))}
           </fieldset>

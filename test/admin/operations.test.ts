@@ -81,23 +81,27 @@ describe('admin operations pages', () => {
     const m = await getPage(t, maintainer, '/admin/settings/maintenance');
     assert.equal(m.status, 200);
     assert.ok(m.body.includes('data-op="vacuum"'));
-    assert.ok(!m.body.includes('/api/maintenance/backup'), 'no download without settings:manage');
+    assert.ok(!m.body.includes('/api/maintenance/backup'), 'no download but for a Super Admin');
     assert.equal((await getPage(t, reader, '/admin/settings/maintenance')).status, 403);
-    // settings:manage alone: the backup, not the clean-ups (settings:maintain).
+    // settings:manage alone: the database facts, neither the clean-ups (settings:maintain) nor
+    // the backup (a Super Admin's only), and the page says why.
     const u = await userWithRole(t, ['settings:manage']);
     const manager = await adminSession(t, u.username, u.password);
     const b = await getPage(t, manager, '/admin/settings/maintenance');
     assert.equal(b.status, 200);
-    assert.ok(b.body.includes('href="/api/maintenance/backup"'));
+    assert.ok(!b.body.includes('/api/maintenance/backup'));
+    assert.match(b.body, /Only a Super Admin may download a backup/);
     assert.ok(!b.body.includes('data-op='), 'no clean-up without settings:maintain');
     assert.equal((await apiAs(t, manager, 'DELETE', '/api/maintenance/subscribers/orphan')).status, 403);
   });
 
-  it('refuses the backup without settings:manage and records nothing', async () => {
-    for (const session of [maintainer, reader]) {
+  it('refuses the backup to everyone but a Super Admin (settings:manage too: the copy holds every password hash and TOTP secret) and records nothing', async () => {
+    const u = await userWithRole(t, ['settings:manage', 'settings:maintain', 'users:manage']);
+    const manager = await adminSession(t, u.username, u.password);
+    for (const session of [maintainer, reader, manager]) {
       const res = await apiAs(t, session, 'GET', '/api/maintenance/backup');
       assert.equal(res.status, 403);
-      assert.match(res.body.message, /settings:manage/);
+      assert.match(res.body.message, /only a Super Admin/);
     }
     assert.equal((await sendRequest(t.url, null, 'GET', '/api/maintenance/backup', undefined, { auth: null })).status, 403);
     assert.match((await getPage(t, admin, '/admin/settings/maintenance')).body, /None recorded/);

@@ -114,6 +114,8 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
 
   it('sets up an SMTP server on the sink, tests it, shows a failing relay\'s own error, and keeps a bad JSON header as typed', async () => {
     const t = server();
+    // The sink is on loopback and not saved yet: the test may reach it only with this setting.
+    assert.equal((await t.request('PUT', '/api/settings', { 'security.allow_private_outbound': true })).status, 200);
     const tab = await signedInTab(browser(), t);
     const { page } = tab;
     await page.goto(`${t.url}/admin/settings#smtp`);
@@ -146,10 +148,11 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     await second.getByLabel('To e-mail').fill('ops@example.com');
     await second.getByRole('button', { name: 'SMTP connection test' }).click();
     await second.getByText(/refused the user name or password \(SMTP 535\): the relay answered "535 Invalid username or password"/).waitFor();
-    // A closed port.
+    // A closed port: the one answer for anything that does not speak SMTP.
     await second.getByLabel('Port', { exact: true }).fill('1');
+    await second.getByLabel('Wait timeout').fill('1s');
     await second.getByRole('button', { name: 'SMTP connection test' }).click();
-    await second.getByText('SMTP test failed: could not connect to 127.0.0.1:1 (ECONNREFUSED)').waitFor();
+    await second.getByText('SMTP test failed: could not talk SMTP with 127.0.0.1:1 (check the host, the port and the TLS setting)').waitFor();
     await second.getByRole('button', { name: 'Remove server' }).click();
     assert.equal(await page.locator('[data-block="smtp"]').count(), 1);
 
@@ -207,6 +210,35 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     } finally {
       await tab.close();
       await box.close();
+    }
+  });
+
+  it('shows a settings:manage role the custom JavaScript read-only, and asks for the password again when a saved server\'s host changes', async () => {
+    const t = server();
+    const saved = await t.request('PUT', '/api/settings', { smtp: [{ enabled: true, name: 'relay', host: 'smtp.example.com', port: 587, auth_protocol: 'login', username: 'mailer', password: 'relay-secret', tls_type: 'STARTTLS' }] });
+    assert.equal(saved.status, 200, saved.text);
+    const manager = await userWithRole(t, ['settings:get', 'settings:manage']);
+    for (const width of [1280, 390]) {
+      const tab = await signedInTab(browser(), t, { ...manager, width });
+      const { page } = tab;
+      await page.goto(`${t.url}/admin/settings#appearance`);
+      const panel = page.locator('#panel-appearance');
+      assert.equal(await panel.getByText('Only a Super Admin may change custom JavaScript').count(), 2);
+      assert.equal(await panel.locator('textarea[name="appearance.admin.custom_js"]').isDisabled(), true);
+      assert.equal(await panel.locator('textarea[name="appearance.public.custom_css"]').isDisabled(), false);
+      assert.equal(await panel.locator('.cm-content').nth(1).getAttribute('contenteditable'), 'false', 'the JavaScript editor takes no typing');
+      await screenshot(page, 'settings-appearance-manager');
+
+      await page.getByRole('tab', { name: 'SMTP' }).click();
+      const block = page.locator('[data-block="smtp"]').first();
+      await block.getByLabel('Host', { exact: true }).fill('smtp.elsewhere.example');
+      await page.locator('#settings-save').click();
+      await block.getByText(/the host, port, user name or TLS settings of smtp\[0\] \("email-relay"\) changed: type the password again/).waitFor();
+      assert.equal(await block.getByLabel('Password', { exact: true }).getAttribute('aria-invalid'), 'true');
+      assert.equal(t.server.ctx.settings.get<{ host: string }[]>('smtp')[0].host, 'smtp.example.com');
+      await screenshot(page, 'settings-smtp-retype-password');
+      assert.deepEqual(tab.problems, []);
+      await tab.close();
     }
   });
 

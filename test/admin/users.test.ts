@@ -108,6 +108,23 @@ describe('admin users, roles and profile pages', () => {
     assert.ok(!superAdmin.body.includes('Save changes'));
     assert.equal((await getPage(t, admin, '/admin/users/roles/users/new')).status, 200);
     assert.equal((await getPage(t, admin, `/admin/users/roles/users/${ids.hostileListRole}`)).status, 404, 'a list role is not a user role');
+  });
+
+  it('says on the role form what settings:manage and settings:maintain reach, settings:manage marked powerful', async () => {
+    const form = (await getPage(t, admin, '/admin/users/roles/users/new')).body;
+    const note = (p: string) => new RegExp(`<p class="([^"]+)" data-note-for="${p}">([^<]+)</p>`).exec(form);
+    const manage = note('settings:manage');
+    assert.ok(manage, 'a note under settings:manage');
+    assert.equal(manage[1], 'help danger-text');
+    assert.match(manage[2], /Changes every setting: the SMTP servers, bounce mailbox and messengers/);
+    assert.match(manage[2], /Custom JavaScript and the backup download are a Super Admin&#39;s only/);
+    assert.match(form, /value="settings:manage" data-kind="strings"\s*\/?>\s*<code>settings:manage<\/code>\s*<span class="tag danger"/);
+    // The user roles page says it too, with what is the Super Admin's alone.
+    const roles = (await getPage(t, admin, '/admin/users/roles/users')).body;
+    assert.match(roles, /<h2 id="reach-title">What some permissions reach<\/h2>/);
+    assert.match(roles, /<li data-reach="settings:manage"><code>settings:manage<\/code>: Changes every setting/);
+    assert.match(roles, /Only a Super Admin may change the custom JavaScript of the admin and public pages, download a backup of the database, or give the Super Admin role/);
+    assert.match(note('settings:maintain')?.[2] ?? '', /exports views and clicks \(a subscriber&#39;s e-mail, name and UUID only when the role may also read that subscriber\)/);
     assert.equal((await getPage(t, admin, '/admin/users/roles/users/999999')).status, 404);
   });
 

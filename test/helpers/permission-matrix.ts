@@ -12,6 +12,8 @@ export interface RouteCase {
   body?: unknown;
   /** Also held by the caller who may, so data-level checks (list grants) do not hide the route's answer. */
   extra?: string[];
+  /** Only the Super Admin role opens it: a role with every permission is refused. */
+  superAdmin?: true;
 }
 
 const SUB_READ = ['subscribers:get_all', 'subscribers:get'];
@@ -105,7 +107,7 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'GET', path: '/api/maintenance/analytics/all/count?since=2025-01-01T00:00:00Z', perms: ['settings:maintain'] },
   { method: 'GET', path: '/api/maintenance/database', perms: ['settings:maintain'] },
   { method: 'POST', path: '/api/maintenance/vacuum', perms: ['settings:maintain'] },
-  { method: 'GET', path: '/api/maintenance/backup', perms: ['settings:manage'] },
+  { method: 'GET', path: '/api/maintenance/backup', perms: [], superAdmin: true },
   { method: 'GET', path: '/api/dashboard/counts', perms: [] },
   { method: 'GET', path: '/api/dashboard/charts', perms: [] },
   // campaigns

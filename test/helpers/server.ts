@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, openDatabase, type DB } from '../../src/db/connection.ts';
 import { install } from '../../src/install.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
+import type { Permission } from '../../src/http/permissions.ts';
 import { UserStore } from '../../src/users/store.ts';
 
 export const ADMIN_USER = 'admin';
@@ -215,4 +216,19 @@ export function keepSettings(server: () => TestServer, keys: string[], opts: { e
     saved = savedSettings(server(), keys);
   });
   (opts.each ? afterEach : after)(() => putBack(server(), saved));
+}
+
+let roleCallers = 0;
+
+/**
+ * An API user whose user role holds exactly `permissions` and, with `lists`, a list role with
+ * `list:get` on those lists; returns its "user:token".
+ */
+export function roleCaller(t: TestServer, permissions: string[], lists?: number[]): string {
+  const users = t.server.ctx.users;
+  const name = `role-caller-${++roleCallers}`;
+  const role = users.createUserRole(name, permissions as Permission[]);
+  const listRole = lists ? users.createListRole(name, lists.map((id) => ({ id, permissions: ['list:get'] }))) : null;
+  const { token } = users.createUser({ username: name, type: 'api', status: 'enabled', userRoleId: role.id, listRoleId: listRole?.id ?? null });
+  return `${name}:${token}`;
 }

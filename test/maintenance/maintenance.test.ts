@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { parseCron } from '../../src/maintenance/cron.ts';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
-import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { roleCaller, startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
 const count = (sql: string) => t.server.ctx.db.prepare(sql).pluck().get() as number;
@@ -89,8 +89,8 @@ describe('DELETE /api/maintenance/analytics/{type}', () => {
 });
 
 describe('GET /api/maintenance/analytics/{type}/export', () => {
-  const exported = async (path: string) => {
-    const res = await fetch(`${t.url}${path}`, { headers: { authorization: `Basic ${Buffer.from(t.token).toString('base64')}` } });
+  const exported = async (path: string, creds = t.token) => {
+    const res = await fetch(`${t.url}${path}`, { headers: { authorization: `Basic ${Buffer.from(creds).toString('base64')}` } });
     return { status: res.status, type: res.headers.get('content-type'), disposition: res.headers.get('content-disposition'), text: await res.text() };
   };
 
@@ -117,6 +117,32 @@ describe('GET /api/maintenance/analytics/{type}/export', () => {
       assert.equal(lines[0], 'campaign_id,campaign_uuid,campaign_name,subscriber_id,subscriber_uuid,email,subscriber_name,url,created_at');
       assert.deepEqual(lines.slice(1), ['1,c1,C,3,u3,c@x.io,C,https://x.io,2025-03-01T00:00:00.000Z', ...Array(5).fill('1,c1,C,1,u1,a@x.io,A,https://x.io,2025-04-01T00:00:00.000Z')]);
     });
+  });
+
+  it('gives subscribers\' UUID, e-mail and name only to a caller who may read them: ids to a settings:maintain role without subscriber access', async () => {
+    const maintainer = roleCaller(t, ['settings:maintain']);
+    assert.equal((await t.request('GET', '/api/subscribers', undefined, { auth: maintainer })).status, 403);
+    const views = await exported('/api/maintenance/analytics/views/export?since=2024-01-01T00:00:00Z', maintainer);
+    assert.equal(views.status, 200);
+    assert.equal(views.text, [
+      'campaign_id,campaign_uuid,campaign_name,subscriber_id,subscriber_uuid,email,subscriber_name,created_at',
+      '1,c1,C,1,,,,2024-12-31T23:59:59.000Z',
+      '1,c1,C,1,,,,2025-01-01T00:00:00.000Z',
+      '1,c1,C,3,,,,2025-02-01T00:00:00.000Z',
+      '',
+    ].join('\n'));
+    const clicks = await exported('/api/maintenance/analytics/clicks/export?since=2024-01-01T00:00:00Z', maintainer);
+    assert.deepEqual(clicks.text.trim().split('\n').slice(1), ['1,c1,C,1,,,,https://x.io,2024-12-01T00:00:00.000Z', '1,c1,C,3,,,,https://x.io,2025-03-01T00:00:00.000Z']);
+  });
+
+  it('gives a list-restricted role the personal data of its lists\' members only', async () => {
+    // Subscriber 3 is on list 1, subscriber 1 on list 2 only.
+    const restricted = roleCaller(t, ['settings:maintain', 'subscribers:get'], [1]);
+    const res = await exported('/api/maintenance/analytics/clicks/export?since=2024-01-01T00:00:00Z', restricted);
+    assert.deepEqual(res.text.trim().split('\n').slice(1), ['1,c1,C,1,,,,https://x.io,2024-12-01T00:00:00.000Z', '1,c1,C,3,u3,c@x.io,C,https://x.io,2025-03-01T00:00:00.000Z']);
+    const all = roleCaller(t, ['settings:maintain', 'subscribers:get_all']);
+    const full = await exported('/api/maintenance/analytics/clicks/export?since=2024-01-01T00:00:00Z', all);
+    assert.deepEqual(full.text.trim().split('\n').slice(1), ['1,c1,C,1,u1,a@x.io,A,https://x.io,2024-12-01T00:00:00.000Z', '1,c1,C,3,u3,c@x.io,C,https://x.io,2025-03-01T00:00:00.000Z']);
   });
 
   describe('refuses a bad type or date with 400', () => runScenarios(() => t, [

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
-import { useFreshServer, type TestServer } from '../helpers/server.ts';
+import { useFreshServer, withSettings, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 let sink: SmtpSink;
@@ -192,9 +192,11 @@ describe('POST /api/settings/smtp/test', () => {
       assert.equal(unsaved.status, 400);
       assert.match(unsaved.body.message, /type the password/);
       assert.deepEqual(other.auths, []);
-      // Retyped, it is sent where asked.
-      const retyped = await t.request('POST', '/api/settings/smtp/test', { ...stored, host: 'localhost', port: other.port, password: 'x', email: 'ops@example.com' });
-      assert.equal(retyped.status, 200, retyped.text);
+      // Retyped, it is sent where asked (a loopback server not saved: with the setting that allows it).
+      await withSettings(t, { 'security.allow_private_outbound': true }, async () => {
+        const retyped = await t.request('POST', '/api/settings/smtp/test', { ...stored, host: 'localhost', port: other.port, password: 'x', email: 'ops@example.com' });
+        assert.equal(retyped.status, 200, retyped.text);
+      });
       assert.deepEqual(other.auths, [{ username: 'mailer', password: 'x' }]);
     } finally {
       await other.close();
@@ -206,13 +208,14 @@ describe('POST /api/settings/smtp/test', () => {
     const banner = createServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\nServer: internal-redis-7.2 secret-banner\r\n\r\n'));
     await new Promise<void>((r) => banner.listen(0, '127.0.0.1', r));
     try {
-      const test = (block: Record<string, unknown>) => t.request('POST', '/api/settings/smtp/test', { ...block, email: 'ops@example.com' });
-      const notSmtp = await test(sink.settingsBlock({ port: (banner.address() as AddressInfo).port }));
+      const test = (block: Record<string, unknown>) => withSettings(t, { 'security.allow_private_outbound': true }, () => t.request('POST', '/api/settings/smtp/test', { ...block, email: 'ops@example.com' }));
+      const port = (banner.address() as AddressInfo).port;
+      const notSmtp = await test(sink.settingsBlock({ port, wait_timeout: '1s' }));
       assert.equal(notSmtp.status, 400);
-      assert.match(notSmtp.body.message, /^SMTP test failed: 127\.0\.0\.1:\d+ did not answer as an SMTP server$/);
-      const closed = await test(sink.settingsBlock({ port: 1 }));
+      assert.equal(notSmtp.body.message, `SMTP test failed: could not talk SMTP with 127.0.0.1:${port} (check the host, the port and the TLS setting)`);
+      const closed = await test(sink.settingsBlock({ port: 1, wait_timeout: '1s' }));
       assert.equal(closed.status, 400);
-      assert.equal(closed.body.message, 'SMTP test failed: could not connect to 127.0.0.1:1 (ECONNREFUSED)');
+      assert.equal(closed.body.message, 'SMTP test failed: could not talk SMTP with 127.0.0.1:1 (check the host, the port and the TLS setting)');
       const badCreds = await test(sink.settingsBlock({ auth_protocol: 'login', username: 'mailer', password: 'wrong-pass' }));
       assert.equal(badCreds.status, 400);
       assert.match(badCreds.body.message, /^SMTP test failed: 127\.0\.0\.1:\d+ refused the user name or password \(SMTP 535\): the relay answered "535 Invalid username or password"$/);

@@ -38,6 +38,18 @@ describe('permission table', () => {
       assert.equal(res.status, 403, res.text);
     });
 
+    if (r.superAdmin) {
+      it(`${label}: a Super Admin may, a role with every permission may not`, async () => {
+        const res = await t.request(r.method, r.path, r.body);
+        assert.notEqual(res.status, 403, res.text);
+        assert.ok(res.status < 500, res.text);
+        const refused = await send(caller([...ALL_PERMISSIONS]));
+        assert.equal(refused.status, 403, refused.text);
+        assert.match(refused.body.message, /permission denied: only a Super Admin/);
+      });
+      continue;
+    }
+
     it(`${label}: ${r.perms.length ? r.perms.join(' or ') : 'any user'} may`, async () => {
       for (const p of r.perms.length ? r.perms : [null]) {
         const res = await send(caller([...(p ? [p] : []), ...(r.extra ?? [])]));

@@ -30,6 +30,8 @@ const theme = EditorView.theme({
   '.cm-gutters': { backgroundColor: 'var(--card)', color: 'var(--muted)', borderRight: '1px solid var(--border)' },
   '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'transparent' },
   '.cm-content': { caretColor: 'var(--fg)' },
+  // A disabled field's editor (a role that may read but not change it) looks it.
+  '&.cm-read-only': { backgroundColor: 'var(--card)', borderStyle: 'dashed' },
 });
 
 /** The page's CSP nonce (the editor's styles are <style> elements, which need it). */
@@ -77,6 +79,7 @@ function codeEditor(source: HTMLTextAreaElement, language: Language): EditorView
       EditorView.lineWrapping,
       EditorView.cspNonce.of(nonce),
       EditorView.editable.of(!source.disabled),
+      EditorView.editorAttributes.of({ class: source.disabled ? 'cm-read-only' : '' }),
       EditorView.contentAttributes.of(accessibility(source)),
       EditorView.updateListener.of((update) => {
         if (!update.docChanged) return;
