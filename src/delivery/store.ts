@@ -48,6 +48,9 @@ const SQL = {
   status: 'SELECT status FROM campaigns WHERE id = ?',
   finish: `UPDATE campaigns SET status = 'finished', retrying_failed = 0, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status IN ('running', 'scheduled')`,
   pause: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status = 'running'`,
+  // The lists' opt-in mails (sql/0104), walked in id order.
+  queuedOptins: `SELECT id, subscriber_id, list_id FROM optin_mails WHERE status = 'queued' AND id > ? ORDER BY id LIMIT ?`,
+  recordOptin: `UPDATE optin_mails SET status = ?, error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
   holdBack: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
 };
 
@@ -55,6 +58,13 @@ export interface SendResult {
   subscriberId: number;
   ok: boolean;
   error: string;
+}
+
+/** An opt-in mail a list's opt-in action queued. */
+export interface QueuedOptin {
+  id: number;
+  subscriber_id: number;
+  list_id: number;
 }
 
 export class DeliveryStore {
@@ -127,6 +137,15 @@ export class DeliveryStore {
 
   pause(id: number, reason: string): boolean {
     return this.sql(SQL.pause).run(reason, id).changes > 0;
+  }
+
+  /** The queued opt-in mails after `after`, oldest first. */
+  queuedOptins(after: number, limit: number): QueuedOptin[] {
+    return this.sql<[number, number], QueuedOptin>(SQL.queuedOptins).all(after, limit);
+  }
+
+  recordOptin(id: number, status: 'sent' | 'failed' | 'skipped', error: string): void {
+    this.sql(SQL.recordOptin).run(status, error, id);
   }
 
   /** A due campaign that cannot start (no messenger, does not render) is paused with the reason. */

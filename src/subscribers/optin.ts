@@ -35,7 +35,7 @@ export function unsubscribeUrl(rootUrl: string, campUuid: string, subUuid: strin
 }
 
 /** What the opt-in mail reads of the subscriber store. */
-type OptinReads = Pick<SubscriberStore, 'get' | 'pendingDoubleOptin'>;
+export type OptinReads = Pick<SubscriberStore, 'get' | 'pendingDoubleOptin'>;
 
 let optinTemplate: CompiledTemplate | undefined;
 
