@@ -26,6 +26,7 @@
 import type { AppContext } from '../context.ts';
 import type { Logger } from '../log.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
+import type { AudienceBreakdown } from '../campaigns/service.ts';
 import { RenderError } from '../campaigns/render.ts';
 import { isStorageFailure } from '../db/connection.ts';
 import { databaseLocked, waitForWriteLock } from '../db/write-lock.ts';
@@ -298,7 +299,7 @@ export class DeliveryEngine {
     return this.runs.get(id)?.rate() ?? 0;
   }
 
-  audience(listIds: number[], optin: boolean): number {
+  audience(listIds: number[], optin: boolean): AudienceBreakdown {
     return this.store.audienceOfLists(listIds, optin);
   }
 

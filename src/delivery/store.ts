@@ -3,6 +3,7 @@
 import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
+import type { AudienceBreakdown } from '../campaigns/service.ts';
 import type { CampaignRow, SubscriberRow } from '../campaigns/store.ts';
 
 /**
@@ -21,10 +22,26 @@ const ELIGIBLE = `s.status != 'blocklisted' AND EXISTS (
 const SQL = {
   audience: `SELECT COUNT(*) AS count, COALESCE(MAX(s.id), 0) AS max FROM subscribers s WHERE ${ELIGIBLE}`,
   // The same rule over lists not saved with a campaign yet (@lists: a JSON array of ids),
-  // walked from the lists' subscriptions rather than from every subscriber.
-  audienceOfLists: `SELECT COUNT(*) FROM subscribers s WHERE s.status != 'blocklisted' AND s.id IN (
-      SELECT sl.subscriber_id FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
-      WHERE sl.list_id IN (SELECT value FROM json_each(@lists)) AND ${QUALIFIES})`,
+  // walked from the lists' subscriptions, one group per member: who it reaches, and why each
+  // member it does not reach is left out (blocklisted first; then, for a regular campaign, an
+  // unconfirmed subscription to a double opt-in list; for an opt-in campaign, subscribed with
+  // nothing to confirm; else unsubscribed from every one of the lists).
+  audienceOfLists: `SELECT COUNT(*) AS members,
+      COALESCE(SUM(NOT blocked AND qualifies), 0) AS count,
+      COALESCE(SUM(blocked), 0) AS blocklisted,
+      COALESCE(SUM(NOT blocked AND NOT qualifies AND pending), 0) AS unconfirmed,
+      COALESCE(SUM(NOT blocked AND NOT qualifies AND NOT pending AND subscribed), 0) AS nothing_to_confirm,
+      COALESCE(SUM(NOT blocked AND NOT qualifies AND NOT pending AND NOT subscribed), 0) AS unsubscribed
+    FROM (SELECT MAX(s.status = 'blocklisted') AS blocked, MAX(${QUALIFIES}) AS qualifies,
+        MAX(@optin = 0 AND l.optin = 'double' AND sl.status = 'unconfirmed') AS pending, MAX(sl.status != 'unsubscribed') AS subscribed
+      FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id JOIN subscribers s ON s.id = sl.subscriber_id
+      WHERE sl.list_id IN (SELECT value FROM json_each(@lists)) GROUP BY sl.subscriber_id)`,
+  // The double opt-in lists among @lists with unconfirmed subscribers who may be mailed (their
+  // opt-in action is the way to reach them).
+  unconfirmedOfLists: `SELECT l.id, l.name, COUNT(*) AS unconfirmed FROM subscriber_lists sl
+      JOIN lists l ON l.id = sl.list_id JOIN subscribers s ON s.id = sl.subscriber_id
+    WHERE sl.list_id IN (SELECT value FROM json_each(@lists)) AND l.optin = 'double' AND sl.status = 'unconfirmed' AND s.status != 'blocklisted'
+    GROUP BY l.id ORDER BY l.id`,
   countByStatus: `SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = ?`,
   firstFailed: `SELECT MIN(subscriber_id) FROM campaign_sends WHERE campaign_id = ? AND status = 'failed'`,
   pickUp: `UPDATE campaigns SET status = 'running', status_reason = '', to_send = @toSend, sent = @sent, failed = @failed, max_subscriber_id = @max,
@@ -101,9 +118,13 @@ export class DeliveryStore {
     });
   }
 
-  /** How many subscribers a campaign to these lists would be sent to now (its to_send when started). */
-  audienceOfLists(listIds: number[], optin: boolean): number {
-    return this.sql<[Record<string, unknown>], number>(SQL.audienceOfLists).pluck().get({ lists: JSON.stringify(listIds), optin: optin ? 1 : 0 }) as number;
+  /** Who a campaign to these lists would be sent to now (its to_send when started), and who not and why. */
+  audienceOfLists(listIds: number[], optin: boolean): AudienceBreakdown {
+    const params = { lists: JSON.stringify(listIds), optin: optin ? 1 : 0 };
+    type Row = { members: number; count: number } & AudienceBreakdown['excluded'];
+    const { members, count, ...excluded } = this.sql<[Record<string, unknown>], Row>(SQL.audienceOfLists).get(params)!;
+    const optinLists = optin ? [] : this.sql<[Record<string, unknown>], AudienceBreakdown['optin_lists'][number]>(SQL.unconfirmedOfLists).all({ lists: params.lists });
+    return { count, members, excluded, optin_lists: optinLists };
   }
 
   /** The next recipients after `after`, each recorded as queued before anything is sent. */
