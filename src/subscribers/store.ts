@@ -74,7 +74,10 @@ export interface Subscriber {
 export interface SubscriberFilter {
   /** Members of any of these lists; null: no list filter. */
   lists: number[] | null;
-  /** Applies to the list filter only. */
+  /**
+   * A subscription in this status to one of `lists`; without a list filter, to any list
+   * (listmonk ignores it then).
+   */
   subscriptionStatus?: SubscriptionStatus;
   search?: string;
   /** A translated segment expression (parenthesised SQL over `subscribers`). */
@@ -319,7 +322,7 @@ export class SubscriberStore {
 
   private cheapTotal(f: SubscriberFilter): number | null {
     if (f.search || f.segment || f.ids || f.status || f.orphans) return null;
-    if (f.lists === null) return this.roSql(SQL.total).pluck().get() as number;
+    if (f.lists === null) return f.subscriptionStatus ? null : (this.roSql(SQL.total).pluck().get() as number);
     if (f.lists.length === 0) return 0;
     if (f.lists.length > 1) return null;
     return (f.subscriptionStatus
@@ -551,6 +554,9 @@ function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
       AND sl.list_id IN (SELECT value FROM json_each(?))${f.subscriptionStatus ? ' AND sl.status = ?' : ''})`);
     params.push(JSON.stringify(f.lists));
     if (f.subscriptionStatus) params.push(f.subscriptionStatus);
+  } else if (f.subscriptionStatus) {
+    parts.push('EXISTS (SELECT 1 FROM subscriber_lists sl WHERE sl.subscriber_id = subscribers.id AND sl.status = ?)');
+    params.push(f.subscriptionStatus);
   }
   if (f.ids) {
     parts.push('subscribers.id IN (SELECT value FROM json_each(?))');
