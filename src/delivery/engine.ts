@@ -31,7 +31,7 @@ import { RenderError } from '../campaigns/render.ts';
 import { isStorageFailure } from '../db/connection.ts';
 import { databaseLocked, waitForWriteLock } from '../db/write-lock.ts';
 import { composer, loadAttachments, type Composer, type TrackedLinks } from '../campaigns/compose.ts';
-import { sendOptin, type OptinReads } from '../subscribers/optin.ts';
+import { sendOptin, type OptinStore } from '../subscribers/optin.ts';
 import { DeliveryStore, type SendResult } from './store.ts';
 import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';
@@ -264,7 +264,7 @@ export class DeliveryEngine {
     private readonly store: DeliveryStore,
     private readonly campaigns: CampaignStore,
     private readonly tracking: TrackedLinks,
-    private readonly optinReads: OptinReads,
+    private readonly optinStore: OptinStore,
   ) {
     this.throttle = new Throttle(ctx.settings);
   }
@@ -371,7 +371,7 @@ export class DeliveryEngine {
         for (const m of batch) {
           if (!(await this.throttle.acquire(() => this.stopping))) return;
           after = m.id;
-          const send: Promise<void> = sendOptin(this.ctx, this.optinReads, m.subscriber_id, [m.list_id]).then(
+          const send: Promise<void> = sendOptin(this.ctx, this.optinStore, m.subscriber_id, [m.list_id], false).then(
             (lists) => record(m.id, lists ? 'sent' : 'skipped', ''),
             (e: Error) => {
               failed++;

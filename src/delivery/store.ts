@@ -25,7 +25,8 @@ const SQL = {
   // walked from the lists' subscriptions, one group per member: who it reaches, and why each
   // member it does not reach is left out (blocklisted first; then, for a regular campaign, an
   // unconfirmed subscription to a double opt-in list; for an opt-in campaign, subscribed with
-  // nothing to confirm; else unsubscribed from every one of the lists).
+  // nothing to confirm; else unsubscribed from every one of the lists). One list needs no
+  // grouping: see listFigures.
   audienceOfLists: `SELECT COUNT(*) AS members,
       COALESCE(SUM(NOT blocked AND qualifies), 0) AS count,
       COALESCE(SUM(blocked), 0) AS blocklisted,
@@ -36,12 +37,13 @@ const SQL = {
         MAX(@optin = 0 AND l.optin = 'double' AND sl.status = 'unconfirmed') AS pending, MAX(sl.status != 'unsubscribed') AS subscribed
       FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id JOIN subscribers s ON s.id = sl.subscriber_id
       WHERE sl.list_id IN (SELECT value FROM json_each(@lists)) GROUP BY sl.subscriber_id)`,
-  // The double opt-in lists among @lists with unconfirmed subscribers who may be mailed (their
-  // opt-in action is the way to reach them).
-  unconfirmedOfLists: `SELECT l.id, l.name, COUNT(*) AS unconfirmed FROM subscriber_lists sl
-      JOIN lists l ON l.id = sl.list_id JOIN subscribers s ON s.id = sl.subscriber_id
-    WHERE sl.list_id IN (SELECT value FROM json_each(@lists)) AND l.optin = 'double' AND sl.status = 'unconfirmed' AND s.status != 'blocklisted'
-    GROUP BY l.id ORDER BY l.id`,
+  // One list's subscriptions by status (kept by triggers), and those of blocklisted
+  // subscribers: few, so walked from the subscribers' status index (CROSS JOIN keeps that
+  // order; SQLite otherwise walks the list's subscriptions, 250 ms for 200,000).
+  listRow: 'SELECT id, name, optin FROM lists WHERE id = ?',
+  listStatusCounts: 'SELECT status, n FROM list_subscriber_counts WHERE list_id = ?',
+  listBlockedCounts: `SELECT sl.status, COUNT(*) AS n FROM subscribers s CROSS JOIN subscriber_lists sl ON sl.subscriber_id = s.id AND sl.list_id = ?
+    WHERE s.status = 'blocklisted' GROUP BY sl.status`,
   countByStatus: `SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = ?`,
   firstFailed: `SELECT MIN(subscriber_id) FROM campaign_sends WHERE campaign_id = ? AND status = 'failed'`,
   pickUp: `UPDATE campaigns SET status = 'running', status_reason = '', to_send = @toSend, sent = @sent, failed = @failed, max_subscriber_id = @max,
@@ -75,6 +77,32 @@ export interface SendResult {
   subscriberId: number;
   ok: boolean;
   error: string;
+}
+
+/** One list's subscriptions by status, of subscribers who are not blocklisted, and how many are. */
+interface ListFigures {
+  id: number;
+  name: string;
+  optin: string;
+  open: { confirmed: number; unconfirmed: number; unsubscribed: number };
+  blocklisted: number;
+}
+
+/** The QUALIFIES rule over one list's figures: each subscriber has one subscription, in one status. */
+function oneList(l: ListFigures, optin: boolean): Omit<AudienceBreakdown, 'optin_lists'> {
+  const { confirmed, unconfirmed, unsubscribed } = l.open;
+  const double = l.optin === 'double';
+  const reached = optin ? (double ? unconfirmed : 0) : double ? confirmed : confirmed + unconfirmed;
+  return {
+    count: reached,
+    members: confirmed + unconfirmed + unsubscribed + l.blocklisted,
+    excluded: {
+      unconfirmed: !optin && double ? unconfirmed : 0,
+      unsubscribed,
+      blocklisted: l.blocklisted,
+      nothing_to_confirm: optin ? confirmed + unconfirmed - reached : 0,
+    },
+  };
 }
 
 /** An opt-in mail a list's opt-in action queued. */
@@ -118,13 +146,33 @@ export class DeliveryStore {
     });
   }
 
-  /** Who a campaign to these lists would be sent to now (its to_send when started), and who not and why. */
+  /**
+   * Who a campaign to these lists would be sent to now (its to_send when started), and who not
+   * and why. Grouping the subscriptions of several lists by subscriber costs about 1.7 s for
+   * 200,000 subscribers on two lists; one list (the usual case) is counted from its status
+   * counts less its blocklisted subscribers, in milliseconds.
+   */
   audienceOfLists(listIds: number[], optin: boolean): AudienceBreakdown {
-    const params = { lists: JSON.stringify(listIds), optin: optin ? 1 : 0 };
+    const lists = listIds.map((id) => this.listFigures(id)).filter((l) => l !== null);
+    const optinLists = optin ? [] : lists.filter((l) => l.optin === 'double' && l.open.unconfirmed > 0).map((l) => ({ id: l.id, name: l.name, unconfirmed: l.open.unconfirmed }));
+    if (lists.length === 1) return { ...oneList(lists[0], optin), optin_lists: optinLists };
     type Row = { members: number; count: number } & AudienceBreakdown['excluded'];
-    const { members, count, ...excluded } = this.sql<[Record<string, unknown>], Row>(SQL.audienceOfLists).get(params)!;
-    const optinLists = optin ? [] : this.sql<[Record<string, unknown>], AudienceBreakdown['optin_lists'][number]>(SQL.unconfirmedOfLists).all({ lists: params.lists });
+    const { members, count, ...excluded } = this.sql<[Record<string, unknown>], Row>(SQL.audienceOfLists).get({ lists: JSON.stringify(listIds), optin: optin ? 1 : 0 })!;
     return { count, members, excluded, optin_lists: optinLists };
+  }
+
+  /** A list's subscriptions by status: of subscribers who are not blocklisted (`open`) and of those who are. */
+  private listFigures(id: number): ListFigures | null {
+    const list = this.sql<[number], { id: number; name: string; optin: string }>(SQL.listRow).get(id);
+    if (!list) return null;
+    const byStatus = (rows: { status: string; n: number }[]) => {
+      const n = (status: string) => rows.find((r) => r.status === status)?.n ?? 0;
+      return { confirmed: n('confirmed'), unconfirmed: n('unconfirmed'), unsubscribed: n('unsubscribed') };
+    };
+    const all = byStatus(this.sql<[number], { status: string; n: number }>(SQL.listStatusCounts).all(id));
+    const blocked = byStatus(this.sql<[number], { status: string; n: number }>(SQL.listBlockedCounts).all(id));
+    const open = { confirmed: all.confirmed - blocked.confirmed, unconfirmed: all.unconfirmed - blocked.unconfirmed, unsubscribed: all.unsubscribed - blocked.unsubscribed };
+    return { ...list, open, blocklisted: blocked.confirmed + blocked.unconfirmed + blocked.unsubscribed };
   }
 
   /** The next recipients after `after`, each recorded as queued before anything is sent. */

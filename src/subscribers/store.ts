@@ -187,6 +187,8 @@ const SQL = {
   pendingDoubleOptin: `SELECT l.* FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
     WHERE sl.subscriber_id = @sid AND sl.status = 'unconfirmed' AND l.optin = 'double'
     AND (@any OR l.id IN (SELECT value FROM json_each(@lists))) ORDER BY l.id`,
+  // An opt-in mail sent outside the lists' opt-in action (sql/0104: the 24-hour rule counts it).
+  recordOptinSent: `INSERT INTO optin_mails (subscriber_id, list_id, status) SELECT @sid, value, 'sent' FROM json_each(@lists)`,
   pendingAny: `SELECT l.* FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
     WHERE sl.subscriber_id = @sid AND sl.status = 'unconfirmed'
     AND (@any OR l.uuid IN (SELECT value FROM json_each(@uuids))) ORDER BY l.id`,
@@ -465,6 +467,11 @@ export class SubscriberStore {
   }
 
   // Opt-in and the subscriber's own pages --------------------------------------------------
+
+  /** Records an opt-in mail sent to the subscriber about these lists (a list's opt-in action does not send another within 24 hours). */
+  recordOptinSent(sid: number, lists: number[]): void {
+    this.sql(SQL.recordOptinSent).run({ sid, lists: JSON.stringify(lists) });
+  }
 
   /** Unconfirmed subscriptions on double opt-in lists (limited to `lists` when given). */
   pendingDoubleOptin(sid: number, lists: number[] | null): ListRow[] {

@@ -130,6 +130,30 @@ describe('a double opt-in list\'s opt-in action', () => {
   });
 });
 
+describe('opt-in mails sent on subscribing count for the 24-hour rule', () => {
+  let t: TestServer;
+  let sink: SmtpSink;
+  before(async () => {
+    ({ t, sink } = await serverWithSink({ 'app.send_optin_confirmation': true }));
+  });
+  after(async () => {
+    await t.stop();
+    await sink.close();
+  });
+
+  it('does not mail again a subscriber who was just sent the opt-in mail', async () => {
+    const dbl = await list(t, 'Readers', 'double');
+    await subscriber(t, 'new@example.com', [dbl.id]);
+    await sink.waitFor(1);
+    assert.equal((await t.request('PUT', '/api/settings', { 'app.send_optin_confirmation': false })).status, 200);
+    await subscriber(t, 'imported@example.com', [dbl.id]);
+    assert.deepEqual((await t.request('GET', `/api/lists/${dbl.id}/optin`)).body, { data: { unconfirmed: 2, sendable: 1 } });
+    assert.deepEqual((await t.request('POST', `/api/lists/${dbl.id}/optin`)).body, { data: { queued: 1 } });
+    const mails = await sink.waitFor(2);
+    assert.deepEqual(mails.map((m) => m.to), [['new@example.com'], ['imported@example.com']]);
+  });
+});
+
 describe('the opt-in action without an SMTP server', () => {
   let t: TestServer;
   before(async () => {
