@@ -112,7 +112,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const subscribers = new SubscriberStore(db, reader, segmentRunner);
   const tracking = new TrackingStore(db);
   const campaignStore = new CampaignStore(db);
-  const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking);
+  const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking, subscribers);
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db);
   const importer = new Importer(core, new ImportStore(db), searchIndexer);
@@ -125,7 +125,7 @@ export function buildServices(config: Config, log: Logger): Services {
     userService: new UserService(core, users),
     guard: makeAuth(users.authenticator()),
     signIn: new SignIn(core, users),
-    lists: new ListService(listStore),
+    lists: new ListService(listStore, delivery),
     listStore,
     subscriberService: new SubscriberService(core, subscribers),
     subscribers,

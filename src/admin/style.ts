@@ -168,6 +168,12 @@ ul.choices{list-style:none;padding:0;margin:.4rem 0 0}
 ul.chips{list-style:none;padding:0;margin:0 0 .5rem}
 .chip-remove{padding:0 .35rem;min-height:0;line-height:1.2;background:transparent;color:var(--fg);border:0;font-size:1rem}
 .audience{font-weight:600;margin:.4rem 0 0}
+.audience-fix{display:block;font-weight:400;margin:.25rem 0 0}
+:target{scroll-margin-top:4.5rem}
+.query-examples ul{list-style:none;padding:0;margin:.2rem 0 0}
+.query-examples li{margin:.2rem 0}
+.query-examples button.link{text-align:left;white-space:normal;overflow-wrap:anywhere;text-decoration:none}
+.query-examples button.link:hover code{text-decoration:underline}
 button.fill{margin-top:.3rem}
 .richtext-content a.button{display:inline-block;padding:.5rem 1.2rem;border-radius:.3rem;background:#0b57d0;color:#fff;text-decoration:none}
 .settings-tabs{display:flex;flex-wrap:wrap;gap:0 .25rem;border-bottom:1px solid var(--border);margin-bottom:1rem}

@@ -172,6 +172,25 @@ export const ENGAGEMENT_TYPES: readonly EngagementType[] = ['views', 'clicks'];
 /** Rows per batch of the who-viewed / who-clicked CSV export. */
 const EXPORT_BATCH = 1000;
 
+/** Who a campaign to some lists would reach, and why the other members of the lists are left out. */
+export interface AudienceBreakdown {
+  /** Subscribers it would be sent to (its to_send when started). */
+  count: number;
+  /** Subscribers with a subscription (in any status) to any of the lists, each once. */
+  members: number;
+  excluded: {
+    /** Regular campaigns: only unconfirmed on the double opt-in lists among them. */
+    unconfirmed: number;
+    /** Unsubscribed from every one of the lists. */
+    unsubscribed: number;
+    blocklisted: number;
+    /** Opt-in campaigns: subscribed, with no unconfirmed double opt-in subscription to confirm. */
+    nothing_to_confirm: number;
+  };
+  /** Regular campaigns: the double opt-in lists among them with unconfirmed subscribers (their opt-in action reaches them). */
+  optin_lists: { id: number; name: string; unconfirmed: number; /** Whether the caller may run the list's opt-in action. */ manage?: boolean }[];
+}
+
 /** What the campaign rules need of the sending engine (delivery/ depends on campaigns/, not back). */
 export interface CampaignSender {
   /** Look for campaigns to send now (one was set running). */
@@ -182,8 +201,8 @@ export interface CampaignSender {
   isSending(id: number): boolean;
   /** Messages per minute sent for the campaign lately. */
   rate(id: number): number;
-  /** How many subscribers a campaign to these lists would be sent to now (its to_send when started). */
-  audience(listIds: number[], optin: boolean): number;
+  /** Who a campaign to these lists would be sent to now (its to_send when started), and who not and why. */
+  audience(listIds: number[], optin: boolean): AudienceBreakdown;
 }
 
 /** A campaign the actor may change: its id is the checked one store changes take. */
@@ -249,9 +268,11 @@ export class CampaignService {
    * The subscribers a campaign to these lists would reach if started now, counted as the
    * sending engine counts to_send; lists the actor may not see or that do not exist are left out.
    */
-  audience(actor: Actor, listIds: number[], type: (typeof CAMPAIGN_TYPES)[number]): { count: number; lists: number } {
+  audience(actor: Actor, listIds: number[], type: (typeof CAMPAIGN_TYPES)[number]): AudienceBreakdown & { lists: number } {
     const lists = listIds.length ? this.store.existingLists(listIds.filter((id) => can(actor, 'list:get', id))).map((l) => l.id) : [];
-    return { count: lists.length ? this.engine.audience(lists, type === 'optin') : 0, lists: lists.length };
+    const none = { count: 0, members: 0, excluded: { unconfirmed: 0, unsubscribed: 0, blocklisted: 0, nothing_to_confirm: 0 }, optin_lists: [] };
+    const a = lists.length ? this.engine.audience(lists, type === 'optin') : none;
+    return { ...a, optin_lists: a.optin_lists.map((l) => ({ ...l, manage: can(actor, 'list:manage', l.id) })), lists: lists.length };
   }
 
   /** The campaigns among `ids` that exist and the actor may see, without bodies, in id order (others are left out). */

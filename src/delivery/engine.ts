@@ -15,6 +15,9 @@
 // campaign is paused with the reason. The run stays registered until then, so the scheduler
 // does not start the campaign again (and re-send what is in flight) meanwhile.
 //
+// The lists' opt-in mails (POST /api/lists/:id/optin queues them in optin_mails) are sent by
+// the same scan, one walk at a time, through the same throttle as the campaigns.
+//
 // A send that fails because the mail server cannot be reached or used (mail/failures.ts) is
 // not the recipient's failure: the recipient stays queued, below the low-water mark, and a
 // short run of such failures in a row pauses the campaign with the error, so that resuming it
@@ -23,10 +26,12 @@
 import type { AppContext } from '../context.ts';
 import type { Logger } from '../log.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
+import type { AudienceBreakdown } from '../campaigns/service.ts';
 import { RenderError } from '../campaigns/render.ts';
 import { isStorageFailure } from '../db/connection.ts';
 import { databaseLocked, waitForWriteLock } from '../db/write-lock.ts';
 import { composer, loadAttachments, type Composer, type TrackedLinks } from '../campaigns/compose.ts';
+import { sendOptin, type OptinStore } from '../subscribers/optin.ts';
 import { DeliveryStore, type SendResult } from './store.ts';
 import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';
@@ -34,6 +39,8 @@ import { isConnectionFailure } from '../mail/failures.ts';
 import { LIMITS } from '../http/limits.ts';
 
 const SCAN_MS = 1000;
+/** Queued opt-in mails read at a time. */
+const OPTIN_BATCH = 200;
 const FLUSH_MS = 200;
 const FLUSH_EVERY = 500;
 /** Messages composed between yields to the event loop, so the API stays responsive. */
@@ -249,8 +256,16 @@ export class DeliveryEngine {
   private readonly tasks = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
+  /** The walk over the queued opt-in mails, while one runs. */
+  private optinWalk: Promise<void> | null = null;
 
-  constructor(private readonly ctx: AppContext, private readonly store: DeliveryStore, private readonly campaigns: CampaignStore, private readonly tracking: TrackedLinks) {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly store: DeliveryStore,
+    private readonly campaigns: CampaignStore,
+    private readonly tracking: TrackedLinks,
+    private readonly optinStore: OptinStore,
+  ) {
     this.throttle = new Throttle(ctx.settings);
   }
 
@@ -260,7 +275,12 @@ export class DeliveryEngine {
     setImmediate(() => this.scan());
   }
 
-  /** Scan now (a campaign was set running). */
+  /** Why opt-in mails cannot be sent now (no SMTP server enabled), or null. */
+  optinsUnavailable(): string | null {
+    return this.ctx.mailer.unavailable('email');
+  }
+
+  /** Scan now (a campaign was set running, opt-in mails were queued). */
   wake(): void {
     if (!this.stopping) setImmediate(() => this.scan());
   }
@@ -279,7 +299,7 @@ export class DeliveryEngine {
     return this.runs.get(id)?.rate() ?? 0;
   }
 
-  audience(listIds: number[], optin: boolean): number {
+  audience(listIds: number[], optin: boolean): AudienceBreakdown {
     return this.store.audienceOfLists(listIds, optin);
   }
 
@@ -312,9 +332,62 @@ export class DeliveryEngine {
         continue;
       }
       if (!c) continue;
-      const task = this.send(c).catch((e) => this.ctx.log.error(`campaign ${id}: ${(e as Error).stack ?? e}`));
-      this.tasks.add(task);
-      void task.finally(() => this.tasks.delete(task));
+      this.track(this.send(c).catch((e) => this.ctx.log.error(`campaign ${id}: ${(e as Error).stack ?? e}`)));
+    }
+    if (!this.optinWalk) {
+      this.optinWalk = this.walkOptins().catch((e) => this.ctx.log.error(`opt-in mails: ${(e as Error).stack ?? e}`)).finally(() => (this.optinWalk = null));
+      this.track(this.optinWalk);
+    }
+  }
+
+  /** Background work that stop() waits for. */
+  private track(task: Promise<void>): void {
+    this.tasks.add(task);
+    void task.finally(() => this.tasks.delete(task));
+  }
+
+  /**
+   * Sends the queued opt-in mails in id order, each when the throttle lets it (the campaigns'
+   * rate limits, shared with them), and records each outcome: sent, failed (the subscriber may
+   * be queued again), or skipped (confirmed or unsubscribed since it was queued).
+   */
+  private async walkOptins(): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    let after = 0;
+    let failed = 0;
+    let lastError = '';
+    const record = (id: number, status: 'sent' | 'failed' | 'skipped', error: string) => {
+      try {
+        this.store.recordOptin(id, status, error);
+      } catch (e) {
+        // Left queued: the next walk sends it again.
+        this.ctx.log.error(`opt-in mail ${id}: its outcome (${status}) could not be recorded: ${(e as Error).message}`);
+      }
+    };
+    try {
+      for (;;) {
+        const batch = this.store.queuedOptins(after, OPTIN_BATCH);
+        if (!batch.length) return;
+        for (const m of batch) {
+          if (!(await this.throttle.acquire(() => this.stopping))) return;
+          after = m.id;
+          const send: Promise<void> = sendOptin(this.ctx, this.optinStore, m.subscriber_id, [m.list_id], false).then(
+            (lists) => record(m.id, lists ? 'sent' : 'skipped', ''),
+            (e: Error) => {
+              failed++;
+              lastError = String(e.message).slice(0, 500);
+              record(m.id, 'failed', lastError);
+            },
+          ).finally(() => {
+            this.throttle.release();
+            inFlight.delete(send);
+          });
+          inFlight.add(send);
+        }
+      }
+    } finally {
+      await Promise.all(inFlight);
+      if (failed) this.ctx.log.error(`opt-in mails: ${failed} could not be sent (last: ${lastError}); the list's opt-in action may send them again`);
     }
   }
 

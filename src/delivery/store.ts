@@ -3,6 +3,7 @@
 import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
+import type { AudienceBreakdown } from '../campaigns/service.ts';
 import type { CampaignRow, SubscriberRow } from '../campaigns/store.ts';
 
 /**
@@ -21,10 +22,28 @@ const ELIGIBLE = `s.status != 'blocklisted' AND EXISTS (
 const SQL = {
   audience: `SELECT COUNT(*) AS count, COALESCE(MAX(s.id), 0) AS max FROM subscribers s WHERE ${ELIGIBLE}`,
   // The same rule over lists not saved with a campaign yet (@lists: a JSON array of ids),
-  // walked from the lists' subscriptions rather than from every subscriber.
-  audienceOfLists: `SELECT COUNT(*) FROM subscribers s WHERE s.status != 'blocklisted' AND s.id IN (
-      SELECT sl.subscriber_id FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
-      WHERE sl.list_id IN (SELECT value FROM json_each(@lists)) AND ${QUALIFIES})`,
+  // walked from the lists' subscriptions, one group per member: who it reaches, and why each
+  // member it does not reach is left out (blocklisted first; then, for a regular campaign, an
+  // unconfirmed subscription to a double opt-in list; for an opt-in campaign, subscribed with
+  // nothing to confirm; else unsubscribed from every one of the lists). One list needs no
+  // grouping: see listFigures.
+  audienceOfLists: `SELECT COUNT(*) AS members,
+      COALESCE(SUM(NOT blocked AND qualifies), 0) AS count,
+      COALESCE(SUM(blocked), 0) AS blocklisted,
+      COALESCE(SUM(NOT blocked AND NOT qualifies AND pending), 0) AS unconfirmed,
+      COALESCE(SUM(NOT blocked AND NOT qualifies AND NOT pending AND subscribed), 0) AS nothing_to_confirm,
+      COALESCE(SUM(NOT blocked AND NOT qualifies AND NOT pending AND NOT subscribed), 0) AS unsubscribed
+    FROM (SELECT MAX(s.status = 'blocklisted') AS blocked, MAX(${QUALIFIES}) AS qualifies,
+        MAX(@optin = 0 AND l.optin = 'double' AND sl.status = 'unconfirmed') AS pending, MAX(sl.status != 'unsubscribed') AS subscribed
+      FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id JOIN subscribers s ON s.id = sl.subscriber_id
+      WHERE sl.list_id IN (SELECT value FROM json_each(@lists)) GROUP BY sl.subscriber_id)`,
+  // One list's subscriptions by status (kept by triggers), and those of blocklisted
+  // subscribers: few, so walked from the subscribers' status index (CROSS JOIN keeps that
+  // order; SQLite otherwise walks the list's subscriptions, 250 ms for 200,000).
+  listRow: 'SELECT id, name, optin FROM lists WHERE id = ?',
+  listStatusCounts: 'SELECT status, n FROM list_subscriber_counts WHERE list_id = ?',
+  listBlockedCounts: `SELECT sl.status, COUNT(*) AS n FROM subscribers s CROSS JOIN subscriber_lists sl ON sl.subscriber_id = s.id AND sl.list_id = ?
+    WHERE s.status = 'blocklisted' GROUP BY sl.status`,
   countByStatus: `SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = ?`,
   firstFailed: `SELECT MIN(subscriber_id) FROM campaign_sends WHERE campaign_id = ? AND status = 'failed'`,
   pickUp: `UPDATE campaigns SET status = 'running', status_reason = '', to_send = @toSend, sent = @sent, failed = @failed, max_subscriber_id = @max,
@@ -48,6 +67,9 @@ const SQL = {
   status: 'SELECT status FROM campaigns WHERE id = ?',
   finish: `UPDATE campaigns SET status = 'finished', retrying_failed = 0, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status IN ('running', 'scheduled')`,
   pause: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status = 'running'`,
+  // The lists' opt-in mails (sql/0104), walked in id order.
+  queuedOptins: `SELECT id, subscriber_id, list_id FROM optin_mails WHERE status = 'queued' AND id > ? ORDER BY id LIMIT ?`,
+  recordOptin: `UPDATE optin_mails SET status = ?, error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
   holdBack: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
 };
 
@@ -55,6 +77,39 @@ export interface SendResult {
   subscriberId: number;
   ok: boolean;
   error: string;
+}
+
+/** One list's subscriptions by status, of subscribers who are not blocklisted, and how many are. */
+interface ListFigures {
+  id: number;
+  name: string;
+  optin: string;
+  open: { confirmed: number; unconfirmed: number; unsubscribed: number };
+  blocklisted: number;
+}
+
+/** The QUALIFIES rule over one list's figures: each subscriber has one subscription, in one status. */
+function oneList(l: ListFigures, optin: boolean): Omit<AudienceBreakdown, 'optin_lists'> {
+  const { confirmed, unconfirmed, unsubscribed } = l.open;
+  const double = l.optin === 'double';
+  const reached = optin ? (double ? unconfirmed : 0) : double ? confirmed : confirmed + unconfirmed;
+  return {
+    count: reached,
+    members: confirmed + unconfirmed + unsubscribed + l.blocklisted,
+    excluded: {
+      unconfirmed: !optin && double ? unconfirmed : 0,
+      unsubscribed,
+      blocklisted: l.blocklisted,
+      nothing_to_confirm: optin ? confirmed + unconfirmed - reached : 0,
+    },
+  };
+}
+
+/** An opt-in mail a list's opt-in action queued. */
+export interface QueuedOptin {
+  id: number;
+  subscriber_id: number;
+  list_id: number;
 }
 
 export class DeliveryStore {
@@ -91,9 +146,33 @@ export class DeliveryStore {
     });
   }
 
-  /** How many subscribers a campaign to these lists would be sent to now (its to_send when started). */
-  audienceOfLists(listIds: number[], optin: boolean): number {
-    return this.sql<[Record<string, unknown>], number>(SQL.audienceOfLists).pluck().get({ lists: JSON.stringify(listIds), optin: optin ? 1 : 0 }) as number;
+  /**
+   * Who a campaign to these lists would be sent to now (its to_send when started), and who not
+   * and why. Grouping the subscriptions of several lists by subscriber costs about 1.7 s for
+   * 200,000 subscribers on two lists; one list (the usual case) is counted from its status
+   * counts less its blocklisted subscribers, in milliseconds.
+   */
+  audienceOfLists(listIds: number[], optin: boolean): AudienceBreakdown {
+    const lists = listIds.map((id) => this.listFigures(id)).filter((l) => l !== null);
+    const optinLists = optin ? [] : lists.filter((l) => l.optin === 'double' && l.open.unconfirmed > 0).map((l) => ({ id: l.id, name: l.name, unconfirmed: l.open.unconfirmed }));
+    if (lists.length === 1) return { ...oneList(lists[0], optin), optin_lists: optinLists };
+    type Row = { members: number; count: number } & AudienceBreakdown['excluded'];
+    const { members, count, ...excluded } = this.sql<[Record<string, unknown>], Row>(SQL.audienceOfLists).get({ lists: JSON.stringify(listIds), optin: optin ? 1 : 0 })!;
+    return { count, members, excluded, optin_lists: optinLists };
+  }
+
+  /** A list's subscriptions by status: of subscribers who are not blocklisted (`open`) and of those who are. */
+  private listFigures(id: number): ListFigures | null {
+    const list = this.sql<[number], { id: number; name: string; optin: string }>(SQL.listRow).get(id);
+    if (!list) return null;
+    const byStatus = (rows: { status: string; n: number }[]) => {
+      const n = (status: string) => rows.find((r) => r.status === status)?.n ?? 0;
+      return { confirmed: n('confirmed'), unconfirmed: n('unconfirmed'), unsubscribed: n('unsubscribed') };
+    };
+    const all = byStatus(this.sql<[number], { status: string; n: number }>(SQL.listStatusCounts).all(id));
+    const blocked = byStatus(this.sql<[number], { status: string; n: number }>(SQL.listBlockedCounts).all(id));
+    const open = { confirmed: all.confirmed - blocked.confirmed, unconfirmed: all.unconfirmed - blocked.unconfirmed, unsubscribed: all.unsubscribed - blocked.unsubscribed };
+    return { ...list, open, blocklisted: blocked.confirmed + blocked.unconfirmed + blocked.unsubscribed };
   }
 
   /** The next recipients after `after`, each recorded as queued before anything is sent. */
@@ -127,6 +206,15 @@ export class DeliveryStore {
 
   pause(id: number, reason: string): boolean {
     return this.sql(SQL.pause).run(reason, id).changes > 0;
+  }
+
+  /** The queued opt-in mails after `after`, oldest first. */
+  queuedOptins(after: number, limit: number): QueuedOptin[] {
+    return this.sql<[number, number], QueuedOptin>(SQL.queuedOptins).all(after, limit);
+  }
+
+  recordOptin(id: number, status: 'sent' | 'failed' | 'skipped', error: string): void {
+    this.sql(SQL.recordOptin).run(status, error, id);
   }
 
   /** A due campaign that cannot start (no messenger, does not render) is paused with the reason. */

@@ -12,7 +12,7 @@ import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
 import type { Services } from '../services.ts';
-import { LIST_ORDER_COLUMNS, type List } from './store.ts';
+import { LIST_ORDER_COLUMNS, type List, type OptinCounts } from './store.ts';
 
 const route = routesFor<Services>();
 export const LIST_ADMIN_PAGES = [
@@ -130,6 +130,9 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                     <div class="row-actions">
                       {canWriteCampaigns ? <a href={`/admin/campaigns/new?list_id=${l.id}`}>{t('admin.lists.newCampaign')}</a> : null}
                       {can(actor, 'subscribers:import') && manages(l.id) ? <a href={`/admin/subscribers/import?list_id=${l.id}`}>{t('globals.terms.import')}</a> : null}
+                      {l.optin === 'double' && manages(l.id) && (l.subscriber_statuses?.unconfirmed ?? 0) > 0 ? (
+                        <button type="button" class="link" data-id={String(l.id)} data-name={l.name} aria-label={t('admin.lists.optin.send')} x-on:click="sendOptin">{t('admin.lists.optin.sendShort')}</button>
+                      ) : null}
                       {manages(l.id) ? <button type="button" class="link" data-id={String(l.id)} data-name={l.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
                     </div>
                   </td>
@@ -203,6 +206,32 @@ function newListPage(c: AdminContext, s: Services) {
   });
 }
 
+/**
+ * A double opt-in list's opt-in action: how many subscribers have not confirmed, how many of
+ * them it would mail now (not mailed in the last 24 hours), and the button that asks first.
+ */
+function OptinSection({ list, counts, t }: { list: List; counts: OptinCounts; t: AdminView['t'] }): JSX.Element {
+  return (
+    <section class="card" id="optin" aria-labelledby="optin-title">
+      <h2 id="optin-title">{t('admin.lists.optin.title')}</h2>
+      <p class="help">{t('admin.lists.optin.about')}</p>
+      {counts.unconfirmed === 0 ? <p>{t('admin.lists.optin.allConfirmed')}</p> : (
+        <>
+          <p data-optin-counts>{t('admin.lists.optin.counts', { unconfirmed: formatNumber(counts.unconfirmed), sendable: formatNumber(counts.sendable) })}</p>
+          {counts.sendable === 0 ? <p class="muted">{t('admin.lists.optin.allSentRecently')}</p> : (
+            <>
+              <div class="actions">
+                <button type="button" data-id={String(list.id)} data-name={list.name} x-on:click="sendOptin">{t('admin.lists.optin.send')}</button>
+              </div>
+              <p class="help">{t('admin.lists.optin.throttled')}</p>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
 function listPage(c: AdminContext, s: Services) {
   const view = adminView(c, s);
   const { t, actor } = view;
@@ -226,6 +255,7 @@ function listPage(c: AdminContext, s: Services) {
           {can(actor, 'subscribers:import') && manages ? <a href={`/admin/subscribers/import?list_id=${list.id}`}>{t('admin.lists.importInto')}</a> : null}
           {can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all') ? <a href={`/admin/campaigns/new?list_id=${list.id}`}>{t('admin.lists.newCampaignFor')}</a> : null}
         </p>
+        {list.optin === 'double' && manages ? <OptinSection list={list} counts={s.lists.optinCounts(actor, list.id)} t={t} /> : null}
         <ListForm list={list} view={view} editable={manages} />
       </div>
     ),

@@ -21,6 +21,8 @@ export const LIST_ROUTES = [
   route({ method: 'POST', path: '/lists', access: 'lists:manage_all', handler: createList, body: listInput, summary: 'Creates a list' }),
   route({ method: 'PUT', path: '/lists/:id', access: 'signed-in', handler: updateList, body: listChanges, summary: 'Changes a list (fields not given keep their value)' }),
   route({ method: 'DELETE', path: '/lists/:id', access: 'signed-in', handler: deleteList, summary: 'Deletes a list' }),
+  route({ method: 'GET', path: '/lists/:id/optin', access: 'signed-in', handler: getOptin, summary: 'listmgr: a double opt-in list\'s unconfirmed subscribers, and how many of them its opt-in action would mail now (not mailed one in the last 24 hours)' }),
+  route({ method: 'POST', path: '/lists/:id/optin', access: 'signed-in', handler: sendOptin, summary: 'listmgr: queues the opt-in confirmation mail for a double opt-in list\'s unconfirmed subscribers, each at most once per 24 hours, sent under the campaign rate limits' }),
   route({ method: 'DELETE', path: '/lists', access: 'signed-in', handler: deleteLists, query: deleteQuery, summary: 'Deletes lists by id, by name search, or all the caller may manage' }),
 ];
 
@@ -88,6 +90,14 @@ function createList(c: C, s: Deps, { body }: Input<ReturnType<typeof listInput>,
 
 function updateList(c: C, s: Deps, { body }: Input<ReturnType<typeof listChanges>, undefined>) {
   return ok(c, s.lists.update(c.get('user'), pathId(c), body));
+}
+
+function getOptin(c: C, s: Deps) {
+  return ok(c, s.lists.optinCounts(c.get('user'), pathId(c)));
+}
+
+function sendOptin(c: C, s: Deps) {
+  return ok(c, s.lists.queueOptins(c.get('user'), pathId(c)));
 }
 
 function deleteList(c: C, s: Deps) {

@@ -2,7 +2,7 @@
 // role grants, changes to the ones it may manage. Routes pass the actor and typed input.
 import { badRequest, forbidden, notFound } from '../http/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
-import type { List, ListFields, ListQuery, ListStore } from './store.ts';
+import type { List, ListFields, ListQuery, ListStore, OptinCounts } from './store.ts';
 
 /** A listing as a caller asks for it: the store's query, less what the service decides. */
 export interface ListQueryInput extends Omit<ListQuery, 'visible' | 'words'> {
@@ -18,8 +18,16 @@ function searchWords(q: string): string[] {
   return q.trim().split(/\s+/).filter((w) => w !== '');
 }
 
+/** What the list rules need of the sending engine, which sends the queued opt-in mails. */
+export interface OptinSender {
+  /** Why opt-in mails cannot be sent now (no SMTP server enabled), or null. */
+  optinsUnavailable(): string | null;
+  /** Send the queued opt-in mails now rather than at the next scan. */
+  wake(): void;
+}
+
 export class ListService {
-  constructor(private readonly store: ListStore) {}
+  constructor(private readonly store: ListStore, private readonly optins: OptinSender) {}
 
   /** A page of the lists the actor may see, with the total. */
   query(actor: Actor, q: ListQueryInput): { results: List[]; total: number } {
@@ -84,6 +92,33 @@ export class ListService {
       limit: -1, offset: 0, minimal: true,
     });
     this.store.delete(results.map((l) => authorized(l.id)));
+  }
+
+  /** A double opt-in list's unconfirmed subscribers and how many its opt-in action would mail now. */
+  optinCounts(actor: Actor, id: number): OptinCounts {
+    this.doubleOptin(this.authorize(actor, id, 'list:manage'));
+    return this.store.optinCounts(id);
+  }
+
+  /**
+   * Queues the opt-in confirmation mail for the list's unconfirmed subscribers (each at most
+   * once per 24 hours); the sending engine sends them under its rate limits. Returns how many.
+   */
+  queueOptins(actor: Actor, id: number): { queued: number } {
+    const checked = this.authorize(actor, id, 'list:manage');
+    this.doubleOptin(checked);
+    const unavailable = this.optins.optinsUnavailable();
+    if (unavailable) throw badRequest(`the opt-in mails cannot be sent: ${unavailable}`);
+    const queued = this.store.queueOptins(checked);
+    if (queued) this.optins.wake();
+    return { queued };
+  }
+
+  /** 404 for no such list, 400 for a single opt-in one (its subscribers have nothing to confirm). */
+  private doubleOptin(id: number): void {
+    const list = this.store.get(id);
+    if (!list) throw notFound(`list ${id} not found`);
+    if (list.optin !== 'double') throw badRequest(`list ${id} is single opt-in: its subscribers need no confirmation; opt-in mails are for double opt-in lists`);
   }
 
   private authorize(actor: Actor, id: number, permission: 'list:get' | 'list:manage'): Authorized<number> {

@@ -72,10 +72,31 @@ export const LIST_ORDER_COLUMNS = {
 const COUNTS = `(SELECT COALESCE(SUM(n), 0) FROM list_subscriber_counts c WHERE c.list_id = l.id) AS subscriber_count,
   (SELECT json_group_object(status, n) FROM list_subscriber_counts c WHERE c.list_id = l.id AND n > 0) AS subscriber_statuses`;
 
+/**
+ * A list's unconfirmed subscriptions whose subscriber may be mailed (not blocklisted), and
+ * whether that subscriber had an opt-in mail queued or sent since @since (the 24-hour rule).
+ */
+const UNCONFIRMED = `FROM subscriber_lists sl JOIN subscribers s ON s.id = sl.subscriber_id
+    WHERE sl.list_id = @list AND sl.status = 'unconfirmed' AND s.status != 'blocklisted'`;
+const MAILED_SINCE = `EXISTS (SELECT 1 FROM optin_mails m
+    WHERE m.subscriber_id = sl.subscriber_id AND m.status IN ('queued', 'sent') AND m.created_at > @since)`;
+
 const SQL = {
   byId: `SELECT l.*, ${COUNTS} FROM lists l WHERE l.id = ?`,
   renameInCampaigns: 'UPDATE campaign_lists SET list_name = ? WHERE list_id = ?',
+  optinCounts: `SELECT COUNT(*) AS unconfirmed, COALESCE(SUM(NOT ${MAILED_SINCE}), 0) AS sendable ${UNCONFIRMED}`,
+  queueOptins: `INSERT INTO optin_mails (subscriber_id, list_id, created_at, updated_at)
+    SELECT sl.subscriber_id, @list, @now, @now ${UNCONFIRMED} AND NOT ${MAILED_SINCE} ORDER BY sl.subscriber_id`,
 } as const;
+
+/** How long a subscriber who was sent an opt-in mail is not sent another by the list's opt-in action. */
+export const OPTIN_RESEND_MS = 24 * 3_600_000;
+
+/** A double opt-in list's unconfirmed subscribers, and how many of them its opt-in action would mail now. */
+export interface OptinCounts {
+  unconfirmed: number;
+  sendable: number;
+}
 
 /** The lists' own rows (drizzle, prepared once per connection). */
 const statements = (db: DB) => preparedStatements(db, {
@@ -157,6 +178,18 @@ export class ListStore {
     return this.db.transaction(() => ids.reduce((n, id) => n + this.q.delete.run({ id }).changes, 0)).immediate();
   }
 
+  optinCounts(id: number, now = new Date()): OptinCounts {
+    return this.sql<[Record<string, unknown>], OptinCounts>(SQL.optinCounts).get({ list: id, since: resendSince(now) })!;
+  }
+
+  /**
+   * Queues an opt-in mail for each unconfirmed subscriber of the list not mailed one in the
+   * last 24 hours (one statement: a second call cannot queue the same ones). Returns how many.
+   */
+  queueOptins(id: Authorized<number>, now = new Date()): number {
+    return this.sql(SQL.queueOptins).run({ list: id, since: resendSince(now), now: now.toISOString() }).changes;
+  }
+
   existingIds(ids: number[]): number[] {
     return this.q.existingIds.all({ ids: JSON.stringify(ids) }).map((r) => r.id);
   }
@@ -173,6 +206,10 @@ export class ListStore {
   publicLists(): ListRow[] {
     return this.q.publicActive.all();
   }
+}
+
+function resendSince(now: Date): string {
+  return new Date(now.getTime() - OPTIN_RESEND_MS).toISOString();
 }
 
 interface CountColumns {

@@ -9,8 +9,16 @@ export class SegmentError extends Error {
   /** 1-based character position in the original expression, or 0 when it concerns the whole. */
   readonly position: number;
 
-  constructor(message: string, position: number) {
-    super(position > 0 ? `${message} at position ${position}` : message);
+  /** `hint`: the form the user probably meant ("did you mean …?"), after the position. */
+  constructor(message: string, position: number, hint = '') {
+    super(`${message}${position > 0 ? ` at position ${position}` : ''}${hint ? ` — ${hint}` : ''}`);
     this.position = position;
+  }
+}
+
+/** A name that is no column where it was used (the translator suggests the right form). */
+export class UnknownColumnError extends SegmentError {
+  constructor(readonly column: string, position: number, hint = '') {
+    super(`unknown column "${column}"`, position, hint);
   }
 }

@@ -1,7 +1,7 @@
 import { isLogical, type Node, type Select } from './ast.ts';
 import { LIMITS } from '../http/limits.ts';
 import { LIST_COLUMNS, SUBQUERY_TABLES, SUBSCRIBER_COLUMNS, TYPE_NAMES, type Columns, type SqlType } from './catalog.ts';
-import { SegmentError } from './errors.ts';
+import { SegmentError, UnknownColumnError } from './errors.ts';
 import { FN, compileRegexp, likePatternProblem } from './functions.ts';
 import { parseSegment } from './parser.ts';
 import { Sql, identifier, joinSql, param, renderSql, sql, type ParamValue } from './sql.ts';
@@ -53,7 +53,7 @@ export interface TranslatedSegment {
  */
 export function translateSegment(expression: string, options: TranslateOptions = {}): TranslatedSegment {
   const tree = parseSegment(expression);
-  const translator = new Translator(options.now ?? new Date(), options.access ?? FULL_ACCESS);
+  const translator = new Translator(options.now ?? new Date(), options.access ?? FULL_ACCESS, expression);
   const root: Scope = { name: 'subscribers', columns: SUBSCRIBER_COLUMNS, sqlAlias: 'subscribers', parent: null, depth: 0 };
   const filter = translator.rowFilter(tree, root);
   // Nested function calls can cost much per row; a checkpoint on the rows lets a deadline stop them.
@@ -205,7 +205,8 @@ class Translator {
   /** Whether a function call's argument calls a function. */
   nestedCalls = false;
 
-  constructor(readonly now: Date, private readonly access: SegmentAccess) {}
+  /** `source`: the expression as written, for hints that quote a name in its own case. */
+  constructor(readonly now: Date, private readonly access: SegmentAccess, private readonly source: string) {}
 
   // ---- entry points --------------------------------------------------------------------
 
@@ -368,7 +369,12 @@ class Translator {
         : '';
       throw new SegmentError(`unknown table "${table}"${allowed}`, pos);
     }
-    throw new SegmentError(`unknown column "${name}"`, pos);
+    throw new UnknownColumnError(name, pos, scope.parent === null ? columnHint(name, this.written(pos)) : '');
+  }
+
+  /** The name at 1-based `pos` of the expression as written (the lexer lowercases names). */
+  private written(pos: number): string {
+    return /^[A-Za-z_][A-Za-z0-9_$]*/.exec(this.source.slice(pos - 1))?.[0] ?? '';
   }
 
   /** Gives an `unknown` literal or NULL the type it is used as, and widens int→numeric, date→timestamp. */
@@ -535,6 +541,20 @@ class Translator {
     return { type: n.type, sql: sql`(- ${this.sqlOf(n)})`, pos };
   }
 
+  /**
+   * The right side of a binary operator. A bare unknown name compared with something is most
+   * likely a value written without quotes (`city = Berlin`): the error says so.
+   */
+  private operand(node: Node, scope: Scope, op: string): Value {
+    try {
+      return this.expr(node, scope);
+    } catch (e) {
+      if (!(e instanceof UnknownColumnError) || node.kind !== 'column' || node.table !== null || !COMPARISONS.has(op) || e.position !== node.pos) throw e;
+      const word = this.written(node.pos);
+      throw new UnknownColumnError(e.column, node.pos, `did you mean the text '${word}'? Text values go in single quotes`);
+    }
+  }
+
   private binary(node: Extract<Node, { kind: 'binary' }>, scope: Scope): Value {
     const { op, pos } = node;
     if (op === 'and' || op === 'or') {
@@ -544,7 +564,7 @@ class Translator {
     const left = this.expr(node.left, scope);
     if (op === '->' || op === '->>' || op === '#>' || op === '#>>') return this.jsonGet(left, node.right, op, scope, pos);
     if (op === '?|' || op === '?&') return this.jsonHasAny(left, node.right, op, scope, pos);
-    const right = this.expr(node.right, scope);
+    const right = this.operand(node.right, scope, op);
     switch (op) {
       case '=':
       case '<>':
@@ -958,4 +978,19 @@ function balanced(operands: Sql[], keyword: string): Sql {
   if (operands.length === 1) return operands[0];
   const middle = Math.ceil(operands.length / 2);
   return sql`(${balanced(operands.slice(0, middle), keyword)} ${raw(keyword)} ${balanced(operands.slice(middle), keyword)})`;
+}
+
+const COMPARISONS = new Set(['=', '<>', '<', '>', '<=', '>=']);
+
+/**
+ * The form an unknown name of the subscribers row probably meant: a column of a table about
+ * subscribers (list_id, campaign_id…) read through a subquery, else an attribute.
+ */
+function columnHint(name: string, written: string): string {
+  for (const [table, columns] of Object.entries(SUBQUERY_TABLES)) {
+    if (Object.hasOwn(columns, name) && Object.hasOwn(columns, 'subscriber_id') && name !== 'subscriber_id') {
+      return `did you mean subscribers.id IN (SELECT subscriber_id FROM ${table} WHERE ${name} = …)?`;
+    }
+  }
+  return `did you mean subscribers.attribs->>'${written || name}'?`;
 }

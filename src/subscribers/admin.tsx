@@ -74,6 +74,31 @@ function QueryPointer({ query, position }: { query: string; position: number }):
   return <pre class="query-pointer" aria-hidden="true">{`${line}\n${' '.repeat(column)}^`}</pre>;
 }
 
+/**
+ * Worked examples under the segment box (an attribute, a list membership, a date), each a
+ * button that puts its expression in the box; the list one names a list the user may see.
+ */
+function QueryExamples({ list, t }: { list: List | undefined; t: Translate }): JSX.Element {
+  const examples = [
+    { query: "subscribers.attribs->>'city' = 'Berlin'", about: t('admin.subscribers.example.attribute') },
+    {
+      query: `subscribers.id IN (SELECT subscriber_id FROM subscriber_lists WHERE list_id = ${list?.id ?? 1} AND status = 'confirmed')`,
+      about: t('admin.subscribers.example.list', { list: list?.name ?? t('admin.subscribers.example.listOne') }),
+    },
+    { query: "subscribers.created_at > NOW() - INTERVAL '30 days'", about: t('admin.subscribers.example.date') },
+  ];
+  return (
+    <div class="query-examples">
+      <p class="help" id="query-examples">{t('admin.subscribers.examples')}</p>
+      <ul aria-labelledby="query-examples">
+        {examples.map((e) => (
+          <li><button type="button" class="link" data-example={e.query} x-on:click="useExample"><code>{e.query}</code></button> <span class="muted small">{e.about}</span></li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 function subscriptionTone(st: SubscriptionStatus): 'accent' | 'danger' | undefined {
   return st === 'confirmed' ? 'accent' : st === 'unsubscribed' ? 'danger' : undefined;
 }
@@ -175,9 +200,10 @@ async function subscribersPage(c: AdminContext, s: Services) {
               <div class="field">
                 <label for="query">{t('admin.subscribers.segment')}</label>
                 <textarea id="query" name="query" rows={3} aria-describedby="query-help query-error" aria-invalid={queryError ? 'true' : undefined} placeholder="subscribers.attribs->>'city' = 'Berlin'">{filter.query}</textarea>
-                <p class="help" id="query-help">{t('subscribers.advancedQueryHelp')}</p>
+                <p class="help" id="query-help">{t('subscribers.advancedQueryHelp')}. <a href="/admin/help/segments">{t('admin.subscribers.segmentsGuide')}</a></p>
                 <p class="field-error" id="query-error" role="alert">{queryError?.message ?? ''}</p>
                 {queryError ? <QueryPointer query={filter.query ?? ''} position={queryError.position} /> : null}
+                <QueryExamples list={lists[0]} t={t} />
               </div>
             </details>
           ) : null}

@@ -34,8 +34,8 @@ export function unsubscribeUrl(rootUrl: string, campUuid: string, subUuid: strin
   return `${rootUrl}/subscription/${campUuid}/${subUuid}`;
 }
 
-/** What the opt-in mail reads of the subscriber store. */
-type OptinReads = Pick<SubscriberStore, 'get' | 'pendingDoubleOptin'>;
+/** What the opt-in mail reads (and records) of the subscriber store. */
+export type OptinStore = Pick<SubscriberStore, 'get' | 'pendingDoubleOptin' | 'recordOptinSent'>;
 
 let optinTemplate: CompiledTemplate | undefined;
 
@@ -67,10 +67,11 @@ export function buildOptinMessage(m: OptinMail): OutgoingMessage {
 
 /**
  * Sends the opt-in mail for the subscriber's unconfirmed double opt-in subscriptions (among
- * `lists` when given). Returns the number of lists it was about (0: nothing to send).
- * Throws when the mail cannot be sent.
+ * `lists` when given) and records it in optin_mails, unless `record` is false (the sending
+ * engine's queued mails have their row). Returns the number of lists it was about (0: nothing
+ * to send). Throws when the mail cannot be sent.
  */
-export async function sendOptin(ctx: AppContext, store: OptinReads, subscriberId: number, lists: number[] | null): Promise<number> {
+export async function sendOptin(ctx: AppContext, store: OptinStore, subscriberId: number, lists: number[] | null, record = true): Promise<number> {
   const sub = store.get(subscriberId);
   if (!sub) return 0;
   const pending = store.pendingDoubleOptin(subscriberId, lists);
@@ -85,6 +86,14 @@ export async function sendOptin(ctx: AppContext, store: OptinReads, subscriberId
     lists: pending.map((l) => ({ uuid: l.uuid, name: l.name, type: l.type })),
     unsubscribeHeader: ctx.settings.bool('privacy.unsubscribe_header'),
   }));
+  if (record) {
+    try {
+      store.recordOptinSent(subscriberId, pending.map((l) => l.id));
+    } catch (e) {
+      // The mail is sent: only the 24-hour rule of the lists' opt-in action misses it.
+      ctx.log.error(`opt-in mail to subscriber ${subscriberId}: sent, but could not be recorded: ${(e as Error).message}`);
+    }
+  }
   return pending.length;
 }
 
@@ -92,7 +101,7 @@ export async function sendOptin(ctx: AppContext, store: OptinReads, subscriberId
  * The automatic opt-in after a subscription change: only if enabled; failures are logged once
  * per cause with a count (a mail server that is down fails them all alike).
  */
-export async function sendOptinQuietly(ctx: AppContext, store: OptinReads, subscriberId: number, lists: number[] | null): Promise<boolean> {
+export async function sendOptinQuietly(ctx: AppContext, store: OptinStore, subscriberId: number, lists: number[] | null): Promise<boolean> {
   if (!ctx.settings.bool('app.send_optin_confirmation')) return false;
   try {
     return (await sendOptin(ctx, store, subscriberId, lists)) > 0;

@@ -294,7 +294,7 @@ export class SubscriberService {
   /** Deletes the selected subscribers (every one, at once, when nothing narrows the selection). */
   async deleteMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
     const filter = this.filterFor(actor, selected(sel, true));
-    if (filter.lists === null && !filter.search && !filter.segment) this.store.deleteAll();
+    if (filter.lists === null && !filter.subscriptionStatus && !filter.search && !filter.segment) this.store.deleteAll();
     else this.store.delete(await this.matching(filter));
   }
 

@@ -74,7 +74,10 @@ export interface Subscriber {
 export interface SubscriberFilter {
   /** Members of any of these lists; null: no list filter. */
   lists: number[] | null;
-  /** Applies to the list filter only. */
+  /**
+   * A subscription in this status to one of `lists`; without a list filter, to any list
+   * (listmonk ignores it then).
+   */
   subscriptionStatus?: SubscriptionStatus;
   search?: string;
   /** A translated segment expression (parenthesised SQL over `subscribers`). */
@@ -214,6 +217,8 @@ const SQL = {
   pendingDoubleOptin: `SELECT l.* FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
     WHERE sl.subscriber_id = @sid AND sl.status = 'unconfirmed' AND l.optin = 'double'
     AND (@any OR l.id IN (SELECT value FROM json_each(@lists))) ORDER BY l.id`,
+  // An opt-in mail sent outside the lists' opt-in action (sql/0104: the 24-hour rule counts it).
+  recordOptinSent: `INSERT INTO optin_mails (subscriber_id, list_id, status) SELECT @sid, value, 'sent' FROM json_each(@lists)`,
   pendingAny: `SELECT l.* FROM subscriber_lists sl JOIN lists l ON l.id = sl.list_id
     WHERE sl.subscriber_id = @sid AND sl.status = 'unconfirmed'
     AND (@any OR l.uuid IN (SELECT value FROM json_each(@uuids))) ORDER BY l.id`,
@@ -351,7 +356,7 @@ export class SubscriberStore {
 
   private cheapTotal(f: SubscriberFilter): number | null {
     if (f.search || f.segment || f.ids || f.status || f.orphans) return null;
-    if (f.lists === null) return this.roSql(SQL.total).pluck().get() as number;
+    if (f.lists === null) return f.subscriptionStatus ? null : (this.roSql(SQL.total).pluck().get() as number);
     if (f.lists.length === 0) return 0;
     if (f.lists.length > 1) return null;
     return (f.subscriptionStatus
@@ -495,6 +500,11 @@ export class SubscriberStore {
 
   // Opt-in and the subscriber's own pages --------------------------------------------------
 
+  /** Records an opt-in mail sent to the subscriber about these lists (a list's opt-in action does not send another within 24 hours). */
+  recordOptinSent(sid: number, lists: number[]): void {
+    this.sql(SQL.recordOptinSent).run({ sid, lists: JSON.stringify(lists) });
+  }
+
   /** Unconfirmed subscriptions on double opt-in lists (limited to `lists` when given). */
   pendingDoubleOptin(sid: number, lists: number[] | null): ListRow[] {
     return this.sql<[Record<string, unknown>], ListRow>(SQL.pendingDoubleOptin).all({ sid, any: lists === null ? 1 : 0, lists: JSON.stringify(lists ?? []) });
@@ -589,6 +599,9 @@ function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
       AND sl.list_id IN (SELECT value FROM json_each(?))${f.subscriptionStatus ? ' AND sl.status = ?' : ''})`);
     params.push(JSON.stringify(f.lists));
     if (f.subscriptionStatus) params.push(f.subscriptionStatus);
+  } else if (f.subscriptionStatus) {
+    parts.push('EXISTS (SELECT 1 FROM subscriber_lists sl WHERE sl.subscriber_id = subscribers.id AND sl.status = ?)');
+    params.push(f.subscriptionStatus);
   }
   if (f.ids) {
     parts.push('subscribers.id IN (SELECT value FROM json_each(?))');

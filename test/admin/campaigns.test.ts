@@ -88,14 +88,16 @@ describe('admin campaign pages', () => {
     assert.equal((await t.request('DELETE', `/api/campaigns/${c}`)).status, 200);
   });
 
+  /** A subscriber of these lists (the audience tests). */
+  const add = async (email: string, lists: number[], extra: Record<string, unknown> = {}) => {
+    const res = await t.request('POST', '/api/subscribers', { email, name: email, lists, ...extra });
+    assert.equal(res.status, 200, res.text);
+    return res.body.data.id as number;
+  };
+
   it('counts the subscribers a campaign to the chosen lists would reach, as the send counts them', async () => {
     const single = (await t.request('POST', '/api/lists', { name: 'Audience single', type: 'private', optin: 'single' })).body.data.id;
     const double = (await t.request('POST', '/api/lists', { name: 'Audience double', type: 'private', optin: 'double' })).body.data.id;
-    const add = async (email: string, lists: number[], extra: Record<string, unknown> = {}) => {
-      const res = await t.request('POST', '/api/subscribers', { email, name: email, lists, ...extra });
-      assert.equal(res.status, 200, res.text);
-      return res.body.data.id as number;
-    };
     await add('both@example.com', [single, double], { preconfirm_subscriptions: true });
     await add('single@example.com', [single]);
     await add('unconfirmed@example.com', [double]);
@@ -105,7 +107,7 @@ describe('admin campaign pages', () => {
     const count = async (query: string) => {
       const res = await t.request('GET', `/api/campaigns/audience?${query}`);
       assert.equal(res.status, 200, res.text);
-      return res.body.data;
+      return { count: res.body.data.count, lists: res.body.data.lists };
     };
     // single opt-in: subscribed and not unsubscribed; double: confirmed; never the blocklisted; each subscriber once.
     assert.deepEqual(await count(`list_id=${single}`), { count: 2, lists: 1 });
@@ -126,7 +128,43 @@ describe('admin campaign pages', () => {
     // A role sees only the lists it may: the others are left out of the count.
     const limited = await userWithRole(t, ['campaigns:get'], [{ id: double, permissions: ['list:get'] }]);
     const res = await apiAs(t, await adminSession(t, limited.username, limited.password), 'GET', `/api/campaigns/audience?list_id=${single}&list_id=${double}`);
-    assert.deepEqual((res.body as { data: unknown }).data, { count: 1, lists: 1 });
+    const limitedCount = (res.body as { data: { count: number; lists: number } }).data;
+    assert.deepEqual({ count: limitedCount.count, lists: limitedCount.lists }, { count: 1, lists: 1 });
+  });
+
+  it('says who of the lists\' members a campaign leaves out and why, and which lists\' opt-in action reaches the unconfirmed', async () => {
+    const single = (await t.request('POST', '/api/lists', { name: 'Reasons single', type: 'private', optin: 'single' })).body.data.id;
+    const double = (await t.request('POST', '/api/lists', { name: 'Reasons double', type: 'private', optin: 'double' })).body.data.id;
+    await add('r-confirmed@example.com', [double], { preconfirm_subscriptions: true });
+    for (const n of [1, 2, 3]) await add(`r-unconfirmed-${n}@example.com`, [double]);
+    // Unconfirmed on the double list but subscribed to the single one: reached, so not left out.
+    await add('r-both@example.com', [single, double]);
+    const gone = await add('r-gone@example.com', [single]);
+    assert.equal((await t.request('PUT', '/api/subscribers/lists', { ids: [gone], action: 'unsubscribe', target_list_ids: [single] })).status, 200);
+    const blocked = await add('r-blocked@example.com', [double], { preconfirm_subscriptions: true });
+    assert.equal((await t.request('PUT', `/api/subscribers/${blocked}/blocklist`)).status, 200);
+    const audience = async (query: string) => {
+      const res = await t.request('GET', `/api/campaigns/audience?${query}`);
+      assert.equal(res.status, 200, res.text);
+      return res.body.data;
+    };
+    assert.deepEqual(await audience(`list_id=${single}&list_id=${double}`), {
+      count: 2, lists: 2, members: 7,
+      excluded: { unconfirmed: 3, unsubscribed: 1, blocklisted: 1, nothing_to_confirm: 0 },
+      optin_lists: [{ id: double, name: 'Reasons double', unconfirmed: 4, manage: true }],
+    });
+    // An opt-in campaign reaches the unconfirmed: the confirmed have nothing to confirm.
+    assert.deepEqual(await audience(`list_id=${double}&type=optin`), {
+      count: 4, lists: 1, members: 6,
+      excluded: { unconfirmed: 0, unsubscribed: 0, blocklisted: 1, nothing_to_confirm: 1 },
+      optin_lists: [],
+    });
+    // The figures add up to the lists' members, and the count is what the list's opt-in action would mail.
+    assert.deepEqual((await t.request('GET', `/api/lists/${double}/optin`)).body.data, { unconfirmed: 4, sendable: 4 });
+    // A role that may see the double list but not manage it gets no opt-in action offered.
+    const viewer = await userWithRole(t, ['campaigns:get'], [{ id: double, permissions: ['list:get'] }]);
+    const res = await apiAs(t, await adminSession(t, viewer.username, viewer.password), 'GET', `/api/campaigns/audience?list_id=${double}`);
+    assert.deepEqual(res.body.data.optin_lists, [{ id: double, name: 'Reasons double', unconfirmed: 4, manage: false }]);
   });
 
   it('groups the messengers: email and each enabled named SMTP server, then the enabled postback messengers', async () => {

@@ -41,6 +41,28 @@ describe('admin list pages', () => {
     assert.match(res.body, /x-on:click="deleteSelected"/);
   });
 
+  it('offers a double opt-in list\'s managers its opt-in action, with how many it would mail', async () => {
+    const optin = 'Send opt-in confirmation to unconfirmed subscribers';
+    const page = async (session: string) => (await getPage(t, session, `/admin/lists/${ids.news}`)).body;
+    // Every subscriber confirmed: the section says so, with no button.
+    assert.match(await page(admin), /<section class="card" id="optin"[^>]*>.*Every subscriber of this list has confirmed/s);
+    assert.ok(!(await page(admin)).includes(optin));
+    assert.ok(!(await getPage(t, admin, '/admin/lists')).body.includes(optin), 'no row action without unconfirmed subscribers');
+    await t.request('PUT', '/api/settings', { 'app.send_optin_confirmation': false });
+    for (const e of ['u1@example.com', 'u2@example.com']) assert.equal((await t.request('POST', '/api/subscribers', { email: e, lists: [ids.news] })).status, 200);
+    const body = await page(admin);
+    assert.match(body, /Unconfirmed subscribers: 2\. Of them, not sent an opt-in mail in the last 24 hours: 2\./);
+    assert.match(body, new RegExp(`<button type="button" data-id="${ids.news}" data-name="News" x-on:click="sendOptin">${optin}</button>`));
+    const row = /<tr>(?:(?!<\/tr>).)*>News<(?:(?!<\/tr>).)*<\/tr>/s.exec((await getPage(t, admin, '/admin/lists')).body)![0];
+    assert.ok(row.includes(`aria-label="${optin}" x-on:click="sendOptin">Send opt-in confirmation</button>`), 'the row of a double opt-in list with unconfirmed subscribers');
+    // Single opt-in lists and lists the user may only see have no opt-in action.
+    assert.ok(!(await getPage(t, admin, `/admin/lists/${ids.staff}`)).body.includes('id="optin"'));
+    const reader = await userWithRole(t, ['subscribers:get'], [{ id: ids.news, permissions: ['list:get'] }]);
+    const readerSession = await adminSession(t, reader.username, reader.password);
+    assert.ok(!(await page(readerSession)).includes('id="optin"'));
+    assert.ok(!(await getPage(t, readerSession, '/admin/lists')).body.includes(optin));
+  });
+
   it('filters by status, type, tag and search, and sorts by a column', async () => {
     assert.ok((await getPage(t, admin, '/admin/lists?status=archived')).body.includes('Old letters'));
     const all = await getPage(t, admin, '/admin/lists?status=all');

@@ -91,6 +91,26 @@ describe('admin subscribers pages', () => {
     assert.match(page.body, /<details open="">|<details open>/);
   });
 
+  it('helps with the segment box: three worked examples, the guide, and a message that suggests the right form', async () => {
+    const t = server();
+    const session = await adminSession(t);
+    const list = (await t.request('POST', '/api/lists', { name: 'Readers', type: 'private', optin: 'single' })).body.data.id;
+    const page = await getPage(t, session, '/admin/subscribers');
+    const unescape = (text: string) => text.replaceAll('&#39;', "'").replaceAll('&gt;', '>').replaceAll('&quot;', '"');
+    const examples = [...page.body.matchAll(/<button type="button" class="link" data-example="([^"]+)" x-on:click="useExample">/g)].map((m) => unescape(m[1]));
+    assert.deepEqual(examples, [
+      "subscribers.attribs->>'city' = 'Berlin'",
+      `subscribers.id IN (SELECT subscriber_id FROM subscriber_lists WHERE list_id = ${list} AND status = 'confirmed')`,
+      "subscribers.created_at > NOW() - INTERVAL '30 days'",
+    ]);
+    // Each example is a valid expression.
+    for (const query of examples) assert.equal((await t.request('GET', `/api/subscribers?query=${encodeURIComponent(query)}`)).status, 200, query);
+    assert.ok(page.body.includes('<a href="/admin/help/segments">The segments guide</a>'));
+    const bad = await getPage(t, session, `/admin/subscribers?query=${encodeURIComponent('city = Berlin')}`);
+    const alert = unescape(/<p class="field-error" id="query-error" role="alert">([^<]+)<\/p>/.exec(bad.body)![1]);
+    assert.equal(alert, `The query could not be used: unknown column "city" at position 1 — did you mean subscribers.attribs->>'city'?`);
+  });
+
   it('sends a visitor without a session to sign in, for both pages', async () => {
     const t = server();
     for (const path of ['/admin/subscribers', '/admin/subscribers/1', '/admin/subscribers/new']) {

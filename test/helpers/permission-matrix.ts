@@ -71,6 +71,8 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'PUT', path: '/api/lists/999999', perms: [], body: {}, extra: ALL_LISTS },
   { method: 'DELETE', path: '/api/lists/999999', perms: [], extra: ALL_LISTS },
   { method: 'DELETE', path: '/api/lists?id=999999', perms: [], extra: ALL_LISTS },
+  { method: 'GET', path: '/api/lists/999999/optin', perms: [], extra: ALL_LISTS },
+  { method: 'POST', path: '/api/lists/999999/optin', perms: [], extra: ALL_LISTS },
   // subscribers
   { method: 'GET', path: '/api/subscribers', perms: SUB_READ },
   { method: 'GET', path: '/api/subscribers/export', perms: SUB_READ },

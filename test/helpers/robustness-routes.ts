@@ -5,7 +5,7 @@
 export const ROBUSTNESS_ROUTES = `
 get /api/about; get /api/openapi.json; get /api/docs; post /api/admin/reload; get /api/bounces; get /api/bounces/scan; post /api/bounces/scan; get /api/bounces/:id; get /api/campaigns; get /api/campaigns/:id; get /api/campaigns/:id/preview
 get /api/campaigns/analytics/:type; get /api/campaigns/audience; get /api/campaigns/running/stats; get /api/config; get /api/dashboard/charts; get /api/dashboard/counts
-get /api/health; get /api/import/subscribers; get /api/import/subscribers/logs; get /api/lang/:lang; get /api/lists; get /api/lists/:id
+get /api/health; get /api/import/subscribers; get /api/import/subscribers/logs; get /api/lang/:lang; get /api/lists; get /api/lists/:id; get /api/lists/:id/optin; post /api/lists/:id/optin
 get /api/logs; get /api/maintenance/analytics/:type/export; get /api/maintenance/subscribers/:type/count; get /api/maintenance/subscriptions/unconfirmed/count
 get /api/maintenance/analytics/:type/count; get /api/maintenance/database; post /api/maintenance/vacuum; get /api/maintenance/backup; get /api/media; get /api/media/:id; get /api/profile; get /api/public/lists
 get /api/roles/lists; get /api/roles/users; get /api/settings; get /api/subscribers; get /api/subscribers/:id; get /api/subscribers/:id/activity

@@ -90,12 +90,27 @@ describe('hostile and invalid expressions are refused', () => {
           assert.ok(e instanceof SegmentError, `expected a SegmentError, got ${String(e)}`);
           assert.match(e.message, message);
           assert.equal(e.position, position, e.message);
-          if (position > 0) assert.match(e.message, new RegExp(`at position ${position}$`));
+          // The position ends the message, or comes before a hint of the right form.
+          if (position > 0) assert.match(e.message, new RegExp(`at position ${position}( — did you mean .+)?$`));
           return true;
         },
       );
     });
   }
+
+  test('an unknown name is refused with the form the user probably meant', () => {
+    const hints: [expression: string, message: string][] = [
+      ["city = 'Berlin'", `unknown column "city" at position 1 — did you mean subscribers.attribs->>'city'?`],
+      ["subscribers.name = 'x' AND ZipCode = '10115'", `unknown column "zipcode" at position 28 — did you mean subscribers.attribs->>'ZipCode'?`],
+      ["subscribers.attribs->>'city' = Berlin", `unknown column "berlin" at position 32 — did you mean the text 'Berlin'? Text values go in single quotes`],
+      ['list_id = 3', 'unknown column "list_id" at position 1 — did you mean subscribers.id IN (SELECT subscriber_id FROM subscriber_lists WHERE list_id = …)?'],
+      // Inside a subquery the table's own columns are what is meant: no guess.
+      ['subscribers.id IN (SELECT subscriber_id FROM subscriber_lists WHERE city = 1)', 'unknown column "city" at position 69'],
+    ];
+    for (const [expression, message] of hints) {
+      assert.throws(() => translateSegment(expression), (e: unknown) => e instanceof SegmentError && e.message === message, expression);
+    }
+  });
 
   test('a long operator chain is refused before SQLite would refuse it', () => {
     const chain = `subscribers.id = ${Array.from({ length: 2000 }, () => '1').join(' + ')}`;

@@ -1,7 +1,7 @@
 // Asking before destructive actions, with a native <dialog> (focus trap, Escape, backdrop).
 
-/** Shows `message` with a confirm and a cancel button; resolves true when confirmed. */
-export function confirmAction(message: string, confirmLabel = 'Confirm', danger = true): Promise<boolean> {
+/** Shows `message` (and `details` below it) with a confirm and a cancel button; resolves true when confirmed. */
+export function confirmAction(message: string, confirmLabel = 'Confirm', danger = true, details: HTMLElement[] = []): Promise<boolean> {
   return new Promise((resolve) => {
     const dialog = document.createElement('dialog');
     dialog.setAttribute('aria-labelledby', 'confirm-text');
@@ -19,7 +19,7 @@ export function confirmAction(message: string, confirmLabel = 'Confirm', danger 
     cancel.className = 'secondary';
     cancel.textContent = 'Cancel';
     actions.append(ok, cancel);
-    dialog.append(text, actions);
+    dialog.append(text, ...details, actions);
     document.body.append(dialog);
     let answer = false;
     ok.addEventListener('click', () => {

@@ -5,9 +5,13 @@ import { api } from '../api.ts';
 import { clicked } from '../dialog.ts';
 import { pickMedia } from '../media-picker.ts';
 
+/** GET /api/campaigns/audience: who a campaign to some lists reaches, and who of their members not, and why. */
 export interface Audience {
   count: number;
   lists: number;
+  members: number;
+  excluded: { unconfirmed: number; unsubscribed: number; blocklisted: number; nothing_to_confirm: number };
+  optin_lists: { id: number; name: string; unconfirmed: number; manage: boolean }[];
 }
 
 const number = (n: number) => n.toLocaleString('en-US');
@@ -20,25 +24,65 @@ export function audience(listIds: number[], type: string): Promise<Audience> {
   return api<Audience>('GET', `/api/campaigns/audience?${params}`);
 }
 
-/** "12,408 subscribers of 2 lists". */
+/** "12,408 subscribers of 2 lists", or with members left out "1 of 1,998 subscribers of 1 list". */
 export function audienceText(a: Audience): string {
-  return `${plural(a.count, 'subscriber', 'subscribers')} of ${plural(a.lists, 'list', 'lists')}`;
+  const of = a.members > a.count ? `${number(a.count)} of ${plural(a.members, 'subscriber', 'subscribers')}` : plural(a.count, 'subscriber', 'subscribers');
+  return `${of} of ${plural(a.lists, 'list', 'lists')}`;
+}
+
+/** "1,997 unconfirmed subscribers of double opt-in lists and 2 unsubscribed are not sent to.", or '' when nobody is left out. */
+export function exclusionText(a: Audience): string {
+  const e = a.excluded;
+  const parts = [
+    e.unconfirmed ? `${plural(e.unconfirmed, 'unconfirmed subscriber', 'unconfirmed subscribers')} of double opt-in lists` : '',
+    e.nothing_to_confirm ? `${number(e.nothing_to_confirm)} with nothing to confirm` : '',
+    e.unsubscribed ? `${number(e.unsubscribed)} unsubscribed` : '',
+    e.blocklisted ? `${number(e.blocklisted)} blocklisted` : '',
+  ].filter(Boolean);
+  if (!parts.length) return '';
+  const total = e.unconfirmed + e.nothing_to_confirm + e.unsubscribed + e.blocklisted;
+  const who = parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+  return `${who} ${total === 1 ? 'is' : 'are'} not sent to.`;
 }
 
 /**
- * The question a start (or a schedule, at `sendAt`) asks: 'Send "October" to 12,408
- * subscribers of 2 lists?'. Without the count (a refused call), the plain question.
+ * The way to reach the unconfirmed: "Send them the opt-in confirmation: Imported readers
+ * (1,997)", a link to each double opt-in list's opt-in action the user may run; null if none.
  */
-export async function startQuestion(o: { name: string; lists: number[]; type: string; sendAt: string | null; fallback: string }): Promise<string> {
-  let who: string;
+export function optinFix(a: Audience): HTMLElement | null {
+  const lists = a.optin_lists.filter((l) => l.manage);
+  if (!lists.length) return null;
+  const p = document.createElement('span');
+  p.className = 'audience-fix';
+  p.append('Send them the opt-in confirmation: ');
+  lists.forEach((l, i) => {
+    const link = document.createElement('a');
+    link.href = `/admin/lists/${l.id}#optin`;
+    link.textContent = `${l.name} (${number(l.unconfirmed)} unconfirmed)`;
+    p.append(...(i ? [', '] : []), link);
+  });
+  return p;
+}
+
+/**
+ * What a start (or a schedule, at `sendAt`) asks: 'Send "October" to 12,408 subscribers of 2
+ * lists?', with who is left out and why, and the way to reach the unconfirmed. Without the
+ * count (a refused call), the plain question.
+ */
+export async function startQuestion(o: { name: string; lists: number[]; type: string; sendAt: string | null; fallback: string }): Promise<{ question: string; details: HTMLElement[] }> {
+  let a: Audience;
   try {
-    who = audienceText(await audience(o.lists, o.type));
+    a = await audience(o.lists, o.type);
   } catch {
-    return o.fallback;
+    return { question: o.fallback, details: [] };
   }
-  if (!o.sendAt) return `Send "${o.name}" to ${who}?`;
+  const who = audienceText(a);
+  const excluded = exclusionText(a);
+  const fix = optinFix(a);
+  const details = [...(excluded ? [Object.assign(document.createElement('p'), { textContent: excluded })] : []), ...(fix ? [fix] : [])];
+  if (!o.sendAt) return { question: `Send "${o.name}" to ${who}?`, details };
   const when = new Date(o.sendAt).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' });
-  return `Schedule "${o.name}" to be sent to ${who} on ${when}?`;
+  return { question: `Schedule "${o.name}" to be sent to ${who} on ${when}?`, details };
 }
 
 /** A chip of the chosen things, with its remove button (the label template comes from the page: "Remove {name}"). */
@@ -85,7 +129,11 @@ export function listPicker() {
     slot.textContent = 'Counting the subscribers…';
     try {
       const a = await audience(chosen.map((b) => Number(b.value)), root.dataset.type ?? 'regular');
-      if (mine === generation) slot.textContent = `Reaches ${audienceText(a)} (subscribed, not blocklisted).`;
+      if (mine !== generation) return;
+      const excluded = exclusionText(a);
+      slot.textContent = excluded ? `Reaches ${audienceText(a)}: ${excluded}` : `Reaches ${audienceText(a)} (subscribed, not blocklisted).`;
+      const fix = optinFix(a);
+      if (fix) slot.append(fix);
     } catch (err) {
       if (mine === generation) slot.textContent = `The subscribers cannot be counted: ${(err as Error).message}`;
     }

@@ -78,10 +78,10 @@ export function campaignsPage() {
     async changeStatus(this: { $event: Event }) {
       const el = clicked(this.$event);
       const plain = `${el.dataset.label}: "${el.dataset.name}"?`;
-      const question = el.dataset.summary
+      const { question, details } = el.dataset.summary
         ? await startQuestion({ name: el.dataset.name ?? '', lists: (el.dataset.lists ?? '').split(',').filter(Boolean).map(Number), type: el.dataset.type ?? 'regular', sendAt: el.dataset.sendAt || null, fallback: plain })
-        : plain;
-      if (!(await confirmAction(question, el.dataset.label, el.dataset.status === 'cancelled'))) return;
+        : { question: plain, details: [] };
+      if (!(await confirmAction(question, el.dataset.label, el.dataset.status === 'cancelled', details))) return;
       try {
         await api('PUT', `/api/campaigns/${el.dataset.id}/status`, { status: el.dataset.status });
         navigate(null, `"${el.dataset.name}" is now ${el.dataset.status}`);
@@ -216,12 +216,12 @@ async function startFromPage(el: HTMLElement): Promise<void> {
   const editable = form.querySelector('input[name="lists"]:not(:disabled)') !== null;
   const lists = [...form.querySelectorAll<HTMLInputElement>('input[name="lists"]:checked')].map((b) => Number(b.value));
   const sendAt = (form.querySelector<HTMLInputElement>('#c-send-at:not(:disabled)')?.value ?? '') || el.dataset.sendAt || '';
-  const question = await startQuestion({
+  const { question, details } = await startQuestion({
     name: el.dataset.name ?? '',
     lists: editable ? lists : (el.dataset.lists ?? '').split(',').filter(Boolean).map(Number),
     type: el.dataset.type ?? 'regular', sendAt: sendAt ? new Date(sendAt).toISOString() : null, fallback: `${el.dataset.label}: "${el.dataset.name}"?`,
   });
-  if (!(await confirmAction(question, el.dataset.label, false))) return;
+  if (!(await confirmAction(question, el.dataset.label, false, details))) return;
   if (editable) {
     clearErrors(form);
     try {

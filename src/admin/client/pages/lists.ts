@@ -1,5 +1,6 @@
-// The lists table (delete one, or the selected lists, or all matching) and a list's page.
-import { api, navigate, notifyError, pageData } from '../api.ts';
+// The lists table (delete one, or the selected lists, or all matching) and a list's page; on
+// both, a double opt-in list's opt-in action.
+import { api, navigate, notify, notifyError, pageData } from '../api.ts';
 import { confirmAction } from '../dialog.ts';
 import { selection } from '../selection.ts';
 
@@ -17,6 +18,37 @@ async function deleteLists(ids: number[], what: string): Promise<void> {
     if (ids.length === 1) await api('DELETE', `/api/lists/${ids[0]}`);
     else await api('DELETE', `/api/lists?${ids.map((id) => `id=${id}`).join('&')}`);
     navigate(null, ids.length === 1 ? 'List deleted' : `${ids.length.toLocaleString('en-US')} lists deleted`);
+  } catch (err) {
+    notifyError(err);
+  }
+}
+
+const subscribers = (n: number) => `${n.toLocaleString('en-US')} unconfirmed subscriber${n === 1 ? '' : 's'}`;
+
+/**
+ * The opt-in action of the list on the clicked button: asks first, with how many it will mail
+ * (GET /api/lists/:id/optin), then queues the mails (POST).
+ */
+async function sendOptin(button: HTMLElement): Promise<void> {
+  const { id, name } = button.dataset;
+  let counts: { unconfirmed: number; sendable: number };
+  try {
+    counts = await api('GET', `/api/lists/${id}/optin`);
+  } catch (err) {
+    notifyError(err);
+    return;
+  }
+  if (!counts.sendable) {
+    notify(counts.unconfirmed ? `Every unconfirmed subscriber of "${name}" was sent an opt-in mail in the last 24 hours.` : `"${name}" has no unconfirmed subscribers.`, 'error');
+    return;
+  }
+  const details = [document.createElement('p')];
+  const recent = counts.unconfirmed - counts.sendable;
+  details[0].textContent = `Each gets the opt-in mail with a link to confirm, sent as fast as the campaign rate limits allow.${recent ? ` ${subscribers(recent)} sent one in the last 24 hours ${recent === 1 ? 'is' : 'are'} left out.` : ''}`;
+  if (!(await confirmAction(`Send the opt-in confirmation to ${subscribers(counts.sendable)} of "${name}"?`, 'Send', false, details))) return;
+  try {
+    const { queued } = await api<{ queued: number }>('POST', `/api/lists/${id}/optin`);
+    navigate(null, `Opt-in confirmation queued for ${subscribers(queued)}`);
   } catch (err) {
     notifyError(err);
   }
@@ -44,6 +76,9 @@ export function listsPage() {
       const button = this.$event.currentTarget as HTMLElement;
       await deleteLists([Number(button.dataset.id)], `the list "${button.dataset.name}"`);
     },
+    async sendOptin(this: { $event: Event }) {
+      await sendOptin(this.$event.currentTarget as HTMLElement);
+    },
     async deleteSelected(this: { matching: boolean; selectedIds(): number[] }) {
       const ids = this.matching ? await matchingIds() : this.selectedIds();
       await deleteLists(ids, ids.length === 1 ? '1 list' : `${ids.length.toLocaleString('en-US')} lists`);
@@ -53,6 +88,9 @@ export function listsPage() {
 
 export function listPage() {
   return {
+    async sendOptin(this: { $event: Event }) {
+      await sendOptin(this.$event.currentTarget as HTMLElement);
+    },
     async deleteOne(this: { $event: Event }) {
       const button = this.$event.currentTarget as HTMLElement;
       if (!(await confirmAction(`Delete the list "${button.dataset.name}"? Its subscribers are kept.`, 'Delete'))) return;

@@ -52,6 +52,12 @@ export function subscribers() {
     init(this: Table) {
       this.initSelection();
     },
+    /** An example under the segment box: its expression replaces the box's text. */
+    useExample(this: Table, e: Event) {
+      const box = document.getElementById('query') as HTMLTextAreaElement;
+      box.value = (e.currentTarget as HTMLElement).dataset.example ?? '';
+      box.focus();
+    },
     async deleteOne(this: Table, e: Event) {
       const button = e.currentTarget as HTMLElement;
       if (!(await confirmAction(`Delete ${button.dataset.email ?? 'this subscriber'}?`, 'Delete'))) return;
