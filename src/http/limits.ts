@@ -70,6 +70,11 @@ export const LIMITS = {
    * timeout, TLS, authentication) before it is paused; their recipients are sent on resume.
    */
   campaignConnectionFailures: 3,
+  /**
+   * How long a request waits for a mail the relay defers (transactional, opt-in, test and data
+   * export mails) before it answers; the retries go on in the background (app.defer_limit).
+   */
+  mailWaitMs: 10_000,
   /** How often the count of opt-in mails that failed for the same cause is logged. */
   optinFailureLogMs: 60_000,
   /**
