@@ -52,8 +52,8 @@ export class Mailer {
   /** Old messengers still finishing sends they were given before a rebuild. */
   private readonly retiring = new Set<Promise<void>>();
   private factories: MessengerFactory[] = [];
-  /** Messages sent and failed since the start, by messenger (GET /metrics). */
-  private readonly tally = new Map<string, { sent: number; failed: number }>();
+  /** Sends accepted, failed and deferred (a transient failure: mail/failures.ts) since the start, by messenger (GET /metrics). */
+  private readonly tally = new Map<string, { sent: number; failed: number; deferred: number }>();
   /** How long deliver() goes on trying a deferred message (app.defer_limit). */
   private deferLimit = deferLimitMs(undefined);
   /** Waits of deliver() between tries, ended by close(). */
@@ -107,10 +107,11 @@ export class Mailer {
     const m = this.messengers.get(messenger);
     if (!m) return Promise.reject(Object.assign(new Error(this.unavailable(messenger)!), { code: NO_MESSENGER }));
     let counts = this.tally.get(messenger);
-    if (!counts) this.tally.set(messenger, (counts = { sent: 0, failed: 0 }));
+    if (!counts) this.tally.set(messenger, (counts = { sent: 0, failed: 0, deferred: 0 }));
     const n = counts;
     return m.send(msg).then(() => void n.sent++, (e: unknown) => {
-      n.failed++;
+      if (classifySendFailure(e) === 'transient') n.deferred++;
+      else n.failed++;
       throw e;
     });
   }
@@ -169,8 +170,8 @@ export class Mailer {
     return waited;
   }
 
-  /** Messages sent and failed since the start, by messenger. */
-  outcomes(): ReadonlyMap<string, { readonly sent: number; readonly failed: number }> {
+  /** Sends accepted, failed and deferred since the start, by messenger. */
+  outcomes(): ReadonlyMap<string, { readonly sent: number; readonly failed: number; readonly deferred: number }> {
     return this.tally;
   }
 

@@ -5,7 +5,12 @@
 // are tried again too.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import nodemailer from 'nodemailer';
+import { loadConfig } from '../../src/config.ts';
+import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
 import { classifySendFailure, deferBackoff } from '../../src/mail/failures.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startFaultySmtp, startSmtpSink, type FaultySmtp, type SmtpFaults } from '../helpers/smtp.ts';
@@ -278,10 +283,12 @@ describe('a campaign while the relay defers, drops connections or stalls', () =>
         return Date.now() - since < 2000 ? DEFER : undefined;
       },
     };
+    const deferredBefore = t.server.ctx.mailer.outcomes().get('email')?.deferred ?? 0;
     const tpl = (await t.request('GET', '/api/templates')).body.data.find((x: { type: string }) => x.type === 'tx');
     const tx = await t.request('POST', '/api/tx', { subscriber_email: 'tx-deferred@example.com', subscriber_mode: 'external', template_id: tpl.id, data: {} });
     assert.equal(tx.status, 200, tx.text);
     assert.deepEqual(sink.accepted.filter((a) => a === 'tx-deferred@example.com'), ['tx-deferred@example.com']);
+    assert.ok(t.server.ctx.mailer.outcomes().get('email')!.deferred > deferredBefore, 'the deferrals are counted as such (GET /metrics), not as failures');
 
     since = 0;
     const list = addList(t.server.ctx.db, 'Double', 'double');
@@ -290,6 +297,51 @@ describe('a campaign while the relay defers, drops connections or stalls', () =>
     assert.ok(since > 0, 'the opt-in mail met the deferral');
     await until('the opt-in mail', () => sink.accepted.includes('optin-deferred@example.com'));
     assert.deepEqual(sink.accepted.filter((a) => a === 'optin-deferred@example.com'), ['optin-deferred@example.com']);
+  });
+});
+
+describe('a restart while recipients are deferred', () => {
+  let t: TestServer;
+  let sink: FaultySmtp;
+  let deferring = true;
+  let second: RunningServer | null = null;
+
+  before(async () => {
+    t = await startTestServer();
+    sink = await startFaultySmtp({ rcptTo: (to) => (deferring && to.endsWith('7@example.com') ? DEFER : undefined) });
+  });
+  after(async () => {
+    await second?.stop();
+    rmSync(t.dir, { recursive: true, force: true });
+    await sink.close();
+  });
+
+  it('leaves them queued, the campaign running; the next process sends each once', async () => {
+    const block = { enabled: true, host: '127.0.0.1', port: sink.port, auth_protocol: 'none', username: '', password: '', tls_type: 'none', max_conns: 2, max_msg_retries: 0 };
+    assert.equal((await t.request('PUT', '/api/settings', { smtp: [block], 'app.concurrency': 2, 'app.message_rate': 1000 })).status, 200);
+    const list = addList(t.server.ctx.db, 'Restart', 'single');
+    const emails = addMany(t.server.ctx.db, list, 'restart', 30);
+    const c = (await t.request('POST', '/api/campaigns', { name: 'Restart', subject: 'R', lists: [list], body: '<p>x</p>', content_type: 'html' })).body.data;
+    await t.request('PUT', `/api/campaigns/${c.id}/status`, { status: 'running' });
+    // restart-0007, -0017 and -0027 are deferred; the others go through.
+    await until('the others sent and three deferred', async () => {
+      const d = (await t.request('GET', `/api/campaigns/${c.id}`)).body.data;
+      return d.sent === 27 && d.deferred === 3;
+    });
+    await t.server.stop();
+    const db = openDatabase(t.dbPath);
+    const row = db.prepare('SELECT status, sent, failed, deferred FROM campaigns WHERE id = ?').get(c.id);
+    const queued = db.prepare(`SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = 'queued'`).pluck().get(c.id);
+    closeDatabase(db);
+    assert.deepEqual(row, { status: 'running', sent: 27, failed: 0, deferred: 0 });
+    assert.equal(queued, 3);
+
+    deferring = false;
+    second = await startServer(loadConfig({ db: t.dbPath, address: '127.0.0.1:0', uploads: join(t.dir, 'uploads') }, {}), { quiet: true });
+    const status = () => second!.ctx.db.prepare('SELECT status FROM campaigns WHERE id = ?').pluck().get(c.id);
+    await until('the campaign to finish', () => status() === 'finished', 30_000);
+    assert.deepEqual([...sink.accepted].sort(), emails);
+    assert.equal(second.ctx.db.prepare(`SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = 'sent'`).pluck().get(c.id), 30);
   });
 });
 
