@@ -66,8 +66,9 @@ export const LIMITS = {
   txAttachmentBytes: 25 * 1024 * 1024,
   txAttachmentsTotalBytes: 25 * 1024 * 1024,
   /**
-   * Sends of a campaign failing in a row for want of a working mail server (refused, DNS,
-   * timeout, TLS, authentication) before it is paused; their recipients are sent on resume.
+   * Sends of a campaign failing in a row because the mail server cannot be used as set up
+   * (connection refused, DNS, TLS, authentication) before it is paused; their recipients are
+   * sent on resume. Deferrals (4xx, dropped connections, timeouts) wait for app.defer_limit.
    */
   campaignConnectionFailures: 3,
   /**
