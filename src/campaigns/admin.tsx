@@ -86,6 +86,20 @@ function statusActions(c: CampaignJson): [string, string][] {
   }
 }
 
+/**
+ * A running campaign's recipients the mail server deferred, to be tried again: kept in the
+ * page (hidden at 0) so that the live progress can show it when it appears.
+ */
+function Deferred({ c, t, tag }: { c: CampaignJson; t: AdminView['t']; tag: 'div' | 'span' }): JSX.Element | null {
+  if (c.status !== 'running') return null;
+  const Tag = tag;
+  return (
+    <Tag data-deferred-line hidden={c.deferred === 0} title={t('admin.campaigns.deferredHelp')}>
+      {t('admin.campaigns.deferred')}: <span data-deferred>{formatNumber(c.deferred)}</span>
+    </Tag>
+  );
+}
+
 function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignRights }): JSX.Element {
   const done = c.to_send > 0 ? Math.min(100, Math.round((c.sent / c.to_send) * 100)) : 0;
   return (
@@ -115,6 +129,7 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
         <div>{t('campaigns.clicks')}: {formatNumber(c.clicks)}</div>
         <div>{t('campaigns.sent')}: <span data-sent>{formatNumber(c.sent)}</span> / <span data-to-send>{formatNumber(c.to_send)}</span></div>
         {c.failed > 0 ? <div class="danger-text">{t('admin.campaigns.failed')}: {formatNumber(c.failed)}</div> : null}
+        <Deferred c={c} t={t} tag="div" />
         <div><a href={`/admin/subscribers/bounces?campaign_id=${c.id}`}>{t('globals.terms.bounces')}</a>: {formatNumber(c.bounces)}</div>
         {c.status === 'running' || c.status === 'paused' ? (
           <>
@@ -459,6 +474,7 @@ function campaignPage(c: AdminContext, s: Services) {
           <span>{t('globals.fields.id')}: <code>{campaign.id}</code></span>
           <span>{t('globals.fields.uuid')}: <code>{campaign.uuid}</code></span>
           <span>{t('campaigns.sent')}: <span data-sent>{formatNumber(campaign.sent)}</span> / <span data-to-send>{formatNumber(campaign.to_send)}</span></span>
+          <Deferred c={campaign} t={t} tag="span" />
         </div>
         <CampaignForm d={d} view={view} editable={editable} />
         {may.manage ? (

@@ -504,7 +504,7 @@ export class CampaignService {
     for (const s of subs) {
       const message = RenderError.describing(`the campaign does not render for ${s.email}`, () => compose.message(s));
       try {
-        await this.ctx.mailer.send(camp.messenger, message);
+        await this.ctx.mailer.deliverWithin(camp.messenger, message, `campaign ${c.id}: test message to ${s.email}`);
       } catch (e) {
         throw new HttpError(502, `test message to ${s.email} failed: ${(e as Error).message}`);
       }
@@ -517,7 +517,7 @@ export class CampaignService {
       const minutes = r.started_at ? Math.floor((Date.parse(r.updated_at) - Date.parse(r.started_at)) / 60_000) : 0;
       let netRate = Math.floor(r.sent / Math.max(1, minutes));
       if (netRate > r.sent || netRate > r.to_send) netRate = r.sent;
-      return { id: r.id, status: r.status, to_send: r.to_send, sent: r.sent, failed: r.failed, started_at: r.started_at, updated_at: r.updated_at, rate: this.engine.rate(r.id), net_rate: netRate };
+      return { id: r.id, status: r.status, to_send: r.to_send, sent: r.sent, failed: r.failed, deferred: r.deferred, started_at: r.started_at, updated_at: r.updated_at, rate: this.engine.rate(r.id), net_rate: netRate };
     });
   }
 

@@ -23,6 +23,8 @@ export interface CampaignRow extends CampaignFields {
   sent: number;
   /** Recipients whose message failed (campaign_sends rows in status 'failed'). */
   failed: number;
+  /** Recipients the mail server deferred, waiting to be tried again (while the campaign is sent). */
+  deferred: number;
   /** 1 while a finished campaign is sent again to its failed recipients only. */
   retrying_failed: number;
   max_subscriber_id: number;
@@ -47,6 +49,8 @@ export interface CampaignJson {
   sent: number;
   /** listmgr: recipients whose message failed (docs/decisions.md §97). */
   failed: number;
+  /** listmgr: recipients the mail server deferred, waiting to be tried again while the campaign is sent (docs/decisions.md §97). */
+  deferred: number;
   uuid: string;
   type: string;
   name: string;
@@ -210,7 +214,7 @@ const SQL = {
   subscribersByEmail: 'SELECT * FROM subscribers WHERE email IN (SELECT value FROM json_each(?)) ORDER BY id',
   subscriberByUuid: 'SELECT * FROM subscribers WHERE uuid = ?',
   subscriberListIds: 'SELECT list_id FROM subscriber_lists WHERE subscriber_id = ?',
-  running: `SELECT id, status, to_send, sent, failed, started_at, updated_at FROM campaigns WHERE status = 'running' AND (? IS NULL OR id = ?) ORDER BY id`,
+  running: `SELECT id, status, to_send, sent, failed, deferred, started_at, updated_at FROM campaigns WHERE status = 'running' AND (? IS NULL OR id = ?) ORDER BY id`,
   wasAddressed: `SELECT 1 FROM campaign_sends WHERE campaign_id = ? AND subscriber_id = ? AND status = 'sent'`,
   views: `SELECT campaign_id, COUNT(*) AS count, strftime(?, created_at) AS timestamp FROM campaign_views
     WHERE campaign_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND created_at <= ? GROUP BY campaign_id, timestamp ORDER BY timestamp, campaign_id`,
@@ -303,7 +307,7 @@ export function toJson(r: RawRow, noBody = false): CampaignJson {
     id: d.id, created_at: d.created_at, updated_at: d.updated_at,
     views: d.views, clicks: d.clicks, bounces: d.bounces,
     lists: JSON.parse(d.list_json), media: JSON.parse(d.media_json),
-    started_at: d.started_at, to_send: d.to_send, sent: d.sent, failed: d.failed, uuid: d.uuid, type: d.type, name: d.name,
+    started_at: d.started_at, to_send: d.to_send, sent: d.sent, failed: d.failed, deferred: d.deferred, uuid: d.uuid, type: d.type, name: d.name,
     subject: d.subject, from_email: d.from_email, body: noBody ? '' : d.body,
     body_source: noBody ? null : d.body_source, altbody: d.altbody, send_at: d.send_at, status: d.status, status_reason: d.status_reason,
     content_type: d.content_type, tags: d.tags, headers: d.headers, attribs: d.attribs, template_id: d.template_id,
@@ -454,7 +458,7 @@ export class CampaignStore {
     return this.sql(SQL.wasAddressed).get(campaignId, subscriberId) !== undefined;
   }
 
-  running(onlyId: number | null): { id: number; status: string; to_send: number; sent: number; failed: number; started_at: string | null; updated_at: string }[] {
+  running(onlyId: number | null): { id: number; status: string; to_send: number; sent: number; failed: number; deferred: number; started_at: string | null; updated_at: string }[] {
     return this.sql<[number | null, number | null], never>(SQL.running).all(onlyId, onlyId);
   }
 

@@ -18,11 +18,20 @@
 // The lists' opt-in mails (POST /api/lists/:id/optin queues them in optin_mails) are sent by
 // the same scan, one walk at a time, through the same throttle as the campaigns.
 //
-// A send that fails because the mail server cannot be reached or used (mail/failures.ts) is
-// not the recipient's failure: the recipient stays queued, below the low-water mark, and a
-// short run of such failures in a row pauses the campaign with the error, so that resuming it
-// sends to them (docs/decisions.md §97). Only a refusal of the message or recipient (a 5xx
-// for one address, a message that does not render) is recorded as failed.
+// A send the relay defers (a 4xx reply at any stage, a connection dropped, a timeout) is not
+// the recipient's failure: the recipient stays queued (below the low-water mark) and is tried
+// again with backoff (1 s doubling, up to a sixth of app.defer_limit and 5 minutes), before the
+// recipients not reached yet. While the relay defers, new messages wait for the backoff and
+// then go one at a time until one is accepted; the campaign stays running, and is paused with
+// the reason only when nothing has been accepted for app.defer_limit (resuming it sends to
+// the recipients left queued). A recipient deferred for that long while the relay accepts
+// others is recorded as failed. A mail server that cannot be used as set up (connection
+// refused, DNS, TLS, authentication) defers its recipients alike, and a short run of such
+// failures in a row pauses the campaign with the error at once. Only a refusal of the message
+// or recipient (a 5xx for one address, a message that does not render) is recorded as failed
+// (docs/decisions.md §97). A connection that drops after the data went out but before the
+// relay's reply is the in-flight window again: the relay may have taken the message, and the
+// retry sends it once more.
 import type { AppContext } from '../context.ts';
 import type { Logger } from '../log.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
@@ -32,10 +41,11 @@ import { isStorageFailure } from '../db/connection.ts';
 import { databaseLocked, waitForWriteLock } from '../db/write-lock.ts';
 import { composer, loadAttachments, type Composer, type TrackedLinks } from '../campaigns/compose.ts';
 import { sendOptin, type OptinStore } from '../subscribers/optin.ts';
+import type { SubscriberRow } from '../campaigns/store.ts';
 import { DeliveryStore, type SendResult } from './store.ts';
 import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';
-import { isConnectionFailure } from '../mail/failures.ts';
+import { classifySendFailure, deferBackoff, deferLimitMs, spokenDuration } from '../mail/failures.ts';
 import { LIMITS } from '../http/limits.ts';
 
 const SCAN_MS = 1000;
@@ -62,6 +72,18 @@ const LOGGED_FAILURES = 20;
 /** A write of the engine, retried while the database refuses it for a reason that may pass. */
 type Persist = <T>(what: string, write: () => T, tries?: number, onFailure?: (e: Error) => void) => Promise<T>;
 
+/** A recipient whose send was deferred, tried again when due. */
+interface Deferral {
+  subscriberId: number;
+  tries: number;
+  /** When it was first deferred, and when it is tried next (ms). */
+  since: number;
+  due: number;
+  error: string;
+  /** Handed over again, not settled yet. */
+  sending: boolean;
+}
+
 /** One campaign being sent by this process. */
 class Run {
   stopped = false;
@@ -70,10 +92,23 @@ class Run {
   errors = 0;
   /** Messages that failed to render or to send. */
   failures = 0;
-  /** Sends that failed in a row for want of a working mail server. */
-  connectionFailures = 0;
-  /** Recipients whose send failed that way: left queued, not done (the low-water mark stays below them). */
-  private setAside = new Map<number, string>();
+  /** Sends the relay deferred. */
+  deferrals = 0;
+  /** Sends that failed in a row because the mail server could not be used as set up. */
+  unusableInRow = 0;
+  /** Recipients deferred, to be tried again: left queued, not done (the low-water mark stays below them). */
+  private deferred = new Map<number, Deferral>();
+  /** The relay's backoff: raised by a deferral after the last hold ended, 0 once a message is accepted; above 1, messages wait. */
+  private level = 0;
+  /** No message is handed over before this time (ms). */
+  private holdUntil = 0;
+  /** When the relay began deferring, since it last accepted a message (0 while it accepts). */
+  private deferringSince = 0;
+  private lastAccepted = 0;
+  /** The count of deferred recipients last written to the campaign. */
+  private deferredWritten = 0;
+  /** Waiting for a change of the state above (a send ended, a deferral, a stop). */
+  private changed: (() => void)[] = [];
   /** Outcomes not written yet, oldest first. */
   private pending: SendResult[] = [];
   /** Fetched ids in order, and which of them are done: the low-water mark is the done prefix. */
@@ -106,6 +141,7 @@ class Run {
     this.stopped = true;
     this.onStop(reason);
     for (const r of this.recovered.splice(0)) r();
+    this.change();
   }
 
   start(from: number): void {
@@ -120,6 +156,12 @@ class Run {
     log.error(`campaign ${this.campaign.id}: ${what}${more}`);
   }
 
+  /** Deferrals are logged like failures: the first of a run in full, then counted. */
+  logDeferral(log: Logger, what: string): void {
+    this.deferrals++;
+    if (this.deferrals <= LOGGED_FAILURES) log.warn(`campaign ${this.campaign.id}: ${what}; tried again after a backoff`);
+  }
+
   fetched(ids: number[]): void {
     this.order.push(...ids);
   }
@@ -132,38 +174,119 @@ class Run {
     this.inFlight--;
     this.pending.push(r);
     this.done.add(r.subscriberId);
+    this.deferred.delete(r.subscriberId);
     if (r.ok) {
-      const sec = Math.floor(Date.now() / 1000);
+      const now = Date.now();
+      const sec = Math.floor(now / 1000);
       this.perSecond.set(sec, (this.perSecond.get(sec) ?? 0) + 1);
+      this.level = 0;
+      this.holdUntil = 0;
+      this.deferringSince = 0;
+      this.unusableInRow = 0;
+      this.lastAccepted = now;
     }
     if (this.pending.length >= FLUSH_EVERY) this.flush();
     else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
     if (this.inFlight === 0) this.drained?.();
-  }
-
-  /** A send failed for want of a working mail server: the recipient stays queued, to be sent on resume. */
-  failedToConnect(subscriberId: number, error: string): void {
-    this.inFlight--;
-    this.setAside.set(subscriberId, error);
-    if (this.inFlight === 0) this.drained?.();
+    this.change();
   }
 
   /**
-   * Records the recipients set aside by isolated connection failures (too few in a row to
-   * pause: a send succeeded after them, or the walk ended) as failed, so that the campaign does
-   * not finish with them neither sent nor failed, nor hold its low-water mark below them for the
-   * rest of the walk; a retry of the failed recipients reaches them.
+   * The relay deferred the message to the subscriber (or could not be used): it stays queued, to be tried
+   * again after a backoff, and the next messages wait for the relay's. Returns why the campaign
+   * must be paused (nothing accepted for `limitMs`), or ''; a recipient deferred for that long
+   * while the relay accepted others is recorded as failed.
    */
-  failSetAside(): void {
-    for (const [subscriberId, error] of this.setAside) {
+  defer(subscriberId: number, error: string, limitMs: number): string {
+    this.inFlight--;
+    const now = Date.now();
+    const d = this.deferred.get(subscriberId) ?? { subscriberId, tries: 0, since: now, due: 0, error, sending: false };
+    d.tries++;
+    d.error = error;
+    d.sending = false;
+    d.due = now + deferBackoff(d.tries, limitMs);
+    this.deferred.set(subscriberId, d);
+    // A deferral after the hold ended raises the relay's backoff; the first after an acceptance
+    // holds nobody else (a single connection dropped costs no wait).
+    if (now >= this.holdUntil && ++this.level > 1) this.holdUntil = now + deferBackoff(this.level - 1, limitMs);
+    this.deferringSince ||= now;
+    let reason = '';
+    if (now - d.since >= limitMs && this.lastAccepted > d.since) {
+      // The relay took other messages meanwhile: it is this recipient it keeps deferring.
       this.started();
-      this.finished({ subscriberId, ok: false, error });
+      this.finished({ subscriberId, ok: false, error: `deferred for longer than ${spokenDuration(limitMs)}; last: ${error}`.slice(0, 500) });
+    } else if (now - this.deferringSince >= limitMs) {
+      reason = `the mail server deferred every message for ${spokenDuration(limitMs)} (app.defer_limit; last: ${error}); the ${this.deferred.size} recipients deferred, and those not reached yet, get the campaign when it is resumed`;
     }
-    this.setAside.clear();
+    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    if (this.inFlight === 0) this.drained?.();
+    this.change();
+    return reason;
   }
 
-  hasSetAside(): boolean {
-    return this.setAside.size > 0;
+  /** A deferred recipient left the audience: no outcome, and the low-water mark may pass it. */
+  skip(subscriberId: number): void {
+    this.deferred.delete(subscriberId);
+    this.done.add(subscriberId);
+    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    this.change();
+  }
+
+  /** The deferred recipient tried again first: the one due longest, or none. */
+  dueRetry(): Deferral | null {
+    const now = Date.now();
+    let first: Deferral | null = null;
+    for (const d of this.deferred.values()) if (!d.sending && d.due <= now && (!first || d.due < first.due)) first = d;
+    if (first) first.sending = true;
+    return first;
+  }
+
+  /**
+   * Waits until a message may be handed over: after the relay's backoff, and while it defers,
+   * one at a time (the first accepted ends the backoff). Resolves at once when the run stopped.
+   */
+  async sendable(): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const wait = this.holdUntil - Date.now();
+      if (wait > 0) await this.nextChange(wait);
+      else if (this.level > 1 && this.inFlight > 0) await this.nextChange(SCAN_MS);
+      else return;
+    }
+  }
+
+  /**
+   * After the walk: the next deferred recipient to try again, once due; null when none is left
+   * (nor any message in flight that could be deferred) or the run stopped.
+   */
+  async nextRetry(): Promise<Deferral | null> {
+    for (;;) {
+      if (this.stopped) return null;
+      if (!this.deferred.size && this.inFlight === 0) return null;
+      const d = this.dueRetry();
+      if (d) return d;
+      let wait = SCAN_MS;
+      for (const x of this.deferred.values()) if (!x.sending) wait = Math.min(wait, x.due - Date.now());
+      await this.nextChange(Math.max(1, wait));
+    }
+  }
+
+  private change(): void {
+    for (const r of this.changed.splice(0)) r();
+  }
+
+  /** Resolves at the next change of the run's state, or after `ms`. */
+  private nextChange(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        const i = this.changed.indexOf(done);
+        if (i >= 0) this.changed.splice(i, 1);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.changed.push(done);
+    });
   }
 
   /** Resolves at once, or, while outcomes cannot be written, when they can again or the run stops. */
@@ -211,10 +334,13 @@ class Run {
       }
       const n = this.pending.length;
       const lowWater = this.lowWater;
-      if (!n && lowWater <= this.written) return;
-      this.store.record(this.campaign.id, this.pending, lowWater);
+      // A stopped run tries its deferred recipients no more: they are queued, not deferred.
+      const deferred = this.stopped ? 0 : this.deferred.size;
+      if (!n && lowWater <= this.written && deferred === this.deferredWritten) return;
+      this.store.record(this.campaign.id, this.pending, lowWater, deferred);
       this.pending.splice(0, n);
       this.written = lowWater;
+      this.deferredWritten = deferred;
     }, tries, () => (this.failing = true));
     if (this.failing) {
       this.failing = false;
@@ -450,17 +576,19 @@ export class DeliveryEngine {
       this.ctx.rootUrlCheck.logWarning(`campaign ${c.id}`);
       await this.walk(run, compose, optin, start, max);
       if (run.failures > LOGGED_FAILURES) log.error(`campaign ${c.id}: ${run.failures} messages failed in this run`);
+      if (run.deferrals > LOGGED_FAILURES) log.warn(`campaign ${c.id}: ${run.deferrals} sends were deferred in this run`);
       await this.end(run);
     } finally {
       this.runs.delete(c.id);
     }
   }
 
-  /** Hands over the campaign's messages until the walk ends or the run stops; then waits for those in flight and records them. */
+  /**
+   * Hands over the campaign's messages until the walk ends and no deferred recipient is left, or
+   * the run stops; then waits for those in flight and records them.
+   */
   private async walk(run: Run, compose: Composer, optin: boolean, start: number, max: number): Promise<void> {
-    const log = this.ctx.log;
     const c = run.campaign;
-    const maxErrors = Math.max(0, Math.floor(this.ctx.settings.num('app.max_send_errors')));
     const batchSize = Math.max(1, Math.floor(this.ctx.settings.num('app.batch_size')) || 1000);
     try {
       let cursor = start;
@@ -476,69 +604,102 @@ export class DeliveryEngine {
         if (run.stopped || !batch.length) break;
         run.fetched(batch.map((s) => s.id));
         for (let i = 0; i < batch.length; i++) {
-          const sub = batch[i];
           if (i % YIELD_EVERY === 0) await tick();
-          await run.writable();
-          if (run.stopped || !(await this.throttle.acquire(() => run.stopped))) break outer;
-          let msg;
-          try {
-            msg = compose.message(sub);
-          } catch (e) {
-            this.throttle.release();
-            if (isStorageFailure(e)) {
-              // Not the message's fault (a tracked link could not be stored): it stays queued.
-              run.stop(`a message could not be composed: ${(e as Error).message}`);
-              break outer;
-            }
-            run.started();
-            run.finished({ subscriberId: sub.id, ok: false, error: `render: ${(e as Error).message}` });
-            run.logFailure(log, `message to subscriber ${sub.id} does not render: ${(e as Error).message}`);
-            continue;
-          }
-          run.started();
-          this.ctx.mailer.send(c.messenger, msg).then(
-            () => {
-              run.connectionFailures = 0;
-              run.finished({ subscriberId: sub.id, ok: true, error: '' });
-              // The server works: the connection failures before this were isolated ones.
-              if (!run.stopped) run.failSetAside();
-            },
-            (e: Error) => {
-              const error = String(e.message).slice(0, 500);
-              if (isConnectionFailure(e)) {
-                run.failedToConnect(sub.id, error);
-                run.logFailure(log, `message to subscriber ${sub.id} could not be handed to the mail server: ${e.message}`);
-                if (++run.connectionFailures >= LIMITS.campaignConnectionFailures && !run.stopped) {
-                  run.stop(`the mail server could not be used (${run.connectionFailures} sends failed in a row; last: ${e.message}); the recipients of those sends get the campaign when it is resumed`);
-                }
-                return;
-              }
-              run.connectionFailures = 0;
-              run.finished({ subscriberId: sub.id, ok: false, error });
-              run.logFailure(log, `message to subscriber ${sub.id} failed: ${e.message}`);
-              run.errors++;
-              if (maxErrors > 0 && run.errors >= maxErrors && !run.stopped) run.stop(`Too many errors (${run.errors}); last: ${e.message}`);
-            },
-          ).finally(() => this.throttle.release()).catch((e) => log.error(`campaign ${c.id}: ${(e as Error).stack ?? e}`));
+          // Deferred recipients whose wait is over go before the next new one.
+          for (let d = run.dueRetry(); d; d = run.dueRetry()) if (!(await this.retry(run, compose, optin, d.subscriberId))) break outer;
+          if (!(await this.handOver(run, compose, batch[i]))) break outer;
         }
         cursor = batch[batch.length - 1].id;
       }
+      for (let d = await run.nextRetry(); d; d = await run.nextRetry()) if (!(await this.retry(run, compose, optin, d.subscriberId))) break;
     } finally {
       // Also when something above threw: the messages in flight are recorded before the run
       // ends, so that the next run does not send them again.
       try {
         await run.drain();
-        if (!run.stopped && run.hasSetAside()) {
-          run.failSetAside();
-          await run.drain();
-        }
       } catch (e) {
         const message = (e as Error).message;
-        log.error(`campaign ${c.id}: the outcomes of ${run.unwritten()} sent messages could not be recorded (${message}); their recipients may get the campaign again when it resumes`);
+        this.ctx.log.error(`campaign ${c.id}: the outcomes of ${run.unwritten()} sent messages could not be recorded (${message}); their recipients may get the campaign again when it resumes`);
         // Not finished with outcomes missing; on a shutdown it stays running, to go on after the restart.
         if (!this.stopping) run.stop(`the outcomes of sent messages could not be recorded: ${message}`);
       }
     }
+  }
+
+  /**
+   * Tries a deferred recipient again, re-read: one who left the audience meanwhile (unsubscribed,
+   * blocklisted, deleted) is skipped, as the walk would. False when the run stopped.
+   */
+  private async retry(run: Run, compose: Composer, optin: boolean, subscriberId: number): Promise<boolean> {
+    let sub: SubscriberRow | undefined;
+    try {
+      sub = this.store.eligible(run.campaign.id, optin, subscriberId);
+    } catch (e) {
+      run.stop(`a deferred recipient could not be read: ${(e as Error).message}`);
+      return false;
+    }
+    if (!sub) {
+      run.skip(subscriberId);
+      return true;
+    }
+    return this.handOver(run, compose, sub);
+  }
+
+  /**
+   * Hands the message to `sub` to the messenger once the run may send (outcomes writable, the
+   * relay's backoff over, a throttle slot); its outcome is recorded when it settles. False when
+   * the run stopped meanwhile (nothing handed over).
+   */
+  private async handOver(run: Run, compose: Composer, sub: SubscriberRow): Promise<boolean> {
+    const log = this.ctx.log;
+    const c = run.campaign;
+    await run.writable();
+    await run.sendable();
+    if (run.stopped || !(await this.throttle.acquire(() => run.stopped))) return false;
+    let msg;
+    try {
+      msg = compose.message(sub);
+    } catch (e) {
+      this.throttle.release();
+      if (isStorageFailure(e)) {
+        // Not the message's fault (a tracked link could not be stored): it stays queued.
+        run.stop(`a message could not be composed: ${(e as Error).message}`);
+        return false;
+      }
+      run.started();
+      run.finished({ subscriberId: sub.id, ok: false, error: `render: ${(e as Error).message}` });
+      run.logFailure(log, `message to subscriber ${sub.id} does not render: ${(e as Error).message}`);
+      return true;
+    }
+    run.started();
+    this.ctx.mailer.send(c.messenger, msg).then(
+      () => run.finished({ subscriberId: sub.id, ok: true, error: '' }),
+      (e: Error) => this.failed(run, sub, e),
+    ).finally(() => this.throttle.release()).catch((e) => log.error(`campaign ${c.id}: ${(e as Error).stack ?? e}`));
+    return true;
+  }
+
+  /** A send failed: deferred (transient, or a server that cannot be used), or the recipient's failure (refused). */
+  private failed(run: Run, sub: SubscriberRow, e: Error): void {
+    const log = this.ctx.log;
+    const error = String(e.message).slice(0, 500);
+    const kind = classifySendFailure(e);
+    if (kind === 'refused') {
+      run.finished({ subscriberId: sub.id, ok: false, error });
+      run.logFailure(log, `message to subscriber ${sub.id} failed: ${e.message}`);
+      run.errors++;
+      const maxErrors = Math.max(0, Math.floor(this.ctx.settings.num('app.max_send_errors')));
+      if (maxErrors > 0 && run.errors >= maxErrors && !run.stopped) run.stop(`Too many errors (${run.errors}); last: ${e.message}`);
+      return;
+    }
+    const tooLong = run.defer(sub.id, error, deferLimitMs(this.ctx.settings.str('app.defer_limit')));
+    if (kind === 'unusable') {
+      run.logFailure(log, `message to subscriber ${sub.id} could not be handed to the mail server: ${e.message}`);
+      if (++run.unusableInRow >= LIMITS.campaignConnectionFailures && !run.stopped) {
+        run.stop(`the mail server could not be used (${run.unusableInRow} sends failed in a row; last: ${e.message}); the recipients of those sends get the campaign when it is resumed`);
+      }
+    } else run.logDeferral(log, `message to subscriber ${sub.id} deferred: ${e.message}`);
+    if (tooLong && !run.stopped) run.stop(tooLong);
   }
 
   /** Pauses the campaign with the run's reason, or marks it finished; written as soon as the database takes it. */
@@ -558,10 +719,10 @@ export class DeliveryEngine {
     const counts = this.counts(id);
     if (reason) {
       log.error(`campaign ${id}: ${reason}; paused (${counts})`);
-      await this.notify(id, 'Paused', reason);
+      this.notify(id, 'Paused', reason);
     } else {
       log.info(`campaign ${id} "${name}" finished: ${counts}`);
-      await this.notify(id, 'Finished', '');
+      this.notify(id, 'Finished', '');
     }
   }
 
@@ -575,13 +736,14 @@ export class DeliveryEngine {
     return `${c.sent} sent, ${c.failed} failed, ${Math.max(0, c.to_send - c.sent - c.failed)} skipped`;
   }
 
-  private async notify(id: number, verb: string, reason: string): Promise<void> {
+  /**
+   * Mails the admins (not waited for: a relay that defers it must not keep the run, and so the
+   * campaign's next start, waiting).
+   */
+  private notify(id: number, verb: string, reason: string): void {
     const c = this.campaigns.get(id);
     if (!c) return;
-    try {
-      await notifyAdmins(this.ctx, `${verb}: ${c.name}`, { ID: c.id, Name: c.name, Status: c.status, Sent: c.sent, ToSend: c.to_send, Reason: reason });
-    } catch (e) {
-      this.ctx.log.error(`campaign ${id}: admin notification failed: ${(e as Error).message}`);
-    }
+    notifyAdmins(this.ctx, `${verb}: ${c.name}`, { ID: c.id, Name: c.name, Status: c.status, Sent: c.sent, ToSend: c.to_send, Reason: reason })
+      .catch((e: Error) => this.ctx.log.error(`campaign ${id}: admin notification failed: ${e.message}`));
   }
 }

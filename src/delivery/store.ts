@@ -44,9 +44,11 @@ const SQL = {
   listStatusCounts: 'SELECT status, n FROM list_subscriber_counts WHERE list_id = ?',
   listBlockedCounts: `SELECT sl.status, COUNT(*) AS n FROM subscribers s CROSS JOIN subscriber_lists sl ON sl.subscriber_id = s.id AND sl.list_id = ?
     WHERE s.status = 'blocklisted' GROUP BY sl.status`,
+  // A recipient tried again after a deferral, if still in the audience (not unsubscribed, blocklisted or deleted meanwhile).
+  eligible: `SELECT s.* FROM subscribers s WHERE s.id = @id AND ${ELIGIBLE}`,
   countByStatus: `SELECT COUNT(*) FROM campaign_sends WHERE campaign_id = ? AND status = ?`,
   firstFailed: `SELECT MIN(subscriber_id) FROM campaign_sends WHERE campaign_id = ? AND status = 'failed'`,
-  pickUp: `UPDATE campaigns SET status = 'running', status_reason = '', to_send = @toSend, sent = @sent, failed = @failed, max_subscriber_id = @max,
+  pickUp: `UPDATE campaigns SET status = 'running', status_reason = '', to_send = @toSend, sent = @sent, failed = @failed, deferred = 0, max_subscriber_id = @max,
       started_at = COALESCE(started_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
     WHERE id = @campaign`,
   // Keyset walk in id order; subscribers already sent to are skipped (the exactly-once rule).
@@ -62,11 +64,11 @@ const SQL = {
   queue: `INSERT INTO campaign_sends (campaign_id, subscriber_id, status) VALUES (?, ?, 'queued')
     ON CONFLICT (campaign_id, subscriber_id) DO UPDATE SET status = 'queued', error = '', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
   record: `UPDATE campaign_sends SET status = ?, error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE campaign_id = ? AND subscriber_id = ?`,
-  progress: `UPDATE campaigns SET sent = sent + ?, failed = failed + ?, last_subscriber_id = MAX(last_subscriber_id, ?), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
+  progress: `UPDATE campaigns SET sent = sent + ?, failed = failed + ?, deferred = ?, last_subscriber_id = MAX(last_subscriber_id, ?), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
   due: `SELECT id FROM campaigns WHERE status = 'running' OR (status = 'scheduled' AND send_at <= ?) ORDER BY id`,
   status: 'SELECT status FROM campaigns WHERE id = ?',
-  finish: `UPDATE campaigns SET status = 'finished', retrying_failed = 0, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status IN ('running', 'scheduled')`,
-  pause: `UPDATE campaigns SET status = 'paused', status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status = 'running'`,
+  finish: `UPDATE campaigns SET status = 'finished', retrying_failed = 0, deferred = 0, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status IN ('running', 'scheduled')`,
+  pause: `UPDATE campaigns SET status = 'paused', status_reason = ?, deferred = 0, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND status = 'running'`,
   // The lists' opt-in mails (sql/0104), walked in id order.
   queuedOptins: `SELECT id, subscriber_id, list_id FROM optin_mails WHERE status = 'queued' AND id > ? ORDER BY id LIMIT ?`,
   recordOptin: `UPDATE optin_mails SET status = ?, error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
@@ -186,8 +188,13 @@ export class DeliveryStore {
     });
   }
 
-  /** Writes a batch of outcomes and the campaign's progress in one transaction. */
-  record(id: number, results: SendResult[], lowWater: number): void {
+  /** The subscriber, re-read, when the campaign still goes to them. */
+  eligible(id: number, optin: boolean, subscriberId: number): SubscriberRow | undefined {
+    return this.sql<[Record<string, unknown>], SubscriberRow>(SQL.eligible).get({ campaign: id, optin: optin ? 1 : 0, id: subscriberId });
+  }
+
+  /** Writes a batch of outcomes and the campaign's progress (with the count of recipients deferred now) in one transaction. */
+  record(id: number, results: SendResult[], lowWater: number, deferred: number): void {
     inTransaction(this.db, () => {
       const rec = this.sql(SQL.record);
       let sent = 0;
@@ -195,7 +202,7 @@ export class DeliveryStore {
         rec.run(r.ok ? 'sent' : 'failed', r.error, id, r.subscriberId);
         if (r.ok) sent++;
       }
-      this.sql(SQL.progress).run(sent, results.length - sent, lowWater, id);
+      this.sql(SQL.progress).run(sent, results.length - sent, deferred, lowWater, id);
     });
   }
 

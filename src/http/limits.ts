@@ -66,10 +66,16 @@ export const LIMITS = {
   txAttachmentBytes: 25 * 1024 * 1024,
   txAttachmentsTotalBytes: 25 * 1024 * 1024,
   /**
-   * Sends of a campaign failing in a row for want of a working mail server (refused, DNS,
-   * timeout, TLS, authentication) before it is paused; their recipients are sent on resume.
+   * Sends of a campaign failing in a row because the mail server cannot be used as set up
+   * (connection refused, DNS, TLS, authentication) before it is paused; their recipients are
+   * sent on resume. Deferrals (4xx, dropped connections, timeouts) wait for app.defer_limit.
    */
   campaignConnectionFailures: 3,
+  /**
+   * How long a request waits for a mail the relay defers (transactional, opt-in, test and data
+   * export mails) before it answers; the retries go on in the background (app.defer_limit).
+   */
+  mailWaitMs: 10_000,
   /** How often the count of opt-in mails that failed for the same cause is logged. */
   optinFailureLogMs: 60_000,
   /**

@@ -283,7 +283,7 @@ export class Importer {
     const s = { ...this.state, imported, status: final };
     try {
       const data = { Name: s.name, Status: s.status, Imported: s.imported, Total: s.total };
-      await this.ctx.mailer.send('email', systemMessage(this.ctx, 'import-status', data, to, `Import ${s.status}: ${s.name}`));
+      await this.ctx.mailer.deliverWithin('email', systemMessage(this.ctx, 'import-status', data, to, `Import ${s.status}: ${s.name}`), 'import: the notification');
     } catch (e) {
       this.ctx.log.error(`import: sending the notification failed: ${(e as Error).message}`);
     }

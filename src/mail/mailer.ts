@@ -3,16 +3,19 @@
 // enabled, and postback messengers (added by the delivery module's factory).
 // A rebuild retires the old messengers: each is closed once the messages it was handed
 // before the rebuild have settled, so saving settings during a send fails nothing.
+// Mail other than campaigns (transactional, opt-in, notices, password resets) goes through
+// deliver(): a transient failure (a 4xx, a dropped connection, a timeout) is tried again with
+// backoff for up to app.defer_limit, not failed at once (docs/decisions.md §97).
 import type { Logger } from '../log.ts';
+import { LIMITS } from '../http/limits.ts';
 import type { Settings } from '../settings/defaults.ts';
 import { SmtpMessenger, type SmtpServerSettings } from './smtp.ts';
+import { classifySendFailure, deferBackoff, deferLimitMs, NO_MESSENGER, spokenDuration } from './failures.ts';
 import type { Messenger, OutgoingMessage } from './types.ts';
 
 /** Why nothing can be sent through the `email` messenger (the one system and opt-in mails use). */
 export const NO_SMTP = 'no SMTP server is enabled: set one up in Settings → SMTP';
 
-/** The error code of a send to a messenger that is not configured (a failure of the setup, not of the recipient). */
-export const NO_MESSENGER = 'ENOMESSENGER';
 
 export type MessengerFactory = (settings: Settings) => Messenger[];
 
@@ -49,8 +52,13 @@ export class Mailer {
   /** Old messengers still finishing sends they were given before a rebuild. */
   private readonly retiring = new Set<Promise<void>>();
   private factories: MessengerFactory[] = [];
-  /** Messages sent and failed since the start, by messenger (GET /metrics). */
-  private readonly tally = new Map<string, { sent: number; failed: number }>();
+  /** Sends accepted, failed and deferred (a transient failure: mail/failures.ts) since the start, by messenger (GET /metrics). */
+  private readonly tally = new Map<string, { sent: number; failed: number; deferred: number }>();
+  /** How long deliver() goes on trying a deferred message (app.defer_limit). */
+  private deferLimit = deferLimitMs(undefined);
+  /** Waits of deliver() between tries, ended by close(). */
+  private readonly backoffs = new Set<() => void>();
+  private closed = false;
 
   constructor(private readonly log: Logger) {}
 
@@ -60,6 +68,7 @@ export class Mailer {
   }
 
   rebuild(settings: Settings): void {
+    this.deferLimit = deferLimitMs(settings['app.defer_limit']);
     const old = this.messengers;
     const next = new Map<string, CountedMessenger>();
     const smtp = (settings.smtp as SmtpServerSettings[]).filter((s) => s.enabled);
@@ -98,21 +107,78 @@ export class Mailer {
     const m = this.messengers.get(messenger);
     if (!m) return Promise.reject(Object.assign(new Error(this.unavailable(messenger)!), { code: NO_MESSENGER }));
     let counts = this.tally.get(messenger);
-    if (!counts) this.tally.set(messenger, (counts = { sent: 0, failed: 0 }));
+    if (!counts) this.tally.set(messenger, (counts = { sent: 0, failed: 0, deferred: 0 }));
     const n = counts;
     return m.send(msg).then(() => void n.sent++, (e: unknown) => {
-      n.failed++;
+      if (classifySendFailure(e) === 'transient') n.deferred++;
+      else n.failed++;
       throw e;
     });
   }
 
-  /** Messages sent and failed since the start, by messenger. */
-  outcomes(): ReadonlyMap<string, { readonly sent: number; readonly failed: number }> {
+  /**
+   * send() of `what` ("tx message to 5", for the log), tried again after a transient failure with backoff (1 s doubling) until the message
+   * goes through or it has been deferred for app.defer_limit. Throws a failure that is not
+   * transient at once, the last transient one when the limit passes or the mailer closes.
+   */
+  async deliver(messenger: string, msg: OutgoingMessage, what: string): Promise<void> {
+    const since = Date.now();
+    for (let n = 1; ; n++) {
+      try {
+        return await this.send(messenger, msg);
+      } catch (e) {
+        if (this.closed || classifySendFailure(e) !== 'transient') throw e;
+        const wait = deferBackoff(n, this.deferLimit);
+        if (Date.now() + wait - since > this.deferLimit) {
+          throw Object.assign(new Error(`deferred for longer than ${spokenDuration(this.deferLimit)}; last: ${(e as Error).message}`), { cause: e });
+        }
+        if (n === 1) this.log.warn(`${what}: deferred by the mail server (${(e as Error).message}); trying again with backoff`);
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            this.backoffs.delete(done);
+            resolve();
+          };
+          const timer = setTimeout(done, wait);
+          this.backoffs.add(done);
+        });
+        if (this.closed) throw e;
+      }
+    }
+  }
+
+  /**
+   * deliver(), waited for at most LIMITS.mailWaitMs (a request should not hang while a relay
+   * defers): 'sent' once the message went through, 'deferred' when it is still being tried
+   * then; its outcome is logged later as `what` ("tx message to 5"), a failure through `late`
+   * when given. Throws a failure within the wait.
+   */
+  async deliverWithin(messenger: string, msg: OutgoingMessage, what: string, late?: (e: Error) => void): Promise<'sent' | 'deferred'> {
+    const delivery = this.deliver(messenger, msg, what);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      delivery.then(() => 'sent' as const),
+      new Promise<'deferred'>((resolve) => (timer = setTimeout(() => resolve('deferred'), LIMITS.mailWaitMs))),
+    ]).finally(() => clearTimeout(timer));
+    if (waited === 'deferred') {
+      this.log.warn(`${what}: still deferred by the mail server after ${LIMITS.mailWaitMs / 1000} s; tried again in the background`);
+      delivery.then(
+        () => this.log.info(`${what}: sent after the mail server deferred it`),
+        (e: Error) => (late ? late(e) : this.log.error(`${what} failed: ${e.message}`)),
+      );
+    }
+    return waited;
+  }
+
+  /** Sends accepted, failed and deferred since the start, by messenger. */
+  outcomes(): ReadonlyMap<string, { readonly sent: number; readonly failed: number; readonly deferred: number }> {
     return this.tally;
   }
 
   /** Closes every messenger once its in-flight sends settle (shutdown, after the senders stopped). */
   async close(): Promise<void> {
+    this.closed = true;
+    for (const end of [...this.backoffs]) end();
     const current = [...this.messengers.values()];
     this.messengers.clear();
     await Promise.all([...current.map((m) => m.retire()), ...this.retiring]);

@@ -348,10 +348,10 @@ async function mailExport(c: C, s: Deps) {
   if (s.subscriberExports.blocked(sub.uuid)) return message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
   s.subscriberExports.record(sub.uuid);
   const data = s.subscribers.exportData(sub.id, exportableSections(s));
-  await s.mailer.send('email', {
+  await s.mailer.deliverWithin('email', {
     from: s.settings.str('app.from_email'), to: [sub.email], subject: t('email.data.title'), text: t('email.data.info'),
     attachments: [{ filename: 'data.json', content: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json' }],
-  });
+  }, `data export mail to subscriber ${sub.id}`);
   return message(c, s, t('public.dataSentTitle'), t('public.dataSent'));
 }
 

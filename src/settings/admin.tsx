@@ -188,6 +188,7 @@ function Performance({ c }: { c: Ctx }): JSX.Element {
           <Control c={c} at={k('app.message_rate')} kind="int" label={t('settings.performance.messageRate')} help={t('settings.performance.messageRateHelp')} />
           <Control c={c} at={k('app.batch_size')} kind="int" label={t('settings.performance.batchSize')} help={t('settings.performance.batchSizeHelp')} />
           <Control c={c} at={k('app.max_send_errors')} kind="int" label={t('settings.performance.maxErrThreshold')} help={t('settings.performance.maxErrThresholdHelp')} />
+          <Control c={c} at={k('app.defer_limit')} label={t('admin.settings.deferLimit')} help={t('admin.settings.deferLimitHelp')} />
         </div>
       </div>
       <div class="card">

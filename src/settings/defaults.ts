@@ -47,6 +47,10 @@ export const DEFAULT_SETTINGS: Settings = {
   'app.message_sliding_window': false,
   'app.message_sliding_window_duration': '1h',
   'app.message_sliding_window_rate': 10000,
+  // listmgr: how long mail the relay keeps deferring (4xx replies, dropped connections,
+  // timeouts) is tried again with backoff before a campaign is paused, or another message
+  // given up (docs/decisions.md §97).
+  'app.defer_limit': '30m',
   'app.cache_slow_queries': false,
   'app.cache_slow_queries_interval': '0 3 * * *',
 

@@ -440,6 +440,8 @@ function validate(s: Settings): void {
   positive('security.public_rate_limit', s['security.public_rate_limit'], 0);
   positive('upload.max_file_size', s['upload.max_file_size']);
   duration('app.message_sliding_window_duration', s['app.message_sliding_window_duration']);
+  duration('app.defer_limit', s['app.defer_limit']);
+  if (parseDuration(String(s['app.defer_limit'])) === 0) throw badRequest('invalid setting "app.defer_limit": must be longer than 0');
   const captcha = s['security.captcha'] as CaptchaSettings;
   positive('security.captcha.altcha.complexity', captcha.altcha.complexity);
   if (captcha.hcaptcha.enabled && !(captcha.hcaptcha.key.trim() && captcha.hcaptcha.secret)) {

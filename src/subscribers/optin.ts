@@ -69,7 +69,8 @@ export function buildOptinMessage(m: OptinMail): OutgoingMessage {
  * Sends the opt-in mail for the subscriber's unconfirmed double opt-in subscriptions (among
  * `lists` when given) and records it in optin_mails, unless `record` is false (the sending
  * engine's queued mails have their row). Returns the number of lists it was about (0: nothing
- * to send). Throws when the mail cannot be sent.
+ * to send). Throws when the mail cannot be sent; one the relay defers is tried again
+ * (Mailer.deliverWithin).
  */
 export async function sendOptin(ctx: AppContext, store: OptinStore, subscriberId: number, lists: number[] | null, record = true): Promise<number> {
   const sub = store.get(subscriberId);
@@ -77,7 +78,8 @@ export async function sendOptin(ctx: AppContext, store: OptinStore, subscriberId
   const pending = store.pendingDoubleOptin(subscriberId, lists);
   if (!pending.length) return 0;
   ctx.rootUrlCheck.logOptinWarning();
-  await ctx.mailer.send('email', buildOptinMessage({
+  const what = `opt-in mail to subscriber ${subscriberId}`;
+  await ctx.mailer.deliverWithin('email', buildOptinMessage({
     fromEmail: ctx.settings.str('app.from_email'),
     rootUrl: ctx.settings.rootUrl(),
     logoUrl: ctx.settings.str('app.logo_url'),
@@ -85,7 +87,7 @@ export async function sendOptin(ctx: AppContext, store: OptinStore, subscriberId
     subscriber: { uuid: sub.uuid, name: sub.name, email: sub.email },
     lists: pending.map((l) => ({ uuid: l.uuid, name: l.name, type: l.type })),
     unsubscribeHeader: ctx.settings.bool('privacy.unsubscribe_header'),
-  }));
+  }), what, (e) => optinFailures(ctx.log).add(what, e.message));
   if (record) {
     try {
       store.recordOptinSent(subscriberId, pending.map((l) => l.id));

@@ -5,9 +5,10 @@
 // switched on, not at start-up.
 //
 // What it counts: HTTP requests by route pattern (never the raw URL: ids and tokens stay out of
-// the labels) and status, with their latency; messages sent and failed by messenger (since the
-// start); the running campaigns' progress; the import in progress; the database and WAL file
-// sizes; and Node's own (event loop lag, memory, CPU, GC) from prom-client's default metrics.
+// the labels) and status, with their latency; messages sent, failed and deferred by messenger
+// (since the start); the running campaigns' progress; the import in progress; the database and
+// WAL file sizes; and Node's own (event loop lag, memory, CPU, GC) from prom-client's default
+// metrics.
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppContext } from '../context.ts';
@@ -87,7 +88,7 @@ export class Metrics {
       name: 'listmgr_http_request_duration_seconds', help: 'Time to answer an HTTP request, by route pattern', labelNames: ['method', 'route'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
     });
-    const outcomes = (name: string, help: string, kind: 'sent' | 'failed') => new prom.Counter({
+    const outcomes = (name: string, help: string, kind: 'sent' | 'failed' | 'deferred') => new prom.Counter({
       name, help, labelNames: ['messenger'], registers: [registry],
       collect() {
         this.reset();
@@ -96,6 +97,7 @@ export class Metrics {
     });
     outcomes('listmgr_messages_sent_total', 'Messages handed to a messenger successfully since the start, by messenger', 'sent');
     outcomes('listmgr_messages_failed_total', 'Messages a messenger failed to send since the start, by messenger', 'failed');
+    outcomes('listmgr_messages_deferred_total', 'Sends the mail server deferred (4xx, dropped connection, timeout; tried again) since the start, by messenger', 'deferred');
     const progress = (name: string, help: string, field: 'sent' | 'to_send') => new prom.Gauge({
       name, help, labelNames: ['campaign'], registers: [registry],
       collect() {

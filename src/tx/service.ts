@@ -123,9 +123,11 @@ export class TxService {
         meta: { content_type: contentType, recipient: { uuid: sub.uuid, email: sub.email, name: sub.name, attribs: sub.attribs, status: sub.status }, campaign: null },
       }) };
     });
+    // A message the relay defers is tried again; past the wait the answer goes out and the
+    // retries go on (as listmonk answers once messages are queued).
     for (const { label, message } of messages) {
       try {
-        await this.ctx.mailer.send(messenger, message);
+        await this.ctx.mailer.deliverWithin(messenger, message, `tx message to ${message.to[0]}`);
       } catch (e) {
         // The messenger's text may quote the address (an SMTP rejection does): it goes to the log only.
         this.ctx.log.error(`tx message to ${message.to[0]} failed: ${(e as Error).message}`);

@@ -152,8 +152,8 @@ export class SignIn {
   }
 
   /**
-   * Mails a reset link if the address belongs to a user. Not awaited: the answer must not take
-   * longer for addresses that exist.
+   * Mails a reset link if the address belongs to a user (a deferral by the relay is tried again).
+   * Not awaited: the answer must not take longer for addresses that exist.
    */
   requestReset(email: string): void {
     const reset = this.users.createPasswordReset(email);
@@ -161,7 +161,7 @@ export class SignIn {
     const { settings, log } = this.ctx;
     const url = `${settings.rootUrl()}/admin/reset?token=${reset.token}`;
     const msg = systemMessage(this.ctx, 'forgot-password', { Username: reset.username, ResetURL: url }, [reset.email], `Reset your ${settings.str('app.site_name')} password`);
-    this.ctx.mailer.send('email', msg).then(
+    this.ctx.mailer.deliver('email', msg, `password reset mail to user "${reset.username}"`).then(
       () => log.info(`password reset mail sent to user "${reset.username}"`),
       (e: Error) => log.error(`password reset mail to user "${reset.username}" failed: ${e.message}`),
     );

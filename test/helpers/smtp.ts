@@ -144,3 +144,104 @@ export function useSink(): () => SmtpSink {
     return sink;
   };
 }
+
+/** An SMTP reply refusing a command: `{ code: 451, message: 'Try again later' }`. */
+export interface SmtpRefusal {
+  code: number;
+  message: string;
+}
+
+/**
+ * How a faulty relay answers, decided per event (return nothing to go on as a working relay).
+ * Connections are numbered from 1.
+ */
+export interface SmtpFaults {
+  /** 'drop': the connection is closed at once, before any greeting; a number: the greeting waits that many ms. */
+  connect?(n: number): 'drop' | number | void;
+  /** A refusal, or 'drop': the connection is closed without a reply. */
+  mailFrom?(from: string): SmtpRefusal | 'drop' | void;
+  rcptTo?(to: string): SmtpRefusal | 'drop' | void;
+  /** The reply to the message's data (after it was sent; 'drop' then leaves the client not knowing whether it went through). */
+  data?(to: string[]): SmtpRefusal | 'drop' | void;
+}
+
+export interface FaultySmtp {
+  port: number;
+  /** The recipients of every message the relay accepted (answered 250 to), one entry per acceptance. */
+  accepted: string[];
+  /** Every reply of the faults that refused something (and every dropped or stalled connection). */
+  faults: number;
+  /** Closes every open connection (its client must connect again). */
+  dropAll(): void;
+  close(): Promise<void>;
+}
+
+/** A relay (smtp-server) that fails as `faults` says. */
+export async function startFaultySmtp(faults: SmtpFaults): Promise<FaultySmtp> {
+  let connections = 0;
+  const state = { accepted: [] as string[], faults: 0 };
+  /** Answers `cb` as the fault says: accepted (true), refused, or the connection dropped unanswered. */
+  const answer = (r: SmtpRefusal | 'drop' | void, sessionId: string, cb: (err?: Error | null) => void): boolean => {
+    if (!r) {
+      cb();
+      return true;
+    }
+    state.faults++;
+    if (r === 'drop') connection(sessionId)?._socket.destroy();
+    else cb(Object.assign(new Error(r.message), { responseCode: r.code }));
+    return false;
+  };
+  // smtp-server's open connections (not in its typings): closed to drop or end a session.
+  interface Connection {
+    id: string;
+    _socket: { destroy(): void };
+  }
+  const open = () => (server as unknown as { connections: Set<Connection> }).connections;
+  const connection = (id: string) => [...open()].find((c) => c.id === id);
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    disableReverseLookup: true,
+    logger: false,
+    onConnect(session, cb) {
+      const what = faults.connect?.(++connections);
+      if (what === 'drop') {
+        state.faults++;
+        connection(session.id)?._socket.destroy();
+      } else if (typeof what === 'number') {
+        state.faults++;
+        setTimeout(() => cb(), what);
+      } else cb();
+    },
+    onMailFrom(addr, session, cb) {
+      answer(faults.mailFrom?.(addr.address), session.id, cb);
+    },
+    onRcptTo(addr, session, cb) {
+      answer(faults.rcptTo?.(addr.address), session.id, cb);
+    },
+    onData(stream, session, cb) {
+      stream.on('data', () => {});
+      stream.on('end', () => {
+        const to = session.envelope.rcptTo.map((r) => r.address);
+        if (answer(faults.data?.(to), session.id, cb)) state.accepted.push(...to);
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    get accepted() {
+      return state.accepted;
+    },
+    get faults() {
+      return state.faults;
+    },
+    dropAll() {
+      for (const c of open()) c._socket.destroy();
+    },
+    close: () => new Promise<void>((resolve) => {
+      for (const c of open()) c._socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}

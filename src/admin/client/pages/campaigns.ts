@@ -11,6 +11,8 @@ interface RunningStat {
   status: string;
   sent: number;
   to_send: number;
+  /** Recipients the mail server deferred, to be tried again. */
+  deferred: number;
   rate: number;
 }
 
@@ -48,10 +50,14 @@ function watchRunning(ids: () => string[], update: (id: string, stat: RunningSta
   window.addEventListener('pagehide', () => clearTimeout(timer));
 }
 
-/** The sent and to-send counts in `el`'s [data-sent] and [data-to-send]. */
+/** The sent, to-send and deferred counts in `el`'s [data-sent], [data-to-send] and [data-deferred] (its line shown while above 0). */
 function showSent(el: HTMLElement, stat: RunningStat): void {
   el.querySelector('[data-sent]')!.textContent = stat.sent.toLocaleString('en-US');
   el.querySelector('[data-to-send]')!.textContent = stat.to_send.toLocaleString('en-US');
+  const deferred = el.querySelector<HTMLElement>('[data-deferred]');
+  if (!deferred) return;
+  deferred.textContent = stat.deferred.toLocaleString('en-US');
+  deferred.closest<HTMLElement>('[data-deferred-line]')!.hidden = stat.deferred === 0;
 }
 
 export function campaignsPage() {
