@@ -102,7 +102,7 @@ describe('the brand in mails', () => {
     const mail = (await sink.waitFor(before + 1))[before];
     const html = String(mail.parsed.html);
     assert.match(html, /<span class="brand"[^>]*>The Garden Letter<\/span>/);
-    assert.match(html, /background-color: #a0522d;/);
+    assert.match(html, /<a class="button" href="[^"]*" style="[^"]*background-color: #a0522d; color: #ffffff;/, 'the confirm button has the accent colour');
     assert.match(html, /Garden Letter Ltd<br>12 High Street<\/p>/);
   });
 });
