@@ -113,6 +113,8 @@ export function buildServices(config: Config, log: Logger): Services {
   const subscribers = new SubscriberStore(db, reader, segmentRunner);
   const tracking = new TrackingStore(db);
   const campaignStore = new CampaignStore(db);
+  const indexed = campaignStore.indexPendingText();
+  if (indexed) log.info(`the archive's search now has the text of ${indexed} campaign(s) written before it or by another writer`);
   const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking);
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db);

@@ -302,8 +302,12 @@ const SQL = {
     AND (${PUBLISHED}, c.id) < (@published, @id) ORDER BY ${PUBLISHED} DESC, c.id DESC LIMIT 1`,
   publicListUuids: `SELECT l.uuid FROM campaign_lists cl JOIN lists l ON l.id = cl.list_id
     WHERE cl.campaign_id = ? AND l.type = 'public' AND l.status = 'active' ORDER BY cl.id`,
-  // campaign_search's triggers index the stored body; the store replaces it with its text.
+  // campaign_search's triggers index the stored body and note the campaign; the store replaces
+  // the body with its text and clears the note.
   searchText: 'UPDATE campaign_search SET body = ? WHERE rowid = ?',
+  searchDone: 'DELETE FROM campaign_search_pending WHERE campaign_id = ?',
+  searchPending: `SELECT c.id, c.body, c.content_type FROM campaign_search_pending p JOIN campaigns c ON c.id = p.campaign_id
+    WHERE p.campaign_id > ? ORDER BY p.campaign_id LIMIT ?`,
 };
 
 const ORDER_COLUMNS: Record<string, string> = { name: 'c.name', status: 'c.status', created_at: 'c.created_at', updated_at: 'c.updated_at' };
@@ -417,7 +421,7 @@ export class CampaignStore {
     return inTransaction(this.db, () => {
       const id = Number(this.sql(SQL.insert).run({ ...params(f), uuid }).lastInsertRowid);
       this.link(id, listIds, mediaIds);
-      this.sql(SQL.searchText).run(searchableText(f), id);
+      this.indexText(id, f);
       return id;
     });
   }
@@ -425,11 +429,35 @@ export class CampaignStore {
   update(id: Authorized<number>, f: CampaignFields, listIds: number[], mediaIds: number[]): void {
     inTransaction(this.db, () => {
       this.sql(SQL.update).run({ ...params(f), id });
-      this.sql(SQL.searchText).run(searchableText(f), id);
+      this.indexText(id, f);
       this.sql(SQL.deleteLists).run(id);
       this.sql(SQL.deleteMedia).run(id);
       this.link(id, listIds, mediaIds);
     });
+  }
+
+  /** The campaign's text in the archive's search, in place of the body its trigger indexed. */
+  private indexText(id: number, f: Pick<CampaignFields, 'body' | 'content_type'>): void {
+    this.sql(SQL.searchText).run(searchableText(f), id);
+    this.sql(SQL.searchDone).run(id);
+  }
+
+  /**
+   * Indexes the text of the campaigns other writers (the listmonk import, the migration that
+   * built the index) left indexed as their stored body; in batches. Answers how many.
+   */
+  indexPendingText(batch = 200): number {
+    let after = 0;
+    let done = 0;
+    for (;;) {
+      const rows = this.sql<[number, number], { id: number; body: string; content_type: ContentType }>(SQL.searchPending).all(after, batch);
+      if (!rows.length) return done;
+      inTransaction(this.db, () => {
+        for (const r of rows) this.indexText(r.id, r);
+      });
+      done += rows.length;
+      after = rows[rows.length - 1].id;
+    }
   }
 
   private link(id: number, listIds: number[], mediaIds: number[]): void {
