@@ -47,6 +47,13 @@ describe('the archive and the brand in a browser', { skip: browserSkip() }, () =
     await screenshot(page, 'settings-brand');
     assert.deepEqual(tab.problems, []);
     await tab.close();
+    const phone = await signedInTab(browser(), t, { width: 390, dark: true });
+    await phone.page.goto(`${t.url}/admin/settings#general`);
+    await phone.page.getByRole('heading', { name: 'Brand' }).scrollIntoViewIfNeeded();
+    assert.equal(await phone.page.getByLabel('Accent colour').inputValue(), '#2e7d32');
+    await screenshot(phone.page, 'settings-brand-dark');
+    assert.deepEqual(phone.problems, []);
+    await phone.close();
   });
 
   it('links a public list\'s page to its subscription page', async () => {
