@@ -93,6 +93,7 @@ export interface Services extends AppContext {
 export function buildServices(config: Config, log: Logger): Services {
   const db = openDatabase(config.dbPath);
   for (const m of migrate(db)) log.info(`applied migration ${String(m.version).padStart(4, '0')}_${m.name}`);
+  for (const name of new TemplateStore(db).upgradeUntouched()) log.info(`template "${name}" brought up to this version's (it was never edited)`);
   // Before any upload can arrive: what a killed run of this server was receiving or importing.
   for (const dir of removeLeftoverUploads(config.dbPath)) log.info(`removed ${dir}, an upload left behind by a server that was killed`);
   // Reads that take user filters (search) run on a read-only connection; segment expressions
@@ -112,6 +113,8 @@ export function buildServices(config: Config, log: Logger): Services {
   const subscribers = new SubscriberStore(db, reader, segmentRunner);
   const tracking = new TrackingStore(db);
   const campaignStore = new CampaignStore(db);
+  const indexed = campaignStore.indexPendingText();
+  if (indexed) log.info(`the archive's search now has the text of ${indexed} campaign(s) written before it or by another writer`);
   const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking, subscribers);
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db);

@@ -6,7 +6,9 @@ import { basename, join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import { buildCampaignMessage, textEncodingFor } from '../mail/message.ts';
-import { compileCampaign, RenderError, ZERO_UUID, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from './render.ts';
+import { compileCampaign, renderArchive, RenderError, ZERO_UUID, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from './render.ts';
+import type { ArchivePageInfo } from '../templating/index.ts';
+import { brandOf } from '../mail/brand.ts';
 import type { CampaignRow, CampaignStore, SubscriberRow } from './store.ts';
 import { templateCatalog } from '../i18n/index.ts';
 
@@ -43,6 +45,7 @@ export function renderEnv(ctx: AppContext, tracking: TrackedLinks, mode: Trackin
     disableTracking: ctx.settings.bool('privacy.disable_tracking'),
     i18n: templateCatalog(ctx.settings.str('app.lang')),
     subscribeUrl: ctx.settings.bool('app.enable_public_subscription_page') ? `${rootUrl}/subscription/form` : '',
+    brand: brandOf(ctx.settings),
     trackLink: (url, campaignUuid, subscriberUuid) => {
       const uuid = uuidOf(url);
       return uuid === undefined ? url : `${rootUrl}/link/${uuid}/${campaignUuid}/${subscriberUuid}`;
@@ -71,10 +74,48 @@ export function archiveLayoutFor(store: CampaignStore, c: Pick<CampaignRow, 'con
   return layoutFor(store, c, c.archive_template_id ?? store.archiveTemplateId() ?? c.template_id);
 }
 
+/** The day an issue went out (its start, else its schedule, else its creation): the archive's date and order. */
+export function publishedAt(c: Pick<CampaignRow, 'started_at' | 'send_at' | 'created_at'>): string {
+  return c.started_at ?? c.send_at ?? c.created_at;
+}
+
+/** The subject as the archive shows it: rendered for the archive's reader (as written if that fails). */
+export function archiveTitle(ctx: AppContext, tracking: TrackedLinks, c: CampaignRow): string {
+  if (!c.subject.includes('{{')) return c.subject;
+  try {
+    return renderArchive(compileCampaign({ ...c, body: '' }, null, renderEnv(ctx, tracking, 'view')), c.archive_meta).subject;
+  } catch {
+    return c.subject;
+  }
+}
+
+/** What `ArchivePage` gives an issue's page: the site, the issue's date, its neighbours, a subscribe link for its lists. */
+function archivePage(ctx: AppContext, store: CampaignStore, tracking: TrackedLinks, c: CampaignRow, rootUrl: string): ArchivePageInfo {
+  const { newer, older } = store.archiveNeighbours(c);
+  const link = (n: CampaignRow | null) => (n ? { url: archivePageUrl(rootUrl, n), title: archiveTitle(ctx, tracking, n) } : null);
+  const lists = store.publicListUuids(c.id);
+  const form = `${rootUrl}/subscription/form`;
+  return {
+    siteName: ctx.settings.str('app.site_name'), indexURL: `${rootUrl}/archive`, date: publishedAt(c).slice(0, 10),
+    newer: link(newer), older: link(older),
+    subscribeURL: ctx.settings.bool('app.enable_public_subscription_page') ? (lists.length ? `${form}?${lists.map((u) => `l=${u}`).join('&')}` : form) : '',
+  };
+}
+
 /** What an archive page renders with: no subscriber, so no unsubscribe, web view or view pixel (RenderContext.publicPageURL). */
-export function archiveEnv(ctx: AppContext, tracking: TrackedLinks, mode: TrackingMode, c: Pick<CampaignRow, 'archive_slug' | 'uuid'>): RenderEnv {
+export function archiveEnv(ctx: AppContext, store: CampaignStore, tracking: TrackedLinks, mode: TrackingMode, c: CampaignRow): RenderEnv {
   const env = renderEnv(ctx, tracking, mode);
-  return { ...env, publicPageUrl: archivePageUrl(env.rootUrl, c) };
+  return { ...env, publicPageUrl: archivePageUrl(env.rootUrl, c), archivePage: archivePage(ctx, store, tracking, c, env.rootUrl) };
+}
+
+/**
+ * A campaign's archive page (its HTML), laid out in its archive template; a preview gives
+ * another layout or stand-in subscriber, and renders under the zero campaign UUID.
+ */
+export function archiveHtml(ctx: AppContext, store: CampaignStore, tracking: TrackedLinks, mode: TrackingMode, c: CampaignRow, over: { layout?: string | null; meta?: Record<string, unknown> } = {}): string {
+  const layout = over.layout !== undefined ? over.layout : archiveLayoutFor(store, c);
+  const rendered = mode === 'preview' ? { ...c, uuid: ZERO_UUID } : c;
+  return renderArchive(compileCampaign(rendered, layout, archiveEnv(ctx, store, tracking, mode, c)), over.meta ?? c.archive_meta).html;
 }
 
 /** Reads the campaign's media files once; every message shares the same Buffers. */

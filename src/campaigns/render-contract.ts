@@ -2,7 +2,7 @@
 // engine that implements it (render-engine.ts): what goes in, what comes out, the error.
 // Both import it, and it imports neither, so the engine depends on the contract, not on the
 // file that re-exports it.
-import type { I18nCatalog } from '../templating/index.ts';
+import type { ArchivePageInfo, BrandInfo, I18nCatalog } from '../templating/index.ts';
 import type { HeaderList } from '../mail/message.ts';
 
 /** A subscriber as templates see it (`.Subscriber`). */
@@ -56,6 +56,10 @@ export interface RenderEnv {
   subscribeUrl?: string;
   /** Set when rendering a public page of the campaign (the archive): its URL (RenderContext.publicPageURL). */
   publicPageUrl?: string;
+  /** The newsletter's name, logo, accent colour and postal address (templates' `Brand`). */
+  brand?: BrandInfo;
+  /** Set on an archive page: its site name, date, neighbours and subscribe link (templates' `ArchivePage`). */
+  archivePage?: ArchivePageInfo;
   /** Registers a tracked link; returns ROOT/link/{linkUUID}/{campUUID}/{subUUID}. */
   trackLink(url: string, campaignUuid: string, subscriberUuid: string): string | null;
 }

@@ -18,7 +18,7 @@ function wrap<T>(what: string, fn: () => T): T {
 
 const context = (env: RenderEnv): RenderContext => ({
   rootURL: env.rootUrl, trackLink: env.trackLink, disableTracking: env.disableTracking, individualTracking: env.individualTracking,
-  i18n: env.i18n, subscribeURL: env.subscribeUrl, publicPageURL: env.publicPageUrl,
+  i18n: env.i18n, subscribeURL: env.subscribeUrl, publicPageURL: env.publicPageUrl, brand: env.brand, archivePage: env.archivePage,
 });
 
 /** A string field: compiled when it holds an expression, else used verbatim. */

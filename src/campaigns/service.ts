@@ -10,8 +10,8 @@ import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/er
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
 import { subscriberScope } from '../subscribers/service.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
-import { archiveEnv, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
-import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
+import { archiveHtml, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
+import { compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignReach, type CampaignRow, type CampaignStatus,
   type Bucket, type CampaignStore, type ContentType, type EngagementRow,
@@ -347,8 +347,12 @@ export class CampaignService {
     if (archiveTemplateId === null && !existing) archiveTemplateId = this.store.archiveTemplateId() ?? templateId;
     if (contentType === 'visual') archiveTemplateId = null;
 
+    // A new campaign without one gets a free slug made from its subject (listmonk's admin sends
+    // the subject as the slug); a given one must be free.
     const slugRaw = c.archive_slug !== undefined ? c.archive_slug ?? '' : existing?.archive_slug ?? '';
-    const archiveSlug = this.checkSlug(slugRaw, existing?.id ?? null);
+    const archiveSlug = !existing && c.archive_slug === undefined ? this.freeSlug(subject) : this.checkSlug(slugRaw, existing?.id ?? null);
+    // Published by default when every list is public and the setting is on (listmgr).
+    const archiveByDefault = type === 'regular' && this.ctx.settings.bool('app.archive_new_campaigns') && lists.every((l) => l.type === 'public');
 
     if (type === 'optin') {
       const double = lists.filter((l) => l.optin === 'double');
@@ -363,13 +367,22 @@ export class CampaignService {
       attribs: c.attribs ?? {},
       tags: c.tags ?? existing?.tags ?? [],
       type, messenger, template_id: templateId,
-      archive: c.archive ?? existing?.archive ?? false,
+      archive: c.archive ?? existing?.archive ?? archiveByDefault,
       archive_slug: archiveSlug, archive_template_id: archiveTemplateId,
       archive_meta: c.archive_meta ?? existing?.archive_meta ?? {},
       track_links: c.track_links ?? existing?.track_links ?? this.ctx.settings.bool('privacy.track_links'),
     };
     this.checkCompiles(fields);
     return { fields, listIds: lists.map((l) => l.id), mediaIds: c.media ?? [] };
+  }
+
+  /** The subject's slug (template actions left out), numbered -2, -3… past the ones taken; null when it has no letter or digit. */
+  private freeSlug(subject: string): string | null {
+    const base = normaliseSlug(subject.replace(/\{\{[\s\S]*?\}\}/g, ' ').slice(0, 200));
+    if (base === null) return null;
+    let slug = base;
+    for (let n = 2; slug === 'latest' || this.store.slugOwner(slug) !== undefined; n++) slug = `${base}-${n}`;
+    return slug;
   }
 
   private checkSlug(raw: string, ownId: number | null): string | null {
@@ -477,12 +490,11 @@ export class CampaignService {
    */
   previewArchive(actor: Actor, id: number, over: ArchivePreviewInput): string {
     const c = this.visible(actor, id);
-    const camp = { ...c, uuid: ZERO_UUID };
     const templateId = over.template_id;
     if (templateId && templateId > 0) this.checkCampaignTemplate('template_id', templateId);
-    const layout = templateId && templateId > 0 ? layoutFor(this.store, camp, templateId) : archiveLayoutFor(this.store, camp);
+    const layout = templateId && templateId > 0 ? layoutFor(this.store, c, templateId) : archiveLayoutFor(this.store, c);
     return RenderError.describing('the archive page does not render', () =>
-      compileCampaign(camp, layout, archiveEnv(this.ctx, this.tracking, 'preview', c)).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
+      archiveHtml(this.ctx, this.store, this.tracking, 'preview', c, { layout, meta: over.archive_meta }));
   }
 
   /** Sends the (possibly edited, unsaved) campaign to existing subscribers; nothing is counted. */

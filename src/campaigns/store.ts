@@ -6,6 +6,7 @@ import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { HeaderList } from '../mail/message.ts';
 import type { Authorized } from '../http/permissions.ts';
+import { markdownToHtml } from '../content/convert.ts';
 
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'cancelled', 'finished'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -112,6 +113,15 @@ export interface ListFilter {
   offset: number;
 }
 
+/** A list a campaign is saved with. */
+export interface CampaignListRow {
+  id: number;
+  name: string;
+  optin: 'single' | 'double';
+  uuid: string;
+  type: 'public' | 'private';
+}
+
 export interface TemplateRow {
   id: number;
   type: 'campaign' | 'campaign_visual' | 'tx';
@@ -175,6 +185,13 @@ const SEARCH = `(? = '' OR c.name LIKE ? ESCAPE '\\' OR c.subject LIKE ? ESCAPE 
 const SUBSCRIBER_VISIBLE = `(@lists IS NULL OR EXISTS (SELECT 1 FROM subscriber_lists sl
   WHERE sl.subscriber_id = v.subscriber_id AND sl.list_id IN (SELECT value FROM json_each(@lists))))`;
 
+/** In the public archive: published, a regular campaign, and sending or sent. */
+const ARCHIVED = `c.archive = 1 AND c.type = 'regular' AND c.status IN ('running', 'paused', 'finished')`;
+/** The day an issue went out (its start; else its schedule, else its creation), the archive's order. */
+const PUBLISHED = 'COALESCE(c.started_at, c.send_at, c.created_at)';
+/** Matches @query, an FTS5 query (archiveSearchQuery), over the subject and text. */
+const MATCHING = 'c.id IN (SELECT rowid FROM campaign_search WHERE campaign_search MATCH @query)';
+
 const SQL = {
   byId: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.id = ?`,
   byUuid: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.uuid = ?`,
@@ -205,7 +222,7 @@ const SQL = {
       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
   slugOwner: 'SELECT id FROM campaigns WHERE archive_slug = ?',
   listIds: 'SELECT list_id FROM campaign_lists WHERE campaign_id = ? AND list_id IS NOT NULL',
-  existingLists: 'SELECT id, name, optin, uuid FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+  existingLists: 'SELECT id, name, optin, uuid, type FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
   template: 'SELECT id, type, subject, body, body_source FROM templates WHERE id = ?',
   defaultTemplate: `SELECT id, type, subject, body, body_source FROM templates WHERE is_default = 1 AND type = 'campaign'`,
   // The archive template install creates (src/templates/defaults), while it keeps its name.
@@ -275,11 +292,26 @@ const SQL = {
       WHERE campaign_id = @campaign AND subscriber_id IS NOT NULL AND (subscriber_id, link_id) > (@after, @afterLink) AND ${SUBSCRIBER_VISIBLE}
       GROUP BY subscriber_id, link_id ORDER BY subscriber_id, link_id LIMIT @limit
     ) g JOIN subscribers s ON s.id = g.subscriber_id JOIN links l ON l.id = g.link_id ORDER BY g.subscriber_id, g.link_id`,
-  archived: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.archive = 1 AND c.type = 'regular' AND c.status IN ('running', 'paused', 'finished')
-    ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`,
-  archivedCount: `SELECT COUNT(*) FROM campaigns c WHERE c.archive = 1 AND c.type = 'regular' AND c.status IN ('running', 'paused', 'finished')`,
-  archivedOne: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE (c.uuid = ? OR c.archive_slug = ?) AND c.archive = 1 AND c.type = 'regular'
-    AND c.status IN ('running', 'paused', 'finished')`,
+  archived: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE ${ARCHIVED}
+    ORDER BY ${PUBLISHED} DESC, c.id DESC LIMIT ? OFFSET ?`,
+  archivedCount: `SELECT COUNT(*) FROM campaigns c WHERE ${ARCHIVED}`,
+  archivedMatching: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE ${ARCHIVED} AND ${MATCHING}
+    ORDER BY ${PUBLISHED} DESC, c.id DESC LIMIT @limit OFFSET @offset`,
+  archivedMatchingCount: `SELECT COUNT(*) FROM campaigns c WHERE ${ARCHIVED} AND ${MATCHING}`,
+  archivedOne: `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns c WHERE (c.uuid = ? OR c.archive_slug = ?) AND ${ARCHIVED}`,
+  // The issues before and after one in the archive's order (newest first).
+  archivedNewer: `SELECT c.id FROM campaigns c WHERE ${ARCHIVED}
+    AND (${PUBLISHED}, c.id) > (@published, @id) ORDER BY ${PUBLISHED} ASC, c.id ASC LIMIT 1`,
+  archivedOlder: `SELECT c.id FROM campaigns c WHERE ${ARCHIVED}
+    AND (${PUBLISHED}, c.id) < (@published, @id) ORDER BY ${PUBLISHED} DESC, c.id DESC LIMIT 1`,
+  publicListUuids: `SELECT l.uuid FROM campaign_lists cl JOIN lists l ON l.id = cl.list_id
+    WHERE cl.campaign_id = ? AND l.type = 'public' AND l.status = 'active' ORDER BY cl.id`,
+  // campaign_search's triggers index the stored body and note the campaign; the store replaces
+  // the body with its text and clears the note.
+  searchText: 'UPDATE campaign_search SET body = ? WHERE rowid = ?',
+  searchDone: 'DELETE FROM campaign_search_pending WHERE campaign_id = ?',
+  searchPending: `SELECT c.id, c.body, c.content_type FROM campaign_search_pending p JOIN campaigns c ON c.id = p.campaign_id
+    WHERE p.campaign_id > ? ORDER BY p.campaign_id LIMIT ?`,
 };
 
 const ORDER_COLUMNS: Record<string, string> = { name: 'c.name', status: 'c.status', created_at: 'c.created_at', updated_at: 'c.updated_at' };
@@ -324,6 +356,36 @@ function params(f: CampaignFields): Record<string, unknown> {
   };
 }
 
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/**
+ * A campaign's words for the archive's search: what a reader sees of its body, without markup,
+ * link targets or template actions (entities decoded).
+ */
+function searchableText(f: Pick<CampaignFields, 'body' | 'content_type'>): string {
+  const html = f.content_type === 'markdown' ? markdownToHtml(f.body) : f.body;
+  return html
+    .replace(/\{\{[\s\S]*?\}\}/g, ' ')
+    .replace(/<(script|style|head)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+      if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? ' ';
+      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * A reader's search as an FTS5 query: each word quoted (so no FTS5 syntax reaches SQLite) and
+ * matched as a prefix, all of them required; null when there is no word.
+ */
+export function archiveSearchQuery(search: string): string | null {
+  const words = search.split(/[^\p{L}\p{M}\p{N}]+/u).filter(Boolean).slice(0, 20);
+  return words.length ? words.map((w) => `"${w}"*`).join(' ') : null;
+}
+
 /** Escapes LIKE wildcards so a search is a plain substring. */
 const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (ch) => '\\' + ch)}%`;
 
@@ -363,6 +425,7 @@ export class CampaignStore {
     return inTransaction(this.db, () => {
       const id = Number(this.sql(SQL.insert).run({ ...params(f), uuid }).lastInsertRowid);
       this.link(id, listIds, mediaIds);
+      this.indexText(id, f);
       return id;
     });
   }
@@ -370,10 +433,35 @@ export class CampaignStore {
   update(id: Authorized<number>, f: CampaignFields, listIds: number[], mediaIds: number[]): void {
     inTransaction(this.db, () => {
       this.sql(SQL.update).run({ ...params(f), id });
+      this.indexText(id, f);
       this.sql(SQL.deleteLists).run(id);
       this.sql(SQL.deleteMedia).run(id);
       this.link(id, listIds, mediaIds);
     });
+  }
+
+  /** The campaign's text in the archive's search, in place of the body its trigger indexed. */
+  private indexText(id: number, f: Pick<CampaignFields, 'body' | 'content_type'>): void {
+    this.sql(SQL.searchText).run(searchableText(f), id);
+    this.sql(SQL.searchDone).run(id);
+  }
+
+  /**
+   * Indexes the text of the campaigns other writers (the listmonk import, the migration that
+   * built the index) left indexed as their stored body; in batches. Answers how many.
+   */
+  indexPendingText(batch = 200): number {
+    let after = 0;
+    let done = 0;
+    for (;;) {
+      const rows = this.sql<[number, number], { id: number; body: string; content_type: ContentType }>(SQL.searchPending).all(after, batch);
+      if (!rows.length) return done;
+      inTransaction(this.db, () => {
+        for (const r of rows) this.indexText(r.id, r);
+      });
+      done += rows.length;
+      after = rows[rows.length - 1].id;
+    }
   }
 
   private link(id: number, listIds: number[], mediaIds: number[]): void {
@@ -420,8 +508,8 @@ export class CampaignStore {
     return this.sql<[number], number>(SQL.listIds).pluck().all(id) as number[];
   }
 
-  existingLists(ids: number[]): { id: number; name: string; optin: 'single' | 'double'; uuid: string }[] {
-    return this.sql<[string], { id: number; name: string; optin: 'single' | 'double'; uuid: string }>(SQL.existingLists).all(JSON.stringify(ids));
+  existingLists(ids: number[]): CampaignListRow[] {
+    return this.sql<[string], CampaignListRow>(SQL.existingLists).all(JSON.stringify(ids));
   }
 
   template(id: number): TemplateRow | undefined {
@@ -513,9 +601,30 @@ export class CampaignStore {
     };
   }
 
-  archived(limit: number, offset: number): { rows: CampaignRow[]; total: number } {
-    const rows = this.sql<[number, number], RawRow>(SQL.archived).all(limit, offset).map(decode);
-    return { rows, total: this.sql<[], number>(SQL.archivedCount).pluck().get() as number };
+  /** A page of the archive, newest first; `query` (words) keeps the issues whose subject or text has them all. */
+  archived(limit: number, offset: number, query = ''): { rows: CampaignRow[]; total: number } {
+    const match = archiveSearchQuery(query);
+    if (match === null) {
+      const rows = this.sql<[number, number], RawRow>(SQL.archived).all(limit, offset).map(decode);
+      return { rows, total: this.sql<[], number>(SQL.archivedCount).pluck().get() as number };
+    }
+    const rows = this.sql<[object], RawRow>(SQL.archivedMatching).all({ query: match, limit, offset }).map(decode);
+    return { rows, total: this.sql<[object], number>(SQL.archivedMatchingCount).pluck().get({ query: match }) as number };
+  }
+
+  /** The archived issues just newer and just older than `c`, in the archive's order. */
+  archiveNeighbours(c: Pick<CampaignRow, 'id' | 'started_at' | 'send_at' | 'created_at'>): { newer: CampaignRow | null; older: CampaignRow | null } {
+    const at = { published: c.started_at ?? c.send_at ?? c.created_at, id: c.id };
+    const read = (sql: string) => {
+      const id = this.sql<[object], number>(sql).pluck().get(at) as number | undefined;
+      return id === undefined ? null : this.get(id) ?? null;
+    };
+    return { newer: read(SQL.archivedNewer), older: read(SQL.archivedOlder) };
+  }
+
+  /** The UUIDs of the campaign's lists a reader can subscribe to (public and active). */
+  publicListUuids(id: number): string[] {
+    return this.sql<[number], string>(SQL.publicListUuids).pluck().all(id) as string[];
   }
 
   archivedOne(idOrSlug: string): CampaignRow | undefined {

@@ -25,6 +25,8 @@ export interface PageOptions extends PageLook {
   lang?: string;
   /** Whether search engines may index the page (the subscription form, the archive); others say noindex. */
   indexable?: boolean;
+  /** An RSS feed of the page (the archive's), announced in the head. */
+  feedUrl?: string;
 }
 
 /**
@@ -52,6 +54,10 @@ button.secondary{background:transparent;color:var(--accent);border:1px solid var
 .muted{color:var(--muted);font-size:.9rem}.error{color:var(--danger);font-weight:600;background:var(--bg);border-left:4px solid var(--danger);padding:.6rem .8rem;border-radius:.3rem}
 ul.plain{list-style:none;padding:0}ul.plain li{margin:.4rem 0}footer{margin-top:1.5rem;text-align:center}
 .next{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;margin:1.25rem 0 0;padding:0;list-style:none}
+form.search{display:flex;gap:.5rem;align-items:stretch;margin:0 0 1rem}form.search input{flex:1;min-width:0}form.search button{margin-top:0}
+ul.issues{list-style:none;padding:0;margin:0}ul.issues li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.1rem 1rem;padding:.55rem 0;border-bottom:1px solid var(--border)}
+.pager{display:flex;justify-content:space-between;gap:1rem;margin:1rem 0 0}.box{margin:1.5rem 0 0;padding:1rem 1.1rem;border:1px solid var(--border);border-radius:.6rem;background:var(--bg)}.box p{margin:0}.box .button{margin-top:.75rem}
+.visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}`;
 
 /**
@@ -76,6 +82,7 @@ function Layout(o: PageOptions): JSX.Element {
         {o.indexable ? null : <meta name="robots" content="noindex" />}
         <title>{o.title}{site && !own ? ` · ${site}` : ''}</title>
         {o.faviconUrl ? <link rel="icon" href={o.faviconUrl} /> : null}
+        {o.feedUrl ? <link rel="alternate" type="application/rss+xml" title={site || o.title} href={o.feedUrl} /> : null}
         {/* Raw: our own CSS, then the custom CSS the appearance settings hold, as the admin wrote it
             (escaping would break quotes and `>` selectors), kept inside <style> by styleText. */}
         <style>{raw(styleText(PAGE_STYLE + (o.customCss ?? '')))}</style>

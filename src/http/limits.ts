@@ -25,6 +25,8 @@ export const LIMITS = {
   trackingRateMultiple: 20,
   /** The most campaigns one archive page, feed or `GET /api/public/archive` renders (`per_page=all` included). */
   archivePageItems: 50,
+  /** The longest search of the public archive read, in characters (more is cut). */
+  archiveSearchChars: 200,
   /** A media file name, in UTF-8 bytes. */
   mediaName: 200,
   /** The deepest nesting of arrays and objects in JSON a caller sends (listmonk's decoder: 10,000; SQLite's JSON functions: 1,000). */

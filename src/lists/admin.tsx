@@ -232,6 +232,24 @@ function OptinSection({ list, counts, t }: { list: List; counts: OptinCounts; t:
   );
 }
 
+/**
+ * Where readers join the list: its public subscription page (the form with this list ticked),
+ * or why it has none (private, archived, or the public form switched off).
+ */
+function PublicPage({ list, view, rootUrl, formOn }: { list: List; view: AdminView; rootUrl: string; formOn: boolean }): JSX.Element {
+  const { t } = view;
+  if (list.type !== 'public') return <p class="help">{t('admin.lists.noPublicPagePrivate')}</p>;
+  if (list.status !== 'active') return <p class="help">{t('admin.lists.noPublicPageArchived')}</p>;
+  const url = `${rootUrl}/subscription/form?l=${list.uuid}`;
+  return (
+    <p class="inline public-page">
+      <span>{t('admin.lists.publicPage')} <a href={url}>{url}</a></span>
+      <CopyButton value={url} label={t('admin.lists.publicPage')} t={t} />
+      {formOn ? null : <span class="help">{t('admin.forms.publicPageOff')}</span>}
+    </p>
+  );
+}
+
 function listPage(c: AdminContext, s: Services) {
   const view = adminView(c, s);
   const { t, actor } = view;
@@ -255,6 +273,7 @@ function listPage(c: AdminContext, s: Services) {
           {can(actor, 'subscribers:import') && manages ? <a href={`/admin/subscribers/import?list_id=${list.id}`}>{t('admin.lists.importInto')}</a> : null}
           {can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all') ? <a href={`/admin/campaigns/new?list_id=${list.id}`}>{t('admin.lists.newCampaignFor')}</a> : null}
         </p>
+        <PublicPage list={list} view={view} rootUrl={s.settings.rootUrl()} formOn={s.settings.bool('app.enable_public_subscription_page')} />
         {list.optin === 'double' && manages ? <OptinSection list={list} counts={s.lists.optinCounts(actor, list.id)} t={t} /> : null}
         <ListForm list={list} view={view} editable={manages} />
       </div>
@@ -282,6 +301,7 @@ function formsPage(c: AdminContext, s: Services) {
           root, captcha: provider, hcaptchaKey: provider === 'hcaptcha' ? captcha.hcaptcha.key : '',
           lists: results.map((l) => ({ uuid: l.uuid, name: l.name })),
           labels: { email: t('subscribers.email'), name: t('globals.fields.name'), subscribe: t('admin.forms.subscribe') },
+          accent: s.settings.str('app.accent_color'),
         }} />
         <div class="grid2">
           <section class="card">
@@ -308,6 +328,8 @@ function formsPage(c: AdminContext, s: Services) {
             <h2>{t('forms.formHTML')}</h2>
             <p class="help">{t('admin.forms.snippetHelp')}</p>
             <label for="form-snippet" class="visually-hidden">{t('forms.formHTML')}</label>
+            <label class="check-label"><input type="checkbox" x-model="styled" /> {t('admin.forms.styled')}</label>
+            <p class="help">{t('admin.forms.styledHelp')}</p>
             <textarea id="form-snippet" readonly rows={14} x-bind:value="snippet()"></textarea>
             <div class="actions"><button type="button" class="secondary" x-on:click="copySnippet">{t('globals.buttons.copy')}</button></div>
           </section>

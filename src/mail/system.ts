@@ -4,6 +4,7 @@
 import { htmlToPlainText } from '../content/convert.ts';
 import type { AppContext } from '../context.ts';
 import { templateCatalog } from '../i18n/index.ts';
+import { brandOf } from './brand.ts';
 import { compileTemplate, type CompiledTemplate } from '../templating/index.ts';
 import { loadSystemMailTemplates, type SystemMailData } from './templates/index.ts';
 import type { OutgoingMessage } from './types.ts';
@@ -32,9 +33,11 @@ function template(name: SystemMailName): CompiledTemplate {
  * TemplateError if a template is broken.
  */
 export function renderSystemMail<N extends SystemMailName>(name: N, data: SystemMailData[N], ctx: AppContext): string {
+  const brand = brandOf(ctx.settings);
   return template(name).render(data, {
     rootURL: ctx.settings.rootUrl(),
-    logoURL: ctx.settings.str('app.logo_url'),
+    logoURL: brand.logoURL,
+    brand,
     i18n: templateCatalog(ctx.settings.str('app.lang')),
   }).trim();
 }

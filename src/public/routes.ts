@@ -55,7 +55,7 @@ export const PUBLIC_ROUTES = [
  */
 export const PUBLIC_PAGES = [
   route({ method: 'GET', path: ALTCHA_SCRIPT_PATH, access: 'public', handler: altchaScript, raw: 'application/javascript', summary: 'The Altcha widget script (from the altcha package)' }),
-  route({ method: 'GET', path: '/subscription/form', access: 'public', limit: perClientPage, handler: pageRoute(subscriptionFormPage), raw: 'text/html', summary: 'The public subscription form' }),
+  route({ method: 'GET', path: '/subscription/form', access: 'public', limit: perClientPage, handler: pageRoute(subscriptionFormPage), query: formQuery, raw: 'text/html', summary: 'The public subscription form; `l` (list UUIDs, repeatable) ticks only those lists' }),
   route({ method: 'POST', path: '/subscription/form', access: 'public', limit: perClientPage, handler: subscribeByForm, raw: 'text/html', summary: 'Subscribes from the form (captcha and honeypot checked); redirects to a trusted `next`' }),
   route({ method: 'GET', path: '/subscription/optin/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(optinPage), query: optinQuery, raw: 'text/html', summary: 'The double opt-in question for the lists pending confirmation (a GET never confirms)' }),
   route({ method: 'POST', path: '/subscription/optin/:subUUID', access: 'public', limit: perClientPage, handler: pageRoute(confirmOptin), query: optinQuery, raw: 'text/html', summary: 'Confirms the pending subscriptions when `confirm` is true' }),
@@ -219,19 +219,26 @@ function altchaScript(c: C) {
   return c.body(altchaWidgetScript(), 200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' });
 }
 
-function subscriptionFormPage(c: C, s: Deps) {
+function formQuery() {
+  return z.object({ l: q.all() });
+}
+
+function subscriptionFormPage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof formQuery>>) {
   const t = subscriberTranslator(s);
   if (!s.settings.bool('app.enable_public_subscription_page')) return message(c, s, t('public.subTitle'), t('public.invalidFeature'), 404);
-  return formPage(c, s);
+  // A link from a list's page or an archive issue ticks that issue's lists (when it names any on offer).
+  const offered = new Set(s.listStore.publicLists().map((l) => l.uuid.toLowerCase()));
+  const ticked = (query.l ?? []).map((u) => linkUuid(u).toLowerCase()).filter((u) => offered.has(u));
+  return formPage(c, s, undefined, ticked.length ? ticked : undefined);
 }
 
 /** The form; after a refused submission, with the reason and what the reader typed, and status 400. */
-function formPage(c: C, s: Deps, refused?: { error: string; values: FormValues }) {
+function formPage(c: C, s: Deps, refused?: { error: string; values: FormValues }, ticked?: string[]) {
   const t = subscriberTranslator(s);
   const lists = s.listStore.publicLists();
   if (!lists.length) return message(c, s, t('public.subTitle'), refused ? refused.error : t('public.noListsAvailable'), refused ? 400 : 200);
   const captcha = s.captcha.widget();
-  const form = SubscriptionForm({ t, lists, captcha: captcha.widget, archiveLink: s.settings.bool('app.enable_public_archive'), error: refused?.error, values: refused?.values });
+  const form = SubscriptionForm({ t, lists, captcha: captcha.widget, archiveLink: s.settings.bool('app.enable_public_archive'), error: refused?.error, values: refused?.values ?? (ticked ? { email: '', name: '', lists: ticked } : undefined) });
   return page(c, s, t('public.subTitle'), form, refused ? 400 : 200, { indexable: !refused, scripts: [...publicLook(s.settings).scripts ?? [], ...captcha.scripts] });
 }
 

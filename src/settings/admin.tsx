@@ -48,7 +48,7 @@ const NEW_BLOCKS = {
 const DEFAULT_MAILBOX = (DEFAULT_SETTINGS['bounce.mailboxes'] as Record<string, unknown>[])[0];
 
 type Block = Record<string, unknown>;
-type Kind = 'text' | 'int' | 'bool' | 'lines' | 'tags' | 'json' | 'secret' | 'select' | 'code';
+type Kind = 'text' | 'int' | 'bool' | 'lines' | 'tags' | 'json' | 'secret' | 'select' | 'code' | 'multiline' | 'colour';
 
 /** What every control needs: the strings, read-only or not, the values, which secrets are saved. */
 interface Ctx {
@@ -120,6 +120,12 @@ function Control(p: ControlProps): JSX.Element {
     case 'code':
       control = <textarea rows={10} {...common} data-editor={p.lang}>{String(value ?? '')}</textarea>;
       break;
+    case 'multiline':
+      control = <textarea rows={3} {...common} placeholder={p.placeholder}>{String(value ?? '')}</textarea>;
+      break;
+    case 'colour':
+      control = <input type="color" {...common} value={String(value ?? '')} />;
+      break;
     case 'secret': {
       const saved = c.secretsSet.has(name);
       control = <input type="password" autocomplete="new-password" {...common} value="" placeholder={saved ? c.t('admin.settings.secretSaved') : c.t('admin.settings.secretNone')} />;
@@ -159,21 +165,42 @@ function General({ c }: { c: Ctx }): JSX.Element {
           <Control c={c} at={k('app.root_url')} label={t('settings.general.rootURL')} help={t('admin.settings.rootUrlHelp')} type="url" />
           <Control c={c} at={k('app.site_url')} label={t('admin.settings.siteUrl')} help={t('admin.settings.siteUrlHelp')} type="url" />
           <Control c={c} at={k('app.from_email')} label={t('settings.general.fromEmail')} help={t('settings.general.fromEmailHelp')} />
-          <Control c={c} at={k('app.logo_url')} label={t('settings.general.logoURL')} help={t('settings.general.logoURLHelp')} type="url" />
           <Control c={c} at={k('app.favicon_url')} label={t('settings.general.faviconURL')} help={t('settings.general.faviconURLHelp')} type="url" />
         </div>
         <Control c={c} at={k('app.notify_emails')} kind="tags" label={t('settings.general.adminNotifEmails')} help={t('settings.general.adminNotifEmailsHelp')} />
         <Control c={c} at={k('app.lang')} kind="select" label={t('settings.general.language')} options={availableLanguages().map((l) => ({ value: l.code, label: l.name }))} />
       </div>
+      <Brand c={c} />
       <div class="card">
         <Control c={c} at={k('app.enable_public_subscription_page')} kind="bool" label={t('settings.general.enablePublicSubPage')} help={t('settings.general.enablePublicSubPageHelp')} />
         <Control c={c} at={k('app.send_optin_confirmation')} kind="bool" label={t('settings.general.sendOptinConfirm')} help={t('settings.general.sendOptinConfirmHelp')} />
         <Control c={c} at={k('app.show_optin_page')} kind="bool" label={t('settings.general.showOptinPage')} help={t('settings.general.showOptinPageHelp')} />
         <Control c={c} at={k('app.enable_public_archive')} kind="bool" label={t('settings.general.enablePublicArchive')} help={t('settings.general.enablePublicArchiveHelp')} />
+        <Control c={c} at={k('app.archive_new_campaigns')} kind="bool" label={t('admin.settings.archiveNewCampaigns')} help={t('admin.settings.archiveNewCampaignsHelp')} />
         <Control c={c} at={k('app.enable_public_archive_rss_content')} kind="bool" label={t('settings.general.enablePublicArchiveRSSContent')} help={t('settings.general.enablePublicArchiveRSSContentHelp')} />
         <Control c={c} at={k('app.check_updates')} kind="bool" label={t('settings.general.checkUpdates')} help={t('admin.settings.checkUpdatesHelp')} />
       </div>
     </Panel>
+  );
+}
+
+/** The newsletter's brand: its logo, accent colour and postal address (the name is above). */
+function Brand({ c }: { c: Ctx }): JSX.Element {
+  const { t } = c;
+  const k = (key: string) => ({ key });
+  return (
+    <section class="card" aria-labelledby="brand-title">
+      <h3 id="brand-title">{t('admin.settings.brand')}</h3>
+      <p class="help">{t('admin.settings.brandHelp')}</p>
+      <div class="grid2">
+        <div class="field">
+          <Control c={c} at={k('app.logo_url')} label={t('settings.general.logoURL')} help={t('admin.settings.logoHelp')} />
+          {c.ro ? null : <button type="button" class="secondary small fill" x-on:click="pickLogo">{t('admin.settings.logoFromMedia')}</button>}
+        </div>
+        <Control c={c} at={k('app.accent_color')} kind="colour" label={t('admin.settings.accentColor')} help={t('admin.settings.accentColorHelp')} />
+      </div>
+      <Control c={c} at={k('app.postal_address')} kind="multiline" label={t('admin.settings.postalAddress')} help={t('admin.settings.postalAddressHelp')} placeholder={t('admin.settings.postalAddressPlaceholder')} />
+    </section>
   );
 }
 

@@ -31,11 +31,18 @@ export const DEFAULT_SETTINGS: Settings = {
   'app.site_url': '',
   'app.logo_url': '',
   'app.favicon_url': '',
+  // listmgr (brand): the accent colour (#rrggbb) of the default templates' links and buttons,
+  // and the postal address their footers show when set (CAN-SPAM asks for one in commercial mail).
+  'app.accent_color': '#0b57d0',
+  'app.postal_address': '',
   'app.from_email': 'listmgr <noreply@listmgr.yoursite.com>',
   'app.notify_emails': [],
   'app.enable_public_subscription_page': true,
   'app.enable_public_archive': true,
   'app.enable_public_archive_rss_content': true,
+  // listmgr: a new campaign whose lists are all public is published to the archive (an
+  // `archive` given on create wins); off, new campaigns stay out of it unless published.
+  'app.archive_new_campaigns': true,
   'app.show_optin_page': true,
   'app.send_optin_confirmation': true,
   'app.check_updates': false,

@@ -393,6 +393,8 @@ function normalise(s: Settings): void {
   s['bounce.ses_topic_arns'] = [...new Set((s['bounce.ses_topic_arns'] as string[]).map((u) => u.trim()).filter(Boolean))];
   s['privacy.unsubscribe_mailto'] = String(s['privacy.unsubscribe_mailto'] ?? '').trim().toLowerCase();
   s['backup.dir'] = String(s['backup.dir']).trim() || 'backups';
+  s['app.accent_color'] = String(s['app.accent_color']).trim().toLowerCase();
+  s['app.postal_address'] = String(s['app.postal_address']).replace(/\r\n?/g, '\n').trim();
   for (const b of s.smtp as Block[]) {
     b.uuid ||= randomUUID();
     b.host = String(b.host).trim();
@@ -429,6 +431,8 @@ function validate(s: Settings): void {
   if (!/^https?:\/\/[^\s/]+/i.test(root)) throw badRequest('invalid setting "app.root_url": expected an http(s) URL');
   const site = s['app.site_url'] as string;
   if (site && !/^https?:\/\/[^\s/]+\S*$/i.test(site)) throw badRequest('invalid setting "app.site_url": expected an http(s) URL, or "" for the root URL');
+  if (!/^#[0-9a-f]{6}$/.test(s['app.accent_color'] as string)) throw badRequest(`invalid setting "app.accent_color": "${String(s['app.accent_color']).slice(0, 50)}" is not a colour like #0b57d0`);
+  if ((s['app.postal_address'] as string).length > 500) throw badRequest('invalid setting "app.postal_address": at most 500 characters');
   const from = String(s['app.from_email']).trim();
   if (!from) throw badRequest('invalid setting "app.from_email": required');
   if (!isValidFrom(from)) throw badRequest(`invalid setting "app.from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);

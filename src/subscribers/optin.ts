@@ -8,7 +8,8 @@ import { templateCatalog, translate } from '../i18n/index.ts';
 import { htmlToPlainText } from '../content/convert.ts';
 import { loadSystemMailTemplates } from '../mail/templates/index.ts';
 import type { OutgoingMessage } from '../mail/types.ts';
-import { compileTemplate, type CompiledTemplate } from '../templating/index.ts';
+import { compileTemplate, type BrandInfo, type CompiledTemplate } from '../templating/index.ts';
+import { brandOf } from '../mail/brand.ts';
 import type { SubscriberStore } from './store.ts';
 
 /** The placeholder campaign UUID of links in mails that belong to no campaign. */
@@ -17,7 +18,8 @@ export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 export interface OptinMail {
   fromEmail: string;
   rootUrl: string;
-  logoUrl: string;
+  /** The newsletter's name, logo, accent colour and address (the mail's header and footer). */
+  brand: BrandInfo;
   /** Language code (app.lang); English when there is no such pack. */
   lang: string;
   subscriber: { uuid: string; name: string; email: string };
@@ -56,7 +58,7 @@ export function buildOptinMessage(m: OptinMail): OutgoingMessage {
     Subscriber: { Name: m.subscriber.name, Email: m.subscriber.email, UUID: m.subscriber.uuid },
     Lists: m.lists.map((l) => ({ Name: l.type === 'private' ? translate(L, 'email.optin.privateList') : l.name })),
     OptinURL: confirm,
-  }, { rootURL: m.rootUrl, logoURL: m.logoUrl, i18n: catalog }).trim();
+  }, { rootURL: m.rootUrl, logoURL: m.brand.logoURL, brand: m.brand, i18n: catalog }).trim();
   const headers: Record<string, string> = { 'X-Listmonk-Subscriber': m.subscriber.uuid };
   if (m.unsubscribeHeader) {
     headers['List-Unsubscribe'] = `<${unsubscribeUrl(m.rootUrl, ZERO_UUID, m.subscriber.uuid)}>`;
@@ -82,7 +84,7 @@ export async function sendOptin(ctx: AppContext, store: OptinStore, subscriberId
   await ctx.mailer.deliverWithin('email', buildOptinMessage({
     fromEmail: ctx.settings.str('app.from_email'),
     rootUrl: ctx.settings.rootUrl(),
-    logoUrl: ctx.settings.str('app.logo_url'),
+    brand: brandOf(ctx.settings),
     lang: ctx.settings.str('app.lang'),
     subscriber: { uuid: sub.uuid, name: sub.name, email: sub.email },
     lists: pending.map((l) => ({ uuid: l.uuid, name: l.name, type: l.type })),

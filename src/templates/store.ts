@@ -1,6 +1,7 @@
 // Templates: queries and rules (types, the default template, deletion rules). The templates'
 // own rows go through drizzle; the two statements that repoint campaigns stay named SQL.
 import { count, eq, sql } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import { NOW, templates } from '../db/schema.ts';
 import { param, preparedStatements } from '../db/index.ts';
@@ -56,6 +57,9 @@ const statements = (db: DB) => preparedStatements(db, {
 const SQL = {
   repointCampaigns: 'UPDATE campaigns SET template_id = ? WHERE template_id = ?',
   clearArchiveRefs: 'UPDATE campaigns SET archive_template_id = NULL WHERE archive_template_id = ?',
+  // A shipped template, found by its type and install-time name.
+  shippedRows: 'SELECT id, body FROM templates WHERE type = ? AND name = ?',
+  setBody: `UPDATE templates SET body = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
 };
 
 export interface TemplateInput {
@@ -131,6 +135,25 @@ export class TemplateStore {
       this.sql(SQL.clearArchiveRefs).run(id);
       this.q.delete.run({ id });
     }).immediate();
+  }
+
+  /**
+   * Brings the shipped templates nobody edited (their body is one an earlier version shipped)
+   * up to this version's body; edited ones are left alone. Answers the names of those upgraded.
+   */
+  upgradeUntouched(): string[] {
+    const upgraded: string[] = [];
+    this.db.transaction(() => {
+      for (const d of defaultTemplates) {
+        if (!d.earlierBodies.length) continue;
+        const rows = this.sql<[string, string], { id: number; body: string }>(SQL.shippedRows).all(d.type, d.name);
+        for (const r of rows.filter((x) => d.earlierBodies.includes(createHash('sha256').update(x.body).digest('hex')))) {
+          this.sql(SQL.setBody).run(d.body, r.id);
+          upgraded.push(d.name);
+        }
+      }
+    }).immediate();
+    return upgraded;
   }
 
   /** Install: the shipped templates, in listmonk's order. */

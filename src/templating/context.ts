@@ -8,6 +8,31 @@ export interface I18nCatalog {
   messages: Readonly<Record<string, string>>;
 }
 
+/** The newsletter's brand (Settings → General), as templates see it through `Brand`. */
+export interface BrandInfo {
+  /** app.site_name. */
+  name: string;
+  /** app.logo_url ('' = none). */
+  logoURL: string;
+  /** app.accent_color, a #rrggbb colour. */
+  color: string;
+  /** app.postal_address ('' = none), lines separated by newlines. */
+  address: string;
+}
+
+/** An issue's page in the public archive: what `ArchivePage` gives its template (nil elsewhere). */
+export interface ArchivePageInfo {
+  siteName: string;
+  /** The archive's list of issues. */
+  indexURL: string;
+  /** The day the issue went out, YYYY-MM-DD. */
+  date: string;
+  newer: { url: string; title: string } | null;
+  older: { url: string; title: string } | null;
+  /** The subscription form with the issue's public lists ticked; '' when the form is off. */
+  subscribeURL: string;
+}
+
 export interface RenderContext {
   /** app.root_url; a trailing slash is ignored. */
   rootURL?: string;
@@ -32,6 +57,10 @@ export interface RenderContext {
    * TrackView nothing (a visit to the page is not a view of a mail).
    */
   publicPageURL?: string;
+  /** Behind `Brand` (absent: empty name, logo and address, the default accent colour). */
+  brand?: BrandInfo;
+  /** Set on an archive page: behind `ArchivePage`. */
+  archivePage?: ArchivePageInfo;
   /** Catalogue behind `L`. Missing: keys translate to themselves. */
   i18n?: I18nCatalog;
   /** Clock for Date/now (defaults to the system clock). */

@@ -46,7 +46,7 @@ import { SPRIG } from './funcs/sprig.ts';
 import { isEmptyList, parseTemplate, type Tree } from './parse.ts';
 import { setMeter } from './meter.ts';
 
-export type { RenderContext, I18nCatalog } from './context.ts';
+export type { ArchivePageInfo, BrandInfo, RenderContext, I18nCatalog } from './context.ts';
 export type { Limits } from './exec.ts';
 export { TemplateError } from './errors.ts';
 export { safe, SafeHTML, struct } from './value.ts';

@@ -3,8 +3,8 @@
 // privacy.individual_tracking; preview renders (zero campaign UUID) are never counted.
 import type { Context } from 'hono';
 import type { AppContext } from '../context.ts';
-import { archiveEnv, archiveLayoutFor, archivePageUrl, layoutFor, renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
-import { archiveSubscriber, compileCampaign, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
+import { archiveHtml, archivePageUrl, archiveTitle, layoutFor, publishedAt, renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
+import { compileCampaign, RenderError, ZERO_UUID } from '../campaigns/render.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { notFound } from '../http/errors.ts';
@@ -13,7 +13,7 @@ import { sendPreview } from '../http/preview.ts';
 import { LIMITS } from '../http/limits.ts';
 import { pagingQuery, parsePaging, type Paging } from '../http/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
-import { isUuid, z } from '../http/schema.ts';
+import { isUuid, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import { linkUuid } from '../public/link.ts';
 import { publicLook } from '../public/look.ts';
@@ -48,7 +48,8 @@ export const TRACKING_PAGES = [
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
 function archiveQuery() {
-  return z.object({ ...pagingQuery });
+  // listmgr: `q` searches the subjects and texts (every word, as a prefix).
+  return z.object({ ...pagingQuery, q: q.str() });
 }
 
 type ArchiveQuery = Input<undefined, ReturnType<typeof archiveQuery>>;
@@ -133,35 +134,23 @@ function webView(c: C, s: Deps) {
 
 const archiveEnabled = (s: Deps) => s.settings.bool('app.enable_public_archive');
 const entryUrl = (s: Deps, c: CampaignRow) => archivePageUrl(s.settings.rootUrl(), c);
-const metaSubscriber = (c: CampaignRow): RenderSubscriber => archiveSubscriber(c.archive_meta);
-const published = (c: CampaignRow) => c.send_at ?? c.created_at;
-
-/** The subject as the archive shows it (rendered for the archive subscriber; as written if that fails). */
-function archiveSubject(s: Deps, c: CampaignRow): string {
-  if (!c.subject.includes('{{')) return c.subject;
-  try {
-    return compileCampaign({ ...c, body: '' }, null, renderEnv(s, s.tracking, 'view')).render(metaSubscriber(c)).subject;
-  } catch {
-    return c.subject;
-  }
-}
-
-function archiveHtml(s: Deps, c: CampaignRow): string {
-  return compileCampaign(c, archiveLayoutFor(s.campaignStore, c), archiveEnv(s, s.tracking, 'view', c)).render(metaSubscriber(c)).html;
-}
+const title = (s: Deps, c: CampaignRow) => archiveTitle(s, s.tracking, c);
 
 function archivePage(c: C, s: Deps, { query }: ArchiveQuery) {
   if (!archiveEnabled(s)) return errorPage(c, s, 404, 'Not found', 'The archive is not available.');
   const paging = archivePaging(query);
-  const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset);
-  const entries = rows.map((r) => ({ url: entryUrl(s, r), subject: archiveSubject(s, r), date: published(r).slice(0, 10) }));
+  const search = (query.q ?? '').trim().slice(0, LIMITS.archiveSearchChars);
+  const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset, search);
+  const entries = rows.map((r) => ({ url: entryUrl(s, r), subject: title(s, r), date: publishedAt(r).slice(0, 10) }));
   const pages = paging.all ? 1 : Math.ceil(total / paging.perPage);
-  // The page size the reader chose stays in the links.
-  const perPage = query.per_page ? `&per_page=${paging.all ? 'all' : paging.perPage}` : '';
-  const link = (page: number) => `?page=${page}${perPage}`;
+  // The search and the page size the reader chose stay in the links.
+  const kept = new URLSearchParams();
+  if (search) kept.set('q', search);
+  if (query.per_page) kept.set('per_page', paging.all ? 'all' : String(paging.perPage));
+  const link = (page: number) => `?${new URLSearchParams([['page', String(page)], ...kept]).toString()}`;
   const subscribe = s.settings.bool('app.enable_public_subscription_page') ? '/subscription/form' : null;
-  const body = ArchiveList({ entries, newer: paging.page > 1 ? link(paging.page - 1) : null, older: paging.page < pages ? link(paging.page + 1) : null, subscribe });
-  return sendPage(c, { ...publicLook(s.settings), indexable: true, title: 'Archive', body });
+  const body = ArchiveList({ entries, search, total, newer: paging.page > 1 ? link(paging.page - 1) : null, older: paging.page < pages ? link(paging.page + 1) : null, subscribe });
+  return sendPage(c, { ...publicLook(s.settings), indexable: !search, title: 'Archive', body, feedUrl: '/archive.xml' });
 }
 
 function archiveRss(c: C, s: Deps, { query }: ArchiveQuery) {
@@ -173,20 +162,21 @@ function archiveRss(c: C, s: Deps, { query }: ArchiveQuery) {
     let content: string | null = null;
     if (withContent) {
       try {
-        content = archiveHtml(s, r);
+        content = archiveHtml(s, s.campaignStore, s.tracking, 'view', r);
       } catch {
         content = null;
       }
     }
-    return { title: archiveSubject(s, r), link: entryUrl(s, r), pubDate: new Date(published(r)).toUTCString(), content };
+    return { title: title(s, r), link: entryUrl(s, r), pubDate: new Date(publishedAt(r)).toUTCString(), content };
   });
-  const xml = archiveFeed({ title: s.settings.str('app.site_name'), link: s.settings.rootUrl() }, items);
+  const root = s.settings.rootUrl();
+  const xml = archiveFeed({ title: s.settings.str('app.site_name') || 'Archive', link: `${root}/archive`, self: `${root}/archive.xml` }, items);
   return c.body(xml, 200, { 'Content-Type': 'application/rss+xml; charset=utf-8' });
 }
 
 function showArchived(c: C, s: Deps, campaign: CampaignRow | undefined) {
   if (!archiveEnabled(s) || !campaign) return errorPage(c, s, 404, 'Not found', 'This message is not in the archive.');
-  return renderCampaign(c, s, campaign, () => archiveHtml(s, campaign), true);
+  return renderCampaign(c, s, campaign, () => archiveHtml(s, s.campaignStore, s.tracking, 'view', campaign), true);
 }
 
 function latestArchived(c: C, s: Deps) {
@@ -200,7 +190,7 @@ function archived(c: C, s: Deps) {
 function archiveApi(c: C, s: Deps, { query }: ArchiveQuery) {
   if (!archiveEnabled(s)) throw notFound('the public archive is disabled');
   const paging = archivePaging(query);
-  const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset);
-  const results = rows.map((r) => ({ uuid: r.uuid, subject: archiveSubject(s, r), content: '', created_at: r.created_at, send_at: r.send_at, url: entryUrl(s, r) }));
+  const { rows, total } = s.campaignStore.archived(paging.limit, paging.offset, (query.q ?? '').slice(0, LIMITS.archiveSearchChars));
+  const results = rows.map((r) => ({ uuid: r.uuid, subject: title(s, r), content: '', created_at: r.created_at, send_at: r.send_at, url: entryUrl(s, r) }));
   return ok(c, pageResults(results, total, paging, { zeroWhenEmpty: true }));
 }

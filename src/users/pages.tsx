@@ -22,7 +22,7 @@ export function LoginForm({ next, error = '' }: { next: string; error?: string }
         <button type="submit">Sign in</button>
       </form>
       <p class="muted"><a href="/admin/forgot">Forgot your password?</a> Where no mail is set up yet, someone with access to the server sets a new one with <code>{CLI_NAME} user reset-password NAME</code>.</p>
-      <p class="muted">First sign-in? The admin user (<code>admin</code> unless another name was chosen) and its password were printed once, when <code>{CLI_NAME} install</code> ran (or set by <code>LISTMGR_ADMIN_PASSWORD</code>). Lost it? On the server, run <code>{CLI_NAME} user reset-password admin</code>.</p>
+      <p class="muted">First sign-in? The admin user (<code>admin</code> unless another name was chosen) and its password were printed once, by <code>{CLI_NAME} install</code> or by the first <code>{CLI_NAME} serve</code>, whichever ran first (unless <code>LISTMGR_ADMIN_PASSWORD</code> set it). Lost it? On the server, run <code>{CLI_NAME} user reset-password admin</code>.</p>
     </>
   );
 }

@@ -286,7 +286,7 @@ describe('the first-run checklist', () => {
   it('says on the login page where the admin password came from and how to reset it', async () => {
     const t = server();
     const res = await getPage(t, null, '/admin/login');
-    assert.match(res.body, /printed once, when <code>\.\/listmgr install<\/code> ran/);
+    assert.match(res.body, /printed once, by <code>\.\/listmgr install<\/code> or by the first <code>\.\/listmgr serve<\/code>, whichever ran first/);
     assert.match(res.body, /<code>\.\/listmgr user reset-password admin<\/code>/);
   });
 });

@@ -383,11 +383,11 @@ describe('preview, test send, archive', () => {
       t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c.id);
     }
     const first = await (await fetch(`${t.url}/archive?per_page=1`)).text();
-    assert.match(first, /<a href="\?page=2&amp;per_page=1">Older<\/a>/);
+    assert.match(first, /<a href="\?page=2&amp;per_page=1">Older →<\/a>/);
     assert.doesNotMatch(first, /Newer/);
     const second = await (await fetch(`${t.url}/archive?page=2&per_page=1`)).text();
-    assert.match(second, /<a href="\?page=1&amp;per_page=1">Newer<\/a>/);
-    assert.match(second, /<a href="\?page=3&amp;per_page=1">Older<\/a>/);
+    assert.match(second, /<a href="\?page=1&amp;per_page=1">← Newer<\/a>/);
+    assert.match(second, /<a href="\?page=3&amp;per_page=1">Older →<\/a>/);
     assert.match(await (await fetch(`${t.url}/archive`)).text(), /Paged two/);
   });
 });

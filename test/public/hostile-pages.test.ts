@@ -34,7 +34,7 @@ const unesc = (s: string) => s.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string)
 /** The tags the pages are made of; anything else came from a value. */
 const TAGS = new Set([
   'html', 'head', 'meta', 'title', 'link', 'style', 'script', 'body', 'div', 'header', 'span', 'img', 'main', 'h1', 'h2', 'p',
-  'form', 'input', 'label', 'fieldset', 'legend', 'br', 'button', 'ul', 'li', 'a', 'footer', 'strong', 'code',
+  'form', 'input', 'label', 'fieldset', 'legend', 'br', 'button', 'ul', 'li', 'a', 'footer', 'strong', 'code', 'time', 'nav', 'section',
 ]);
 const SCRIPTS = new Set(['/public/custom.js']);
 const URL_ATTRS = new Set(['href', 'src', 'action', 'formaction']);

@@ -1,7 +1,7 @@
 // listmonk's own template functions and the three function sets (generic, campaign,
 // system) that decide which names a template may use.
 
-import type { RenderContext, I18nCatalog } from '../context.ts';
+import type { ArchivePageInfo, BrandInfo, RenderContext, I18nCatalog } from '../context.ts';
 import { ExecError, type FuncDef } from '../exec.ts';
 import { formatGoTime, localTime } from '../gotime.ts';
 import { formatV, goTypeName, SafeHTML, struct, variadic } from '../value.ts';
@@ -97,10 +97,43 @@ function i18nStruct(cat: I18nCatalog): object {
 
 const def = (params: string, fn: FuncDef['fn'], variadic?: FuncDef['variadic']): FuncDef => ({ params, fn, variadic });
 
-/** Date, L, Safe: in every set. */
+/** The accent colour of a render without a brand (the shipped templates' blue). */
+export const DEFAULT_ACCENT = '#0b57d0';
+
+/** White or near-black, whichever reads better on a #rrggbb background (WCAG relative luminance). */
+function textOn(hex: string): string {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  // Contrast with white (1.05 / (l + .05)) against contrast with #111 ((l + .05) / .0558).
+  return 1.05 / (l + 0.05) >= (l + 0.05) / 0.0558 ? '#ffffff' : '#111111';
+}
+
+/** listmgr's `Brand`: .Name, .LogoURL, .Color (the accent), .OnColor (text on it), .Address and .AddressLines (its non-empty lines). */
+function brandStruct(b: BrandInfo | undefined): object {
+  const address = b?.address ?? '';
+  return struct('listmgr.Brand', {
+    Name: b?.name ?? '',
+    LogoURL: b?.logoURL ?? '',
+    Color: b?.color || DEFAULT_ACCENT,
+    OnColor: textOn(b?.color || DEFAULT_ACCENT),
+    Address: address,
+    AddressLines: address.split(/\r?\n/).map((l) => l.trim()).filter(Boolean),
+  });
+}
+
+/** listmgr's `ArchivePage`: nil outside an archive page. */
+function archivePageStruct(p: ArchivePageInfo | undefined): object | null {
+  if (!p) return null;
+  const link = (l: ArchivePageInfo['newer']) => (l ? struct('listmgr.ArchiveLink', { URL: l.url, Title: l.title }) : null);
+  return struct('listmgr.ArchivePage', { SiteName: p.siteName, IndexURL: p.indexURL, Date: p.date, Newer: link(p.newer), Older: link(p.older), SubscribeURL: p.subscribeURL });
+}
+
+/** Date, L, Safe, Brand: in every set. */
 export const GENERIC_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([
   ['Date', def('s', (a, st) => formatGoTime(nowLocal(st.ctx), (a[0] as string) || 'Mon Jan _2 15:04:05 2006'))],
   ['L', def('', (_a, st) => i18nStruct(st.ctx.i18n ?? EMPTY_CATALOG))],
+  // listmgr: the newsletter's name, logo, accent colour and postal address (Settings → General).
+  ['Brand', def('', (_a, st) => brandStruct(st.ctx.brand))],
   ['Safe', { params: 's', fn: (a) => new SafeHTML(a[0] as string), pure: true }],
 ]);
 
@@ -131,6 +164,8 @@ export const CAMPAIGN_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, F
   ['SubscribeURL', def('', (_a, st) => st.ctx.subscribeURL ?? '')],
   ['ArchiveURL', def('', (_a, st) => `${rootURL(st.ctx)}/archive`)],
   ['RootURL', def('', (_a, st) => rootURL(st.ctx))],
+  // listmgr: the site name, date, neighbours and subscribe link of an archive page; nil in mails.
+  ['ArchivePage', def('', (_a, st) => archivePageStruct(st.ctx.archivePage))],
 ]);
 
 export const SYSTEM_LISTMONK: ReadonlyMap<string, FuncDef> = new Map<string, FuncDef>([

@@ -4,10 +4,11 @@
 // what the page loaded, and only the settings that changed sent to PUT /api/settings. A refusal
 // is shown beside the control whose path the API's message names, on its tab, and nothing typed
 // is lost. SMTP blocks are added, removed, filled from presets and tested; the bounce mailbox
-// is scanned on demand.
+// is scanned on demand; the logo can be picked from the media library.
 import { api, ApiError, navigate, pageData } from '../api.ts';
 import { clicked } from '../dialog.ts';
 import { clearErrors, FieldError } from '../form.ts';
+import { pickMedia } from '../media-picker.ts';
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 type Json = Record<string, unknown>;
@@ -270,6 +271,16 @@ export function settingsPage() {
     },
     captchaChanged() {
       showCaptchaFields(form());
+    },
+    /** The logo from the media library (an image), into the logo's field. */
+    async pickLogo(this: State) {
+      const trigger = clicked(this.$event);
+      const picked = await pickMedia({ title: 'Choose the logo', verb: 'Choose', images: true });
+      trigger.focus();
+      if (!picked) return;
+      const field = form().querySelector<HTMLInputElement>('[data-key="app.logo_url"]')!;
+      field.value = picked.url;
+      field.dispatchEvent(new Event('input', { bubbles: true }));
     },
     addBlock(this: State) {
       const key = clicked(this.$event).dataset.add ?? '';
