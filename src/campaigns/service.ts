@@ -8,13 +8,14 @@ import type { AppContext } from '../context.ts';
 import { loggedIds } from '../log.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
+import { emailProblem, nameFromEmail } from '../subscribers/email.ts';
 import { subscriberScope } from '../subscribers/service.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
 import { archiveEnv, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
 import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignReach, type CampaignRow, type CampaignStatus,
-  type Bucket, type CampaignStore, type ContentType, type EngagementRow,
+  type Bucket, type CampaignStore, type ContentType, type EngagementRow, type SubscriberRow,
 } from './store.ts';
 
 export const CAMPAIGN_TYPES = ['regular', 'optin'] as const;
@@ -168,6 +169,9 @@ export interface CampaignRates extends Omit<CampaignReach, 'viewers' | 'clickers
 
 export type EngagementType = 'views' | 'clicks';
 export const ENGAGEMENT_TYPES: readonly EngagementType[] = ['views', 'clicks'];
+
+/** The most addresses one test send may go to. */
+export const TEST_RECIPIENTS = 10;
 
 /** Rows per batch of the who-viewed / who-clicked CSV export. */
 const EXPORT_BATCH = 1000;
@@ -464,22 +468,40 @@ export class CampaignService {
       compileCampaign(camp, layout, archiveEnv(this.ctx, this.tracking, 'preview', c)).render(archiveSubscriber(over.archive_meta ?? c.archive_meta)).html);
   }
 
-  /** Sends the (possibly edited, unsaved) campaign to existing subscribers; nothing is counted. */
+  /**
+   * Sends the (possibly edited, unsaved) campaign to at most TEST_RECIPIENTS addresses; nothing
+   * is counted. A subscriber the actor may see gets their own message; any other address gets
+   * a stand-in subscriber (its name from the part before `@`, the attributes of the campaign's
+   * archive subscriber), which only a user who may send campaigns (`campaigns:send`) may mail.
+   */
   async testSend(actor: Actor, id: number, input: CampaignTest): Promise<void> {
     const c = this.manageable(actor, id);
-    const emails = (input.subscribers ?? []).map((e) => e.trim().toLowerCase()).filter(Boolean);
-    if (!emails.length) throw badRequest('"subscribers" is required: give the e-mail addresses of existing subscribers');
+    const emails = [...new Set((input.subscribers ?? []).map((e) => e.trim().toLowerCase()).filter(Boolean))];
+    if (!emails.length) throw badRequest('"subscribers" is required: give one or more e-mail addresses');
+    if (emails.length > TEST_RECIPIENTS) throw badRequest(`"subscribers": at most ${TEST_RECIPIENTS} addresses per test, not ${emails.length}`);
+    for (const e of emails) {
+      const problem = emailProblem(e, { allow: [], block: [] });
+      if (problem) throw badRequest(`"subscribers": ${problem}`);
+    }
     // A bare form (template_id only) tests the stored campaign on its stored lists.
     const { fields } = this.fields(actor, { ...input, lists: input.lists === undefined ? this.store.listIds(id) : input.lists ?? undefined }, c);
     const lists = permittedLists(actor, 'get');
-    const subs = this.store.subscribersByEmail(emails)
-      .filter((s) => lists === 'all' || this.store.subscriberListIds(s.id).some((l) => lists.includes(l)));
-    if (!subs.length) throw badRequest('none of the given addresses belongs to a subscriber you can access');
+    const known = new Map(this.store.subscribersByEmail(emails)
+      .filter((s) => lists === 'all' || this.store.subscriberListIds(s.id).some((l) => lists.includes(l)))
+      .map((s) => [s.email, s]));
+    const others = emails.filter((e) => !known.has(e));
+    if (others.length && !can(actor, 'campaigns:send')) {
+      throw forbidden(`"subscribers": ${others.join(', ')} ${others.length === 1 ? 'is not a subscriber' : 'are not subscribers'} you can access; a test to any address needs the campaigns:send permission`);
+    }
     const camp: CampaignRow = { ...c, ...fields, template_id: input.template_id ?? fields.template_id };
     const unavailable = this.ctx.mailer.unavailable(camp.messenger);
     if (unavailable) throw badRequest(`the test message cannot be sent: ${unavailable}`);
     const compose = RenderError.describing('the campaign does not render', () =>
       composer(this.ctx, this.store, this.tracking, camp, loadAttachments(this.ctx, this.store, c.id)));
+    const attribs = JSON.stringify(archiveSubscriber(camp.archive_meta ?? {}).attribs);
+    const now = new Date().toISOString();
+    const subs = emails.map((email): SubscriberRow => known.get(email)
+      ?? { id: 0, uuid: ZERO_UUID, email, name: nameFromEmail(email, 'local'), attribs, status: 'enabled', created_at: now, updated_at: now });
     for (const s of subs) {
       const message = RenderError.describing(`the campaign does not render for ${s.email}`, () => compose.message(s));
       try {
@@ -488,7 +510,7 @@ export class CampaignService {
         throw new HttpError(502, `test message to ${s.email} failed: ${(e as Error).message}`);
       }
     }
-    this.ctx.log.info(`campaign ${c.id} "${c.name}": test sent to ${loggedIds('subscriber', subs.map((x) => x.id))} by ${actor.username}`);
+    this.ctx.log.info(`campaign ${c.id} "${c.name}": test sent to ${loggedIds('subscriber', [...known.values()].map((x) => x.id))}${others.length ? ` and ${others.length} other address(es)` : ''} by ${actor.username}`);
   }
 
   runningStats(onlyId: number | null): Record<string, unknown>[] {
