@@ -165,6 +165,14 @@ export interface CampaignRates extends Omit<CampaignReach, 'viewers' | 'clickers
   click_to_open: number | null;
   bounce_rate: number | null;
   unsubscribe_rate: number | null;
+  /**
+   * With individual tracking off: views and clicks per message sent (at most 1), from every
+   * view and click counted without the subscriber, so approximate (a reader opening twice
+   * counts twice; mail apps that load no images count none). Null when tracking is individual
+   * (the exact rates above apply) or nothing was sent.
+   */
+  approx_open_rate: number | null;
+  approx_click_rate: number | null;
 }
 
 export type EngagementType = 'views' | 'clicks';
@@ -565,10 +573,12 @@ export class CampaignService {
     return this.store.reach(ids).map((r) => {
       const viewers = individual ? r.viewers : null;
       const clickers = individual ? r.clickers : null;
+      const approx = (n: number) => (individual ? null : ratio(Math.min(n, r.sent), r.sent));
       return {
         ...r, viewers, clickers,
         open_rate: ratio(viewers, r.sent), click_rate: ratio(clickers, r.sent), click_to_open: ratio(clickers, viewers),
         bounce_rate: ratio(r.bounced, r.sent), unsubscribe_rate: ratio(r.unsubscribed, r.sent),
+        approx_open_rate: approx(r.views), approx_click_rate: approx(r.clicks),
       };
     });
   }
