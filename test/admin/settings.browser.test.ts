@@ -216,6 +216,9 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     await block.getByRole('button', { name: 'SMTP connection test' }).click();
     await offer.waitFor();
     await screenshot(page, 'settings-smtp-enable-offer');
+    await page.setViewportSize({ width: 390, height: 900 });
+    await screenshot(page, 'settings-smtp-enable-offer');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // Leaving now asks first (the change is not saved); staying keeps what was typed.
     // (The tab's own listener dismisses it, and records it as a problem: taken out below.)
