@@ -194,6 +194,8 @@ button.fill{margin-top:.3rem}
 .checklist li.done .tick{background:var(--accent);border-color:var(--accent);color:var(--on-accent)}
 .checklist li.done a{color:var(--muted)}
 .checklist .help,.card .help{display:block;color:var(--muted);font-size:.85rem}
+.tracking-choice{border-top:1px solid var(--border);margin-top:.5rem;padding-top:.5rem}.tracking-choice h3{margin:.25rem 0;font-size:1rem}
+.banner h2{margin:0 0 .35rem;font-size:1.05rem}.banner p{margin:.3rem 0}.banner ul{margin:.3rem 0;padding-left:1.2rem}.campaign-progress{margin:.5rem 0 1rem}
 .ops{display:grid;grid-template-columns:repeat(auto-fill,minmax(21rem,1fr));gap:0 1rem;align-items:start}
 .facts{display:grid;grid-template-columns:fit-content(40%) 1fr;gap:.3rem 1rem;margin:0}.facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}
 .facts.aligned{grid-template-columns:min(17rem,40%) minmax(0,1fr)}

@@ -100,10 +100,25 @@ function Deferred({ c, t, tag }: { c: CampaignJson; t: AdminView['t']; tag: 'div
   );
 }
 
-function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignRights }): JSX.Element {
-  const done = c.to_send > 0 ? Math.min(100, Math.round((c.sent / c.to_send) * 100)) : 0;
+/** The share of a campaign's messages sent, in whole percent. */
+function percentSent(c: Pick<CampaignJson, 'sent' | 'to_send'>): number {
+  return c.to_send > 0 ? Math.min(100, Math.round((c.sent / c.to_send) * 100)) : 0;
+}
+
+/** A running or paused campaign's progress bar and (filled while it runs) its send rate. */
+function Progress({ c, t }: { c: CampaignJson; t: AdminView['t'] }): JSX.Element {
+  const done = percentSent(c);
   return (
-    <tr data-campaign={String(c.id)}>
+    <>
+      <progress max="100" value={String(done)} aria-label={t('admin.campaigns.progress', { name: c.name })}>{done}%</progress>
+      <div class="muted" data-rate></div>
+    </>
+  );
+}
+
+function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignRights }): JSX.Element {
+  return (
+    <tr data-campaign={String(c.id)} data-running={c.status === 'running' ? '' : undefined}>
       {may.manage ? <td class="check">{c.status === 'running' ? null : <input type="checkbox" data-row value={String(c.id)} x-model="selected" aria-label={t('admin.selectRow', { name: c.name })} />}</td> : null}
       <td>
         <StatusTag campaign={c} t={t} />
@@ -131,12 +146,7 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
         {c.failed > 0 ? <div class="danger-text">{t('admin.campaigns.failed')}: {formatNumber(c.failed)}</div> : null}
         <Deferred c={c} t={t} tag="div" />
         <div><a href={`/admin/subscribers/bounces?campaign_id=${c.id}`}>{t('globals.terms.bounces')}</a>: {formatNumber(c.bounces)}</div>
-        {c.status === 'running' || c.status === 'paused' ? (
-          <>
-            <progress max="100" value={String(done)} aria-label={t('admin.campaigns.progress', { name: c.name })}>{done}%</progress>
-            <div class="muted" data-rate></div>
-          </>
-        ) : null}
+        {c.status === 'running' || c.status === 'paused' ? <Progress c={c} t={t} /> : null}
       </td>
       <td>
         <div class="row-actions">
@@ -150,6 +160,26 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
         </div>
       </td>
     </tr>
+  );
+}
+
+/**
+ * Why a campaign is paused (the sender's reason: a relay that refused, a messenger gone...) and
+ * what to do: Resume goes on where it stopped; a mail server fault is fixed under Settings → SMTP.
+ */
+function PausedBanner({ c, t, may, settings }: { c: CampaignJson; t: AdminView['t']; may: CampaignRights; settings: boolean }): JSX.Element {
+  return (
+    <section class="banner warn paused-banner" aria-labelledby="paused-title">
+      <h2 id="paused-title">{t('admin.campaigns.pausedTitle')}</h2>
+      <p>{c.status_reason ? t('admin.campaigns.pausedReason', { reason: c.status_reason }) : t('admin.campaigns.pausedByHand')}</p>
+      <p>
+        {may.send ? t('admin.campaigns.pausedResume') : t('admin.campaigns.pausedResumeAsk')}{' '}
+        {settings ? <>{t('admin.campaigns.pausedSmtp')} <a href="/admin/settings#smtp">{t('admin.campaigns.pausedSmtpLink')}</a>.</> : null}
+      </p>
+      {may.send ? (
+        <button type="button" data-id={String(c.id)} data-name={c.name} data-status="running" data-label={t('admin.campaigns.resume')} x-on:click="changeStatus">{t('admin.campaigns.resume')}</button>
+      ) : null}
+    </section>
   );
 }
 
@@ -470,12 +500,14 @@ function campaignPage(c: AdminContext, s: Services) {
             <button type="button" class={status === 'cancelled' ? 'danger' : ''} data-id={String(campaign.id)} data-name={campaign.name} data-status={status} data-label={t(label)} {...summaryData(campaign, status)} x-on:click="changeStatus">{t(label)}</button>
           )) : null}
         </PageHead>
+        {campaign.status === 'paused' ? <PausedBanner c={campaign} t={t} may={may} settings={can(actor, 'settings:get')} /> : null}
         <div class="ids">
           <span>{t('globals.fields.id')}: <code>{campaign.id}</code></span>
           <span>{t('globals.fields.uuid')}: <code>{campaign.uuid}</code></span>
           <span>{t('campaigns.sent')}: <span data-sent>{formatNumber(campaign.sent)}</span> / <span data-to-send>{formatNumber(campaign.to_send)}</span></span>
           <Deferred c={campaign} t={t} tag="span" />
         </div>
+        {campaign.status === 'running' || campaign.status === 'paused' ? <div class="campaign-progress"><Progress c={campaign} t={t} /></div> : null}
         <CampaignForm d={d} view={view} editable={editable} />
         {may.manage ? (
           <section class="card" aria-labelledby="test-title">

@@ -59,40 +59,57 @@ function CountRate({ n, rate }: { n: number | null; rate: number | null }): JSX.
   return <>{formatNumber(n)} <span class="muted small">· <Rate value={rate} /></span></>;
 }
 
+/**
+ * An anonymous figure (individual tracking off): "≈ 41.2%" with the count it comes from
+ * ("412 views"); a dash when nothing was sent.
+ */
+function ApproxRate({ n, rate, unit, t }: { n: number; rate: number | null; unit: 'views' | 'clicks'; t: AdminView['t'] }): JSX.Element {
+  if (rate === null) return <span class="muted">—</span>;
+  return (
+    <span class="approx">
+      <abbr title={t('admin.analytics.approxTitle')}>≈</abbr> <Rate value={rate} />
+      <span class="muted small"> · {t(`admin.analytics.approx.${unit}`, { n: formatNumber(n) })}</span>
+    </span>
+  );
+}
+
 /** The send record of each campaign with its rates (all time, not the date range). */
 function RatesTable({ rates, names, t, readersLink }: { rates: CampaignRates[]; names: Map<number, string>; t: AdminView['t']; readersLink: boolean }): JSX.Element {
   return (
-    <div class="table-wrap rates-wrap">
-      <table class="rates">
-        <thead>
-          <tr>
-            <th scope="col">{t('globals.terms.campaign')}</th>
-            <th scope="col" class="num">{t('campaigns.sent')}</th>
-            <th scope="col" class="num">{t('admin.analytics.opened')}</th>
-            <th scope="col" class="num">{t('admin.analytics.clicked')}</th>
-            <th scope="col" class="num">{t('admin.analytics.clickToOpen')}</th>
-            <th scope="col" class="num">{t('admin.analytics.bounced')}</th>
-            <th scope="col" class="num">{t('admin.analytics.unsubscribed')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rates.map((r) => (
-            <tr data-rates={String(r.campaign_id)}>
-              <td>
-                <a href={`/admin/campaigns/${r.campaign_id}`}>{names.get(r.campaign_id) ?? ''}</a>
-                {readersLink ? <div class="small"><a href={`/admin/campaigns/${r.campaign_id}/analytics`}>{t('admin.analytics.readers')}</a></div> : null}
-              </td>
-              <td class="num">{formatNumber(r.sent)}</td>
-              <td class="num" data-rate="open"><CountRate n={r.viewers} rate={r.open_rate} /></td>
-              <td class="num" data-rate="click"><CountRate n={r.clickers} rate={r.click_rate} /></td>
-              <td class="num" data-rate="cto"><Rate value={r.click_to_open} /></td>
-              <td class="num" data-rate="bounce"><CountRate n={r.bounced} rate={r.bounce_rate} /></td>
-              <td class="num" data-rate="unsubscribe"><CountRate n={r.unsubscribed} rate={r.unsubscribe_rate} /></td>
+    <>
+      <div class="table-wrap rates-wrap">
+        <table class="rates">
+          <thead>
+            <tr>
+              <th scope="col">{t('globals.terms.campaign')}</th>
+              <th scope="col" class="num">{t('campaigns.sent')}</th>
+              <th scope="col" class="num">{t('admin.analytics.opened')}</th>
+              <th scope="col" class="num">{t('admin.analytics.clicked')}</th>
+              <th scope="col" class="num">{t('admin.analytics.clickToOpen')}</th>
+              <th scope="col" class="num">{t('admin.analytics.bounced')}</th>
+              <th scope="col" class="num">{t('admin.analytics.unsubscribed')}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+          </thead>
+          <tbody>
+            {rates.map((r) => (
+              <tr data-rates={String(r.campaign_id)}>
+                <td>
+                  <a href={`/admin/campaigns/${r.campaign_id}`}>{names.get(r.campaign_id) ?? ''}</a>
+                  {readersLink ? <div class="small"><a href={`/admin/campaigns/${r.campaign_id}/analytics`}>{t('admin.analytics.readers')}</a></div> : null}
+                </td>
+                <td class="num">{formatNumber(r.sent)}</td>
+                <td class="num" data-rate="open">{r.viewers === null ? <ApproxRate n={r.views} rate={r.approx_open_rate} unit="views" t={t} /> : <CountRate n={r.viewers} rate={r.open_rate} />}</td>
+                <td class="num" data-rate="click">{r.clickers === null ? <ApproxRate n={r.clicks} rate={r.approx_click_rate} unit="clicks" t={t} /> : <CountRate n={r.clickers} rate={r.click_rate} />}</td>
+                <td class="num" data-rate="cto"><Rate value={r.click_to_open} /></td>
+                <td class="num" data-rate="bounce"><CountRate n={r.bounced} rate={r.bounce_rate} /></td>
+                <td class="num" data-rate="unsubscribe"><CountRate n={r.unsubscribed} rate={r.unsubscribe_rate} /></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {rates.some((r) => r.approx_open_rate !== null) ? <p class="help" data-approx>{t('admin.analytics.approxHelp')}</p> : null}
+    </>
   );
 }
 

@@ -39,7 +39,7 @@ export const CAMPAIGN_ROUTES = [
   route({ method: 'PUT', path: '/campaigns/:id', access: MANAGE, handler: updateCampaign, body: campaignChanges, summary: 'Changes a draft, scheduled or paused campaign (fields not given keep their value)' }),
   route({ method: 'PUT', path: '/campaigns/:id/status', access: 'campaigns:send', handler: setCampaignStatus, body: statusChange, summary: 'Starts, schedules, pauses, cancels or unschedules a campaign' }),
   route({ method: 'PUT', path: '/campaigns/:id/archive', access: MANAGE, handler: setCampaignArchive, body: archiveChanges, summary: 'Publishes a campaign in the public archive or withdraws it, with its slug, template and stand-in subscriber' }),
-  route({ method: 'POST', path: '/campaigns/:id/test', access: MANAGE, handler: testCampaign, body: campaignTest, bodyKind: 'json-or-form', summary: 'Sends the campaign as edited (unsaved) to existing subscribers, uncounted' }),
+  route({ method: 'POST', path: '/campaigns/:id/test', access: MANAGE, handler: testCampaign, body: campaignTest, bodyKind: 'json-or-form', summary: 'Sends the campaign as edited (unsaved) to up to 10 addresses, uncounted: subscribers the caller may see get their own message; other addresses (campaigns:send only) a stand-in subscriber' }),
   route({ method: 'DELETE', path: '/campaigns', access: MANAGE, handler: deleteCampaigns, query: deleteQuery, summary: 'Deletes campaigns by id, by name or subject search, or all the caller may manage' }),
   route({ method: 'DELETE', path: '/campaigns/:id', access: MANAGE, handler: deleteCampaign, summary: 'Deletes a campaign that is not running' }),
 ];

@@ -8,13 +8,14 @@ import type { AppContext } from '../context.ts';
 import { loggedIds } from '../log.ts';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
+import { emailProblem, nameFromEmail } from '../subscribers/email.ts';
 import { subscriberScope } from '../subscribers/service.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
 import { archiveHtml, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
-import { compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
+import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignReach, type CampaignRow, type CampaignStatus,
-  type Bucket, type CampaignStore, type ContentType, type EngagementRow,
+  type Bucket, type CampaignStore, type ContentType, type EngagementRow, type SubscriberRow,
 } from './store.ts';
 
 export const CAMPAIGN_TYPES = ['regular', 'optin'] as const;
@@ -164,10 +165,21 @@ export interface CampaignRates extends Omit<CampaignReach, 'viewers' | 'clickers
   click_to_open: number | null;
   bounce_rate: number | null;
   unsubscribe_rate: number | null;
+  /**
+   * With individual tracking off: views and clicks per message sent (at most 1), from every
+   * view and click counted without the subscriber, so approximate (a reader opening twice
+   * counts twice; mail apps that load no images count none). Null when tracking is individual
+   * (the exact rates above apply) or nothing was sent.
+   */
+  approx_open_rate: number | null;
+  approx_click_rate: number | null;
 }
 
 export type EngagementType = 'views' | 'clicks';
 export const ENGAGEMENT_TYPES: readonly EngagementType[] = ['views', 'clicks'];
+
+/** The most addresses one test send may go to. */
+export const TEST_RECIPIENTS = 10;
 
 /** Rows per batch of the who-viewed / who-clicked CSV export. */
 const EXPORT_BATCH = 1000;
@@ -497,22 +509,40 @@ export class CampaignService {
       archiveHtml(this.ctx, this.store, this.tracking, 'preview', c, { layout, meta: over.archive_meta }));
   }
 
-  /** Sends the (possibly edited, unsaved) campaign to existing subscribers; nothing is counted. */
+  /**
+   * Sends the (possibly edited, unsaved) campaign to at most TEST_RECIPIENTS addresses; nothing
+   * is counted. A subscriber the actor may see gets their own message; any other address gets
+   * a stand-in subscriber (its name from the part before `@`, the attributes of the campaign's
+   * archive subscriber), which only a user who may send campaigns (`campaigns:send`) may mail.
+   */
   async testSend(actor: Actor, id: number, input: CampaignTest): Promise<void> {
     const c = this.manageable(actor, id);
-    const emails = (input.subscribers ?? []).map((e) => e.trim().toLowerCase()).filter(Boolean);
-    if (!emails.length) throw badRequest('"subscribers" is required: give the e-mail addresses of existing subscribers');
+    const emails = [...new Set((input.subscribers ?? []).map((e) => e.trim().toLowerCase()).filter(Boolean))];
+    if (!emails.length) throw badRequest('"subscribers" is required: give one or more e-mail addresses');
+    if (emails.length > TEST_RECIPIENTS) throw badRequest(`"subscribers": at most ${TEST_RECIPIENTS} addresses per test, not ${emails.length}`);
+    for (const e of emails) {
+      const problem = emailProblem(e, { allow: [], block: [] });
+      if (problem) throw badRequest(`"subscribers": ${problem}`);
+    }
     // A bare form (template_id only) tests the stored campaign on its stored lists.
     const { fields } = this.fields(actor, { ...input, lists: input.lists === undefined ? this.store.listIds(id) : input.lists ?? undefined }, c);
     const lists = permittedLists(actor, 'get');
-    const subs = this.store.subscribersByEmail(emails)
-      .filter((s) => lists === 'all' || this.store.subscriberListIds(s.id).some((l) => lists.includes(l)));
-    if (!subs.length) throw badRequest('none of the given addresses belongs to a subscriber you can access');
+    const known = new Map(this.store.subscribersByEmail(emails)
+      .filter((s) => lists === 'all' || this.store.subscriberListIds(s.id).some((l) => lists.includes(l)))
+      .map((s) => [s.email, s]));
+    const others = emails.filter((e) => !known.has(e));
+    if (others.length && !can(actor, 'campaigns:send')) {
+      throw forbidden(`"subscribers": ${others.join(', ')} ${others.length === 1 ? 'is not a subscriber' : 'are not subscribers'} you can access; a test to any address needs the campaigns:send permission`);
+    }
     const camp: CampaignRow = { ...c, ...fields, template_id: input.template_id ?? fields.template_id };
     const unavailable = this.ctx.mailer.unavailable(camp.messenger);
     if (unavailable) throw badRequest(`the test message cannot be sent: ${unavailable}`);
     const compose = RenderError.describing('the campaign does not render', () =>
       composer(this.ctx, this.store, this.tracking, camp, loadAttachments(this.ctx, this.store, c.id)));
+    const attribs = JSON.stringify(archiveSubscriber(camp.archive_meta ?? {}).attribs);
+    const now = new Date().toISOString();
+    const subs = emails.map((email): SubscriberRow => known.get(email)
+      ?? { id: 0, uuid: ZERO_UUID, email, name: nameFromEmail(email, 'local'), attribs, status: 'enabled', created_at: now, updated_at: now });
     for (const s of subs) {
       const message = RenderError.describing(`the campaign does not render for ${s.email}`, () => compose.message(s));
       try {
@@ -521,7 +551,7 @@ export class CampaignService {
         throw new HttpError(502, `test message to ${s.email} failed: ${(e as Error).message}`);
       }
     }
-    this.ctx.log.info(`campaign ${c.id} "${c.name}": test sent to ${loggedIds('subscriber', subs.map((x) => x.id))} by ${actor.username}`);
+    this.ctx.log.info(`campaign ${c.id} "${c.name}": test sent to ${loggedIds('subscriber', [...known.values()].map((x) => x.id))}${others.length ? ` and ${others.length} other address(es)` : ''} by ${actor.username}`);
   }
 
   runningStats(onlyId: number | null): Record<string, unknown>[] {
@@ -576,10 +606,12 @@ export class CampaignService {
     return this.store.reach(ids).map((r) => {
       const viewers = individual ? r.viewers : null;
       const clickers = individual ? r.clickers : null;
+      const approx = (n: number) => (individual ? null : ratio(Math.min(n, r.sent), r.sent));
       return {
         ...r, viewers, clickers,
         open_rate: ratio(viewers, r.sent), click_rate: ratio(clickers, r.sent), click_to_open: ratio(clickers, viewers),
         bounce_rate: ratio(r.bounced, r.sent), unsubscribe_rate: ratio(r.unsubscribed, r.sent),
+        approx_open_rate: approx(r.views), approx_click_rate: approx(r.clicks),
       };
     });
   }

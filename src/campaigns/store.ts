@@ -156,6 +156,9 @@ export interface CampaignReach {
   bounced: number;
   /** Subscribers who left through the campaign's unsubscribe link (sql/0078). */
   unsubscribed: number;
+  /** Every view and click recorded, with or without the subscriber (anonymous tracking counts these only). */
+  views: number;
+  clicks: number;
 }
 
 /** One subscriber's views of a campaign, or clicks on one of its links (url set). */
@@ -263,7 +266,9 @@ const SQL = {
       (SELECT COUNT(DISTINCT v.subscriber_id) FROM campaign_views v WHERE v.campaign_id = c.id) AS viewers,
       (SELECT COUNT(DISTINCT k.subscriber_id) FROM link_clicks k WHERE k.campaign_id = c.id) AS clickers,
       (SELECT COUNT(DISTINCT b.subscriber_id) FROM bounces b WHERE b.campaign_id = c.id) AS bounced,
-      (SELECT COUNT(*) FROM campaign_unsubscribes u WHERE u.campaign_id = c.id) AS unsubscribed
+      (SELECT COUNT(*) FROM campaign_unsubscribes u WHERE u.campaign_id = c.id) AS unsubscribed,
+      (SELECT COUNT(*) FROM campaign_views v WHERE v.campaign_id = c.id) AS views,
+      (SELECT COUNT(*) FROM link_clicks k WHERE k.campaign_id = c.id) AS clicks
     FROM campaigns c WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
   // Who viewed / clicked: grouped on the (campaign, subscriber) indexes, the page's subscribers
   // joined last. @lists: null, or the lists whose members the caller may see.

@@ -5,7 +5,9 @@ import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import { formatNumber, PageData, PageHead } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { seesLists, seesSubscribers } from '../admin/nav.ts';
+import { can, type Actor } from '../http/permissions.ts';
 import { routesFor } from '../http/routes.ts';
+import { CAMPAIGN_ORDER_BY } from '../campaigns/store.ts';
 import type { Services } from '../services.ts';
 import type { DayCount } from './store.ts';
 import { FirstRun } from './first-run.tsx';
@@ -55,6 +57,31 @@ function Chart({ id, title, data, t }: { id: string; title: string; data: { labe
   );
 }
 
+/** Paused campaigns the user may see, at most this many named (the rest counted). */
+const PAUSED_SHOWN = 5;
+
+/** A banner for campaigns that stopped sending, each with its reason and a link to its page (which says what to do). */
+function PausedCampaigns({ s, actor, t }: { s: Services; actor: Actor; t: Translate }): JSX.Element | null {
+  if (!can(actor, 'campaigns:get_all') && !can(actor, 'campaigns:get')) return null;
+  const { results, total } = s.campaigns.query(actor, {
+    statuses: ['paused'], tags: [], search: '', orderBy: CAMPAIGN_ORDER_BY.updated_at, order: 'DESC', limit: PAUSED_SHOWN, offset: 0, noBody: true,
+  });
+  if (total === 0) return null;
+  return (
+    <section class="banner warn paused-campaigns" aria-labelledby="paused-campaigns-title">
+      <h2 id="paused-campaigns-title">{t(total === 1 ? 'admin.dashboard.pausedOne' : 'admin.dashboard.pausedMany', { n: formatNumber(total) })}</h2>
+      <ul>
+        {results.map((camp) => (
+          <li>
+            <a href={`/admin/campaigns/${camp.id}`}>{camp.name}</a>: {camp.status_reason || t('admin.campaigns.pausedByHand')}
+          </li>
+        ))}
+      </ul>
+      {total > results.length ? <p><a href="/admin/campaigns?status=paused">{t('admin.dashboard.pausedAll', { n: formatNumber(total) })}</a></p> : null}
+    </section>
+  );
+}
+
 function dashboardPage(c: AdminContext, s: Services) {
   const { t, actor } = adminView(c, s);
   const counts = s.dashboard.counts();
@@ -71,6 +98,7 @@ function dashboardPage(c: AdminContext, s: Services) {
     body: (
       <>
         <PageHead title={t('globals.terms.dashboard')}><span class="muted">{today}</span></PageHead>
+        <PausedCampaigns s={s} actor={actor} t={t} />
         <FirstRun s={s} actor={actor} t={t} />
         <div class="tiles">
           <Tile title={t('globals.terms.subscribers')} total={counts.subscribers.total ?? 0} href={subscribers ? '/admin/subscribers' : undefined}>

@@ -35,6 +35,28 @@ export function firstRunSteps(s: Services): FirstRunStep[] {
   ];
 }
 
+/**
+ * The choice of how opens and clicks are counted (privacy.individual_tracking, off by default):
+ * per subscriber, or anonymously; the current one pressed, the other one click away (the
+ * `firstRun` script saves it through PUT /api/settings).
+ */
+function TrackingChoice({ individual, t }: { individual: boolean; t: Translate }): JSX.Element {
+  const option = (value: boolean, label: string) => (
+    <button type="button" class={value === individual ? 'small' : 'secondary small'} aria-pressed={value === individual ? 'true' : 'false'} data-individual={String(value)}
+      data-done={t(value ? 'admin.firstRun.trackingSetIndividual' : 'admin.firstRun.trackingSetAnonymous')} x-on:click="setTracking">{t(label)}</button>
+  );
+  return (
+    <div class="tracking-choice" role="group" aria-labelledby="tracking-choice-title" aria-describedby="tracking-choice-help">
+      <h3 id="tracking-choice-title">{t('admin.firstRun.trackingQuestion')}</h3>
+      <p class="help" id="tracking-choice-help">{t('admin.firstRun.trackingTradeOff')}</p>
+      <div class="actions">
+        {option(true, 'admin.firstRun.trackingIndividual')}
+        {option(false, 'admin.firstRun.trackingAnonymous')}
+      </div>
+    </div>
+  );
+}
+
 /** The checklist, or nothing once every step is done, once dismissed, or for those who cannot change settings. */
 export function FirstRun({ s, actor, t }: { s: Services; actor: Actor; t: Translate }): JSX.Element | null {
   if (!can(actor, 'settings:manage') || s.userService.firstRunDismissed(actor)) return null;
@@ -57,6 +79,7 @@ export function FirstRun({ s, actor, t }: { s: Services; actor: Actor; t: Transl
           </li>
         ))}
       </ol>
+      <TrackingChoice individual={s.settings.bool('privacy.individual_tracking')} t={t} />
       <p class="help">{t('admin.firstRun.password')} <code>{CLI_NAME} user reset-password {actor.username}</code></p>
       <div class="actions">
         <button type="button" class="secondary small" x-on:click="dismiss" data-confirm={t('admin.firstRun.dismissConfirm')} data-done={t('admin.firstRun.dismissed')}>

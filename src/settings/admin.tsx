@@ -128,7 +128,9 @@ function Control(p: ControlProps): JSX.Element {
       break;
     case 'secret': {
       const saved = c.secretsSet.has(name);
-      control = <input type="password" autocomplete="new-password" {...common} value="" placeholder={saved ? c.t('admin.settings.secretSaved') : c.t('admin.settings.secretNone')} />;
+      // A saved one is only kept for the server it was saved for: the page's script says "type it
+      // again" once the server's host, port, user name or TLS differ from the saved ones.
+      control = <input type="password" autocomplete="new-password" {...common} value="" placeholder={saved ? c.t('admin.settings.secretSaved') : c.t('admin.settings.secretNone')} data-secret-saved={saved ? 'true' : undefined} data-retype={saved ? c.t('admin.settings.secretRetype') : undefined} />;
       break;
     }
     case 'tags':
@@ -328,7 +330,7 @@ function Media({ c }: { c: Ctx }): JSX.Element {
   );
 }
 
-const SMTP_PRESETS = ['ses', 'mailgun', 'postmark', 'sendgrid', 'brevo', 'gmail', 'fastmail', 'azure', 'mailjet', 'forwardemail', 'lettermint', 'postfix'] as const;
+const SMTP_PRESETS = ['local', 'ses', 'mailgun', 'postmark', 'sendgrid', 'brevo', 'gmail', 'fastmail', 'azure', 'mailjet', 'forwardemail', 'lettermint'] as const;
 
 function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number; bid: string }): JSX.Element {
   const { t } = c;
@@ -352,11 +354,11 @@ function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number; bid:
         {c.ro ? null : <button type="button" class="secondary small" x-on:click="removeBlock">{t('admin.settings.removeServer')}</button>}
       </div>
       <div class="grid2">
-        <Control c={c} at={at('host')} label={t('settings.mailserver.host')} help={t('settings.mailserver.hostHelp')} />
+        <Control c={c} at={at('host')} label={t('settings.mailserver.host')} help={t('settings.mailserver.hostHelp')} placeholder={t('admin.settings.hostPlaceholder')} />
         <Control c={c} at={at('port')} kind="int" label={t('settings.mailserver.port')} help={t('settings.mailserver.portHelp')} />
         <Control c={c} at={at('auth_protocol')} kind="select" label={t('settings.mailserver.authProtocol')} options={onOff(t, ['login', 'cram', 'plain', 'none'], 'admin.settings.auth.')} />
         <Control c={c} at={at('tls_type')} kind="select" label={t('settings.mailserver.tls')} help={t('settings.mailserver.tlsHelp')} options={onOff(t, ['STARTTLS', 'TLS', 'none'], 'admin.settings.tls.')} />
-        <Control c={c} at={at('username')} label={t('settings.mailserver.username')} />
+        <Control c={c} at={at('username')} label={t('settings.mailserver.username')} placeholder={t('admin.settings.usernamePlaceholder')} />
         <Control c={c} at={at('password')} kind="secret" label={t('settings.mailserver.password')} help={t('admin.settings.secretHelp')} />
         <Control c={c} at={at('name')} label={t('globals.fields.name')} help={t('settings.mailserver.nameHelp')} />
         <Control c={c} at={at('hello_hostname')} label={t('settings.smtp.heloHost')} help={t('settings.smtp.heloHostHelp')} />
@@ -380,6 +382,7 @@ function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number; bid:
             <button type="button" class="secondary" x-on:click="testSmtp">{t('settings.smtp.testConnection')}</button>
           </div>
           <p class="test-result" data-test-result role="status" aria-live="polite"></p>
+          <button type="button" data-enable-save hidden x-on:click="enableAndSave">{t('admin.settings.enableAndSave')}</button>
         </div>
       )}
     </fieldset>

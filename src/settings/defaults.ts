@@ -113,12 +113,11 @@ export const DEFAULT_SETTINGS: Settings = {
   'upload.s3.bucket_type': 'public',
   'upload.s3.expiry': '167h',
 
-  // listmgr: shipped disabled (listmonk enables the placeholder server): nothing is sent to
-  // smtp.yoursite.com, and the server says mail is not set up until a server is enabled (§96).
-  smtp: [
-    smtpDefaults({ enabled: false }),
-    smtpDefaults({ enabled: false, host: 'smtp.gmail.com', port: 465, auth_protocol: 'login', username: 'username@gmail.com', tls_type: 'TLS' }),
-  ],
+  // listmgr: one empty, disabled server (listmonk ships two enabled placeholders,
+  // smtp.yoursite.com and smtp.gmail.com, with the password "password"): the admin shows empty
+  // fields to fill, no password claims to be saved, and the server says mail is not set up
+  // until a server is enabled (§96). sql/0105 moves databases still holding the placeholders.
+  smtp: [smtpDefaults({ enabled: false, host: '', port: 587, auth_protocol: 'login', username: '', password: '' })],
   messengers: [],
 
   'bounce.enabled': false,

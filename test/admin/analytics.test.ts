@@ -89,7 +89,11 @@ describe('admin campaign analytics', () => {
 
     assert.equal((await t.request('PUT', '/api/settings/privacy.individual_tracking', false)).status, 200);
     const anonymous = await getPage(t, admin, `/admin/campaigns/analytics?id=${campaign.id}`);
-    assert.deepEqual(ratesOf(anonymous.body, campaign.id), { open: '—', click: '—', cto: '—', bounce: '2 · 25.0%', unsubscribe: '2 · 25.0%' });
+    // Individual tracking off: the anonymous figures (5 views, 5 clicks of 8 sent) as approximate rates, said so.
+    assert.deepEqual(ratesOf(anonymous.body, campaign.id), { open: '≈ 62.5% · 5 views', click: '≈ 62.5% · 5 clicks', cto: '—', bounce: '2 · 25.0%', unsubscribe: '2 · 25.0%' });
+    assert.match(anonymous.body, /<abbr title="Approximate: counted without the subscriber">≈<\/abbr>/);
+    assert.match(anonymous.body, /<p class="help" data-approx="true">≈ Approximate, because individual tracking is off/);
+    assert.ok(!res.body.includes('data-approx'), 'exact rates are not called approximate');
     assert.equal((await t.request('PUT', '/api/settings/privacy.individual_tracking', true)).status, 200);
   });
 

@@ -59,6 +59,37 @@ describe('admin campaign pages', () => {
     for (const id of [failed, paused]) assert.equal((await t.request('DELETE', `/api/campaigns/${id}`)).status, 200);
   });
 
+  it('says on a paused campaign\'s page why it stopped and what to do, with its progress bar, and puts paused campaigns on the dashboard', async () => {
+    const paused = (await t.request('POST', '/api/campaigns', { name: 'Relay down', subject: 'S', lists: [listId] })).body.data.id;
+    const byHand = (await t.request('POST', '/api/campaigns', { name: 'Held', subject: 'S', lists: [listId] })).body.data.id;
+    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'paused', to_send = 200, sent = 50, status_reason = 'the mail server refused the connection (ECONNREFUSED)' WHERE id = ?`).run(paused);
+    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'paused', status_reason = '' WHERE id = ?`).run(byHand);
+    const page = await getPage(t, admin, `/admin/campaigns/${paused}`);
+    const banner = /<section class="banner warn paused-banner"[^>]*>(.*?)<\/section>/s.exec(page.body)?.[1] ?? '';
+    assert.match(banner, /This campaign is paused/);
+    assert.match(banner, /The sending stopped: the mail server refused the connection \(ECONNREFUSED\)/);
+    assert.match(banner, /<a href="\/admin\/settings#smtp">Settings → SMTP<\/a>/);
+    assert.match(banner, /data-status="running" data-label="Resume" x-on:click="changeStatus">Resume<\/button>/);
+    assert.match(page.body, /<div class="campaign-progress"><progress max="100" value="25" aria-label="Progress of Relay down">25%<\/progress>/);
+    assert.match((await getPage(t, admin, `/admin/campaigns/${byHand}`)).body, /The sending was paused by hand\./);
+    // A role that may read campaigns but not send them or read settings: the reason, no Resume, no settings link.
+    const reader = await userWithRole(t, ['campaigns:get_all', 'lists:get_all']);
+    const readerPage = (await getPage(t, await adminSession(t, reader.username, reader.password), `/admin/campaigns/${paused}`)).body;
+    assert.match(readerPage, /ECONNREFUSED/);
+    assert.match(readerPage, /Someone who may send campaigns can resume it/);
+    assert.ok(!readerPage.includes('href="/admin/settings#smtp"') && !readerPage.includes('data-status='));
+
+    const dash = await getPage(t, admin, '/admin');
+    const dashBanner = /<section class="banner warn paused-campaigns"[^>]*>(.*?)<\/section>/s.exec(dash.body)?.[1] ?? '';
+    assert.match(dashBanner, /2 campaigns are paused/);
+    assert.match(dashBanner, new RegExp(`<a href="/admin/campaigns/${paused}">Relay down</a>: the mail server refused the connection \\(ECONNREFUSED\\)`));
+    assert.match(dashBanner, new RegExp(`<a href="/admin/campaigns/${byHand}">Held</a>: The sending was paused by hand.`));
+    const none = await userWithRole(t, ['subscribers:get_all']);
+    assert.ok(!(await getPage(t, await adminSession(t, none.username, none.password), '/admin')).body.includes('paused-campaigns'), 'no campaigns shown to a role that cannot read them');
+    for (const id of [paused, byHand]) assert.equal((await t.request('DELETE', `/api/campaigns/${id}`)).status, 200);
+    assert.ok(!(await getPage(t, admin, '/admin')).body.includes('paused-campaigns'));
+  });
+
   it('shows a draft as an editable form, and a new-campaign form with the list chosen', async () => {
     const res = await getPage(t, admin, `/admin/campaigns/${ids.draft}`);
     assert.equal(res.status, 200);

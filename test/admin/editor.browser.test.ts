@@ -14,7 +14,8 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
   it('writes rich text with the toolbar (bold, a link, an image from the media library), edits its HTML source and comes back', async () => {
     const t = server();
     const list = await t.request('POST', '/api/lists', { name: 'Rich list', type: 'private', optin: 'single' });
-    const created = await t.request('POST', '/api/campaigns', { name: 'Rich', subject: 'S', lists: [list.body.data.id], content_type: 'richtext', body: '<p>Dear reader,</p>' });
+    // A campaign that does not track its links: a link is tracked by its own @TrackLink.
+    const created = await t.request('POST', '/api/campaigns', { name: 'Rich', subject: 'S', lists: [list.body.data.id], content_type: 'richtext', body: '<p>Dear reader,</p>', track_links: false });
     const id = created.body.data.id;
     // The image goes into the body by its public URL, which the editor then loads: this server's.
     assert.equal((await t.request('PUT', '/api/settings', { 'app.root_url': t.url })).status, 200);
@@ -93,6 +94,58 @@ describe('the code editor in a browser', { skip: browserSkip() }, () => {
     await page.keyboard.insertText('<h2>Added in the source</h2>');
     await page.getByRole('button', { name: 'Back to rich text' }).click();
     await page.getByRole('textbox', { name: 'Body' }).getByRole('heading', { name: 'Added in the source' }).waitFor();
+    assert.deepEqual(tab.problems, []);
+    await tab.close();
+  });
+
+  it('shows "Track clicks" ticked in the link dialog when the campaign tracks its links, and unticking it marks the link @NoTrack', async () => {
+    const t = server();
+    const list = await t.request('POST', '/api/lists', { name: 'Tracked list', type: 'private', optin: 'single' });
+    const created = await t.request('POST', '/api/campaigns', {
+      name: 'Tracked', subject: 'S', lists: [list.body.data.id], content_type: 'richtext', track_links: true,
+      body: '<p><a href="https://example.com/tracked">Tracked</a> and <a href="https://example.com/private@NoTrack">Private</a></p>',
+    });
+    const id = created.body.data.id;
+    const tab = await signedInTab(browser(), t);
+    const { page } = tab;
+    await page.goto(`${t.url}/admin/campaigns/${id}`);
+    const editor = page.getByRole('textbox', { name: 'Body' });
+    const toolbar = page.getByRole('toolbar', { name: 'Body formatting' });
+    const dialog = page.getByRole('dialog');
+    const trackBox = dialog.getByRole('checkbox', { name: /^Track clicks on this link/ });
+    const openLink = async (name: string) => {
+      await editor.getByRole('link', { name }).click();
+      await toolbar.getByRole('button', { name: 'Link' }).click();
+      await dialog.getByLabel('Link address').waitFor();
+    };
+    // The campaign tracks its links: an unmarked link is tracked, the switch says so.
+    await openLink('Tracked');
+    assert.equal(await dialog.getByLabel('Link address').inputValue(), 'https://example.com/tracked');
+    assert.equal(await trackBox.isChecked(), true);
+    assert.match(await dialog.locator('label.check-label').innerText(), /the campaign tracks its links/);
+    await screenshot(page, 'link-dialog-campaign-tracks');
+    await trackBox.uncheck();
+    await dialog.getByRole('button', { name: 'Set link' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // A link marked @NoTrack shows unticked, its address without the marker.
+    await openLink('Private');
+    assert.equal(await dialog.getByLabel('Link address').inputValue(), 'https://example.com/private');
+    assert.equal(await trackBox.isChecked(), false);
+    await trackBox.check();
+    await dialog.getByRole('button', { name: 'Set link' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.keyboard.press('Control+s');
+    await page.getByText('Saved', { exact: true }).waitFor();
+    const body: string = (await t.request('GET', `/api/campaigns/${id}`)).body.data.body;
+    assert.match(body, /href="https:\/\/example\.com\/tracked@NoTrack"/, body);
+    assert.match(body, /href="https:\/\/example\.com\/private"/, body);
+
+    // With the campaign's "Track links" unticked, the switch is about @TrackLink and starts off.
+    await page.getByLabel('Track links').uncheck();
+    await openLink('Private');
+    assert.equal(await trackBox.isChecked(), false);
+    assert.match(await dialog.locator('label.check-label').innerText(), /\(@TrackLink\)/);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
     assert.deepEqual(tab.problems, []);
     await tab.close();
   });

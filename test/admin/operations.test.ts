@@ -294,6 +294,20 @@ describe('the first-run checklist', () => {
 describe('dismissing the first-run checklist', () => {
   const server = useFreshServer();
 
+  it('offers the choice of counting opens and clicks per subscriber, saying the privacy trade-off, with the current one pressed', async () => {
+    const t = server();
+    const admin = await adminSession(t);
+    const choice = async () => /<div class="tracking-choice"[^]*?<\/div>\s*<\/div>/.exec((await getPage(t, admin, '/admin')).body)?.[0] ?? '';
+    const pressed = (html: string) => [...html.matchAll(/aria-pressed="true" data-individual="(\w+)"/g)].map((m) => m[1]);
+    const fresh = await choice();
+    assert.match(fresh, /<h3 id="tracking-choice-title">Count opens and clicks per subscriber\?<\/h3>/);
+    assert.match(fresh, /Per subscriber, you see exactly who opened and clicked, but you keep a record of each reader&#39;s reading; anonymous \(the private default\), no reader is tracked/);
+    assert.deepEqual(pressed(fresh), ['false'], 'anonymous by default');
+    assert.match(fresh, /data-individual="true"[^>]*x-on:click="setTracking">Yes, per subscriber<\/button>/);
+    assert.equal((await apiAs(t, admin, 'PUT', '/api/settings', { 'privacy.individual_tracking': true })).status, 200);
+    assert.deepEqual(pressed(await choice()), ['true']);
+  });
+
   it('hides the checklist for the user who dismisses it, on every later visit; others still see theirs', async () => {
     const t = server();
     const admin = await adminSession(t);

@@ -51,7 +51,7 @@ describe('admin settings page', () => {
     for (const tab of TABS) assert.match(res.body, new RegExp(`role="tabpanel" id="panel-${tab}"`));
     // A field of each tab, named as the API names it, with its label and help.
     for (const name of ['app.site_name', 'app.concurrency', 'privacy.individual_tracking', 'security.captcha.altcha.complexity', 'security.trusted_proxies',
-      'security.public_rate_limit', 'upload.max_file_size', 'smtp[0].host', 'smtp[1].tls_type', 'bounce.actions.hard.action', 'bounce.mailboxes[0].host',
+      'security.public_rate_limit', 'upload.max_file_size', 'smtp[0].host', 'smtp[0].tls_type', 'bounce.actions.hard.action', 'bounce.mailboxes[0].host',
       'appearance.public.custom_css', 'privacy.unsubscribe_mailto', 'app.site_url', 'privacy.track_links']) {
       assert.ok(res.body.includes(`name="${name}"`), `no control for ${name}`);
     }
@@ -93,7 +93,6 @@ describe('admin settings page', () => {
       assert.ok(!/•{2,}/.test(page.body), 'a masked secret (its length) is in the page');
       // The page says which secrets are saved, without their values.
       assert.match(page.body, /name="smtp\[0\]\.password" data-kind="secret"[^>]*value="" placeholder="Saved \(hidden\)/);
-      assert.match(page.body, /name="smtp\[1\]\.password" data-kind="secret"[^>]*value="" placeholder="Saved \(hidden\)/);
       assert.match(page.body, /name="messengers\[0\]\.password" data-kind="secret"[^>]*value="" placeholder="Saved \(hidden\)/);
       const data = dataOf(page.body);
       assert.equal(data.values.smtp[0].password, '');

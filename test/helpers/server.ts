@@ -63,9 +63,9 @@ async function templateDatabase(): Promise<{ dbPath: string; token: string }> {
   await install(dbPath, { adminUser: ADMIN_USER, adminPassword: ADMIN_PASSWORD });
   const db = openDatabase(dbPath);
   const { token } = new UserStore(db).createApiUser('tester');
-  // A fresh install ships its SMTP server disabled, and campaigns cannot start then; the tests'
-  // servers have it enabled (pointing at no real server), as tests that send set their own sink.
-  db.prepare(`UPDATE settings SET value = json_set(value, '$[0].enabled', json('true')) WHERE key = 'smtp'`).run();
+  // A fresh install ships its SMTP server empty and disabled, and campaigns cannot start then; the
+  // tests' servers have it enabled (pointing at no real server), as tests that send set their own sink.
+  db.prepare(`UPDATE settings SET value = json_set(value, '$[0].enabled', json('true'), '$[0].host', 'smtp.yoursite.com') WHERE key = 'smtp'`).run();
   closeDatabase(db); // checkpoints the WAL into the file: the file alone is the database
   if (existsSync(`${dbPath}-wal`)) throw new Error('the template database was left with a WAL');
   template = { dir, dbPath, token };

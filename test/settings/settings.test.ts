@@ -3,6 +3,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { closeDatabase, openDatabase, type DB } from '../../src/db/connection.ts';
+import { install } from '../../src/install.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { DEFAULT_SETTINGS, smtpDefaults } from '../../src/settings/defaults.ts';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { useFreshServer, withSettings, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
@@ -26,10 +33,61 @@ describe('GET /api/settings', () => {
     assert.equal(s['app.site_name'], 'Mailing list');
     assert.equal(s['app.batch_size'], 1000);
     assert.equal(s['security.public_rate_limit'], 60);
-    assert.equal(s.smtp.length, 2);
-    assert.equal(s.smtp[0].password, '••••••••');
+    assert.equal(s.smtp.length, 1);
     assert.equal(s['upload.s3.aws_secret_access_key'], undefined);
     assert.equal(s['app.installed_at'], undefined);
+  });
+
+  it('installs one empty, disabled SMTP server (not listmonk\'s smtp.yoursite.com and smtp.gmail.com), with no password saved, and round-trips it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'listmgr-install-'));
+    try {
+      await install(join(dir, 'fresh.db'), { adminUser: 'admin', adminPassword: 'install-pass-1' });
+      const db = openDatabase(join(dir, 'fresh.db'));
+      const installed = JSON.parse(db.prepare(`SELECT value FROM settings WHERE key = 'smtp'`).pluck().get() as string) as Record<string, unknown>[];
+      closeDatabase(db);
+      assert.deepEqual(installed, DEFAULT_SETTINGS.smtp);
+      assert.deepEqual(installed.map((b) => [b.enabled, b.host, b.username, b.password]), [[false, '', '', '']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Served as listmonk's shape (every field of a server; an empty password left out), and taken back whole.
+    const t = server();
+    t.server.ctx.db.prepare(`UPDATE settings SET value = ? WHERE key = 'smtp'`).run(JSON.stringify(DEFAULT_SETTINGS.smtp));
+    assert.equal((await t.request('POST', '/api/admin/reload')).status, 200);
+    const s = await getSettings();
+    assert.deepEqual(Object.keys(s.smtp[0]).sort(), ['auth_protocol', 'email_headers', 'enabled', 'from_addresses', 'hello_hostname', 'host', 'idle_timeout', 'max_conns', 'max_msg_retries', 'msg_retry_delay', 'name', 'port', 'tls_skip_verify', 'tls_type', 'username', 'uuid', 'wait_timeout']);
+    assert.equal((await t.request('PUT', '/api/settings', s)).status, 200);
+    assert.equal((await getSettings()).smtp[0].host, '');
+  });
+});
+
+describe('sql/0105: a database still holding listmonk\'s two SMTP placeholders', () => {
+  const server = useFreshServer();
+  const placeholders = (over: Record<string, unknown> = {}) => JSON.stringify([
+    { ...smtpDefaults({ enabled: false }), uuid: 'a1b6c7d8-0000-4000-8000-000000000001', ...over },
+    { ...smtpDefaults({ enabled: false, host: 'smtp.gmail.com', port: 465, auth_protocol: 'login', username: 'username@gmail.com', tls_type: 'TLS' }) },
+  ]);
+  const upgrade = (db: DB, value: string) => {
+    db.prepare(`UPDATE settings SET value = ? WHERE key = 'smtp'`).run(value);
+    db.prepare('DELETE FROM schema_migrations WHERE version = 105').run();
+    assert.deepEqual(migrate(db).map((m) => m.version), [105]);
+    return JSON.parse(db.prepare(`SELECT value FROM settings WHERE key = 'smtp'`).pluck().get() as string) as Record<string, unknown>[];
+  };
+
+  it('gets the one empty server an install writes; a changed or enabled one is kept', async () => {
+    const t = server();
+    const db = t.server.ctx.db;
+    assert.deepEqual(upgrade(db, placeholders()), DEFAULT_SETTINGS.smtp);
+    const changed = placeholders({ host: 'mail.example.org' });
+    assert.equal(JSON.stringify(upgrade(db, changed)), changed);
+    const enabled = placeholders({ enabled: true });
+    assert.equal(JSON.stringify(upgrade(db, enabled)), enabled);
+    // The upgraded database serves its settings and takes a save.
+    upgrade(db, placeholders());
+    assert.equal((await t.request('POST', '/api/admin/reload')).status, 200);
+    const s = await settingsOf(t);
+    assert.equal(s.smtp.length, 1);
+    assert.equal((await t.request('PUT', '/api/settings', s)).status, 200);
   });
 });
 
@@ -45,7 +103,7 @@ describe('PUT /api/settings', () => {
     assert.equal(s['app.site_name'], 'Acme News');
     assert.equal(s['app.root_url'], 'https://news.acme.example');
     assert.equal(s['app.batch_size'], 1000);
-    assert.equal(s.smtp.length, 2);
+    assert.equal(s.smtp.length, 1);
   });
 
   it('keeps a stored secret when the masked placeholder or an empty value comes back', async () => {

@@ -2,7 +2,7 @@
 // where it goes (data-method, data-action) and where to go after (data-done, `{id}` filled from
 // the answer). Fields say how they are read (data-kind); a refusal is shown beside the field
 // it names, the rest in the form's alert, and nothing the person typed is lost.
-import { api, ApiError, navigate } from './api.ts';
+import { api, ApiError, navigate, notify } from './api.ts';
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -79,7 +79,7 @@ export function clearErrors(form: HTMLFormElement): void {
 /**
  * Shows a refusal beside the field it is about: the one named by a FieldError, else the first
  * field whose name (or a word of its data-error-keys) the API's message mentions (a field in a
- * fieldset: the fieldset's slot), else the form's own alert.
+ * fieldset: the fieldset's slot), else the form's own alert, else an error notice.
  */
 export function showError(form: HTMLFormElement, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
@@ -99,6 +99,8 @@ export function showError(form: HTMLFormElement, err: unknown): void {
   }
   const alert = form.querySelector<HTMLElement>('[data-error-for="_form"]');
   if (alert) alert.textContent = message;
+  // A form without an alert of its own: a notice, so no refusal goes unseen.
+  else notify(message, 'error');
 }
 
 export function apiForm() {

@@ -80,8 +80,9 @@ export function pickMedia(o: { title: string; verb: string; images: boolean }): 
       const what = o.images ? 'an image' : 'a file';
       note.textContent = offered.length ? `Choose ${what} from the media library:` : `The media library has no ${o.images ? 'images' : 'files'} yet.`;
       for (const m of offered) grid.append(pickButton(m, o.verb, choose));
-    }, () => {
-      note.textContent = o.images ? 'The media library cannot be shown to your role: give the image\'s address.' : 'The media library cannot be shown to your role.';
+    }, (err: unknown) => {
+      const why = err instanceof Error ? err.message : String(err);
+      note.textContent = `The media library cannot be shown (${why}).${o.images ? ' Give the image\'s address instead.' : ''}`;
     });
   });
 }

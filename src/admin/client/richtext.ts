@@ -1,35 +1,51 @@
 // The rich text editor (TipTap), loaded by the editor island only when a body is rich text: a
-// toolbar (headings, bold, italic, links with a tracked-link switch, lists, quotes, images from
-// the media library or an address, buttons, rule) over the editable text, whose HTML is
-// written back to the textarea on every change.
+// toolbar (headings, bold, italic, links with a tracked-link switch that follows the campaign's
+// "Track links", lists, quotes, images from the media library or an address, buttons, rule)
+// over the editable text, whose HTML is written back to the textarea on every change.
 import { Editor, Extension } from '@tiptap/core';
 import Image from '@tiptap/extension-image';
 import StarterKit from '@tiptap/starter-kit';
 import { formDialog } from './dialog.ts';
 import { pickMedia } from './media-picker.ts';
 
+/**
+ * Whether the campaign being edited tracks its links (its "Track links" box, as ticked now);
+ * null outside a campaign (a template), where only a link's own marker tracks it.
+ */
+type CampaignTracking = () => boolean | null;
+
 /** A toolbar button: its label, whether it is on where the cursor is, and what it does. */
 interface Tool {
   label: string;
   text: string;
   active?: (e: Editor) => boolean;
-  run: (e: Editor) => void | Promise<void>;
+  run: (e: Editor, tracking: CampaignTracking) => void | Promise<void>;
 }
 
-/** listmonk's marker of a tracked link: the address ends with it (docs/templating.md). */
+/** listmonk's markers at the end of an address: track this link, or leave it alone when the campaign tracks links (docs/templating.md). */
 const TRACK = '@TrackLink';
+const NO_TRACK = '@NoTrack';
 
 interface LinkAnswer {
+  /** The address with the marker its switch calls for. */
   href: string;
-  track: boolean;
   text: string;
 }
 
+/** The address without its marker, and the marker (`track`, `noTrack` or none). */
+function splitMarker(href: string): { url: string; marker: 'track' | 'noTrack' | null } {
+  if (href.endsWith(TRACK)) return { url: href.slice(0, -TRACK.length), marker: 'track' };
+  if (href.endsWith(NO_TRACK)) return { url: href.slice(0, -NO_TRACK.length), marker: 'noTrack' };
+  return { url: href, marker: null };
+}
+
 /**
- * The link dialog: the address, a "track clicks" switch (adds @TrackLink to the address), and
- * for a button its text. Resolves with the answer, or null when cancelled.
+ * The link dialog: the address, a "track clicks" switch, and for a button its text. In a
+ * campaign that tracks its links the switch is on unless the link is marked @NoTrack, and
+ * turning it off adds that marker; elsewhere turning it on adds @TrackLink. Resolves with the
+ * answer, or null when cancelled.
  */
-async function linkDialog(o: { title: string; href: string; text: string | null; confirm: string }): Promise<LinkAnswer | null> {
+async function linkDialog(o: { title: string; href: string; text: string | null; confirm: string; campaignTracks: boolean | null }): Promise<LinkAnswer | null> {
   const title = document.createElement('h2');
   title.id = 'link-title';
   title.textContent = o.title;
@@ -50,33 +66,32 @@ async function linkDialog(o: { title: string; href: string; text: string | null;
   const href = document.createElement('input');
   href.type = 'text';
   href.inputMode = 'url';
-  const tracked = o.href.endsWith(TRACK);
-  href.value = tracked ? o.href.slice(0, -TRACK.length) : o.href;
+  const given = splitMarker(o.href);
+  href.value = given.url;
   const track = document.createElement('input');
   track.type = 'checkbox';
   track.id = 'link-track';
-  track.checked = tracked;
+  track.checked = given.marker === 'track' || (o.campaignTracks === true && given.marker !== 'noTrack');
   const trackLabel = document.createElement('label');
   trackLabel.className = 'check-label';
-  trackLabel.append(track, ' Track clicks on this link (@TrackLink)');
+  trackLabel.append(track, o.campaignTracks ? ' Track clicks on this link (the campaign tracks its links; unticked, the link gets @NoTrack)' : ' Track clicks on this link (@TrackLink)');
   const fields = [title, ...(o.text !== null ? [field('link-text', 'Text', text)] : []), field('link-href', 'Link address', href), trackLabel];
   if (!(await formDialog({ fields, confirmLabel: o.confirm, focus: o.text !== null ? text : href, labelledBy: 'link-title' }))) return null;
-  // An address typed with the marker is tracked too.
-  let url = href.value.trim();
-  let on = track.checked;
-  if (url.endsWith(TRACK)) {
-    url = url.slice(0, -TRACK.length);
-    on = true;
-  }
-  return { href: url, track: on, text: text.value.trim() };
+  // A marker typed in the address wins over the switch.
+  const typed = splitMarker(href.value.trim());
+  const on = typed.marker === null ? track.checked : typed.marker === 'track';
+  if (typed.url === '' || typed.url === 'https://') return { href: '', text: text.value.trim() };
+  // A campaign tracking its links tracks this one unmarked (an @TrackLink it had is kept); off, it is marked @NoTrack.
+  const marker = o.campaignTracks ? (on ? (given.marker === 'track' || typed.marker === 'track' ? TRACK : '') : NO_TRACK) : on ? TRACK : '';
+  return { href: typed.url + marker, text: text.value.trim() };
 }
 
-async function setLink(e: Editor): Promise<void> {
+async function setLink(e: Editor, tracking: CampaignTracking): Promise<void> {
   const current = (e.getAttributes('link').href as string | undefined) ?? 'https://';
-  const answer = await linkDialog({ title: 'Link', href: current, text: null, confirm: 'Set link' });
+  const answer = await linkDialog({ title: 'Link', href: current, text: null, confirm: 'Set link', campaignTracks: tracking() });
   if (answer === null) return;
-  if (answer.href === '' || answer.href === 'https://') e.chain().focus().extendMarkRange('link').unsetLink().run();
-  else e.chain().focus().extendMarkRange('link').setLink({ href: answer.href + (answer.track ? TRACK : '') }).run();
+  if (answer.href === '') e.chain().focus().extendMarkRange('link').unsetLink().run();
+  else e.chain().focus().extendMarkRange('link').setLink({ href: answer.href }).run();
 }
 
 declare module '@tiptap/core' {
@@ -102,10 +117,10 @@ const ButtonLink = Extension.create({
   },
 });
 
-async function addButton(e: Editor): Promise<void> {
-  const answer = await linkDialog({ title: 'Button', href: 'https://', text: e.state.doc.textBetween(e.state.selection.from, e.state.selection.to) || 'Read more', confirm: 'Insert button' });
-  if (answer === null || !answer.text || answer.href === '' || answer.href === 'https://') return;
-  e.chain().focus().insertButton({ href: answer.href + (answer.track ? TRACK : ''), text: answer.text }).run();
+async function addButton(e: Editor, tracking: CampaignTracking): Promise<void> {
+  const answer = await linkDialog({ title: 'Button', href: 'https://', text: e.state.doc.textBetween(e.state.selection.from, e.state.selection.to) || 'Read more', confirm: 'Insert button', campaignTracks: tracking() });
+  if (answer === null || !answer.text || answer.href === '') return;
+  e.chain().focus().insertButton({ href: answer.href, text: answer.text }).run();
 }
 
 async function addImage(e: Editor): Promise<void> {
@@ -156,6 +171,8 @@ export function mountRichText(source: HTMLTextAreaElement, o: { nonce: string; a
       source.value = e.getHTML();
     },
   });
+  const trackLinks = source.form?.querySelector<HTMLInputElement>('input[name="track_links"]') ?? null;
+  const tracking: CampaignTracking = () => (trackLinks ? trackLinks.checked : null);
   const buttons = TOOLS.map((tool) => {
     const b = document.createElement('button');
     b.type = 'button';
@@ -165,7 +182,7 @@ export function mountRichText(source: HTMLTextAreaElement, o: { nonce: string; a
     b.disabled = source.disabled;
     // A click keeps the focus (and the selection) in the text, as in any editor's toolbar.
     b.addEventListener('mousedown', (ev) => ev.preventDefault());
-    b.addEventListener('click', () => void tool.run(editor));
+    b.addEventListener('click', () => void tool.run(editor, tracking));
     bar.append(b);
     return { b, tool };
   });

@@ -2,7 +2,7 @@
 // and the live progress of running campaigns (polled every second, as listmonk's admin does).
 import { api, navigate, notify, notifyError, pageData } from '../api.ts';
 import { clicked, closePreview, confirmAction, promptText, showPreview } from '../dialog.ts';
-import { clearErrors, formJson, showError } from '../form.ts';
+import { clearErrors, FieldError, formJson, showError } from '../form.ts';
 import { selection } from '../selection.ts';
 import { startQuestion } from './campaign-parts.ts';
 
@@ -50,10 +50,21 @@ function watchRunning(ids: () => string[], update: (id: string, stat: RunningSta
   window.addEventListener('pagehide', () => clearTimeout(timer));
 }
 
-/** The sent, to-send and deferred counts in `el`'s [data-sent], [data-to-send] and [data-deferred] (its line shown while above 0). */
-function showSent(el: HTMLElement, stat: RunningStat): void {
+/**
+ * The sent, to-send and deferred counts in `el`'s [data-sent], [data-to-send] and [data-deferred]
+ * (its line shown while above 0), its progress bar and send rate.
+ */
+function showProgress(el: HTMLElement, stat: RunningStat): void {
   el.querySelector('[data-sent]')!.textContent = stat.sent.toLocaleString('en-US');
   el.querySelector('[data-to-send]')!.textContent = stat.to_send.toLocaleString('en-US');
+  const progress = el.querySelector('progress');
+  if (progress) {
+    const pct = stat.to_send > 0 ? Math.min(100, Math.round((stat.sent / stat.to_send) * 100)) : 0;
+    progress.value = pct;
+    progress.textContent = `${pct}%`;
+  }
+  const rate = el.querySelector('[data-rate]');
+  if (rate) rate.textContent = `${stat.rate.toLocaleString('en-US')} / min`;
   const deferred = el.querySelector<HTMLElement>('[data-deferred]');
   if (!deferred) return;
   deferred.textContent = stat.deferred.toLocaleString('en-US');
@@ -69,16 +80,8 @@ export function campaignsPage() {
     },
     /** While any row is running, update its progress every second; reload when one ends. */
     watchProgress(this: { $root: HTMLElement }) {
-      const running = () => [...this.$root.querySelectorAll<HTMLElement>('tr[data-campaign] progress')].map((p) => p.closest('tr')!);
-      watchRunning(() => running().map((row) => row.dataset.campaign ?? ''), (id, stat) => {
-        const row = running().find((r) => r.dataset.campaign === id)!;
-        const progress = row.querySelector('progress')!;
-        const pct = stat.to_send > 0 ? Math.min(100, Math.round((stat.sent / stat.to_send) * 100)) : 0;
-        progress.value = pct;
-        progress.textContent = `${pct}%`;
-        showSent(row, stat);
-        row.querySelector('[data-rate]')!.textContent = `${stat.rate.toLocaleString('en-US')} / min`;
-      });
+      const running = () => [...this.$root.querySelectorAll<HTMLElement>('tr[data-campaign][data-running]')];
+      watchRunning(() => running().map((row) => row.dataset.campaign ?? ''), (id, stat) => showProgress(running().find((r) => r.dataset.campaign === id)!, stat));
     },
     /** A start or a schedule asks with the count of subscribers and lists it goes to ("Send to 12,408 subscribers of 2 lists?"). */
     async changeStatus(this: { $event: Event }) {
@@ -252,7 +255,7 @@ export function campaignPage() {
     init(this: { $root: HTMLElement }) {
       const id = this.$root.dataset.id;
       // A running campaign's page follows its progress, and shows its new status once it ends.
-      if (this.$root.dataset.campaignStatus === 'running') watchRunning(() => [id ?? ''], (_, stat) => showSent(this.$root, stat));
+      if (this.$root.dataset.campaignStatus === 'running') watchRunning(() => [id ?? ''], (_, stat) => showProgress(this.$root, stat));
       convertOnFormatChange();
       window.addEventListener('keydown', (e) => {
         if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
@@ -284,7 +287,8 @@ export function campaignPage() {
         await api('POST', `/api/campaigns/${this.$root.dataset.id}/test`, { ...campaign, subscribers });
         notify(`Test sent to ${subscribers.join(', ')}`);
       } catch (err) {
-        showError(form, err);
+        // Every refusal (the addresses, the permission, the campaign's own content) is about this test: beside its field.
+        showError(form, err instanceof FieldError ? err : new FieldError(input.id, err instanceof Error ? err.message : String(err)));
       }
     },
   };

@@ -3,7 +3,7 @@
 // progress bar, rate and time left, and at the end shows the summary. A refusal is shown
 // beside the field it is about (the file, unless it names the lists or the delimiter).
 import { formatDuration, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData, type ImportProgress } from '../import-summary.ts';
-import { api, ApiError, pageData } from '../api.ts';
+import { api, ApiError, notifyError, pageData } from '../api.ts';
 import { confirmAction } from '../dialog.ts';
 import { clearErrors } from '../form.ts';
 
@@ -217,12 +217,21 @@ export function importPage() {
 
     async stop(this: State) {
       if (!(await confirmAction('Stop the import? The rows imported so far stay.', 'Stop import'))) return;
-      this.status = await api<ImportProgress>('DELETE', '/api/import/subscribers');
+      try {
+        this.status = await api<ImportProgress>('DELETE', '/api/import/subscribers');
+      } catch (err) {
+        notifyError(err);
+      }
     },
 
     /** "New import": clears the ended import's status and log, and shows the form again (kept as it was). */
     async reset(this: State) {
-      this.status = await api<ImportProgress>('DELETE', '/api/import/subscribers');
+      try {
+        this.status = await api<ImportProgress>('DELETE', '/api/import/subscribers');
+      } catch (err) {
+        notifyError(err);
+        return;
+      }
       this.log = '';
       this.tookMs = null;
       this.view = 'form';

@@ -33,6 +33,8 @@ const BLOCKS = ['smtp', 'messengers', 'bounce.mailboxes'] as const;
 
 /** What each preset fills in a server block (the relay's documented submission port and sign-in). */
 const SMTP_PRESETS: Record<string, { host: string; port: number; tls_type: string; auth_protocol: string; username?: string }> = {
+  // A relay on this machine (Postfix, OpenSMTPD, a provider's local agent) that takes mail without a sign-in.
+  local: { host: 'localhost', port: 25, tls_type: 'none', auth_protocol: 'none', username: '' },
   ses: { host: 'email-smtp.us-east-1.amazonaws.com', port: 587, tls_type: 'STARTTLS', auth_protocol: 'login' },
   mailgun: { host: 'smtp.mailgun.org', port: 587, tls_type: 'STARTTLS', auth_protocol: 'login' },
   postmark: { host: 'smtp.postmarkapp.com', port: 587, tls_type: 'STARTTLS', auth_protocol: 'login' },
@@ -44,7 +46,6 @@ const SMTP_PRESETS: Record<string, { host: string; port: number; tls_type: strin
   mailjet: { host: 'in-v3.mailjet.com', port: 587, tls_type: 'STARTTLS', auth_protocol: 'login' },
   forwardemail: { host: 'smtp.forwardemail.net', port: 465, tls_type: 'TLS', auth_protocol: 'login' },
   lettermint: { host: 'smtp.lettermint.co', port: 587, tls_type: 'STARTTLS', auth_protocol: 'login' },
-  postfix: { host: 'localhost', port: 25, tls_type: 'none', auth_protocol: 'none', username: '' },
 };
 
 const form = () => document.getElementById('settings-form') as HTMLFormElement;
@@ -85,10 +86,31 @@ function setPath(target: Json, path: string, value: unknown): void {
 
 /** One block as the form has it: its saved values (by uuid) or a new block's, with the controls' values over them. */
 function blockValue(el: HTMLElement, key: string, setup: PageSetup): Json {
-  const saved = ((setup.values[key] as Json[]) ?? []).find((b) => el.dataset.uuid && b.uuid === el.dataset.uuid);
-  const block = structuredClone(saved ?? setup.blocks[key] ?? {});
+  const block = structuredClone(savedBlock(el, key, setup) ?? setup.blocks[key] ?? {});
   el.querySelectorAll<Control>('[data-sub]').forEach((c) => setPath(block, c.dataset.sub ?? '', readControl(c)));
   return block;
+}
+
+/** The saved block of `el` (by its uuid), or undefined for a block added on this page. */
+function savedBlock(el: HTMLElement, key: string, setup: PageSetup): Json | undefined {
+  return ((setup.values[key] as Json[]) ?? []).find((b) => el.dataset.uuid && b.uuid === el.dataset.uuid);
+}
+
+/** The fields a saved SMTP password is bound to (the API keeps it only while they are unchanged). */
+const PASSWORD_BINDING = ['host', 'port', 'username', 'tls_type', 'tls_skip_verify'] as const;
+
+/**
+ * A saved password's field says "saved" only while it would be used: once the server's host,
+ * port, user name or TLS differ from the saved ones, it asks for the password again.
+ */
+function showPasswordState(block: HTMLElement, setup: PageSetup): void {
+  const input = block.querySelector<HTMLInputElement>('input[data-sub="password"][data-secret-saved]');
+  const saved = savedBlock(block, 'smtp', setup);
+  if (!input || !saved) return;
+  const now = blockValue(block, 'smtp', setup);
+  const moved = PASSWORD_BINDING.some((k) => (k === 'host' ? String(now.host).trim().toLowerCase() !== String(saved.host).trim().toLowerCase() : now[k] !== saved[k]));
+  input.dataset.savedText ??= input.placeholder;
+  input.placeholder = moved ? input.dataset.retype ?? '' : input.dataset.savedText;
 }
 
 /** Every setting as the form has it now. */
@@ -204,8 +226,11 @@ export function settingsPage() {
       showCaptchaFields(f);
       setTab(window.location.hash.slice(1) || 'general');
       window.addEventListener('hashchange', () => setTab(window.location.hash.slice(1)));
+      // Leaving with unsaved changes asks first (returnValue for browsers that ignore preventDefault).
       window.addEventListener('beforeunload', (e) => {
-        if (this.dirty && !this.busy) e.preventDefault();
+        if (!this.dirty || this.busy) return;
+        e.preventDefault();
+        e.returnValue = '';
       });
     },
     /** The keys whose values differ from the page's; every key when the form cannot be read (a JSON field mid-edit). */
@@ -231,6 +256,12 @@ export function settingsPage() {
         const title = block.querySelector('[data-block-title]');
         if (title) title.textContent = (el as Control).value;
       }
+      if (block?.dataset.block === 'smtp' && el?.dataset.sub) {
+        // A changed server is no longer the one tested: its offer to enable and save goes.
+        const offer = block.querySelector<HTMLElement>('[data-enable-save]');
+        if (offer) offer.hidden = true;
+        showPasswordState(block, pageData<PageSetup>('settings-data'));
+      }
       const keys = this.changedKeys();
       this.dirty = keys === null || keys.length > 0;
       this.status = this.dirty ? text('unsaved') : '';
@@ -241,8 +272,12 @@ export function settingsPage() {
     scanBlocked(this: State) {
       return this.dirty || this.scanning;
     },
-    async save(this: State) {
+    async save(this: State & { saveChanges(): Promise<void> }) {
       this.$event.preventDefault();
+      await this.saveChanges();
+    },
+    /** Sends the settings that differ from the page's; a refusal is shown beside its control. */
+    async saveChanges(this: State) {
       const f = form();
       clearErrors(f);
       if (!this.dirty || this.busy) return;
@@ -329,6 +364,10 @@ export function settingsPage() {
         await api('POST', '/api/settings/smtp/test', { ...server, email: to });
         result.textContent = text('testSent', { server: `${server.host}:${server.port}`, email: to });
         result.classList.add('ok');
+        // A server that works but is not saved, or not enabled, is one click from sending.
+        const saved = savedBlock(block, 'smtp', pageData<PageSetup>('settings-data'));
+        const offer = block.querySelector<HTMLElement>('[data-enable-save]');
+        if (offer) offer.hidden = server.enabled === true && saved !== undefined && JSON.stringify(saved) === JSON.stringify(blockValue(block, 'smtp', pageData<PageSetup>('settings-data')));
       } catch (err) {
         if (err instanceof FieldError) {
           showSettingsError(form(), err);
@@ -338,6 +377,15 @@ export function settingsPage() {
         result.textContent = err instanceof Error ? err.message : String(err);
         result.classList.add('error');
       }
+    },
+    /** After a successful test: ticks the server's Enabled and saves the page. */
+    async enableAndSave(this: State & { saveChanges(): Promise<void> }) {
+      const block = clicked(this.$event).closest<HTMLElement>('[data-block]');
+      const enabled = block?.querySelector<HTMLInputElement>('[data-sub="enabled"]');
+      if (!block || !enabled) return;
+      enabled.checked = true;
+      this.changed();
+      await this.saveChanges();
     },
     async scanNow(this: State) {
       const out = document.getElementById('scan-result')!;
