@@ -12,7 +12,7 @@ import { routesFor } from '../http/routes.ts';
 import { readAppFile } from '../paths.ts';
 import type { Services } from '../services.ts';
 import type { List } from '../lists/store.ts';
-import { countsSentence, formatDuration, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData } from '../admin/client/import-summary.ts';
+import { countsSentence, formatDuration, onFileText, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData } from '../admin/client/import-summary.ts';
 import type { ImportRun, ImportStatus } from './importer.ts';
 
 const route = routesFor<Services>();
@@ -152,7 +152,7 @@ function Progress({ t, status, log, label, tookMs, lists, mode, hidden }: {
         <p class="lead" x-text="countsText">{countsSentence(status)}</p>
         <dl class="facts">
           <dt>{t('admin.import.new')}</dt><dd x-text="newText">{formatNumber(status.new)}</dd>
-          <dt>{t('admin.import.onFile')}</dt><dd x-text="onFileText">{onFile(status)}</dd>
+          <dt>{t('admin.import.onFile')}</dt><dd x-text="onFileText">{onFileText(status)}</dd>
           <dt>{t('admin.import.skipped')}</dt><dd x-text="skippedText">{formatNumber(status.skipped)}</dd>
           <dt>{t('admin.import.duplicates')}</dt><dd x-text="duplicatesText">{formatNumber(status.duplicates)}</dd>
           <dt>{t('admin.import.took')}</dt><dd x-text="tookText">{tookMs === null ? '—' : formatDuration(tookMs)}</dd>
@@ -181,9 +181,6 @@ function Progress({ t, status, log, label, tookMs, lists, mode, hidden }: {
     </div>
   );
 }
-
-/** "2,000 (0 updated, 2,000 unchanged)". */
-const onFile = (s: ImportStatus) => `${formatNumber(s.updated + s.unchanged)} (${formatNumber(s.updated)} updated, ${formatNumber(s.unchanged)} unchanged)`;
 
 function importPage(c: AdminContext, s: Services) {
   const { t, actor } = adminView(c, s);

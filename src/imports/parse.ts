@@ -154,12 +154,12 @@ function joinedName(record: string[], first: number, last: number): string {
 const splitValues = (v: string) => v.split(',').map((x) => x.trim().replace(/^"(.*)"$/, '$1').trim()).filter((x) => x !== '');
 
 /** A row's attributes as JSON: its JSON object columns merged, then its attribute columns (empty ones left out). */
-function attributesOf(record: string[], cols: FileColumns, warn: (m: string) => void): string {
+function attributesOf(record: string[], cols: FileColumns, where: string, sink: ParseSink): string {
   // A listmonk CSV (one JSON column and nothing else) is passed through as it is parsed.
-  if (!cols.attribs.length && cols.json.length <= 1) return cols.json.length ? jsonObject(record[cols.json[0].at], cols.json[0].name, warn) ?? '{}' : '{}';
+  if (!cols.attribs.length && cols.json.length <= 1) return cols.json.length ? jsonObject(record[cols.json[0].at], cols.json[0].name, where, sink) ?? '{}' : '{}';
   const out: Record<string, unknown> = {};
   for (const { at, name } of cols.json) {
-    const json = jsonObject(record[at], name, warn);
+    const json = jsonObject(record[at], name, where, sink);
     if (json) Object.assign(out, JSON.parse(json));
   }
   for (const a of cols.attribs) {
@@ -169,8 +169,8 @@ function attributesOf(record: string[], cols: FileColumns, warn: (m: string) => 
   return Object.keys(out).length ? JSON.stringify(out) : '{}';
 }
 
-/** The JSON text of a cell holding a JSON object; null (and a warning) for anything else but an empty cell. */
-function jsonObject(cell: string, column: string, warn: (m: string) => void): string | null {
+/** The JSON text of a cell holding a JSON object; null (and a line in the log) for anything else but an empty cell. */
+function jsonObject(cell: string, column: string, where: string, sink: ParseSink): string | null {
   const raw = cell.trim();
   if (raw === '') return null;
   let parsed: unknown;
@@ -180,7 +180,7 @@ function jsonObject(cell: string, column: string, warn: (m: string) => void): st
     parsed = undefined;
   }
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return JSON.stringify(parsed);
-  warn(`"${column}" is not a JSON object; imported without it`);
+  sink.log(`${where}: "${column}" is not a JSON object; imported without it`);
   return null;
 }
 
@@ -253,7 +253,7 @@ export async function parseSource(src: ImportSource, opts: ParseOptions, sink: P
         const name = cols.name >= 0 ? record[cols.name].trim() : cols.first >= 0 || cols.last >= 0 ? joinedName(record, cols.first, cols.last) : '';
         batch.emails.push(email);
         batch.names.push(name || nameFromEmail(email, 'title'));
-        batch.attribs.push(attributesOf(record, cols, (m) => sink.log(`${where}: ${m}`)));
+        batch.attribs.push(attributesOf(record, cols, where, sink));
         batch.extras.push(cols.status || cols.fileStatus || cols.lists >= 0 ? extraOf(record, cols, opts, (key, m) => {
           if (unknown.has(key)) return;
           unknown.add(key);

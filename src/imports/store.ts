@@ -51,17 +51,18 @@ const placeholders = (rows: number, perRow: string) => Array(rows).fill(perRow).
 
 const SQL = {
   findByEmails: (n: number) => `SELECT id, email, status FROM subscribers WHERE email IN (${placeholders(n, '?')})`,
-  // Only new addresses are inserted (ids firstId, firstId + 1, ... without gaps); one that is
-  // there after all (a race with no writer in between cannot make one) is skipped, not replaced.
+  // Meant for new addresses only (ids firstId, firstId + 1, ... without gaps); one that is there
+  // already is skipped, not replaced, and the caller sees fewer changes than rows.
   insertSubscribers: (n: number) => `INSERT INTO subscribers (id, uuid, email, name, attribs, status, created_at, updated_at)
     VALUES ${placeholders(n, '(?, ?, ?, ?, ?, ?, ?, ?)')} ON CONFLICT (email) DO NOTHING`,
   // New subscribers have no subscriptions yet: plain inserts, in primary-key order; those
-  // whose row names a status or lists of its own (`except`) are subscribed one by one after.
+  // whose row names a status or lists of its own (`except`, blocklisted ones among them) are
+  // subscribed one by one after.
   subscribeNew: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
-    SELECT s.id, l.value, CASE WHEN s.status = 'blocklisted' THEN 'unsubscribed' ELSE ? END, 'import', ?, ?
-    FROM subscribers s CROSS JOIN json_each(?) l
+    SELECT s.id, l.value, ?, 'import', ?, ? FROM subscribers s CROSS JOIN json_each(?) l WHERE s.id BETWEEN ? AND ?`,
+  subscribeNewExcept: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
+    SELECT s.id, l.value, ?, 'import', ?, ? FROM subscribers s CROSS JOIN json_each(?) l
     WHERE s.id BETWEEN ? AND ? AND s.id NOT IN (SELECT value FROM json_each(?))`,
-  idsOfEmails: 'SELECT email, id FROM subscribers WHERE id BETWEEN ? AND ?',
   subscribeKeep: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
     VALUES (?, ?, ?, 'import', ?, ?) ON CONFLICT (subscriber_id, list_id) DO NOTHING`,
   subscribeOverwrite: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
@@ -203,21 +204,12 @@ export class ImportStore {
 
     this.db.transaction(() => {
       const candidates = [...rows.values()];
-      // Most rows of a fresh import are new: insert them all at once and look up nothing. When
-      // some are there already (the insert skips them), that attempt is undone, since it left
-      // their ids unused, and this batch and the next look their addresses up first.
+      // Most rows of a fresh import are new: insert them all at once (in a savepoint) and look
+      // nothing up. When some are there already (the insert skips them), the attempt is undone,
+      // as it left their ids unused, and this batch and the next look their addresses up first.
       if (!this.lookUpFirst) {
-        const attempt = this.db.transaction(() => {
-          bulkInsertSubscribers(this.db, this.sql, this.fillers, (firstId) => {
-            const inserted = this.insertSubscribers(candidates, firstId, now, o);
-            if (inserted < candidates.length) throw new SomeExist();
-            this.subscribeNewRows(candidates, firstId, now, o);
-            this.imported.addRange(firstId, firstId + inserted - 1);
-            return inserted;
-          });
-        });
         try {
-          attempt();
+          this.db.transaction(() => this.insertNew(candidates, now, o))();
           counts.new += candidates.length;
           return;
         } catch (e) {
@@ -228,19 +220,23 @@ export class ImportStore {
       const existing = this.findExisting(candidates.map((r) => r.email));
       this.lookUpFirst = existing.size > 0;
       const fresh = candidates.filter((r) => !existing.has(r.email));
-      if (fresh.length) {
-        bulkInsertSubscribers(this.db, this.sql, this.fillers, (firstId) => {
-          const inserted = this.insertSubscribers(fresh, firstId, now, o);
-          if (inserted < fresh.length) throw new Error('an address appeared during the import transaction');
-          this.subscribeNewRows(fresh, firstId, now, o);
-          this.imported.addRange(firstId, firstId + inserted - 1);
-          return inserted;
-        });
-        counts.new += fresh.length;
-      }
+      this.insertNew(fresh, now, o);
+      counts.new += fresh.length;
       this.writeExisting(existing, rows, o, now, counts, log);
     }).immediate();
     return counts;
+  }
+
+  /** Inserts these new subscribers with consecutive ids, and their subscriptions; SomeExist if one is there already. */
+  private insertNew(rows: Row[], now: string, o: WriteOptions): void {
+    if (!rows.length) return;
+    bulkInsertSubscribers(this.db, this.sql, this.fillers, (firstId) => {
+      const inserted = this.insertSubscribers(rows, firstId, now, o);
+      if (inserted < rows.length) throw new SomeExist();
+      this.subscribeNewRows(rows, firstId, now, o);
+      this.imported.addRange(firstId, firstId + inserted - 1);
+      return inserted;
+    });
   }
 
   /**
@@ -252,8 +248,12 @@ export class ImportStore {
     if (o.mode !== 'subscribe') return;
     const own: number[] = [];
     for (let k = 0; k < rows.length; k++) if (rows[k].extra) own.push(firstId + k);
-    if (o.lists.length) this.sql(SQL.subscribeNew).run(o.subscriptionStatus, now, now, JSON.stringify(o.lists), firstId, firstId + rows.length - 1, JSON.stringify(own));
-    if (!own.length) return;
+    const lastId = firstId + rows.length - 1;
+    if (!own.length) {
+      if (o.lists.length) this.sql(SQL.subscribeNew).run(o.subscriptionStatus, now, now, JSON.stringify(o.lists), firstId, lastId);
+      return;
+    }
+    if (o.lists.length) this.sql(SQL.subscribeNewExcept).run(o.subscriptionStatus, now, now, JSON.stringify(o.lists), firstId, lastId, JSON.stringify(own));
     const insert = this.sql(SQL.subscribeKeep);
     for (let k = 0; k < rows.length; k++) {
       const extra = rows[k].extra;

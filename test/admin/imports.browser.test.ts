@@ -3,10 +3,24 @@
 // end and its summary, which a reload still shows; "New import" brings the form back.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 const ROWS = 10_000;
+
+/** Screenshots at 1280 and 390 px, light and dark; the page is left at 1280 px, light. */
+async function shots(page: Page, name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const suffix = scheme === 'dark' ? '-dark' : '';
+    await screenshot(page, `${name}${suffix}`);
+    await page.setViewportSize({ width: 390, height: 900 });
+    await screenshot(page, `${name}${suffix}`);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
 
 describe('admin import journey', { skip: browserSkip() }, () => {
   const server = useFreshServer();
@@ -107,10 +121,7 @@ describe('admin import journey', { skip: browserSkip() }, () => {
     await columns.getByLabel('What "Shoe size" becomes').selectOption('ignore');
     await columns.getByLabel('Attribute key for "City"').fill('town');
     assert.equal(await page.getByLabel('Subscription status').inputValue(), 'unconfirmed');
-    await screenshot(page, 'import-columns');
-    await page.setViewportSize({ width: 390, height: 900 });
-    await screenshot(page, 'import-columns');
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await shots(page, 'import-columns');
 
     await page.getByRole('button', { name: 'Start import' }).click();
     const summary = page.getByRole('region', { name: 'Summary' });
@@ -123,10 +134,7 @@ describe('admin import journey', { skip: browserSkip() }, () => {
     // The way forward for the 3 unconfirmed: the opt-in mail, one click, to the list's endpoint.
     const offer = page.getByRole('region', { name: 'Unconfirmed subscribers of double opt-in lists' });
     await offer.getByText('Weekly: 3 unconfirmed subscribers.').waitFor();
-    await screenshot(page, 'import-optin-offer');
-    await page.setViewportSize({ width: 390, height: 900 });
-    await screenshot(page, 'import-optin-offer');
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await shots(page, 'import-optin-offer');
     await offer.getByRole('button', { name: 'Send the opt-in mail to 3' }).click();
     await offer.getByText('The opt-in mail is on its way to 3 subscribers of Weekly').waitFor();
     assert.deepEqual(optinPosts, [`/api/lists/${weeklyId}/optin`]);

@@ -24,8 +24,13 @@ export interface ImportProgress {
 const num = (n: number) => n.toLocaleString('en-US');
 const plural = (n: number, one: string, many: string) => `${num(n)} ${n === 1 ? one : many}`;
 
+type Counts = Pick<ImportProgress, 'new' | 'updated' | 'unchanged' | 'skipped' | 'duplicates'>;
+
+/** "2,000 (0 updated, 2,000 unchanged)": the rows already on file. */
+export const onFileText = (c: Counts) => `${num(c.updated + c.unchanged)} (${num(c.updated)} updated, ${num(c.unchanged)} unchanged)`;
+
 /** "0 new, 2,000 already on file (0 updated, 2,000 unchanged), 3 skipped, 1 duplicate in the file". */
-export function countsSentence(c: Pick<ImportProgress, 'new' | 'updated' | 'unchanged' | 'skipped' | 'duplicates'>): string {
+export function countsSentence(c: Counts): string {
   const parts = [`${num(c.new)} new`, `${num(c.updated + c.unchanged)} already on file (${num(c.updated)} updated, ${num(c.unchanged)} unchanged)`];
   if (c.skipped) parts.push(`${num(c.skipped)} skipped`);
   if (c.duplicates) parts.push(`${plural(c.duplicates, 'duplicate', 'duplicates')} in the file`);

@@ -5,7 +5,7 @@
 // end shows the summary, and for unconfirmed subscribers of double opt-in lists, the offer to
 // send them the opt-in mail. A refusal is shown beside the field it is about (the file, unless
 // it names the lists or the delimiter).
-import { countsSentence, formatDuration, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData, type ImportProgress } from '../import-summary.ts';
+import { countsSentence, formatDuration, onFileText, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData, type ImportProgress } from '../import-summary.ts';
 import { planColumns, specOf, targetOf, type ColumnMapping, type ColumnPlan, type ColumnSpec, type ColumnTarget } from '../import-columns.ts';
 import { csvRecords, readHead } from '../import-preview.ts';
 import { api, ApiError, pageData } from '../api.ts';
@@ -189,8 +189,7 @@ export function importPage() {
       return num(this.status.new);
     },
     onFileText(this: State) {
-      const s = this.status;
-      return `${num(s.updated + s.unchanged)} (${num(s.updated)} updated, ${num(s.unchanged)} unchanged)`;
+      return onFileText(this.status);
     },
     skippedText(this: State) {
       return num(this.status.skipped);
