@@ -133,6 +133,14 @@ td .tag{white-space:normal;overflow-wrap:break-word}
 .facts{display:grid;grid-template-columns:fit-content(40%) 1fr;gap:.2rem 1.25rem;margin:.75rem 0}
 .facts dt{color:var(--muted)}.facts dd{margin:0;font-variant-numeric:tabular-nums}
 .reasons{margin:.25rem 0;padding-left:1.25rem}.reasons:empty{display:none}
+.callout{border-left:4px solid var(--accent);background:var(--bg);padding:.5rem .75rem;border-radius:.3rem;margin:.5rem 0}
+.callout h3{margin:0 0 .3rem;font-size:1rem}.callout p{margin:.2rem 0}
+.optin-lists{padding-left:1.1rem;margin:.4rem 0}.optin-lists li{margin:.35rem 0}.optin-lists button{margin-left:.3rem}
+.lead{font-weight:600;margin:.25rem 0 .5rem}
+table.mapping tbody th{font-size:inherit;text-transform:none;letter-spacing:normal;color:var(--fg);font-weight:600;white-space:normal;overflow-wrap:anywhere}
+table.mapping td{overflow-wrap:anywhere}
+table.mapping .becomes{display:flex;flex-wrap:wrap;gap:.3rem}table.mapping .becomes>*{min-width:0;max-width:100%}
+@media (max-width:640px){table.mapping thead{display:none}table.mapping tr{display:grid;grid-template-columns:1fr;padding:.4rem 0;border-bottom:1px solid var(--border)}table.mapping th,table.mapping td{border:0;padding:.1rem 0}}
 .chips{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .chip{display:inline-flex;gap:.4rem;align-items:center;padding:.15rem .6rem;border:1px solid var(--accent);border-radius:1rem;font-size:.88rem}
 .chip a{text-decoration:none;font-weight:700}

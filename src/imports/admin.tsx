@@ -12,7 +12,7 @@ import { routesFor } from '../http/routes.ts';
 import { readAppFile } from '../paths.ts';
 import type { Services } from '../services.ts';
 import type { List } from '../lists/store.ts';
-import { formatDuration, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData } from '../admin/client/import-summary.ts';
+import { countsSentence, formatDuration, onFileText, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData } from '../admin/client/import-summary.ts';
 import type { ImportRun, ImportStatus } from './importer.ts';
 
 const route = routesFor<Services>();
@@ -50,14 +50,15 @@ function UploadForm({ t, lists, preselect, hidden }: { t: Translate; lists: List
       </fieldset>
       <div class="grid2">
         <Field id="import-status" label={t('admin.import.subscriptionStatus')}>
-          <select id="import-status" name="subscription_status" x-ref="status">
+          <select id="import-status" name="subscription_status" x-ref="status" aria-describedby="import-optin-help">
             <option value="unconfirmed" selected>{t('subscribers.status.unconfirmed')}</option>
             <option value="confirmed">{t('subscribers.status.confirmed')}</option>
             <option value="unsubscribed" disabled>{t('subscribers.status.unsubscribed')}</option>
           </select>
+          <p class="callout small" id="import-optin-help" hidden={!lists.some((l) => l.id === preselect && l.optin === 'double')} x-bind:hidden="optinHelpHidden">{t('admin.import.optinHelp')}</p>
         </Field>
         <Field id="import-delim" label={t('import.csvDelim')} help={t('import.csvDelimHelp')}>
-          <select id="import-delim" name="delim">
+          <select id="import-delim" name="delim" x-on:change="fileChosen">
             {DELIMITERS.map(([value, key]) => <option value={value}>{t(key)}</option>)}
           </select>
         </Field>
@@ -67,12 +68,15 @@ function UploadForm({ t, lists, preselect, hidden }: { t: Translate; lists: List
         <label class="check-label"><input type="checkbox" name="overwrite_userinfo" id="import-overwrite-userinfo" /> {t('admin.import.overwriteUserinfo')}</label>
         <label class="check-label"><input type="checkbox" name="overwrite_subscription_status" id="import-overwrite-status" /> {t('admin.import.overwriteStatus')}</label>
       </fieldset>
-      <fieldset x-bind:hidden="blocklisting" aria-describedby="import-lists-help import-lists-error">
+      <fieldset x-bind:hidden="blocklisting" aria-describedby="import-lists-help import-lists-error" x-on:change="listsChanged">
         <legend>{t('globals.terms.lists')}</legend>
         {lists.length ? (
           <div class="choices">
             {lists.map((l) => (
-              <label class="check-label"><input type="checkbox" name="lists" value={String(l.id)} checked={l.id === preselect} /> {l.name}</label>
+              <label class="check-label">
+                <input type="checkbox" name="lists" value={String(l.id)} checked={l.id === preselect} data-optin={l.optin} data-name={l.name} /> {l.name}
+                {l.optin === 'double' ? <span class="tag">{t('admin.import.doubleOptin')}</span> : null}
+              </label>
             ))}
           </div>
         ) : <p class="muted">{t('admin.import.noLists')}</p>}
@@ -83,10 +87,15 @@ function UploadForm({ t, lists, preselect, hidden }: { t: Translate; lists: List
         <label for="import-file">{t('import.csvFile')}</label>
         <div class="dropzone" x-bind:class="dropClass" x-on:dragover="dragOver" x-on:dragleave="dragLeave" x-on:drop="drop">
           <p>{t('import.csvFileHelp')}</p>
-          <input type="file" id="import-file" name="file" accept=".csv,.zip,text/csv,application/zip" x-ref="file" aria-describedby="import-file-error" />
+          <input type="file" id="import-file" name="file" accept=".csv,.zip,text/csv,application/zip" x-ref="file" aria-describedby="import-file-error" x-on:change="fileChosen" />
         </div>
         <p class="field-error" id="import-file-error" data-error-for="import-file" role="alert"></p>
       </div>
+      <section class="columns-map" hidden x-bind:hidden="mappingHidden" aria-labelledby="import-columns-title">
+        <h3 id="import-columns-title">{t('admin.import.columns')}</h3>
+        <p class="help muted small" x-text="mappingNote"></p>
+        <div class="table-wrap" x-ref="mapping"></div>
+      </section>
       <p class="alert" data-error-for="_form" role="alert"></p>
       <div class="actions">
         <button type="submit" x-bind:disabled="busy">{t('admin.import.start')}</button>
@@ -140,14 +149,26 @@ function Progress({ t, status, log, label, tookMs, lists, mode, hidden }: {
       </section>
       <section class="card" aria-labelledby="import-summary-title" hidden={!ended} x-bind:hidden="summaryHidden">
         <h2 id="import-summary-title">{t('admin.import.summary')}</h2>
+        <p class="lead" x-text="countsText">{countsSentence(status)}</p>
         <dl class="facts">
-          <dt>{t('admin.import.imported')}</dt><dd x-text="importedText">{formatNumber(status.imported)}</dd>
-          <dt>{t('admin.import.skipped')}</dt><dd x-text="skippedText">{formatNumber(Math.max(0, status.total - status.imported))}</dd>
+          <dt>{t('admin.import.new')}</dt><dd x-text="newText">{formatNumber(status.new)}</dd>
+          <dt>{t('admin.import.onFile')}</dt><dd x-text="onFileText">{onFileText(status)}</dd>
+          <dt>{t('admin.import.skipped')}</dt><dd x-text="skippedText">{formatNumber(status.skipped)}</dd>
+          <dt>{t('admin.import.duplicates')}</dt><dd x-text="duplicatesText">{formatNumber(status.duplicates)}</dd>
           <dt>{t('admin.import.took')}</dt><dd x-text="tookText">{tookMs === null ? '—' : formatDuration(tookMs)}</dd>
         </dl>
         <ul class="reasons" x-ref="reasons">
           {reasons.map((r) => <li><strong>{formatNumber(r.count)}</strong> × {r.reason}</li>)}
         </ul>
+        <div class="callout" hidden x-bind:hidden="optinHidden" aria-labelledby="import-optin-title" role="region">
+          <h3 id="import-optin-title">{t('admin.import.optinTitle')}</h3>
+          <p>{t('admin.import.optinText')}</p>
+          <ul class="optin-lists" x-ref="optin"></ul>
+          <p class="small" x-ref="optinResult" role="status"></p>
+          <div class="actions">
+            <button type="button" class="secondary" x-bind:hidden="keepHidden" x-on:click="keepUnconfirmed">{t('admin.import.optinKeep')}</button>
+          </div>
+        </div>
         <div class="actions">
           <a class="button secondary" x-bind:href="subscribersUrl" href={importedSubscribersUrl(mode, lists)}>{t('admin.import.viewSubscribers')}</a>
           <button type="button" x-on:click="reset">{t('admin.import.newImport')}</button>
@@ -167,6 +188,7 @@ function importPage(c: AdminContext, s: Services) {
   const log = s.importer.logs();
   const run: ImportRun | null = s.importer.lastRun();
   const now = Date.now();
+  const lists = manageableLists(s, actor);
   const labels = Object.fromEntries(IMPORT_PAGE_STATES.map((st) => [st, t(`admin.import.state.${st}`)])) as ImportPageData['labels'];
   const data: ImportPageData = {
     status, log,
@@ -174,9 +196,10 @@ function importPage(c: AdminContext, s: Services) {
     lists: run?.lists ?? [],
     elapsedMs: run ? now - run.startedAt.getTime() : null,
     tookMs: run?.endedAt ? run.endedAt.getTime() - run.startedAt.getTime() : null,
+    subscriptionStatus: run?.subscriptionStatus ?? 'unconfirmed',
+    optinLists: run ? lists.filter((l) => l.optin === 'double' && run.lists.includes(l.id)).map((l) => ({ id: l.id, name: l.name })) : [],
     labels,
   };
-  const lists = manageableLists(s, actor);
   const asked = Number(c.req.query('list_id'));
   const preselect = lists.some((l) => l.id === asked) ? asked : null;
   const idle = status.status === 'none';

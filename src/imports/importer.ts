@@ -11,13 +11,18 @@ import { authorized, can, permittedLists, type Actor } from '../http/permissions
 import { domainRules } from '../subscribers/email.ts';
 import type { ImportSource } from './source.ts';
 import type { SearchIndexer } from './search-indexer.ts';
-import type { ImportMode, ImportStore, SubscriptionStatus, WriteOptions } from './store.ts';
-import { CONTROL_IMPORTED, CONTROL_STOP, startThread, type WriterMessage } from './threads.ts';
+import { noCounts, type ImportCounts, type ImportMode, type ImportStore, type SubscriptionStatus, type WriteOptions } from './store.ts';
+import type { ColumnMapping } from '../admin/client/import-columns.ts';
+import { countsSentence } from '../admin/client/import-summary.ts';
+import {
+  CONTROL_DUPLICATES, CONTROL_IMPORTED, CONTROL_NEW, CONTROL_SKIPPED, CONTROL_SLOTS, CONTROL_STOP, CONTROL_UNCHANGED, CONTROL_UPDATED, startThread, type WriterMessage,
+} from './threads.ts';
 import { systemMessage } from '../mail/system.ts';
 
 export type ImportState = 'none' | 'importing' | 'stopping' | 'finished' | 'failed';
 
-export interface ImportStatus {
+/** listmonk's status, and what the rows did (ImportCounts, the same every row once). */
+export interface ImportStatus extends ImportCounts {
   name: string;
   total: number;
   imported: number;
@@ -35,6 +40,8 @@ export interface ImportParams {
   overwrite?: boolean;
   overwriteUserinfo?: boolean;
   overwriteSubscriptionStatus?: boolean;
+  /** `params.columns`: what the file's columns are, by header name (the others are guessed). */
+  columns?: ColumnMapping;
 }
 
 /** The running or last import as the admin page shows it beside the status. */
@@ -42,6 +49,8 @@ export interface ImportRun {
   mode: ImportMode;
   /** The lists a `subscribe` import writes to. */
   lists: number[];
+  /** Of its new subscriptions. */
+  subscriptionStatus: SubscriptionStatus;
   startedAt: Date;
   /** null while it runs. */
   endedAt: Date | null;
@@ -54,6 +63,9 @@ export interface ImportJob {
   dir: string;
   delim: string;
   write: WriteOptions;
+  columns: ColumnMapping;
+  /** The lists a `lists` column may name (importer.columnLists). */
+  listsByName: Record<string, number>;
   /** Who started it (the log). */
   by: string;
 }
@@ -68,8 +80,15 @@ const BATCH_ROWS = 2500;
 const MAX_BATCHES_IN_FLIGHT = 4;
 const MAX_LOG_LINES = 10_000;
 
+const idle = (): ImportStatus => ({ name: '', total: 0, imported: 0, status: 'none', ...noCounts() });
+
+/** Where each count is in the control array the writer thread fills. */
+const COUNT_SLOTS: [keyof ImportCounts, number][] = [
+  ['new', CONTROL_NEW], ['updated', CONTROL_UPDATED], ['unchanged', CONTROL_UNCHANGED], ['skipped', CONTROL_SKIPPED], ['duplicates', CONTROL_DUPLICATES],
+];
+
 export class Importer {
-  private state: ImportStatus = { name: '', total: 0, imported: 0, status: 'none' };
+  private state: ImportStatus = idle();
   private logLines: string[] = [];
   private suppressed = 0;
   /** Held from the moment an upload is accepted for reading until the import ends. */
@@ -82,8 +101,13 @@ export class Importer {
   constructor(private readonly ctx: AppContext, private readonly store: ImportStore, private readonly indexer: SearchIndexer) {}
 
   status(): ImportStatus {
-    if (this.control) this.state.imported = Atomics.load(this.control, CONTROL_IMPORTED);
+    if (this.control) this.readCounts(this.control);
     return { ...this.state };
+  }
+
+  private readCounts(control: Int32Array): void {
+    this.state.imported = Atomics.load(control, CONTROL_IMPORTED);
+    for (const [key, slot] of COUNT_SLOTS) this.state[key] = Atomics.load(control, slot);
   }
 
   logs(): string {
@@ -137,6 +161,18 @@ export class Importer {
     return managed.map((id) => authorized(id));
   }
 
+  /**
+   * The lists a `lists` column may subscribe rows to, by lower-cased name: those the actor may
+   * manage (none in blocklist mode). Of two lists with one name, the older is meant.
+   */
+  columnLists(actor: Actor, mode: ImportMode): Record<string, number> {
+    if (mode !== 'subscribe') return {};
+    const managed = permittedLists(actor, 'manage');
+    const byName: Record<string, number> = {};
+    for (const l of this.store.listNames(managed)) byName[l.name.trim().toLowerCase()] ??= authorized(l.id);
+    return byName;
+  }
+
   private subscribeLists(actor: Actor, asked: number[]) {
     const lists = [...new Set(asked)].filter((id) => can(actor, 'list:manage', id));
     if (!lists.length) throw forbidden(asked.length ? 'you may not manage any of the given lists (list:manage)' : '"lists" is required in subscribe mode');
@@ -147,11 +183,11 @@ export class Importer {
   }
 
   start(job: ImportJob): ImportStatus {
-    this.state = { name: job.name, total: 0, imported: 0, status: 'importing' };
+    this.state = { ...idle(), name: job.name, status: 'importing' };
     this.logLines = [];
     this.suppressed = 0;
-    this.current = { mode: job.write.mode, lists: [...job.write.lists], startedAt: new Date(), endedAt: null };
-    this.control = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+    this.current = { mode: job.write.mode, lists: [...job.write.lists], subscriptionStatus: job.write.subscriptionStatus, startedAt: new Date(), endedAt: null };
+    this.control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * Int32Array.BYTES_PER_ELEMENT));
     this.log(`importing "${job.name}" (${job.source.files.map((f) => f.name).join(', ')}) in ${job.write.mode} mode`);
     this.ctx.log.info(`import of "${job.name}" started by ${job.by} (${job.write.mode} mode)`);
     this.indexer.hold();
@@ -170,7 +206,7 @@ export class Importer {
       } catch (e) {
         this.ctx.log.error(`import: cleaning up after "${job.name}" failed: ${(e as Error).message}`);
       } finally {
-        this.state.imported = Atomics.load(this.control!, CONTROL_IMPORTED);
+        this.readCounts(this.control!);
         this.control = null;
         this.running = null;
         this.busy = false;
@@ -190,7 +226,7 @@ export class Importer {
         this.log('stop requested');
       }
     } else {
-      this.state = { name: '', total: 0, imported: 0, status: 'none' };
+      this.state = idle();
       this.logLines = [];
       this.suppressed = 0;
       this.current = null;
@@ -221,7 +257,9 @@ export class Importer {
     const imported = Atomics.load(control, CONTROL_IMPORTED);
     let final: 'finished' | 'failed';
     if (outcome.type === 'done') {
-      this.log(outcome.stopped ? `stopped: ${imported} rows imported` : `finished: ${imported} rows imported`);
+      this.readCounts(control);
+      this.log(`${outcome.stopped ? 'stopped' : 'finished'}: ${imported} rows imported`);
+      this.log(summaryLine(this.state));
       this.ctx.log.info(`import of "${job.name}" ${outcome.stopped ? 'stopped' : 'finished'}: ${imported} rows imported`);
       final = 'finished';
     } else {
@@ -245,7 +283,7 @@ export class Importer {
     const channel = new MessageChannel();
     const parser = startThread('parser', {
       source: job.source,
-      opts: { delim: job.delim, rules: domainRules(this.ctx.settings), batchSize: BATCH_ROWS },
+      opts: { delim: job.delim, rules: domainRules(this.ctx.settings), batchSize: BATCH_ROWS, columns: job.columns, listsByName: job.listsByName },
       maxInFlight: MAX_BATCHES_IN_FLIGHT,
       writer: channel.port1,
     }, [channel.port1]);
@@ -289,3 +327,6 @@ export class Importer {
     }
   }
 }
+
+/** The log's last line: what the rows did, as the import page says it. */
+const summaryLine = (c: ImportCounts) => `summary: ${countsSentence(c)}`;

@@ -20,7 +20,7 @@ port.on('message', () => {
 
 parseSource(job.source, job.opts, {
   total: (n) => post({ type: 'total', n }),
-  log: (line) => post({ type: 'log', line }),
+  log: (line, skipped) => post(skipped ? { type: 'log', line, skipped } : { type: 'log', line }),
   async batch(batch) {
     post({ type: 'batch', batch });
     inFlight++;

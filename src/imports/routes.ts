@@ -14,6 +14,7 @@ import type { Config } from '../config.ts';
 import type { AppEnv } from '../http/types.ts';
 import { SUBSCRIPTION_STATUSES } from '../subscribers/store.ts';
 import type { Importer, ImportParams } from './importer.ts';
+import { ROW_STATUSES, SIMPLE_TARGETS, type RowStatus } from '../admin/client/import-columns.ts';
 import { inspectUpload } from './source.ts';
 
 interface Deps {
@@ -42,6 +43,7 @@ function importParams() {
     overwrite: f.optBool(),
     overwrite_userinfo: f.optBool(),
     overwrite_subscription_status: f.optBool(),
+    columns: columnMapping().optional(),
   }).transform((p, ctx) => {
     // Blocklist mode ignores the lists, however they are given.
     if (p.mode !== 'subscribe') return { ...p, lists: undefined };
@@ -50,6 +52,21 @@ function importParams() {
     ctx.addIssue({ code: 'custom', path: ['lists'], message: lists.error.issues[0].message });
     return z.NEVER;
   }).meta({ id: 'ImportParams' });
+}
+
+/**
+ * `params.columns`: header name → what the column is (docs/import.md). The columns it does not
+ * name are guessed, as without it.
+ */
+function columnMapping() {
+  const status = z.enum(ROW_STATUSES as [RowStatus, ...RowStatus[]]);
+  const spec = z.union([
+    z.enum(SIMPLE_TARGETS),
+    z.strictObject({ attribute: z.string().trim().min(1, 'an attribute key may not be empty').max(200), split: z.boolean().optional() }),
+    z.strictObject({ status: z.record(z.string().max(200), status) }),
+  ], { error: 'each column is "email", "name", "first_name", "last_name", "attributes", "lists", "status", "ignore", {"attribute": "key"} or {"status": {"value": "subscribed|unconfirmed|unsubscribed|blocklisted"}}' });
+  return z.record(z.string().max(500), spec).refine((m) => Object.keys(m).length <= 500, 'at most 500 columns')
+    .meta({ description: 'What each column is, by header name (matched trimmed and in any case); the columns not named are guessed' });
 }
 
 /** The upload, read by the handler as it streams in (it may be gigabytes). */
@@ -87,7 +104,8 @@ async function startImport(c: C, { importer, config }: Deps) {
     if (!file) throw badRequest('the "file" field (a ZIP of CSV files, or a CSV file) is required');
     const name = file.name || 'upload';
     const source = await inspectUpload(file.path, name);
-    return ok(c, importer.start({ name, source, dir, delim, write, by: c.get('user').username }));
+    const listsByName = importer.columnLists(c.get('user'), params.mode);
+    return ok(c, importer.start({ name, source, dir, delim, write, columns: params.columns ?? {}, listsByName, by: c.get('user').username }));
   } catch (e) {
     // Nothing was started: the upload goes, and the importer is free for the next one.
     rmSync(dir, { recursive: true, force: true });
@@ -116,6 +134,7 @@ function readParams(raw: string | undefined): { delim: string; params: ImportPar
       overwrite: p.overwrite,
       overwriteUserinfo: p.overwrite_userinfo,
       overwriteSubscriptionStatus: p.overwrite_subscription_status,
+      columns: p.columns,
     },
   };
 }

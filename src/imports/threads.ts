@@ -18,7 +18,7 @@ export interface ParserJob {
 
 export type ParserMessage =
   | { type: 'total'; n: number }
-  | { type: 'log'; line: string }
+  | { type: 'log'; line: string; skipped?: boolean }
   | { type: 'batch'; batch: RowBatch }
   | { type: 'done' }
   | { type: 'failed'; message: string };
@@ -28,14 +28,22 @@ export interface WriterJob {
   write: WriteOptions;
   /** The parser thread's end of the channel: batches in, acknowledgements out. */
   parser: MessagePort;
-  /** Int32 slots shared with the main thread: CONTROL_STOP (set by it), CONTROL_IMPORTED (set here). */
+  /** Int32 slots shared with the main thread: CONTROL_STOP (set by it), the counts (set here). */
   control: SharedArrayBuffer;
   /** ForegroundWrites.buffer: the server's writes in progress, which go first. */
   foregroundWrites: SharedArrayBuffer;
 }
 
 export const CONTROL_STOP = 0;
+/** Rows written (duplicates and rows the writer skipped included): listmonk's `imported`. */
 export const CONTROL_IMPORTED = 1;
+/** What the rows did (ImportCounts), one slot each. */
+export const CONTROL_NEW = 2;
+export const CONTROL_UPDATED = 3;
+export const CONTROL_UNCHANGED = 4;
+export const CONTROL_SKIPPED = 5;
+export const CONTROL_DUPLICATES = 6;
+export const CONTROL_SLOTS = 7;
 
 /** The search indexer (index-worker.ts) rebuilds the name index if an import dropped it, drains the search backlog, then ends. */
 export interface IndexerJob {

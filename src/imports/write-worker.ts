@@ -11,9 +11,9 @@ import { checkpointNow, openDatabase, WalCheckpointer } from '../db/connection.t
 import { backgroundTransaction } from '../db/foreground-writes.ts';
 import { appendBatch, emptyBatch, sliceBatch, sortByEmail, type RowBatch } from './parse.ts';
 import { NameIndex } from './name-index.ts';
-import { ImportStore, isLargeImport } from './store.ts';
+import { ImportStore, isLargeImport, noCounts } from './store.ts';
 import {
-  CONTROL_IMPORTED, CONTROL_STOP, lowerThreadPriority, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type ParserMessage, type WriterJob, type WriterMessage,
+  CONTROL_DUPLICATES, CONTROL_IMPORTED, CONTROL_NEW, CONTROL_SKIPPED, CONTROL_STOP, CONTROL_UNCHANGED, CONTROL_UPDATED, lowerThreadPriority, MAX_FOREGROUND_WAIT_MS, TransactionPacer, type ParserMessage, type WriterJob, type WriterMessage,
 } from './threads.ts';
 
 /**
@@ -83,8 +83,10 @@ function take(m: ParserMessage): void {
   if (m.type === 'total') {
     post(m);
     prepare(m.n);
-  } else if (m.type === 'log') post(m);
-  else if (m.type === 'batch') {
+  } else if (m.type === 'log') {
+    if (m.skipped) Atomics.add(control, CONTROL_SKIPPED, 1);
+    post({ type: 'log', line: m.line });
+  } else if (m.type === 'batch') {
     appendBatch(pending, m.batch);
     job.parser.postMessage('ack');
   } else {
@@ -108,7 +110,7 @@ function takeWaiting(): void {
   }
 }
 
-/** A row the import may not apply (a list-restricted importer's), in the import's log. */
+/** A row the import did not apply (a list-restricted importer's), or a duplicate, in the import's log. */
 const logSkip = (line: string) => post({ type: 'log', line });
 
 /** Writes one run, in transactions of the pacer's size. */
@@ -117,8 +119,20 @@ function writeRun(run: RowBatch): void {
     if (Atomics.load(control, CONTROL_STOP)) throw new StopSignal();
     const to = Math.min(run.emails.length, from + pacer.rows);
     const rows = sliceBatch(run, from, to);
-    const written = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => pacer.timed(() => store.writeBatch(rows, job.write, logSkip)));
-    Atomics.add(control, CONTROL_IMPORTED, written);
+    const counts = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => {
+      let c = noCounts();
+      pacer.timed(() => {
+        c = store.writeBatch(rows, job.write, logSkip);
+        return rows.emails.length;
+      });
+      return c;
+    });
+    Atomics.add(control, CONTROL_IMPORTED, rows.emails.length);
+    Atomics.add(control, CONTROL_NEW, counts.new);
+    Atomics.add(control, CONTROL_UPDATED, counts.updated);
+    Atomics.add(control, CONTROL_UNCHANGED, counts.unchanged);
+    Atomics.add(control, CONTROL_SKIPPED, counts.skipped);
+    Atomics.add(control, CONTROL_DUPLICATES, counts.duplicates);
     checkpointer.afterTransaction();
     from = to;
     takeWaiting();

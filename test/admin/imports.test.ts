@@ -102,6 +102,26 @@ describe('admin import page', () => {
     assert.equal((await t.request('DELETE', '/api/import/subscribers')).status, 200);
   });
 
+  it('says what the status means when a double opt-in list is chosen, and names the run\'s double opt-in lists after', async () => {
+    const t = server();
+    const double = (await t.request('POST', '/api/lists', { name: 'Weekly', type: 'public', optin: 'double' })).body.data.id as number;
+    const single = await createList(t, 'Plain');
+    const session = await adminSession(t);
+    const helpShown = (html: string) => /<p class="callout small" id="import-optin-help"(?![^>]*\shidden="")[^>]*>Unconfirmed subscribers of a double opt-in list get no campaigns until they confirm; choose Confirmed only if they already opted in elsewhere\.<\/p>/.test(html);
+    const forDouble = await getPage(t, session, `${PAGE}?list_id=${double}`);
+    assert.ok(helpShown(forDouble.body), 'shown for a double opt-in list');
+    assert.match(forDouble.body, new RegExp(`value="${double}" checked="" data-optin="double" data-name="Weekly"`));
+    assert.ok(!helpShown((await getPage(t, session, `${PAGE}?list_id=${single}`)).body), 'hidden (until one is ticked) for a single opt-in list');
+
+    const res = await startImport(t, { mode: 'subscribe', lists: [double, single] }, 'people.csv', 'email\na@example.com\n');
+    assert.equal(res.status, 200, res.text);
+    await waitForEnd(t);
+    const data = /<script type="application\/json" id="import-data"[^>]*>(.*?)<\/script>/s.exec((await getPage(t, session, PAGE)).body);
+    assert.ok(data, 'the page data');
+    const parsed = JSON.parse(data[1]);
+    assert.deepEqual([parsed.subscriptionStatus, parsed.optinLists], ['unconfirmed', [{ id: double, name: 'Weekly' }]]);
+  });
+
   it('sums an ended import up (imported, skipped by reason, time) and shows hostile names and log lines as text', async () => {
     const t = server();
     const list = await createList(t, HOSTILE);
@@ -116,8 +136,9 @@ describe('admin import page', () => {
     assertEscaped(page.body);
     assert.ok(page.body.includes('&lt;img src=x'), 'the hostile file name or log line is shown as text');
     assert.match(page.body, />Finished<\/span>/);
-    assert.match(page.body, /x-text="importedText">2</);
+    assert.match(page.body, /x-text="newText">2</);
     assert.match(page.body, /x-text="skippedText">2</);
+    assert.match(page.body, /x-text="countsText">2 new, 0 already on file \(0 updated, 0 unchanged\), 2 skipped</);
     assert.match(page.body, /<li><strong>2<\/strong> × &quot;…&quot; is not a valid e-mail address<\/li>/);
     assert.match(page.body, /x-text="tookText">\d+ (ms|s)</);
     assert.equal((await t.request('DELETE', '/api/import/subscribers')).status, 200);

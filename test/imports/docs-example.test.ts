@@ -41,7 +41,7 @@ describe('docs/examples/subscribers.csv', () => {
   it('imports as docs/import.md says', async () => {
     const csv = readFileSync(new URL('../../docs/examples/subscribers.csv', import.meta.url));
     const { status, logs } = await importCsv('subscribers.csv', csv, { subscription_status: 'confirmed' });
-    assert.deepEqual(status, { name: 'subscribers.csv', total: 4, imported: 4, status: 'finished' }, logs);
+    assert.deepEqual(status, { name: 'subscribers.csv', total: 4, imported: 4, status: 'finished', new: 4, updated: 0, unchanged: 0, skipped: 0, duplicates: 0 }, logs);
     assert.doesNotMatch(logs, /skipped|not a JSON object|ignoring/);
 
     const ada = await subscriber('ada@example.com');
@@ -73,7 +73,9 @@ describe('header aliases', () => {
     const csv = 'Email Address,First Name,Last Name,Phone\nfl.both@example.com,Jane,Doe,123\nfl.first@example.com, Jane ,,1\nfl.last@example.com,,Doe,1\nfl.none@example.com,,,1\n';
     const { status, logs } = await importCsv('mailchimp.csv', csv);
     assert.equal(status.imported, 4, logs);
-    assert.match(logs, /mailchimp\.csv: ignoring columns "phone"$/m);
+    assert.match(logs, /mailchimp\.csv: columns "email address" → email, "first name" → first name, "last name" → last name, "phone" → attribute "phone"$/m);
+    assert.doesNotMatch(logs, /ignoring/);
+    assert.deepEqual((await subscriber('fl.both@example.com'))?.attribs, { phone: '123' });
     assert.equal((await subscriber('fl.both@example.com'))?.name, 'Jane Doe');
     assert.equal((await subscriber('fl.first@example.com'))?.name, 'Jane');
     assert.equal((await subscriber('fl.last@example.com'))?.name, 'Doe');

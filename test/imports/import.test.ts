@@ -123,7 +123,7 @@ describe('import in subscribe mode', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.status, 'importing');
     const done = await waitDone();
-    assert.deepEqual(done, { name: 'people.zip', total: 6, imported: 3, status: 'finished' });
+    assert.deepEqual(done, { name: 'people.zip', total: 6, imported: 3, status: 'finished', new: 3, updated: 0, unchanged: 0, skipped: 3, duplicates: 0 });
 
     assert.equal(sub('jane.doe@example.org')!.name, 'Jane Doe');
     assert.deepEqual(JSON.parse(sub('jane.doe@example.org')!.attribs), { city: 'Lima' });
@@ -140,7 +140,7 @@ describe('import in subscribe mode', () => {
     const logs = (await t.request('GET', '/api/import/subscribers/logs')).body.data as string;
     assert.match(logs, /a\.csv line 3: skipped: "not-an-address" is not a valid e-mail address/);
     assert.match(logs, /a\.csv line 4: skipped: e-mail addresses on this domain are not accepted/);
-    assert.match(logs, /a\.csv line 5: "attributes" is not a JSON object; imported without attributes/);
+    assert.match(logs, /a\.csv line 5: "attributes" is not a JSON object; imported without it/);
     assert.match(logs, /a\.csv line 6: skipped: 1 fields where the header has 3/);
     assert.doesNotMatch(logs, /name index/);
     const mail = await sink.waitFor(1);
@@ -152,11 +152,13 @@ describe('import in subscribe mode', () => {
     const a = '\ufeffName;Extra;EMAIL\nBo;x;bo@example.org\n;y;"li.wei@example.org"\n';
     const b = 'email;name\nzed@example.org;Zed\n';
     assert.equal((await post({ mode: 'subscribe', delim: ';', lists: [listA] }, { name: 'two.zip', content: await zipOf({ 'a.csv': a, 'b.CSV': b }) })).status, 200);
-    assert.deepEqual(await waitDone(), { name: 'two.zip', total: 3, imported: 3, status: 'finished' });
+    assert.deepEqual(await waitDone(), { name: 'two.zip', total: 3, imported: 3, status: 'finished', new: 3, updated: 0, unchanged: 0, skipped: 0, duplicates: 0 });
     assert.equal(sub('li.wei@example.org')!.name, 'Li Wei');
     assert.equal(sub('bo@example.org')!.name, 'Bo');
     assert.deepEqual(subs('zed@example.org'), [{ list_id: listA, status: 'unconfirmed', source: 'import' }]);
-    assert.match((await t.request('GET', '/api/import/subscribers/logs')).body.data, /a\.csv: ignoring columns "extra"/);
+    // A column that is none of listmonk's becomes an attribute named after it.
+    assert.match((await t.request('GET', '/api/import/subscribers/logs')).body.data, /a\.csv: columns "name" → name, "extra" → attribute "extra", "email" → email/);
+    assert.deepEqual(JSON.parse(sub('bo@example.org')!.attribs), { extra: 'x' });
   });
 
   it('numbers the subscribers of a small import in file order', async () => {
@@ -184,7 +186,7 @@ describe('import in subscribe mode', () => {
     assert.equal(subs('john@example.org')[0].status, 'confirmed');
 
     assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA], subscription_status: 'unsubscribed', overwrite: true }, { name: 'again.csv', content: csv })).status, 200);
-    assert.deepEqual(await waitDone(), { name: 'again.csv', total: 1, imported: 1, status: 'finished' });
+    assert.deepEqual(await waitDone(), { name: 'again.csv', total: 1, imported: 1, status: 'finished', new: 0, updated: 1, unchanged: 0, skipped: 0, duplicates: 0 });
     assert.equal(sub('john@example.org')!.name, 'Johnny');
     assert.deepEqual(JSON.parse(sub('john@example.org')!.attribs), { plan: 'free' });
     assert.deepEqual(subs('john@example.org').map((s) => s.status), ['unsubscribed', 'confirmed']);
@@ -203,7 +205,7 @@ describe('import in blocklist mode', () => {
   it('blocklists existing subscribers (all subscriptions unsubscribed) and adds new ones without lists', async () => {
     const csv = 'email\njohn@example.org\nnew.person@example.org\nbad address\n';
     assert.equal((await post({ mode: 'blocklist', delim: ',', lists: [listA] }, { name: 'block.csv', content: csv })).status, 200);
-    assert.deepEqual(await waitDone(), { name: 'block.csv', total: 3, imported: 2, status: 'finished' });
+    assert.deepEqual(await waitDone(), { name: 'block.csv', total: 3, imported: 2, status: 'finished', new: 1, updated: 1, unchanged: 0, skipped: 1, duplicates: 0 });
     assert.equal(sub('john@example.org')!.status, 'blocklisted');
     assert.deepEqual(subs('john@example.org').map((s) => s.status), ['unsubscribed', 'unsubscribed']);
     assert.equal(sub('new.person@example.org')!.status, 'blocklisted');
@@ -226,6 +228,47 @@ describe('import in blocklist mode', () => {
     assert.equal(counts.subscribers.blocklisted, db.prepare("SELECT COUNT(*) FROM subscribers WHERE status = 'blocklisted'").pluck().get());
     assert.equal(counts.subscribers.orphans, db.prepare('SELECT COUNT(*) FROM subscribers s WHERE NOT EXISTS (SELECT 1 FROM subscriber_lists WHERE subscriber_id = s.id)').pluck().get());
     assert.equal(counts.subscribers.blocklisted, 2);
+  });
+});
+
+describe('what an import says it did', () => {
+  const counts = (s: Record<string, unknown>) => ({ new: s.new, updated: s.updated, unchanged: s.unchanged, skipped: s.skipped, duplicates: s.duplicates });
+  const maxId = () => t.server.ctx.db.prepare('SELECT max(id) FROM subscribers').pluck().get() as number;
+  const logs = async () => (await t.request('GET', '/api/import/subscribers/logs')).body.data as string;
+
+  it('a re-import of the same file: 0 new, all already on file, and no subscriber id spent on them', async () => {
+    const csv = 'email,name\n' + Array.from({ length: 2000 }, (_, i) => `again${i}@honest.example,Again ${i}\n`).join('');
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA] }, { name: 'honest.csv', content: csv })).status, 200);
+    assert.deepEqual(counts(await waitDone()), { new: 2000, updated: 0, unchanged: 0, skipped: 0, duplicates: 0 });
+    const before = maxId();
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA] }, { name: 'honest.csv', content: csv })).status, 200);
+    assert.deepEqual(counts(await waitDone()), { new: 0, updated: 0, unchanged: 2000, skipped: 0, duplicates: 0 });
+    assert.match(await logs(), /summary: 0 new, 2,000 already on file \(0 updated, 2,000 unchanged\)$/m);
+    assert.equal(maxId(), before);
+    // Known addresses before and between new ones take no id: the new ones get the next two.
+    const mixed = 'email\nagain0@honest.example\nfresh.one@honest.example\nagain1@honest.example\nfresh.two@honest.example\n';
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listB] }, { name: 'mixed.csv', content: mixed })).status, 200);
+    assert.deepEqual(counts(await waitDone()), { new: 2, updated: 2, unchanged: 0, skipped: 0, duplicates: 0 });
+    assert.deepEqual([sub('fresh.one@honest.example')!.id, sub('fresh.two@honest.example')!.id], [before + 1, before + 2]);
+    assert.match(await logs(), /summary: 2 new, 2 already on file \(2 updated, 0 unchanged\)$/m);
+  });
+
+  it('names the duplicates inside the file in the log, within a batch and across batches', async () => {
+    // 3,000 rows: the parser's batches hold 2,500, so the last row's address comes back in another one.
+    const rows = Array.from({ length: 3000 }, (_, i) => `twice${i}@honest.example`);
+    rows[1] = 'TWICE0@honest.example';
+    rows[2999] = 'twice5@honest.example';
+    assert.equal((await post({ mode: 'subscribe', delim: ',', lists: [listA] }, { name: 'dups.csv', content: `email\n${rows.join('\n')}\n` })).status, 200);
+    const done = await waitDone();
+    assert.deepEqual(counts(done), { new: 2998, updated: 0, unchanged: 0, skipped: 0, duplicates: 2 });
+    assert.equal(done.imported, 3000);
+    const log = await logs();
+    assert.match(log, /duplicate twice0@honest\.example: the address is on an earlier row; the earlier row counts/);
+    assert.match(log, /duplicate twice5@honest\.example: the address is on an earlier row/);
+    assert.match(log, /summary: 2,998 new, 0 already on file \(0 updated, 0 unchanged\), 2 duplicates in the file$/m);
+    const ids = t.server.ctx.db.prepare("SELECT id FROM subscribers WHERE email LIKE 'twice%' ORDER BY id").pluck().all() as number[];
+    assert.equal(ids.length, 2998);
+    assert.equal(ids[ids.length - 1] - ids[0], 2997, 'consecutive ids');
   });
 });
 
@@ -374,7 +417,7 @@ describe('a long import', () => {
     assert.ok(nameIndexUsed(), 'ORDER BY name reads the name index again');
 
     const reset = await t.request('DELETE', '/api/import/subscribers');
-    assert.deepEqual(reset.body.data, { name: '', total: 0, imported: 0, status: 'none' });
+    assert.deepEqual(reset.body.data, { name: '', total: 0, imported: 0, status: 'none', new: 0, updated: 0, unchanged: 0, skipped: 0, duplicates: 0 });
     assert.equal((await t.request('GET', '/api/import/subscribers/logs')).body.data, '');
   });
 });
@@ -473,12 +516,31 @@ describe('a list-restricted importer', () => {
     for (const [email, name] of [['on.theirs@x.io', 'On Theirs'], ['on.none@x.io', 'On None']]) {
       assert.equal(row(email).name, name);
       assert.deepEqual(JSON.parse(row(email).attribs), { keep: true });
-      assert.match(logs, new RegExp(`skipped ${email.replace(/\./g, '\\.')}: name and attributes not overwritten`));
+      assert.match(logs, new RegExp(`skipped ${email.replace(/\./g, '\\.')}: not changed, the subscriber is on none of the lists you manage`));
     }
     assert.doesNotMatch(logs, /skipped on\.mine@x\.io|skipped new\.one@x\.io/);
     assert.equal(row('new.one@x.io').name, 'New One');
-    // Subscribing to its own list is what an import is for; the subscription on the other list stays as it was.
-    assert.deepEqual(listsOf('on.theirs@x.io'), [{ list_id: mine, status: 'unconfirmed' }, { list_id: theirs, status: 'confirmed' }].sort((a, b) => a.list_id - b.list_id));
+    assert.match(logs, /summary: 1 new, 1 already on file \(1 updated, 0 unchanged\), 2 skipped$/m);
+  });
+
+  it('never takes over a subscriber outside its lists: not attached, so a second import cannot change them either', async () => {
+    // M7: the first import used to attach on.theirs and on.none to "mine" as subscribers, and
+    // the second then overwrote their name and attributes or blocklisted them everywhere.
+    for (const status of ['confirmed', 'unconfirmed']) {
+      const logs = await run({ mode: 'subscribe', delim: ',', lists: [mine], subscription_status: status }, 'email,name\non.theirs@x.io,Taken Over\non.none@x.io,Taken Over\n');
+      assert.match(logs, /skipped on\.theirs@x\.io: not changed, the subscriber is on none of the lists you manage/);
+      assert.match(logs, /skipped on\.none@x\.io: not changed/);
+    }
+    assert.deepEqual(listsOf('on.theirs@x.io'), [{ list_id: theirs, status: 'confirmed' }]);
+    assert.deepEqual(listsOf('on.none@x.io'), []);
+    await run({ mode: 'subscribe', delim: ',', lists: [mine], overwrite: true }, 'email,name\non.theirs@x.io,Taken Over\n');
+    await run({ mode: 'blocklist', delim: ',' }, 'email\non.theirs@x.io\non.none@x.io\n');
+    for (const [email, name] of [['on.theirs@x.io', 'On Theirs'], ['on.none@x.io', 'On None']]) {
+      assert.deepEqual({ ...row(email), attribs: JSON.parse(row(email).attribs) }, { name, attribs: { keep: true }, status: 'enabled' });
+    }
+    // Nor can it read them: the subscriber API answers as for anyone outside its lists.
+    const id = db().prepare("SELECT id FROM subscribers WHERE email = 'on.theirs@x.io'").pluck().get() as number;
+    assert.notEqual((await s.request('GET', `/api/subscribers/${id}`, undefined, { auth: importer })).status, 200);
   });
 
   it('blocklists only subscribers on a list it manages; the others are skipped and logged', async () => {

@@ -17,6 +17,7 @@ function bulkWrite(db: DB, prefix: string): void {
     emails: n.map((i) => `${prefix}${i}@backlog.example`),
     names: n.map((i) => `Backlog Person ${i}`),
     attribs: n.map((i) => JSON.stringify({ city: `Tromsø${i % 5}`, n: i })),
+    extras: n.map(() => null),
   }, write);
 }
 

@@ -9,6 +9,32 @@ export interface ImportProgress {
   total: number;
   imported: number;
   status: 'none' | 'importing' | 'stopping' | 'finished' | 'failed';
+  /** New subscribers. */
+  new: number;
+  /** Already on file, and changed by the import. */
+  updated: number;
+  /** Already on file, and nothing changed. */
+  unchanged: number;
+  /** Rows not imported, each with its reason in the log. */
+  skipped: number;
+  /** Rows of an address an earlier row had. */
+  duplicates: number;
+}
+
+const num = (n: number) => n.toLocaleString('en-US');
+const plural = (n: number, one: string, many: string) => `${num(n)} ${n === 1 ? one : many}`;
+
+type Counts = Pick<ImportProgress, 'new' | 'updated' | 'unchanged' | 'skipped' | 'duplicates'>;
+
+/** "2,000 (0 updated, 2,000 unchanged)": the rows already on file. */
+export const onFileText = (c: Counts) => `${num(c.updated + c.unchanged)} (${num(c.updated)} updated, ${num(c.unchanged)} unchanged)`;
+
+/** "0 new, 2,000 already on file (0 updated, 2,000 unchanged), 3 skipped, 1 duplicate in the file". */
+export function countsSentence(c: Counts): string {
+  const parts = [`${num(c.new)} new`, `${num(c.updated + c.unchanged)} already on file (${num(c.updated)} updated, ${num(c.unchanged)} unchanged)`];
+  if (c.skipped) parts.push(`${num(c.skipped)} skipped`);
+  if (c.duplicates) parts.push(`${plural(c.duplicates, 'duplicate', 'duplicates')} in the file`);
+  return parts.join(', ');
 }
 
 /** The states the page names: the importer's, and "stopped" (finished after a stop). */
@@ -24,6 +50,10 @@ export interface ImportPageData {
   elapsedMs: number | null;
   /** How long it took, once it ended. */
   tookMs: number | null;
+  /** Of the run's new subscriptions. */
+  subscriptionStatus: 'unconfirmed' | 'confirmed' | 'unsubscribed';
+  /** The run's double opt-in lists (those an opt-in mail can be sent for). */
+  optinLists: { id: number; name: string }[];
   labels: Record<(typeof IMPORT_PAGE_STATES)[number], string>;
 }
 
