@@ -3,9 +3,8 @@
 // sign-in form and back — and refusals become pages rather than JSON. The shell's own files
 // (scripts, custom JS) are served here too.
 import type { Hono, MiddlewareHandler } from 'hono';
-import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
-import { SESSION_COOKIE, type Authenticator } from '../http/auth.ts';
+import { readSessionCookie, type Authenticator } from '../http/auth.ts';
 import { HttpError } from '../http/errors.ts';
 import { hasPerm } from '../http/permissions.ts';
 import { mount, routesFor, type Access, type AnyRoute, type MountOptions } from '../http/routes.ts';
@@ -35,13 +34,14 @@ function pageGuard(authn: Authenticator, s: Services) {
   return (access: Exclude<Access, 'public'>): MiddlewareHandler<AppEnv> => {
     const anyOf: readonly string[] = access === 'signed-in' ? [] : typeof access === 'string' ? [access] : access;
     return createMiddleware<AppEnv>(async (c, next) => {
-      const session = getCookie(c, SESSION_COOKIE);
+      const session = readSessionCookie(c, authn);
       const user = session ? authn.bySession(session) : null;
-      if (!user) {
+      if (!session || !user) {
         const url = new URL(c.req.url);
         return c.redirect(`/admin/login?next=${encodeURIComponent(url.pathname + url.search)}`, 307);
       }
       c.set('user', user);
+      c.set('session', session);
       if (anyOf.length && !anyOf.some((p) => hasPerm(user, p))) {
         return refusal(c, s, new HttpError(403, `permission denied: ${anyOf[anyOf.length - 1]}`));
       }

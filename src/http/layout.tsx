@@ -25,6 +25,8 @@ export interface PageOptions extends PageLook {
   lang?: string;
   /** Whether search engines may index the page (the subscription form, the archive); others say noindex. */
   indexable?: boolean;
+  /** The nonce of the page's <style>, for a Content-Security-Policy that names it (the sign-in pages'). */
+  styleNonce?: string;
 }
 
 /**
@@ -78,7 +80,7 @@ function Layout(o: PageOptions): JSX.Element {
         {o.faviconUrl ? <link rel="icon" href={o.faviconUrl} /> : null}
         {/* Raw: our own CSS, then the custom CSS the appearance settings hold, as the admin wrote it
             (escaping would break quotes and `>` selectors), kept inside <style> by styleText. */}
-        <style>{raw(styleText(PAGE_STYLE + (o.customCss ?? '')))}</style>
+        <style nonce={o.styleNonce}>{raw(styleText(PAGE_STYLE + (o.customCss ?? '')))}</style>
         {/* hono/html rather than JSX, which would write `defer=""`: the pages have always said `defer`. */}
         {(o.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>

@@ -133,11 +133,21 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
       await page.getByRole('img', { name: /QR code/ }).waitFor();
       await screenshot(page, 'profile-twofa-enrol');
       await page.getByLabel('Authentication code').fill('000000');
+      await page.getByLabel('Your password, to turn it on').fill('tess-password-2');
       await page.getByRole('button', { name: 'Turn on' }).click();
       await page.getByText(/invalid "code"/).waitFor();
+      // Turning it on asks for the password (a stolen session cannot enrol its own device) and
+      // signs the other sessions out.
+      const other = await adminSession(t, 'tess', 'tess-password-2');
       await page.getByLabel('Authentication code').fill(totp(secret).generate());
+      await page.getByLabel('Your password, to turn it on').fill('wrong-password');
+      await page.getByRole('button', { name: 'Turn on' }).click();
+      await page.locator('#twofa-on-password-error').getByText('wrong password').waitFor();
+      await screenshot(page, 'profile-twofa-wrong-password');
+      await page.getByLabel('Your password, to turn it on').fill('tess-password-2');
       await page.getByRole('button', { name: 'Turn on' }).click();
       await page.getByRole('button', { name: 'Turn off two-factor sign-in' }).waitFor();
+      assert.equal((await getPage(t, other, '/admin')).status, 307, 'the other session has ended');
       assert.equal(await page.getByText(secret).count(), 0, 'the secret is gone from the page once enrolled');
       assert.ok(!(await page.content()).includes(secret));
 
@@ -167,7 +177,7 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
       const session = await adminSession(t, username, 'phone-password-1');
       const id = user.body.data.id;
       const { secret } = (await apiAs(t, session, 'GET', `/api/users/${id}/twofa/totp`)).body.data;
-      assert.equal((await apiAs(t, session, 'PUT', `/api/users/${id}/twofa`, { secret, code: totp(secret).generate() })).status, 200);
+      assert.equal((await apiAs(t, session, 'PUT', `/api/users/${id}/twofa`, { secret, code: totp(secret).generate(), password: 'phone-password-1' })).status, 200);
 
       const tab = await signedInTab(browser(), t, { width });
       const { page } = tab;
