@@ -218,6 +218,8 @@ export class UserService {
     const step = totpCodeStep(input.secret, input.code);
     if (step === null) throw badRequest('invalid "code": it does not match the secret (check the device clock)');
     await this.confirmActorPassword(actor, input.password, keepSession);
+    // Again after the wait: another request may have turned it on meanwhile.
+    if (this.store.totpSecret(checked)) throw badRequest('two-factor authentication is already enabled');
     this.store.enableTotp(checked, input.secret, step, id === actor.id ? keepSession : null);
     this.ctx.log.info(`two-factor authentication enabled for user ${id} by ${actor.username}; the user's other sessions were ended`);
   }
