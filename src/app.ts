@@ -34,7 +34,7 @@ import { SYSTEM_PAGES, SYSTEM_ROUTES } from './system/routes.ts';
 import { TEMPLATE_ROUTES } from './templates/routes.ts';
 import { ARCHIVE_ROUTES, TRACKING_PAGES } from './tracking/routes.ts';
 import { TX_ROUTES } from './tx/routes.ts';
-import { LOGIN_PAGES } from './users/login-routes.ts';
+import { LOGIN_PAGES, signInNoStore } from './users/login-routes.ts';
 import { ADMIN_FILES, mountAdmin } from './admin/routes.ts';
 import { DASHBOARD_ADMIN_PAGES } from './dashboard/admin.tsx';
 import { LIST_ADMIN_PAGES } from './lists/admin.tsx';
@@ -119,6 +119,12 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   });
 
   const api = new Hono<AppEnv>();
+  // An answer to an authenticated caller holds their data (subscribers, users, settings, logs):
+  // no browser or proxy keeps it. Registered before the routes, so it wraps them all.
+  api.use('*', async (c, next) => {
+    await next();
+    if (c.get('user')) c.header('Cache-Control', 'no-store');
+  });
   // Bodies: the API's JSON up to apiBodyBytes, the pages' forms (open to anyone) a few KB; the
   // uploads, tx and the public subscription API set their own (route `bodyBytes`).
   const tables: MountOptions = { guard: ctx.guard, trackWrites: track, bodyBytes: LIMITS.apiBodyBytes };
@@ -133,6 +139,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   app.use('/webhooks/*', webhookGate(ctx.settings));
   mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, { ...tables, bodyBytes: LIMITS.webhookBodyBytes });
   app.use('*', uploadedFiles(ctx.media));
+  for (const path of new Set(LOGIN_PAGES.map((r) => r.path))) app.use(path, signInNoStore);
   mount(app, LOGIN_PAGES, ctx, pages);
   mount(app, ADMIN_FILES, ctx, pages);
   mountAdmin(app, ADMIN_PAGES, ctx, pages);

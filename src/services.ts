@@ -15,7 +15,8 @@ import { Mailer } from './mail/mailer.ts';
 import { postbackMessengers } from './mail/postback.ts';
 import { RootUrlCheck } from './settings/root-url.ts';
 import { SettingsService } from './settings/service.ts';
-import { UserStore } from './users/store.ts';
+import { SESSION_IDLE_MS, UserStore } from './users/store.ts';
+import { parseDuration } from './duration.ts';
 import { UserService } from './users/service.ts';
 import { SignIn } from './users/sign-in.ts';
 import { ListStore } from './lists/store.ts';
@@ -108,6 +109,7 @@ export function buildServices(config: Config, log: Logger): Services {
 
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());
+  users.useSessionIdleTimeout(() => parseDuration(settings.str('security.session_idle_timeout')) ?? SESSION_IDLE_MS);
   const listStore = new ListStore(db);
   const segmentRunner = new SegmentRunner(config.dbPath);
   const subscribers = new SubscriberStore(db, reader, segmentRunner);
@@ -122,12 +124,14 @@ export function buildServices(config: Config, log: Logger): Services {
 
   mailer.rebuild(settings.all());
 
+  const signIn = new SignIn(core, users);
+
   const s: Services = {
     ...core,
     users,
-    userService: new UserService(core, users),
+    userService: new UserService(core, users, signIn),
     guard: makeAuth(users.authenticator()),
-    signIn: new SignIn(core, users),
+    signIn,
     lists: new ListService(listStore, delivery),
     listStore,
     subscriberService: new SubscriberService(core, subscribers),

@@ -3,9 +3,8 @@
 // sign-in form and back — and refusals become pages rather than JSON. The shell's own files
 // (scripts, custom JS) are served here too.
 import type { Hono, MiddlewareHandler } from 'hono';
-import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
-import { SESSION_COOKIE, type Authenticator } from '../http/auth.ts';
+import { readSessionCookie, type Authenticator } from '../http/auth.ts';
 import { HttpError } from '../http/errors.ts';
 import { accessDenied, mount, routesFor, type Access, type AnyRoute, type MountOptions } from '../http/routes.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -33,13 +32,14 @@ function customJs(c: Parameters<typeof serveAsset>[0], s: Services) {
 function pageGuard(authn: Authenticator, s: Services) {
   return (access: Exclude<Access, 'public'>): MiddlewareHandler<AppEnv> => {
     return createMiddleware<AppEnv>(async (c, next) => {
-      const session = getCookie(c, SESSION_COOKIE);
+      const session = readSessionCookie(c, authn);
       const user = session ? authn.bySession(session) : null;
-      if (!user) {
+      if (!session || !user) {
         const url = new URL(c.req.url);
         return c.redirect(`/admin/login?next=${encodeURIComponent(url.pathname + url.search)}`, 307);
       }
       c.set('user', user);
+      c.set('session', session);
       const denied = accessDenied(access, user);
       if (denied) return refusal(c, s, new HttpError(403, denied));
       await next();

@@ -7,7 +7,7 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { Pager, PageHead, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
-import { parseOrder, parseOrderBy, parsePaging } from '../http/paging.ts';
+import { parseOrder, parseOrderBy, parseAdminPaging } from '../http/paging.ts';
 import { can } from '../http/permissions.ts';
 import { routesFor } from '../http/routes.ts';
 import type { Services } from '../services.ts';
@@ -89,7 +89,7 @@ function bouncesPage(c: AdminContext, s: Services) {
   const orderName = query.get('order_by') ?? '';
   const sortedBy = Object.hasOwn(BOUNCE_ORDER_COLUMNS, orderName) ? orderName : 'created_at';
   const order = query.get('order') ? parseOrder(query.get('order') ?? undefined) : 'DESC';
-  const paging = parsePaging({ page: query.get('page') ?? undefined, per_page: query.get('per_page') ?? undefined });
+  const paging = parseAdminPaging({ page: query.get('page') ?? undefined, per_page: query.get('per_page') ?? undefined });
   const { results, total } = s.bounces.query(actor, {
     campaignId: filters.campaignId, source: filters.source, type: filters.type,
     orderBy: parseOrderBy(sortedBy, BOUNCE_ORDER_COLUMNS, 'b.created_at'), order, paging,
@@ -163,7 +163,7 @@ function bouncesPage(c: AdminContext, s: Services) {
             </table>
           ) : <p class="empty">{filtered ? t('admin.bounces.noneMatching') : t('admin.bounces.none')}</p>}
         </div>
-        <Pager page={paging.page} perPage={paging.all ? Math.max(1, total) : paging.perPage} total={total} path={PATH} query={query} t={t} />
+        <Pager page={paging.page} perPage={paging.perPage} total={total} path={PATH} query={query} t={t} />
       </div>
     ),
   });

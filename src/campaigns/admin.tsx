@@ -5,7 +5,7 @@
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { BulkBar, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time } from '../admin/components.tsx';
-import { parsePaging } from '../http/paging.ts';
+import { parseAdminPaging } from '../http/paging.ts';
 import { can, type Actor } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
@@ -201,7 +201,7 @@ function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefin
   const status = (CAMPAIGN_STATUSES as readonly string[]).includes(p.status) ? p.status : '';
   const orderBy: OrderColumn = Object.hasOwn(CAMPAIGN_ORDER_BY, p.order_by) ? (p.order_by as OrderColumn) : 'created_at';
   const order = p.order === 'asc' ? 'asc' : p.order === 'desc' ? 'desc' : orderBy === 'name' ? 'asc' : 'desc';
-  const paging = parsePaging({ page: p.page, per_page: p.per_page === 'all' ? '' : p.per_page });
+  const paging = parseAdminPaging(p);
   const { results, total } = s.campaigns.query(actor, {
     statuses: status ? [status] : [], tags: [], search: p.query, orderBy: CAMPAIGN_ORDER_BY[orderBy],
     order: order === 'asc' ? 'ASC' : 'DESC', limit: paging.limit, offset: paging.offset, noBody: true,

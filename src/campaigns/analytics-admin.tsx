@@ -6,7 +6,7 @@
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { Field, formatNumber, PageData, PageHead, Pager, Time } from '../admin/components.tsx';
-import { parsePaging } from '../http/paging.ts';
+import { parseAdminPaging } from '../http/paging.ts';
 import { can } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
@@ -264,7 +264,7 @@ function readersPage(c: AdminContext, s: Services, { query: p }: Input<undefined
   const { t, actor } = adminView(c, s);
   const campaign = s.campaigns.get(actor, pathId(c), true);
   const type: EngagementType = (ENGAGEMENT_TYPES as readonly string[]).includes(p.type) ? (p.type as EngagementType) : 'views';
-  const paging = parsePaging({ page: p.page, per_page: p.per_page === 'all' ? '' : p.per_page });
+  const paging = parseAdminPaging(p);
   const seesSubscribers = can(actor, 'subscribers:get_all') || can(actor, 'subscribers:get');
   const page = seesSubscribers ? s.campaigns.engagement(actor, campaign.id, type, paging) : null;
   const rates = s.campaigns.rates(actor, [campaign.id]);

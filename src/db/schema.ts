@@ -109,6 +109,7 @@ export const sessions = sqliteTable('sessions', {
   user_id: integer('user_id').notNull(),
   created_at: timestamp('created_at'),
   expires_at: text('expires_at').notNull(),
+  last_used_at: text('last_used_at'),
 });
 
 export const passwordResets = sqliteTable('password_resets', {

@@ -1,7 +1,7 @@
 // Authentication (API token or session cookie) and the per-route permission check.
 // Every authenticated route declares its permission through `auth(...)` where it is registered.
 import { createMiddleware } from 'hono/factory';
-import { getCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Context, MiddlewareHandler } from 'hono';
 import { forbidden } from './errors.ts';
 import type { AuthUser } from './permissions.ts';
@@ -17,7 +17,37 @@ export interface Authenticator {
   trustedOrigin?(): string | null;
 }
 
-export const SESSION_COOKIE = 'session';
+const SESSION_COOKIE = 'session';
+
+/**
+ * Whether the site is served over https (its root URL's scheme, the rule that made the cookie
+ * Secure before): then the session cookie is `__Host-session`, which browsers accept only
+ * Secure, for Path=/ and without a Domain, so no other host (a sibling subdomain) can set or
+ * shadow it. Over http it is `session`.
+ */
+function hostPrefix(authn: Authenticator): 'host' | undefined {
+  return authn.trustedOrigin?.()?.startsWith('https:') ? 'host' : undefined;
+}
+
+/**
+ * The session cookie's value: `__Host-session` over https, else (and over http) `session`, so
+ * that a session begun before the upgrade, or before the root URL became https, goes on.
+ */
+export function readSessionCookie(c: Context, authn: Authenticator): string | undefined {
+  return (hostPrefix(authn) ? getCookie(c, SESSION_COOKIE, 'host') : undefined) ?? getCookie(c, SESSION_COOKIE);
+}
+
+/** Sets the session cookie: HttpOnly, SameSite=Lax, for the whole site; Secure and `__Host-` over https. */
+export function writeSessionCookie(c: Context, authn: Authenticator, value: string, maxAgeSeconds: number): void {
+  const prefix = hostPrefix(authn);
+  setCookie(c, SESSION_COOKIE, value, { path: '/', httpOnly: true, sameSite: 'Lax', secure: prefix === 'host', maxAge: maxAgeSeconds, prefix });
+}
+
+/** Deletes the session cookie, under both its names over https. */
+export function clearSessionCookie(c: Context, authn: Authenticator): void {
+  if (hostPrefix(authn)) deleteCookie(c, SESSION_COOKIE, { path: '/', secure: true, prefix: 'host' });
+  deleteCookie(c, SESSION_COOKIE, { path: '/' });
+}
 
 function parseAuthorization(header: string): { user: string; token: string } {
   const h = header.trim();
@@ -91,11 +121,13 @@ export type Guard = (access: Exclude<Access, 'public'>) => MiddlewareHandler<App
 export function makeAuth(authn: Authenticator): Guard {
   return (access) => {
     return createMiddleware<AppEnv>(async (c, next) => {
-      const user = authenticate(authn, c.req.header('authorization'), getCookie(c, SESSION_COOKIE));
+      const session = readSessionCookie(c, authn);
+      const user = authenticate(authn, c.req.header('authorization'), session);
       if (user.via === 'session' && !SAFE_METHODS.has(c.req.method)) assertSameOrigin(c, authn.trustedOrigin?.() ?? null);
       const denied = accessDenied(access, user);
       if (denied) throw forbidden(denied);
       c.set('user', user);
+      if (user.via === 'session' && session) c.set('session', session);
       await next();
     });
   };

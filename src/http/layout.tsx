@@ -27,6 +27,8 @@ export interface PageOptions extends PageLook {
   indexable?: boolean;
   /** An RSS feed of the page (the archive's), announced in the head. */
   feedUrl?: string;
+  /** The nonce of the page's <style>, for a Content-Security-Policy that names it (the sign-in pages'). */
+  styleNonce?: string;
 }
 
 /**
@@ -85,7 +87,7 @@ function Layout(o: PageOptions): JSX.Element {
         {o.feedUrl ? <link rel="alternate" type="application/rss+xml" title={site || o.title} href={o.feedUrl} /> : null}
         {/* Raw: our own CSS, then the custom CSS the appearance settings hold, as the admin wrote it
             (escaping would break quotes and `>` selectors), kept inside <style> by styleText. */}
-        <style>{raw(styleText(PAGE_STYLE + (o.customCss ?? '')))}</style>
+        <style nonce={o.styleNonce}>{raw(styleText(PAGE_STYLE + (o.customCss ?? '')))}</style>
         {/* hono/html rather than JSX, which would write `defer=""`: the pages have always said `defer`. */}
         {(o.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>

@@ -30,6 +30,18 @@ export function parsePaging(query: { page?: string; per_page?: string }): Paging
   return { page, perPage, all: false, limit: perPage, offset: (page - 1) * perPage };
 }
 
+/** The most rows a server-rendered admin list shows on one page (its largest page size). */
+export const ADMIN_MAX_PER_PAGE = 500;
+
+/**
+ * page / per_page of an admin list page: as the API reads them, but every page is rendered, so
+ * per_page is at most ADMIN_MAX_PER_PAGE and "all" (or a negative number) is the default size.
+ */
+export function parseAdminPaging(query: { page?: string; per_page?: string }): Paging {
+  const asked = int(query.per_page);
+  return parsePaging({ page: query.page, per_page: asked > 0 ? String(Math.min(asked, ADMIN_MAX_PER_PAGE)) : '' });
+}
+
 /** order=asc|desc in any case; anything else is desc. */
 export function parseOrder(v: string | undefined): 'ASC' | 'DESC' {
   return v?.trim().toLowerCase() === 'asc' ? 'ASC' : 'DESC';

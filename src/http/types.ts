@@ -1,9 +1,13 @@
 import type { AuthUser } from './permissions.ts';
 
-/** Hono environment of every route: the authenticated user and the request id. */
+/**
+ * Hono environment of every route: the authenticated user, the session cookie's value when a
+ * session authenticated it, and the request id.
+ */
 export type AppEnv = {
   Variables: {
     user: AuthUser;
+    session: string;
     requestId: string;
   };
 };

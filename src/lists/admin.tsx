@@ -6,7 +6,7 @@ import { adminPage, adminView, type AdminContext, type AdminView } from '../admi
 import { BulkBar, CopyButton, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import { seesLists } from '../admin/nav.ts';
 import { forbidden } from '../http/errors.ts';
-import { parsePaging } from '../http/paging.ts';
+import { parseAdminPaging } from '../http/paging.ts';
 import { can } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
@@ -57,7 +57,7 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
   const status = oneOf(p.status, STATUS_FILTERS) ?? 'active';
   const orderBy: OrderColumn = oneOf(p.order_by, Object.keys(LIST_ORDER_COLUMNS) as OrderColumn[]) ?? 'created_at';
   const order = p.order === 'asc' ? 'asc' : p.order === 'desc' ? 'desc' : orderBy === 'name' ? 'asc' : 'desc';
-  const paging = parsePaging({ page: p.page, per_page: p.per_page === 'all' ? '' : p.per_page });
+  const paging = parseAdminPaging(p);
   const { results, total } = s.lists.query(actor, {
     search: p.query, status: status === 'all' ? undefined : status, type: oneOf(p.type, ['public', 'private'] as const),
     optin: oneOf(p.optin, ['single', 'double'] as const), tags: p.tag ? [p.tag] : [],

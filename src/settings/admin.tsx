@@ -307,6 +307,7 @@ function Security({ c }: { c: Ctx }): JSX.Element {
         <Control c={c} at={{ key: 'security.public_rate_limit' }} kind="int" label={t('admin.settings.publicRateLimit')} help={t('admin.settings.publicRateLimitHelp')} />
         <Control c={c} at={{ key: 'security.csv_escape_formulas' }} kind="bool" label={t('admin.settings.csvEscape')} help={t('admin.settings.csvEscapeHelp')} />
         <Control c={c} at={{ key: 'security.allow_private_outbound' }} kind="bool" label={t('admin.settings.allowPrivateOutbound')} help={t('admin.settings.allowPrivateOutboundHelp')} />
+        <Control c={c} at={{ key: 'security.session_idle_timeout' }} label={t('admin.settings.sessionIdleTimeout')} help={t('admin.settings.sessionIdleTimeoutHelp')} />
       </div>
     </Panel>
   );

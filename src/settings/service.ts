@@ -446,6 +446,8 @@ function validate(s: Settings): void {
   duration('app.message_sliding_window_duration', s['app.message_sliding_window_duration']);
   duration('app.defer_limit', s['app.defer_limit']);
   if (parseDuration(String(s['app.defer_limit'])) === 0) throw badRequest('invalid setting "app.defer_limit": must be longer than 0');
+  duration('security.session_idle_timeout', s['security.session_idle_timeout'], 60_000);
+  if (parseDuration(String(s['security.session_idle_timeout']))! > 86_400_000) throw badRequest('invalid setting "security.session_idle_timeout": at most 24h (the lifetime of a session)');
   const captcha = s['security.captcha'] as CaptchaSettings;
   positive('security.captcha.altcha.complexity', captcha.altcha.complexity);
   if (captcha.hcaptcha.enabled && !(captcha.hcaptcha.key.trim() && captcha.hcaptcha.secret)) {

@@ -12,12 +12,11 @@ import { routesFor } from '../http/routes.ts';
 import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
 import { publicLook } from '../public/look.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
-import { PERMISSION_GROUPS } from '../http/permissions.ts';
+import { hasPerm, PERMISSION_GROUPS } from '../http/permissions.ts';
 import type { AppEnv } from '../http/types.ts';
 import { databaseFiles } from '../db/files.ts';
 import { Landing } from './pages.tsx';
-import { getCookie } from 'hono/cookie';
-import { authenticate, SESSION_COOKIE, type Authenticator } from '../http/auth.ts';
+import { authenticate, readSessionCookie, type Authenticator } from '../http/auth.ts';
 import type { Metrics } from './metrics.ts';
 
 interface Deps extends AppContext {
@@ -57,7 +56,7 @@ async function metrics(c: C, s: Deps) {
     const authorization = c.req.header('authorization')?.trim() ?? '';
     const bearer = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (bearer) return { bearer: bearer[1] };
-    const session = getCookie(c, SESSION_COOKIE);
+    const session = readSessionCookie(c, s.users.authenticator());
     return authorization || session ? { user: authenticate(s.users.authenticator(), authorization, session) } : null;
   });
   return c.body(body, 200, { 'content-type': contentType, 'cache-control': 'no-store' });
@@ -134,9 +133,22 @@ const EVENT_PING_MS = 20_000;
 
 /**
  * listmonk's event stream: `retry: 3000` and `data: {"id":"","type":"error","message":…,
- * "data":null}` per log line containing "error". It never ends; the client closes it.
+ * "data":null}` per log line containing "error". It runs until the client closes it, or until
+ * its caller may no longer read the log: the credentials it was opened with are checked again
+ * before each line and ping, so a session that ended (signed out, idle, disabled) or a role
+ * that lost settings:get gets no more lines.
  */
 function events(c: C, s: Deps) {
+  const authn = s.users.authenticator();
+  const authorization = c.req.header('authorization');
+  const session = readSessionCookie(c, authn);
+  const mayRead = () => {
+    try {
+      return hasPerm(authenticate(authn, authorization, session), 'settings:get');
+    } catch {
+      return false;
+    }
+  };
   c.header('Cache-Control', 'no-store');
   c.header('Content-Type', 'text/event-stream');
   return stream(c, async (out) => {
@@ -155,6 +167,8 @@ function events(c: C, s: Deps) {
     try {
       await out.write(':\n\n');
       while (!out.aborted) {
+        // Checked here, not in the log's callback, which may run inside another write.
+        if (queue.length && !mayRead()) break;
         while (queue.length) await out.write(queue.shift()!);
         await new Promise<void>((resolve) => (wake = resolve));
         wake = null;

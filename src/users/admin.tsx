@@ -640,6 +640,9 @@ function profilePage(c: AdminContext, s: Services) {
                 <Field id="twofa-code" label={t('users.totpCode')} help={t('users.totpCodeHelp')}>
                   <input type="text" id="twofa-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength={6} required />
                 </Field>
+                <Field id="twofa-on-password" label={t('admin.profile.twofaOnPassword')} help={t('admin.profile.twofaOnPasswordHelp')}>
+                  <input type="password" id="twofa-on-password" name="password" autocomplete="current-password" required />
+                </Field>
                 <p class="alert" data-error-for="_form" role="alert"></p>
                 <div class="actions">
                   <button type="submit" x-bind:disabled="busy">{t('admin.profile.twofaConfirm')}</button>

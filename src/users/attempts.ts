@@ -21,6 +21,12 @@ export class AttemptLimiter {
     return this.recent(key).length;
   }
 
+  /** Seconds until the key's oldest attempt leaves the window (at least 1). */
+  retryAfter(key: string): number {
+    const [oldest] = this.recent(key);
+    return oldest === undefined ? 1 : Math.max(1, Math.ceil((oldest + this.windowMs - Date.now()) / 1000));
+  }
+
   record(key: string): void {
     if (this.hits.size >= SWEEP_AT) for (const k of [...this.hits.keys()]) if (!this.recent(k).length) this.hits.delete(k);
     this.hits.set(key, [...this.recent(key), Date.now()].slice(-this.max));

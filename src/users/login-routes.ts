@@ -1,9 +1,9 @@
 // The admin sign-in pages: login (with the TOTP step), forgot / reset password, and logout. Server-rendered through the shared page shell (markup: pages.tsx);
 // the sign-in rules are SignIn's (sign-in.ts).
 import type { Context, MiddlewareHandler } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import { assertSameOrigin, isSameOrigin, SESSION_COOKIE } from '../http/auth.ts';
+import { assertSameOrigin, clearSessionCookie, isSameOrigin, readSessionCookie, writeSessionCookie } from '../http/auth.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
 import { clientAddress, clientBucket } from '../http/rate-limit.ts';
 import { routesFor, type Input } from '../http/routes.ts';
@@ -90,7 +90,16 @@ export function localPath(next: string | undefined): string {
   return u.pathname + u.search;
 }
 
+/**
+ * A sign-in page. Its policy runs no script at all (none is needed: plain forms), takes its one
+ * <style> by this answer's nonce, posts forms only here, and is never framed; the page is never
+ * stored (it may carry a reset or 2FA-step token).
+ */
 function page(c: Context, { settings }: Deps, title: string, body: PageOptions['body'], status: 200 | 400 | 403 | 429 = 200) {
+  const nonce = randomBytes(16).toString('base64');
+  // The logo and favicon settings may name any site.
+  c.header('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; img-src * data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`);
+  c.header('X-Content-Type-Options', 'nosniff');
   return sendPage(c, {
     title, body,
     siteName: settings.str('app.site_name'),
@@ -98,8 +107,18 @@ function page(c: Context, { settings }: Deps, title: string, body: PageOptions['
     faviconUrl: settings.str('app.favicon_url') || undefined,
     lang: settings.str('app.lang'),
     customCss: settings.str('appearance.admin.custom_css'),
+    styleNonce: nonce,
   }, status);
 }
+
+/**
+ * Every answer of the sign-in pages (forms, redirects with a session cookie or a 2FA-step token,
+ * refusals) is `Cache-Control: no-store`. Mounted before LOGIN_PAGES on their paths.
+ */
+export const signInNoStore: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.header('Cache-Control', 'no-store');
+};
 
 function tooMany(c: Context, s: Deps) {
   return page(c, s, 'Too many attempts', Message({ title: 'Too many attempts', text: 'Please wait a few minutes and try again.' }), 429);
@@ -123,11 +142,9 @@ function address(c: Context, s: Deps) {
   return clientBucket(clientAddress(c, s.settings.get<string[]>('security.trusted_proxies'), s.log));
 }
 
-/** Signs the user in: a new session and its cookie (Secure when the site is served over https). */
+/** Signs the user in: a new session and its cookie (`__Host-` and Secure when the site is served over https). */
 function startSession(c: C, s: Deps, userId: number) {
-  setCookie(c, SESSION_COOKIE, s.users.createSession(userId), {
-    path: '/', httpOnly: true, sameSite: 'Lax', secure: s.settings.rootUrl().startsWith('https:'), maxAge: SESSION_TTL_MS / 1000,
-  });
+  writeSessionCookie(c, s.users.authenticator(), s.users.createSession(userId), SESSION_TTL_MS / 1000);
 }
 
 // ---- login ----
@@ -230,9 +247,10 @@ async function resetPassword(c: C, s: Deps, { body }: Input<ReturnType<typeof re
 // ---- the signed-in area ----
 
 function logout(c: C, s: Deps) {
-  assertSameOrigin(c, s.users.authenticator().trustedOrigin?.() ?? null);
-  const session = getCookie(c, SESSION_COOKIE);
+  const authn = s.users.authenticator();
+  assertSameOrigin(c, authn.trustedOrigin?.() ?? null);
+  const session = readSessionCookie(c, authn);
   if (session) s.users.endSession(session);
-  deleteCookie(c, SESSION_COOKIE, { path: '/' });
+  clearSessionCookie(c, authn);
   return c.redirect('/admin/login', 302);
 }

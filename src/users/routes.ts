@@ -1,8 +1,7 @@
 // /api/users, /api/profile, 2FA, /api/logout and /api/roles. Who may see or change which user
 // or role is decided by the users service. (The sign-in pages are registered beside this table.)
 import type { Context } from 'hono';
-import { deleteCookie, getCookie } from 'hono/cookie';
-import { SESSION_COOKIE } from '../http/auth.ts';
+import { clearSessionCookie, type Authenticator } from '../http/auth.ts';
 import { ok } from '../http/envelope.ts';
 import { badRequest } from '../http/errors.ts';
 import { LIMITS } from '../http/limits.ts';
@@ -15,6 +14,7 @@ import type { UserInput, UserStatus, UserType } from './store.ts';
 
 interface Deps {
   userService: UserService;
+  users: { authenticator(): Authenticator };
 }
 type C = Context<AppEnv>;
 
@@ -35,7 +35,7 @@ export const USER_ROUTES = [
   route({ method: 'POST', path: '/profile/first-run/dismiss', access: 'signed-in', handler: dismissFirstRun, summary: 'Hides the dashboard\'s first-run checklist for the caller (listmgr\'s addition)' }),
   route({ method: 'POST', path: '/logout', access: 'signed-in', handler: logout, summary: 'Ends the caller\'s session' }),
   route({ method: 'GET', path: '/users/:id/twofa/totp', access: 'signed-in', handler: startTotp, summary: 'A new TOTP secret and QR code to enrol (the caller\'s own, or anyone\'s with users:manage)' }),
-  route({ method: 'PUT', path: '/users/:id/twofa', access: 'signed-in', handler: enableTotp, body: totpInput, bodyKind: 'json-or-form', summary: 'Turns TOTP on with the enrolled secret and a current code (own, or with users:manage)' }),
+  route({ method: 'PUT', path: '/users/:id/twofa', access: 'signed-in', handler: enableTotp, body: totpInput, bodyKind: 'json-or-form', summary: 'Turns TOTP on with the enrolled secret and a current code, confirmed with the caller\'s password (own, or with users:manage); the user\'s other sessions end' }),
   route({ method: 'DELETE', path: '/users/:id/twofa', access: 'signed-in', handler: disableTotp, body: passwordConfirmation, bodyKind: 'json-or-form', summary: 'Turns TOTP off, confirmed with the caller\'s password (own, or with users:manage)' }),
   route({ method: 'GET', path: '/roles/users', access: 'roles:get', handler: listUserRoles, summary: 'The user roles (sets of permissions)' }),
   route({ method: 'GET', path: '/roles/lists', access: 'roles:get', handler: listListRoles, summary: 'The list roles (per-list grants)' }),
@@ -86,7 +86,7 @@ function profileChanges() {
 
 /** Optional here: the service requires them once it has checked whose 2FA this is. */
 function totpInput() {
-  return z.object({ secret: f.optString(), code: f.optString() }).meta({ id: 'TotpInput' });
+  return z.object({ secret: f.optString(), code: f.optString(), password: f.optString({ trim: false }) }).meta({ id: 'TotpInput' });
 }
 
 function passwordConfirmation() {
@@ -135,8 +135,8 @@ function userInput(b: UserBody): UserInput {
   };
 }
 
-/** The caller's session cookie value when the request came with one (kept on password changes). */
-const ownSession = (c: C) => (c.get('user').via === 'session' ? getCookie(c, SESSION_COOKIE) ?? null : null);
+/** The caller's session cookie value when a session authenticated the request (kept on password changes). */
+const ownSession = (c: C) => (c.get('user').via === 'session' ? c.get('session') ?? null : null);
 
 function listUsers(c: C, s: Deps) {
   return ok(c, s.userService.list(c.get('user')));
@@ -190,7 +190,7 @@ function dismissFirstRun(c: C, s: Deps) {
 function logout(c: C, s: Deps) {
   const session = ownSession(c);
   if (session) s.userService.endSession(session);
-  deleteCookie(c, SESSION_COOKIE, { path: '/' });
+  clearSessionCookie(c, s.users.authenticator());
   return ok(c, true);
 }
 
@@ -198,13 +198,13 @@ async function startTotp(c: C, s: Deps) {
   return ok(c, await s.userService.totpEnrolment(c.get('user'), pathId(c)));
 }
 
-function enableTotp(c: C, s: Deps, { body }: Input<ReturnType<typeof totpInput>, undefined>) {
-  s.userService.enableTotp(c.get('user'), pathId(c), body);
+async function enableTotp(c: C, s: Deps, { body }: Input<ReturnType<typeof totpInput>, undefined>) {
+  await s.userService.enableTotp(c.get('user'), pathId(c), body, ownSession(c));
   return ok(c, true);
 }
 
 async function disableTotp(c: C, s: Deps, { body }: Input<ReturnType<typeof passwordConfirmation>, undefined>) {
-  await s.userService.disableTotp(c.get('user'), pathId(c), body.password);
+  await s.userService.disableTotp(c.get('user'), pathId(c), body.password, ownSession(c));
   return ok(c, true);
 }
 

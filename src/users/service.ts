@@ -9,6 +9,7 @@ import {
 } from '../http/permissions.ts';
 import { assertName, assertPassword, assertUsername, normaliseEmail } from './rules.ts';
 import { hashPassword } from './secrets.ts';
+import type { SignIn } from './sign-in.ts';
 import type { ListRoleGrant, ListRoleJson, UserInput, UserJson, UserRoleJson, UserStore, UserType } from './store.ts';
 import { isTotpSecret, newTotpEnrolment, totpCodeStep } from './totp.ts';
 
@@ -32,7 +33,8 @@ export interface ListRoleInput {
 }
 
 export class UserService {
-  constructor(private readonly ctx: AppContext, private readonly store: UserStore) {}
+  /** `signIn` checks and limits the current password that confirms a sensitive change. */
+  constructor(private readonly ctx: AppContext, private readonly store: UserStore, private readonly signIn: SignIn) {}
 
   // ---- users -------------------------------------------------------------------------------
 
@@ -146,7 +148,8 @@ export class UserService {
 
   /**
    * Everyone may change their own name; users who sign in with a password also their e-mail and
-   * password (ignored for the others). A new password ends their other sessions.
+   * password (ignored for the others). A new password ends their other sessions. `keepSession`
+   * is the caller's session, which too many wrong current passwords end.
    */
   async updateProfile(actor: Actor, changes: ProfileInput, keepSession: string | null): Promise<UserJson> {
     const own = authorized(actor.id);
@@ -166,7 +169,7 @@ export class UserService {
       const emailChanges = email !== undefined && email !== this.store.getUser(own).email;
       if (actor.via === 'session' && (password !== undefined || emailChanges)) {
         if (!changes.current_password) throw badRequest('"current_password" is required to change your e-mail or password');
-        if (!await this.store.checkPassword(actor.id, changes.current_password)) throw forbidden('wrong current password');
+        await this.confirmOwnPassword(actor, changes.current_password, keepSession, 'wrong current password');
       }
     }
     const passwordHash = password === undefined ? undefined : await hashPassword(password);
@@ -198,10 +201,15 @@ export class UserService {
     return newTotpEnrolment(this.ctx.settings.str('app.site_name'), user.email ?? user.username);
   }
 
-  /** Turns TOTP on with an enrolled secret and a current code from it. */
-  enableTotp(actor: Actor, id: number, input: { secret?: string; code?: string }): void {
+  /**
+   * Turns TOTP on with an enrolled secret and a current code from it. The actor confirms with
+   * their own password, as for turning it off: a stolen session must not enrol the thief's
+   * device. The user's sessions end, except `keepSession` (the caller's).
+   */
+  async enableTotp(actor: Actor, id: number, input: { secret?: string; code?: string; password?: string }, keepSession: string | null): Promise<void> {
     const checked = this.twofaTarget(actor, id);
     // Required only now: someone else's 2FA answers 403 whatever the body holds.
+    if (!input.password) throw badRequest('"password" is required: confirm with your current password');
     if (!input.secret) throw badRequest('"secret" is required');
     if (!input.code) throw badRequest('"code" is required');
     if (!this.store.hasPasswordLogin(checked)) throw badRequest('two-factor authentication needs a user with password login');
@@ -209,20 +217,40 @@ export class UserService {
     if (!isTotpSecret(input.secret)) throw badRequest('invalid "secret": not a base32 TOTP secret');
     const step = totpCodeStep(input.secret, input.code);
     if (step === null) throw badRequest('invalid "code": it does not match the secret (check the device clock)');
-    this.store.enableTotp(checked, input.secret, step);
-    this.ctx.log.info(`two-factor authentication enabled for user ${id} by ${actor.username}`);
+    await this.confirmActorPassword(actor, input.password, keepSession);
+    // Again after the wait: another request may have turned it on meanwhile.
+    if (this.store.totpSecret(checked)) throw badRequest('two-factor authentication is already enabled');
+    this.store.enableTotp(checked, input.secret, step, id === actor.id ? keepSession : null);
+    this.ctx.log.info(`two-factor authentication enabled for user ${id} by ${actor.username}; the user's other sessions were ended`);
   }
 
   /** Turns TOTP off; the actor confirms with their own password (an admin resetting someone else's 2FA too). */
-  async disableTotp(actor: Actor, id: number, password: string | undefined): Promise<void> {
+  async disableTotp(actor: Actor, id: number, password: string | undefined, session: string | null): Promise<void> {
     const checked = this.twofaTarget(actor, id);
     if (!password) throw badRequest('"password" is required');
     if (!this.store.totpSecret(checked)) throw badRequest('two-factor authentication is not enabled');
-    assertPassword(password);
-    if (!this.store.hasPasswordLogin(actor.id)) throw badRequest('confirming with a password needs a user with password login');
-    if (!await this.store.checkPassword(actor.id, password)) throw forbidden('wrong password');
+    await this.confirmActorPassword(actor, password, session);
     this.store.disableTotp(checked);
     this.ctx.log.info(`two-factor authentication disabled for user ${id} by ${actor.username}`);
+  }
+
+  /** The 2FA changes' confirmation: the actor's own password (a user who signs in with one). */
+  private async confirmActorPassword(actor: Actor, password: string, session: string | null): Promise<void> {
+    assertPassword(password);
+    if (!this.store.hasPasswordLogin(actor.id)) throw badRequest('confirming with a password needs a user with password login');
+    await this.confirmOwnPassword(actor, password, session, 'wrong password');
+  }
+
+  /**
+   * Checks the actor's current password through the sign-in limits: 403 `wrong` for a wrong
+   * one, 429 once the user has typed too many (the last of which ended `session`).
+   */
+  private async confirmOwnPassword(actor: Actor, password: string, session: string | null, wrong: string): Promise<void> {
+    const outcome = await this.signIn.confirmPassword(actor, password, session);
+    if (outcome.kind === 'wrong') throw forbidden(wrong);
+    if (outcome.kind === 'too-many') {
+      throw new HttpError(429, `too many wrong passwords: try again in ${Math.ceil(outcome.retryAfter / 60)} minute(s)${outcome.ended ? '; this session has ended, sign in again' : ''}`, outcome.retryAfter);
+    }
   }
 
   // ---- roles -------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 // Signing in to the admin: the password, then the TOTP code for users with two-factor
-// authentication; forgotten and reset passwords. Sign-ins are limited per username and client
-// address, and slowed down per username, so that nobody can lock an account's owner out by
-// failing on purpose (docs/decisions.md §59, §91); 2FA codes and reset requests are limited per
-// client address. The sign-in pages (login-routes.ts) show the outcomes; sessions are the user
+// authentication; forgotten and reset passwords; and the current password a signed-in user
+// confirms a sensitive change with. Sign-ins are limited per username and client address, and
+// slowed down per username (its password checks one at a time), so that nobody can lock an
+// account's owner out by failing on purpose (docs/decisions.md §59, §91); 2FA codes are limited
+// per client address and per account, reset requests per client address, current-password
+// checks per user. The sign-in pages (login-routes.ts) show the outcomes; sessions are the user
 // store's.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../context.ts';
@@ -28,6 +30,19 @@ const ADDRESS_LIMIT = { max: 30, windowMs: 15 * 60 * 1000 };
  * A wait, never a refusal: the right password from another address still signs in.
  */
 const USER_DELAY = { freeFailures: 5, firstMs: 250, maxMs: 4000, windowMs: 15 * 60 * 1000 };
+/**
+ * Password checks for one username run one at a time, so parallel guesses wait for each other's
+ * slow-down; at most this many more wait their turn, the rest are refused at once.
+ */
+const NAME_QUEUE = 3;
+/** Wrong TOTP codes allowed per account in the window, from any address (NIST SP 800-63B §5.2.2). */
+const TWOFA_ACCOUNT_LIMIT = { max: 10, windowMs: 15 * 60 * 1000 };
+/**
+ * Current-password checks allowed per user in the window (counted when they start; a right one
+ * clears them): a stolen session must not become a password oracle. The check that uses up the
+ * allowance ends the session that made it.
+ */
+const CONFIRM_LIMIT = { max: 5, windowMs: 15 * 60 * 1000 };
 /** Forgot-password requests allowed per client address in the window. */
 const FORGOT_LIMIT = { max: 5, windowMs: 15 * 60 * 1000 };
 /** A password-checked login waits this long for its TOTP code, with this many tries. */
@@ -57,6 +72,12 @@ export type TwofaOutcome =
   | { kind: 'start-over'; next: string }
   | { kind: 'signed-in'; userId: number; next: string };
 
+export type ConfirmOutcome =
+  | { kind: 'right' }
+  | { kind: 'wrong' }
+  /** Too many checks for this user in the window; `ended` when this one ended the caller's session. */
+  | { kind: 'too-many'; ended: boolean; retryAfter: number };
+
 export type ResetOutcome =
   /** The link's token is unknown, used or expired. */
   | { kind: 'unusable' }
@@ -82,6 +103,10 @@ export class SignIn {
   /** Failed sign-ins per username; kept up to the count at which the wait stops growing. */
   private readonly userFailures = new AttemptLimiter(USER_DELAY.freeFailures + Math.ceil(Math.log2(USER_DELAY.maxMs / USER_DELAY.firstMs)), USER_DELAY.windowMs);
   private readonly forgotAttempts = new AttemptLimiter(FORGOT_LIMIT.max, FORGOT_LIMIT.windowMs);
+  private readonly twofaFailures = new AttemptLimiter(TWOFA_ACCOUNT_LIMIT.max, TWOFA_ACCOUNT_LIMIT.windowMs);
+  private readonly confirmAttempts = new AttemptLimiter(CONFIRM_LIMIT.max, CONFIRM_LIMIT.windowMs);
+  /** Per username, the password checks running or waiting: how many, and the last one's end. */
+  private readonly nameQueues = new Map<string, { size: number; last: Promise<unknown> }>();
   /** Password-checked logins waiting for their TOTP code, by the hash of their token. */
   private readonly challenges = new Map<string, TwofaChallenge>();
 
@@ -100,9 +125,16 @@ export class SignIn {
       return { kind: 'too-many' };
     }
     this.loginAttempts.record(pairKey);
-    const wait = signInDelayMs(this.userFailures.count(userKey));
-    if (wait) await sleep(wait);
-    const account = await this.users.checkLogin(username, password);
+    const checked = await this.oneAtATime(name, async () => {
+      const wait = signInDelayMs(this.userFailures.count(userKey));
+      if (wait) await sleep(wait);
+      return { account: await this.users.checkLogin(username, password) };
+    });
+    if (!checked) {
+      this.ctx.log.warn(`sign-in refused for user name ${loggedUsername(name)} from ${address}: too many sign-ins for this name at once`);
+      return { kind: 'too-many' };
+    }
+    const { account } = checked;
     if (!account) {
       this.ctx.log.warn(`sign-in failed for user name ${loggedUsername(name)} from ${address}`);
       this.userFailures.record(userKey);
@@ -116,21 +148,71 @@ export class SignIn {
     return { kind: 'signed-in', userId: account.id };
   }
 
+  /**
+   * Runs a password check for a username after the ones already running or waiting for it, so
+   * that the slow-down each waits holds for parallel guesses too; null (not run) when NAME_QUEUE
+   * checks already wait.
+   */
+  private async oneAtATime<T>(name: string, check: () => Promise<T>): Promise<T | null> {
+    const queue = this.nameQueues.get(name) ?? { size: 0, last: Promise.resolve() };
+    if (queue.size > NAME_QUEUE) return null;
+    queue.size++;
+    this.nameQueues.set(name, queue);
+    const mine = queue.last.then(check);
+    queue.last = mine.catch(() => undefined);
+    try {
+      return await mine;
+    } finally {
+      if (--queue.size === 0) this.nameQueues.delete(name);
+    }
+  }
+
+  /**
+   * Checks a signed-in user's own password, confirming a sensitive change (a new password or
+   * e-mail, turning two-factor on or off). Wrong ones count against the user's sign-ins too;
+   * the check that uses up CONFIRM_LIMIT ends `session` (the caller's, when it came with one).
+   */
+  async confirmPassword(user: { id: number; username: string }, password: string, session: string | null): Promise<ConfirmOutcome> {
+    const key = `confirm:${user.id}`;
+    if (this.confirmAttempts.blocked(key)) return { kind: 'too-many', ended: false, retryAfter: this.confirmAttempts.retryAfter(key) };
+    this.confirmAttempts.record(key);
+    if (await this.users.checkPassword(user.id, password)) {
+      this.confirmAttempts.clear(key);
+      return { kind: 'right' };
+    }
+    this.userFailures.record(`user:${user.username.toLowerCase()}`);
+    if (!this.confirmAttempts.blocked(key)) return { kind: 'wrong' };
+    if (session) this.users.endSession(session);
+    this.ctx.log.warn(`user ${user.id} typed a wrong current password ${CONFIRM_LIMIT.max} times${session ? '; the session was ended' : ''}`);
+    return { kind: 'too-many', ended: session !== null, retryAfter: this.confirmAttempts.retryAfter(key) };
+  }
+
   /** Whether the token names a 2FA challenge still waiting for its code. */
   awaitsCode(token: string): boolean {
     return this.liveChallenge(token) !== null;
   }
 
-  /** Checks the TOTP code for a challenge. A code already used (by anyone) counts as wrong: it may have been seen or captured. */
+  /**
+   * Checks the TOTP code for a challenge. A code already used (by anyone) counts as wrong: it may
+   * have been seen or captured. Wrong codes are limited per challenge, per client address and
+   * per account: past the account's limit no code is checked for it (from anywhere) until the
+   * window has room again.
+   */
   twofa(token: string, code: string, address: string): TwofaOutcome {
     const challenge = this.liveChallenge(token);
     if (!challenge) return { kind: 'no-challenge' };
     const addrKey = `twofa:${address}`;
+    const accountKey = `account:${challenge.userId}`;
     if (this.loginAttempts.blocked(addrKey)) return { kind: 'too-many' };
+    if (this.twofaFailures.blocked(accountKey)) {
+      this.ctx.log.warn(`two-factor code for user ${challenge.userId} from ${address} refused: too many wrong codes for this account`);
+      return { kind: 'too-many' };
+    }
     const secret = this.users.totpSecret(challenge.userId);
     const step = secret ? totpCodeStep(secret, code) : null;
     if (step === null || !this.users.useTotpStep(challenge.userId, step)) {
       this.loginAttempts.record(addrKey);
+      this.twofaFailures.record(accountKey);
       challenge.tries++;
       if (challenge.tries >= TWOFA_MAX_TRIES) {
         this.challenges.delete(sha256Hex(token));
@@ -139,6 +221,7 @@ export class SignIn {
       return { kind: 'wrong', next: challenge.next };
     }
     this.challenges.delete(sha256Hex(token));
+    this.twofaFailures.clear(accountKey);
     this.ctx.log.info(`user ${challenge.userId} signed in with two-factor authentication`);
     return { kind: 'signed-in', userId: challenge.userId, next: challenge.next };
   }

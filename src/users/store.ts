@@ -20,6 +20,13 @@ export { PASSWORD_MIN } from './rules.ts';
 
 /** Server-side session lifetime: absolute, from login (listmonk's 24 hours). */
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+/** A session idle this long ends, unless the setting says otherwise (security.session_idle_timeout). */
+export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
+/**
+ * A session's last use is written when it is older than this (or a tenth of the idle timeout,
+ * if less): a write per minute per active admin, not per request.
+ */
+const SESSION_TOUCH_MS = 60_000;
 /** How long a forgot-password link works. */
 export const RESET_TTL_MS = 30 * 60 * 1000;
 /** A fixed hash to verify against when the username is unknown, so timing does not tell. */
@@ -33,7 +40,8 @@ const DUMMY_HASH = () => (dummyHash ??= hashPassword(randomString(16)));
  * as +15-20% on these short one- and two-column reads. (On the wide user row it is even.)
  */
 const SQL = {
-  sessionUser: 'SELECT user_id FROM sessions WHERE id = ? AND expires_at > ?',
+  sessionUser: 'SELECT user_id, last_used_at FROM sessions WHERE id = ? AND expires_at > ? AND last_used_at > ?',
+  touchSession: 'UPDATE sessions SET last_used_at = ? WHERE id = ?',
   listGrants: 'SELECT list_id, permissions FROM role_lists WHERE role_id = ?',
 };
 
@@ -99,7 +107,7 @@ const statements = (db: DB) => preparedStatements(db, {
     .where(or(eq(users.user_role_id, param('id')), eq(users.list_role_id, param('id')))).prepare(),
 
   insertSession: (orm) => orm.insert(sessions)
-    .values({ id: param('id'), user_id: param('userId'), created_at: param('now'), expires_at: param('expiresAt') }).prepare(),
+    .values({ id: param('id'), user_id: param('userId'), created_at: param('now'), expires_at: param('expiresAt'), last_used_at: param('now') }).prepare(),
   deleteSession: (orm) => orm.delete(sessions).where(eq(sessions.id, param('id'))).prepare(),
   deleteUserSessions: (orm) => orm.delete(sessions).where(and(eq(sessions.user_id, param('userId')), ne(sessions.id, param('keepId')))).prepare(),
   pruneSessions: (orm) => orm.delete(sessions).where(lte(sessions.expires_at, param('now'))).prepare(),
@@ -219,6 +227,8 @@ export class UserStore {
   private readonly sql: Prepare;
   /** The public root URL, whose origin may send cookie-authenticated writes (set by services.ts). */
   private rootUrl: () => string | null = () => null;
+  /** How long an unused session lasts (set by services.ts, from the settings). */
+  private sessionIdleMs: () => number = () => SESSION_IDLE_MS;
   /** When each API user's last use was last written. */
   private readonly tokenUseWritten = new Map<number, number>();
 
@@ -229,6 +239,10 @@ export class UserStore {
 
   useRootUrl(fn: () => string): void {
     this.rootUrl = fn;
+  }
+
+  useSessionIdleTimeout(fn: () => number): void {
+    this.sessionIdleMs = fn;
   }
 
   // ---- install and command line ------------------------------------------------------------
@@ -309,7 +323,8 @@ export class UserStore {
    * Updates a user (PUT /api/users/{id}) with checked fields; absent or empty ones keep their
    * value (see UserInput.listRoleId). A login user's e-mail and password change here, an API
    * user's token never does. A new password ends the user's sessions except `keepSession` (the
-   * caller's own, when users change themselves).
+   * caller's own, when users change themselves); a new password or e-mail, or disabling, voids
+   * the user's pending reset links.
    */
   updateUser(id: Authorized<number>, f: UserFields, keepSession: string | null): UserJson {
     this.db.transaction(() => {
@@ -339,6 +354,8 @@ export class UserStore {
       // A disabled user's sessions end: enabling it again must not bring an old cookie back.
       if (status !== 'enabled') this.endSessions(id, null);
       else if (password !== row.password) this.endSessions(id, keepSession);
+      // Reset links guard the password of an address: they go with either, and with the account.
+      if (status !== 'enabled' || password !== row.password || email !== row.email) this.q.deleteUserResets.run({ userId: id });
     }).immediate();
     return this.getUser(id);
   }
@@ -367,7 +384,8 @@ export class UserStore {
 
   /**
    * PUT /api/profile: the name, e-mail and password users change themselves, checked (given
-   * ones replace the stored ones). A new password ends the user's sessions except `keepSession`.
+   * ones replace the stored ones). A new password ends the user's sessions except `keepSession`;
+   * a new password or e-mail voids the user's pending reset links.
    * (The current password, where one is asked for, is the service's check.)
    */
   updateProfile(id: Authorized<number>, f: { name?: string; email?: string; passwordHash?: PasswordHash }, keepSession: string | null): UserJson {
@@ -382,15 +400,20 @@ export class UserStore {
         user_role_id: row.user_role_id, list_role_id: row.list_role_id, status: row.status,
       });
       if (password !== row.password) this.endSessions(id, keepSession);
+      if (password !== row.password || email !== row.email) this.q.deleteUserResets.run({ userId: id });
     }).immediate();
     return this.getUser(id);
   }
 
-  /** Sets a login user's password (its hash: see passwordHashFor) and ends their sessions except `keepSession`. */
+  /**
+   * Sets a login user's password (its hash: see passwordHashFor), ends their sessions except
+   * `keepSession`, and voids their pending reset links.
+   */
   changePassword(id: number, passwordHash: PasswordHash, keepSession: string | null): void {
     this.db.transaction(() => {
       this.q.setPassword.run({ password: passwordHash, id });
       this.endSessions(id, keepSession);
+      this.q.deleteUserResets.run({ userId: id });
     }).immediate();
   }
 
@@ -422,11 +445,15 @@ export class UserStore {
     return this.q.useTotpStep.run({ step, id }).changes === 1;
   }
 
-  /** Turns TOTP on with the secret whose code at `step` the user just entered (that code cannot sign in afterwards). */
-  enableTotp(id: Authorized<number>, secret: string, step: number): void {
+  /**
+   * Turns TOTP on with the secret whose code at `step` the user just entered (that code cannot
+   * sign in afterwards), and ends the user's sessions except `keepSession`.
+   */
+  enableTotp(id: Authorized<number>, secret: string, step: number, keepSession: string | null): void {
     this.db.transaction(() => {
       this.q.setTwofa.run({ type: 'totp', key: secret, id });
       this.useTotpStep(id, step);
+      this.endSessions(id, keepSession);
     })();
   }
 
@@ -709,10 +736,18 @@ export class UserStore {
     const now = Date.now();
     if (now - (this.tokenUseWritten.get(id) ?? 0) < TOKEN_USE_EVERY_MS) return;
     this.tokenUseWritten.set(id, now);
+    this.bestEffort(() => this.q.setLoggedIn.run({ now: nowIso(), id }));
+  }
+
+  /**
+   * A write that may be skipped: it never waits for the lock (a read must not stall behind a
+   * long write), and a busy or full database skips it.
+   */
+  private bestEffort(write: () => void): void {
     const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
     this.db.pragma('busy_timeout = 0');
     try {
-      this.q.setLoggedIn.run({ now: nowIso(), id });
+      write();
     } catch (e) {
       if (!isDatabaseBusy(e) && !isStorageFailure(e)) throw e;
     } finally {
@@ -730,11 +765,19 @@ export class UserStore {
         return sameDigest(digest, row.password) ? this.toAuthUser(row, 'token') : null;
       },
       bySession: (sessionId) => {
-        const s = this.sql<[string, string], { user_id: number }>(SQL.sessionUser).get(sha256Hex(sessionId), nowIso());
+        const id = sha256Hex(sessionId);
+        const now = Date.now();
+        const idle = this.sessionIdleMs();
+        const s = this.sql<[string, string, string], { user_id: number; last_used_at: string }>(SQL.sessionUser)
+          .get(id, new Date(now).toISOString(), new Date(now - idle).toISOString());
         if (!s) return null;
         const u = this.loadAuthUser(s.user_id, 'session');
         // Sessions are for login users; a user turned into anything else loses them.
-        return u && u.type === 'user' ? u : null;
+        if (!u || u.type !== 'user') return null;
+        if (now - Date.parse(s.last_used_at) >= Math.min(SESSION_TOUCH_MS, idle / 10)) {
+          this.bestEffort(() => this.sql<[string, string]>(SQL.touchSession).run(new Date(now).toISOString(), id));
+        }
+        return u;
       },
       trustedOrigin: () => {
         const root = this.rootUrl();

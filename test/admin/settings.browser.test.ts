@@ -101,7 +101,7 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
       for (const width of [1280, 390]) {
         const shot = await signedInTab(browser(), t, { width, dark });
         await shot.page.goto(`${t.url}/admin/settings`);
-        for (const [name, label] of [['general', 'General'], ['smtp', 'SMTP'], ['bounces', 'Bounces'], ['appearance', 'Appearance']]) {
+        for (const [name, label] of [['general', 'General'], ['security', 'Security'], ['smtp', 'SMTP'], ['bounces', 'Bounces'], ['appearance', 'Appearance']]) {
           await shot.page.getByRole('tab', { name: label }).click();
           await screenshot(shot.page, `settings-${name}${dark ? '-dark' : ''}`);
         }

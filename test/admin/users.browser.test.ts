@@ -19,6 +19,24 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
   const server = useFreshServer();
   const browser = useBrowser();
 
+  it('shows the sign-in page styled under its policy without scripts, the browser refusing nothing', async () => {
+    const t = server();
+    for (const width of [1280, 390]) {
+      const context = await browser().newContext({ viewport: { width, height: 900 } });
+      const page = await context.newPage();
+      const refused: string[] = [];
+      page.on('console', (m) => { if (m.type() === 'error') refused.push(m.text()); });
+      const res = await page.goto(`${t.url}/admin/login`);
+      assert.match(res!.headers()['content-security-policy'] ?? '', /^default-src 'none'; style-src 'nonce-/);
+      // The stylesheet applied: the button has the accent colour, not the browser's grey.
+      const background = await page.evaluate(`getComputedStyle(document.querySelector('button[type=submit]')).backgroundColor`);
+      assert.equal(background, 'rgb(36, 86, 211)');
+      await screenshot(page, 'sign-in');
+      assert.deepEqual(refused, []);
+      await context.close();
+    }
+  });
+
   it('makes a subscriber-reader role, a one-list role and a user with both, who then sees only that list', async () => {
     const t = server();
     const staff = (await t.request('POST', '/api/lists', { name: 'Staff news', type: 'private', optin: 'single' })).body.data.id;
@@ -122,6 +140,9 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
         assert.equal((await getPage(t, elsewhere, '/admin')).status, 307, 'the other session has ended');
         assert.equal((await page.goto(`${t.url}/admin/profile`))?.status(), 200, 'this one goes on');
         await screenshot(page, 'profile');
+        await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+        await page.getByLabel('Your password, to turn it on').waitFor();
+        await screenshot(page, 'profile-twofa-enrol');
         await tab.close();
         continue;
       }
@@ -133,11 +154,21 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
       await page.getByRole('img', { name: /QR code/ }).waitFor();
       await screenshot(page, 'profile-twofa-enrol');
       await page.getByLabel('Authentication code').fill('000000');
+      await page.getByLabel('Your password, to turn it on').fill('tess-password-2');
       await page.getByRole('button', { name: 'Turn on' }).click();
       await page.getByText(/invalid "code"/).waitFor();
+      // Turning it on asks for the password (a stolen session cannot enrol its own device) and
+      // signs the other sessions out.
+      const other = await adminSession(t, 'tess', 'tess-password-2');
       await page.getByLabel('Authentication code').fill(totp(secret).generate());
+      await page.getByLabel('Your password, to turn it on').fill('wrong-password');
+      await page.getByRole('button', { name: 'Turn on' }).click();
+      await page.locator('#twofa-on-password-error').getByText('wrong password').waitFor();
+      await screenshot(page, 'profile-twofa-wrong-password');
+      await page.getByLabel('Your password, to turn it on').fill('tess-password-2');
       await page.getByRole('button', { name: 'Turn on' }).click();
       await page.getByRole('button', { name: 'Turn off two-factor sign-in' }).waitFor();
+      assert.equal((await getPage(t, other, '/admin')).status, 307, 'the other session has ended');
       assert.equal(await page.getByText(secret).count(), 0, 'the secret is gone from the page once enrolled');
       assert.ok(!(await page.content()).includes(secret));
 
@@ -167,7 +198,7 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
       const session = await adminSession(t, username, 'phone-password-1');
       const id = user.body.data.id;
       const { secret } = (await apiAs(t, session, 'GET', `/api/users/${id}/twofa/totp`)).body.data;
-      assert.equal((await apiAs(t, session, 'PUT', `/api/users/${id}/twofa`, { secret, code: totp(secret).generate() })).status, 200);
+      assert.equal((await apiAs(t, session, 'PUT', `/api/users/${id}/twofa`, { secret, code: totp(secret).generate(), password: 'phone-password-1' })).status, 200);
 
       const tab = await signedInTab(browser(), t, { width });
       const { page } = tab;

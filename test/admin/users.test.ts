@@ -269,7 +269,7 @@ describe('admin users, roles and profile pages', () => {
     const { secret } = enrol.body.data;
     assert.ok(!(await getPage(t, session, '/admin/profile')).body.includes(secret), 'a secret being enrolled is not in the page');
     const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
-    const on = await apiAs(t, session, 'PUT', `/api/users/${me.id}/twofa`, { secret, code });
+    const on = await apiAs(t, session, 'PUT', `/api/users/${me.id}/twofa`, { secret, code, password: person.password });
     assert.equal(on.status, 200, on.text);
     const page = await getPage(t, session, '/admin/profile');
     assert.match(page.body, /Turn off two-factor sign-in/);
@@ -288,7 +288,7 @@ describe('admin users, roles and profile pages', () => {
     assert.ok(!before.body.includes('x-on:click="disableTwofa"'), 'nothing to turn off while 2FA is off');
     const { secret } = (await apiAs(t, session, 'GET', `/api/users/${me.id}/twofa/totp`)).body.data;
     const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
-    assert.equal((await apiAs(t, session, 'PUT', `/api/users/${me.id}/twofa`, { secret, code })).status, 200);
+    assert.equal((await apiAs(t, session, 'PUT', `/api/users/${me.id}/twofa`, { secret, code, password: person.password })).status, 200);
 
     const page = await getPage(t, admin, `/admin/users/${me.id}`);
     assert.match(page.body, /<button type="button" class="danger" x-on:click="disableTwofa" data-id="\d+"/);
@@ -315,7 +315,7 @@ describe('admin users, roles and profile pages', () => {
   it('refuses turning off the 2FA of a user who holds more than the caller, as any other change to them', async () => {
     const { secret } = (await apiAs(t, admin, 'GET', '/api/users/1/twofa/totp')).body.data;
     const code = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate();
-    assert.equal((await apiAs(t, admin, 'PUT', '/api/users/1/twofa', { secret, code })).status, 200);
+    assert.equal((await apiAs(t, admin, 'PUT', '/api/users/1/twofa', { secret, code, password: 'admin-password-1' })).status, 200);
     try {
       const manager = await userWithRole(t, ['users:get', 'users:manage']);
       const session = await adminSession(t, manager.username, manager.password);

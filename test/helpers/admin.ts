@@ -18,7 +18,7 @@ export async function adminSession(t: TestServer, username = ADMIN_USER, passwor
     raw: new URLSearchParams({ username, password }),
     headers: { origin: t.url },
   });
-  const m = /(?:^|,\s*)session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '');
+  const m = /(?:^|,\s*)(?:__Host-)?session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '');
   assert.ok(m, `sign-in as ${username} failed (${res.status}): ${res.text.slice(0, 200)}`);
   return m[1];
 }

@@ -9,8 +9,8 @@ const BREAKOUT = `body{color:red}</style><script>alert('css')</script><style>`;
 
 /** The text of the page's <style> elements (ended as a browser ends them) and every <script> outside them. */
 function parts(html: string) {
-  const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style[\s/>]/gi)].map((m) => m[1]);
-  const scripts = [...html.replace(/<style>[\s\S]*?<\/style[\s/>]/gi, '').matchAll(/<script\b[^>]*>/gi)].map((m) => m[0]);
+  const styles = [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style[\s/>]/gi)].map((m) => m[1]);
+  const scripts = [...html.replace(/<style\b[^>]*>[\s\S]*?<\/style[\s/>]/gi, '').matchAll(/<script\b[^>]*>/gi)].map((m) => m[0]);
   return { styles, scripts };
 }
 

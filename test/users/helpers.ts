@@ -38,8 +38,9 @@ export async function signIn(r: Recorder, t: TestServer, username: string, passw
   return { status: res.status, location: res.headers.get('location'), session: sessionCookie(res), text: res.text };
 }
 
+/** The session cookie's value: `session`, or `__Host-session` from a site whose root URL is https. */
 export function sessionCookie(res: ApiResponse): string | null {
-  const m = /(?:^|,\s*)session=([^;]*)/.exec(res.headers.get('set-cookie') ?? '');
+  const m = /(?:^|,\s*)(?:__Host-)?session=([^;]*)/.exec(res.headers.get('set-cookie') ?? '');
   return m && m[1] ? m[1] : null;
 }
 

@@ -224,16 +224,25 @@ describe('admin sign-in', () => {
       assert.equal((await withCookie(r, t, session, 'GET', '/api/profile')).status, 200);
     });
 
-    it('the root URL origin is trusted (behind a proxy), and makes the cookie Secure when https', async () => {
+    it('the root URL origin is trusted (behind a proxy); over https the cookie is __Host-session, Secure, for Path=/ and no Domain', async () => {
       await setSetting('app.root_url', 'https://lists.example.com');
       try {
-        const res = await withCookie(r, t, session, 'PUT', '/api/profile', { name: 'Sofia' }, 'https://lists.example.com');
-        assert.equal(res.status, 200);
-        const s = await login('sofia', SOFIA_PASSWORD);
         const raw = await r.request('POST', '/admin/login', undefined, { auth: null, raw: form({ username: 'sofia', password: SOFIA_PASSWORD }), headers: { origin: t.url } });
-        secrets.push(sessionCookie(raw)!);
-        assert.match(raw.headers.get('set-cookie')!, /Secure/);
-        assert.ok(s.session);
+        const cookie = raw.headers.get('set-cookie')!;
+        const value = /^__Host-session=([^;]+)/.exec(cookie)?.[1];
+        assert.ok(value, cookie);
+        secrets.push(value);
+        assert.match(cookie, /; Secure/);
+        assert.match(cookie, /; Path=\//);
+        assert.doesNotMatch(cookie, /Domain=/i);
+        const res = await r.request('PUT', '/api/profile', { name: 'Sofia' }, { auth: null, headers: { cookie: `__Host-session=${value}`, origin: 'https://lists.example.com' } });
+        assert.equal(res.status, 200);
+        assert.equal((await r.request('GET', '/admin', undefined, { auth: null, headers: { cookie: `__Host-session=${value}` } })).status, 200);
+        // A session begun under the old name (before the root URL became https) goes on.
+        assert.equal((await withCookie(r, t, value, 'GET', '/api/profile')).status, 200);
+        const out = await r.request('POST', '/admin/logout', undefined, { auth: null, headers: { cookie: `__Host-session=${value}`, origin: 'https://lists.example.com' } });
+        assert.match(out.headers.get('set-cookie') ?? '', /^__Host-session=;/);
+        assert.equal((await r.request('GET', '/api/profile', undefined, { auth: null, headers: { cookie: `__Host-session=${value}` } })).status, 403);
       } finally {
         await setSetting('app.root_url', 'http://localhost:9000');
       }
@@ -326,8 +335,10 @@ describe('admin sign-in', () => {
       const invalid = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'not an address' }), headers: { origin: t.url } });
       const known = await r.request('POST', '/admin/forgot', undefined, { auth: null, raw: form({ email: 'Sofia@Acme.example' }), headers: { origin: t.url } });
       assert.equal(unknown.status, 200);
-      assert.equal(known.text, unknown.text);
-      assert.equal(invalid.text, unknown.text);
+      // The same page but for the style's nonce, new on every answer.
+      const page = (text: string) => text.replace(/nonce="[^"]+"/, 'nonce=""');
+      assert.equal(page(known.text), page(unknown.text));
+      assert.equal(page(invalid.text), page(unknown.text));
       const [mail] = await sink.waitFor(1);
       assert.equal(sink.messages.length, 1);
       assert.deepEqual(mail.to, ['sofia@acme.example']);
@@ -406,14 +417,25 @@ describe('admin sign-in', () => {
       assert.equal((await withCookie(r, t, session, 'DELETE', '/api/users/1/twofa', undefined, t.url, form({ password: 'reset-password-9' }))).status, 403);
     });
 
-    it('enabling needs a code valid for the secret', async () => {
-      const wrong = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret, code: '000000' === code(secret) ? '111111' : '000000' }));
+    it('enabling needs a code valid for the secret, and the current password; it ends the other sessions', async () => {
+      const password = 'reset-password-9';
+      const wrong = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret, password, code: '000000' === code(secret) ? '111111' : '000000' }));
       assert.equal(wrong.status, 400);
-      const missing = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret }));
+      const missing = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret, password }));
       assert.equal(missing.status, 400);
-      const ok = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret, code: code(secret) }));
+      // A bare session (a stolen cookie) cannot enrol its own device.
+      const noPassword = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret, code: code(secret) }));
+      assert.equal(noPassword.status, 400);
+      assert.match(noPassword.body.message, /"password" is required/);
+      const wrongPassword = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret, code: code(secret), password: 'not-my-password' }));
+      assert.equal(wrongPassword.status, 403);
+      assert.match(wrongPassword.body.message, /wrong password/);
+      assert.equal(q('SELECT twofa_type FROM users WHERE id = ?', sofia)[0].twofa_type, 'none');
+      const other = (await login('sofia', password)).session!;
+      const ok = await withCookie(r, t, session, 'PUT', `/api/users/${sofia}/twofa`, undefined, t.url, form({ secret, code: code(secret), password }));
       assert.equal(ok.status, 200, ok.text);
       assert.equal(q('SELECT twofa_type FROM users WHERE id = ?', sofia)[0].twofa_type, 'totp');
+      assert.equal((await withCookie(r, t, other, 'GET', '/api/profile')).status, 403, 'the other session ended');
       assert.equal((await withCookie(r, t, session, 'GET', `/api/users/${sofia}/twofa/totp`)).status, 400);
       assert.equal((await withCookie(r, t, session, 'GET', '/api/profile')).body.data.twofa_type, 'totp');
     });

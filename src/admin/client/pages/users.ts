@@ -360,7 +360,8 @@ export function twofa() {
     },
     async confirm(this: TwofaState) {
       await submitting(this, async (form) => {
-        await api('PUT', `/api/users/${this.$root.dataset.id}/twofa`, { secret: this.secret, code: String(formJson(form).code ?? '') });
+        const { code, password } = formJson(form);
+        await api('PUT', `/api/users/${this.$root.dataset.id}/twofa`, { secret: this.secret, code: String(code ?? ''), password: String(password ?? '') });
         navigate(null, 'Two-factor sign-in is on: the next sign-in asks for a code.');
       });
     },
