@@ -11,7 +11,7 @@
 // saved secret) and only say whether one is saved.
 //
 // Settings deliberately not on the page:
-// - security.oidc: listmgr has no OIDC sign-in (README, Differences), so its fields would do nothing.
+// - security.oidc: listmgr has no OIDC sign-in (docs/differences.md), so its fields would do nothing.
 // - upload.s3.*: listmgr stores media on the file system only (upload.provider "s3" is refused,
 //   docs/decisions.md §81); the provider is shown, not chosen.
 // - Only the first of bounce.mailboxes is edited (listmonk's UI has one mailbox too); others are kept.
