@@ -216,4 +216,20 @@ th,td{padding:.45rem .5rem}
 .perm-groups .check-label.all{font-weight:600;border-bottom:1px solid var(--border);padding-bottom:.3rem;margin-bottom:.3rem}
 .enrol img.qr{display:block;background:#fff;padding:.5rem;border:1px solid var(--border);border-radius:.4rem;margin:.5rem 0}
 code.secret{word-break:break-all;font-size:1rem;letter-spacing:.05em}
-.token input{font-size:.95rem}`;
+.token input{font-size:.95rem}
+.help-link{display:inline-flex;align-items:center;justify-content:center;width:1.35rem;height:1.35rem;margin-left:.35rem;border:1px solid var(--field-border);border-radius:50%;font-size:.8rem;font-weight:700;text-decoration:none;vertical-align:.1em;line-height:1}
+.help-link:hover{border-color:var(--accent)}
+.help-topics{list-style:none;padding:0;margin:0;display:grid;gap:.75rem;max-width:48rem}
+.help-topics li{display:flex;flex-direction:column;gap:.1rem;background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.7rem 1rem}
+.help-topics a{font-weight:600}
+.doc{max-width:52rem;overflow-wrap:break-word}
+.doc h2{font-size:1.25rem;margin:2rem 0 .6rem;padding-bottom:.25rem;border-bottom:1px solid var(--border)}
+.doc h3{font-size:1.05rem;margin:1.5rem 0 .5rem}
+.doc h4{font-size:.95rem;margin:1.25rem 0 .4rem}
+.doc pre{white-space:pre;overflow-x:auto;word-break:normal;padding:.7rem .9rem}
+.doc :not(pre)>code{background:var(--card);border:1px solid var(--border);border-radius:.25rem;padding:0 .25rem;overflow-wrap:anywhere}
+.doc img{max-width:100%;height:auto;border:1px solid var(--border);border-radius:.4rem}
+.doc blockquote{margin:1rem 0;padding:.1rem 1rem;border-left:4px solid var(--border);color:var(--muted)}
+.doc-table{overflow-x:auto;margin:.75rem 0;background:var(--card);border:1px solid var(--border);border-radius:.6rem}
+.doc-table th{text-transform:none;letter-spacing:normal;font-size:.85rem;white-space:normal}
+.doc li{margin:.2rem 0}`;

@@ -143,7 +143,7 @@ export function renderDoc(markdown: string): RenderedTopic {
       image(token: Tokens.Image) {
         const src = helpHref(token.href);
         if (src === null || src.startsWith('#') || src.startsWith('mailto:')) return escapeHtml(token.text, false);
-        return `<img src="${escapeHtml(src, true)}" alt="${escapeHtml(token.text, true)}" loading="lazy" />`;
+        return `<img src="${escapeHtml(src, true)}" alt="${escapeHtml(token.text, true)}" />`;
       },
       table(token: Tokens.Table) {
         const cell = (c: Tokens.TableCell) => {

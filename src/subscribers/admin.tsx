@@ -6,6 +6,7 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { BulkBar, CopyButton, Field, formatNumber, PageData, PageHead, Pager, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { HelpLink } from '../help/link.tsx';
 import { HttpError } from '../http/errors.ts';
 import { can, type Actor, type Permission } from '../http/permissions.ts';
 import { routesFor } from '../http/routes.ts';
@@ -175,7 +176,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
               <div class="field">
                 <label for="query">{t('admin.subscribers.segment')}</label>
                 <textarea id="query" name="query" rows={3} aria-describedby="query-help query-error" aria-invalid={queryError ? 'true' : undefined} placeholder="subscribers.attribs->>'city' = 'Berlin'">{filter.query}</textarea>
-                <p class="help" id="query-help">{t('subscribers.advancedQueryHelp')}</p>
+                <p class="help" id="query-help">{t('subscribers.advancedQueryHelp')} <HelpLink topic="segments" t={t} /></p>
                 <p class="field-error" id="query-error" role="alert">{queryError?.message ?? ''}</p>
                 {queryError ? <QueryPointer query={filter.query ?? ''} position={queryError.position} /> : null}
               </div>

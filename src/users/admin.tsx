@@ -7,6 +7,7 @@
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { CopyButton, Field, PageData, PageHead, SearchToolbar, Tag, Time } from '../admin/components.tsx';
+import { HelpLink } from '../help/link.tsx';
 import { notFound } from '../http/errors.ts';
 import { can, LIST_PERMISSIONS, PERMISSION_GROUPS, SUPER_ADMIN_ROLE_ID } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
@@ -424,7 +425,7 @@ function UserRoleForm({ role, view, editable }: { role: UserRoleJson | null; vie
                   <code>{p}</code>
                   {p === 'subscribers:sql_query' ? <Tag tone="danger">{t('admin.roles.powerful')}</Tag> : null}
                 </label>
-                {p === 'subscribers:sql_query' ? <p class="help danger-text">{t('admin.roles.sqlQueryWarning')}</p> : null}
+                {p === 'subscribers:sql_query' ? <p class="help danger-text">{t('admin.roles.sqlQueryWarning')} <HelpLink topic="segments" t={t} /></p> : null}
               </div>
             ))}
           </fieldset>
