@@ -90,7 +90,7 @@ function statusActions(c: CampaignJson): [string, string][] {
 function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignRights }): JSX.Element {
   const done = c.to_send > 0 ? Math.min(100, Math.round((c.sent / c.to_send) * 100)) : 0;
   return (
-    <tr data-campaign={String(c.id)}>
+    <tr data-campaign={String(c.id)} data-status={c.status}>
       {may.manage ? <td class="check">{c.status === 'running' ? null : <input type="checkbox" data-row value={String(c.id)} x-model="selected" aria-label={t('admin.selectRow', { name: c.name })} />}</td> : null}
       <td>
         <StatusTag campaign={c} t={t} />

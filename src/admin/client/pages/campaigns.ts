@@ -61,9 +61,13 @@ export function campaignsPage() {
       this.initSelection();
       this.watchProgress();
     },
-    /** While any row is running, update its progress every second; reload when one ends. */
+    /**
+     * While any row is running, update its progress every second; reload when one ends. Paused
+     * rows show a progress bar too but are not watched: they are not in the running stats, so
+     * watching them reloaded the page every second.
+     */
     watchProgress(this: { $root: HTMLElement }) {
-      const running = () => [...this.$root.querySelectorAll<HTMLElement>('tr[data-campaign] progress')].map((p) => p.closest('tr')!);
+      const running = () => [...this.$root.querySelectorAll<HTMLElement>('tr[data-campaign][data-status="running"]')];
       watchRunning(() => running().map((row) => row.dataset.campaign ?? ''), (id, stat) => {
         const row = running().find((r) => r.dataset.campaign === id)!;
         const progress = row.querySelector('progress')!;
