@@ -124,6 +124,7 @@ fieldset.plain{border:0;padding:0;margin:0}
 .list-choices{display:grid;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr));gap:0 1rem}
 dl.meta{display:grid;grid-template-columns:auto 1fr;gap:0 .6rem;margin:0;font-size:.85rem}dl.meta dt{color:var(--muted)}dl.meta dd{margin:0;word-break:break-word}
 td.break{word-break:break-all}
+.address{overflow-wrap:anywhere}
 td.nowrap{white-space:nowrap}
 .choice-text{min-width:0;overflow-wrap:anywhere}.choice-text .tag{white-space:normal}
 td .tag{white-space:normal;overflow-wrap:break-word}
@@ -211,6 +212,18 @@ button.fill{margin-top:.3rem}
 th,td{padding:.45rem .5rem}
 .hide-narrow{display:none}
 .row-actions{flex-direction:column;align-items:flex-start;gap:.45rem}.row-actions button.link{white-space:normal;text-align:left}
+table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}
+table.cards thead{display:block}table.cards .hide-narrow{display:none}
+table.cards thead tr{display:flex;flex-wrap:wrap;align-items:center;gap:0 .25rem;border-bottom:1px solid var(--border)}
+table.cards thead th{border:0}table.cards thead th:not(.check):not(:has(a)){display:none}
+table.cards tbody tr{position:relative;padding:.55rem .75rem;border-bottom:1px solid var(--border)}
+table.cards tbody tr:last-child{border-bottom:0}
+table.cards:has(td.check) tbody tr{padding-left:2.6rem}
+table.cards td{border:0;padding:.1rem 0;text-align:left;white-space:normal;overflow-wrap:anywhere}
+table.cards td.check{position:absolute;left:.5rem;top:.55rem;width:auto}
+table.cards td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.85rem}
+table.cards td.empty{padding:2rem 0;text-align:center}
+table.cards .row-actions{flex-direction:row;flex-wrap:wrap;gap:.3rem 1rem;margin-top:.3rem}
 }
 .perm-groups{display:grid;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr));gap:0 1rem}
 .perm-groups .check-label.all{font-weight:600;border-bottom:1px solid var(--border);padding-bottom:.3rem;margin-bottom:.3rem}

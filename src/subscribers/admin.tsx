@@ -191,7 +191,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
           </BulkBar>
         ) : null}
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <caption class="visually-hidden">{title}</caption>
             <thead>
               <tr>
@@ -211,7 +211,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
                 <tr>
                   {manage ? <td class="check"><input type="checkbox" data-row value={String(sub.id)} x-model="selected" aria-label={t('admin.subscribers.selectRow', { email: sub.email })} /></td> : null}
                   <td>
-                    <a href={`/admin/subscribers/${sub.id}`}><strong>{sub.email}</strong></a>{' '}
+                    <a class="address" href={`/admin/subscribers/${sub.id}`}><strong>{sub.email}</strong></a>{' '}
                     {sub.status !== 'enabled' ? <StatusTag status={sub.status} t={t} /> : null}
                     <div>
                       {sub.lists.filter((l) => !l.restricted).map((l) => (
@@ -222,7 +222,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
                     </div>
                   </td>
                   <td>{sub.name}</td>
-                  <td class="num">{formatNumber(sub.lists.filter((l) => l.subscription_status !== 'unsubscribed').length)}</td>
+                  <td class="num" data-label={t('globals.terms.lists')}>{formatNumber(sub.lists.filter((l) => l.subscription_status !== 'unsubscribed').length)}</td>
                   <td class="hide-narrow"><Time value={sub.created_at} /></td>
                   <td class="hide-narrow"><Time value={sub.updated_at} /></td>
                   <td class="nowrap">
