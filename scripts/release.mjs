@@ -8,7 +8,8 @@
 //   whose require() reaches only Node's own modules, so every dependency is inside it or
 //   beside it in the cache folder);
 // - the files the application reads: sql/, the default and system mail templates, the
-//   language packs, the admin UI's built scripts, the example CSV, the Altcha widget;
+//   language packs, the admin UI's built scripts, the guides in docs/ (with their images and
+//   the example CSV), the Altcha widget;
 // - under native/, what has to be a file to be loaded, written to a cache folder on first use:
 //   better-sqlite3's addon, sharp's addon with libvips (in the layout its RPATH expects), the
 //   worker threads' scripts, better-sqlite3 as a script for the backup's copying thread, and
@@ -155,7 +156,8 @@ addTree('src/i18n', (k) => k.endsWith('.json'));
 addTree('src/templates/defaults', (k) => /\.(html|json)$/.test(k));
 addTree('src/mail/templates', (k) => k.endsWith('.html'));
 addTree('dist/admin');
-assets['docs/examples/subscribers.csv'] = join(root, 'docs/examples/subscribers.csv');
+// The guides, their images and the example CSV: the admin's help pages (src/help/) and the import page.
+addTree('docs', (k) => /\.(md|png|jpe?g|webp|gif|csv)$/.test(k));
 assets['deps/altcha'] = require.resolve('altcha');
 for (const [key, file] of Object.entries(natives)) assets[`native/${key}`] = file;
 for (const f of readdirSync(join(work, 'native'), { recursive: true })) {

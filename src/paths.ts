@@ -1,5 +1,5 @@
 // Where the application's own files are: the SQL migrations, the default and system mail
-// templates, the language packs, the admin UI's built scripts, the example CSV. Run from the
+// templates, the language packs, the admin UI's built scripts, the guides in docs/. Run from the
 // repository, src/ is bundled into dist/cli.js but the checkout is always beside it, so files
 // are found from its root; run as the release executable they are its assets (src/sea.ts),
 // under the same relative paths. Every read of such a file goes through here.

@@ -55,9 +55,9 @@ Environment=LISTMGR_DB=${dir}/listmgr.db
 Environment=LISTMGR_UPLOADS=${dir}/uploads
 Environment=LISTMGR_ADDRESS=${o.address}
 Environment=LISTMGR_CACHE_DIR=${dir}/.cache
-# Memory while sending (README, "Memory and start-up"): two malloc arenas instead of one per
-# thread, and V8's young generation at 2 x 8 MB instead of 2 x 16 (about 15 MB less at the peak,
-# for 4-9% more CPU time).
+# Memory while sending (docs/performance.md, "Memory and start-up"): two malloc arenas instead
+# of one per thread, and V8's young generation at 2 x 8 MB instead of 2 x 16 (about 15 MB less
+# at the peak, for 4-9% more CPU time).
 Environment=MALLOC_ARENA_MAX=2
 Environment=NODE_OPTIONS=--max-semi-space-size=8
 # On a machine short of memory, 2 x 2 MB: about 9 MB less again, for about 30% more CPU time

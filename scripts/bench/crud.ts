@@ -1,4 +1,4 @@
-// npm run bench:crud — the store calls of plain CRUD (drizzle or named SQL, see README
+// npm run bench:crud — the store calls of plain CRUD (drizzle or named SQL, see docs/architecture.md
 // "Database access"), in-process on a freshly installed database, in CPU time so that other
 // load on the machine disturbs the figures less:
 //   BENCH <call>_us                 CPU µs per store call (with what the method does around

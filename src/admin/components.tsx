@@ -121,7 +121,7 @@ export function Pager({ page, perPage, total, path, query, t }: {
 }
 
 /** A form field's label, control, help and the place where the API's refusal is shown. */
-export function Field({ id, label, help, children }: { id: string; label: string; help?: string; children: Child }): JSX.Element {
+export function Field({ id, label, help, children }: { id: string; label: string; help?: Child; children: Child }): JSX.Element {
   return (
     <div class="field">
       <label for={id}>{label}</label>

@@ -71,6 +71,7 @@ export const NAV: NavGroup[] = [
       { label: 'admin.about.title', href: '/admin/settings/about', allowed: (a) => can(a, 'settings:get') },
     ],
   },
+  { label: 'admin.help.title', links: [{ label: 'admin.help.title', href: '/admin/help', allowed: anyone }] },
 ];
 
 /** The groups and links this user may see (groups left empty are dropped). */

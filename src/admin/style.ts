@@ -124,6 +124,7 @@ fieldset.plain{border:0;padding:0;margin:0}
 .list-choices{display:grid;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr));gap:0 1rem}
 dl.meta{display:grid;grid-template-columns:auto 1fr;gap:0 .6rem;margin:0;font-size:.85rem}dl.meta dt{color:var(--muted)}dl.meta dd{margin:0;word-break:break-word}
 td.break{word-break:break-all}
+.address{overflow-wrap:anywhere}
 td.nowrap{white-space:nowrap}
 .choice-text{min-width:0;overflow-wrap:anywhere}.choice-text .tag{white-space:normal}
 td .tag{white-space:normal;overflow-wrap:break-word}
@@ -227,10 +228,38 @@ button.fill{margin-top:.3rem}
 th,td{padding:.45rem .5rem}
 .hide-narrow{display:none}
 .row-actions{flex-direction:column;align-items:flex-start;gap:.45rem}.row-actions button.link{white-space:normal;text-align:left}
+table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}
+table.cards thead{display:block}table.cards .hide-narrow{display:none}
+table.cards thead tr{display:flex;flex-wrap:wrap;align-items:center;gap:0 .25rem;border-bottom:1px solid var(--border)}
+table.cards thead th{border:0}table.cards thead th:not(.check):not(:has(a)){display:none}
+table.cards tbody tr{position:relative;padding:.55rem .75rem;border-bottom:1px solid var(--border)}
+table.cards tbody tr:last-child{border-bottom:0}
+table.cards:has(td.check) tbody tr{padding-left:2.6rem}
+table.cards td{border:0;padding:.1rem 0;text-align:left;white-space:normal;overflow-wrap:anywhere}
+table.cards td.check{position:absolute;left:.5rem;top:.55rem;width:auto}
+table.cards td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.85rem}
+table.cards td.empty{padding:2rem 0;text-align:center}
+table.cards .row-actions{flex-direction:row;flex-wrap:wrap;gap:.3rem 1rem;margin-top:.3rem}
 }
 .perm-groups{display:grid;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr));gap:0 1rem}
 .perm-groups .check-label.all{font-weight:600;border-bottom:1px solid var(--border);padding-bottom:.3rem;margin-bottom:.3rem}
 .reach{margin-top:1rem}.reach ul{padding-left:1.2rem;margin:.5rem 0}.reach li{margin:.35rem 0}
 .enrol img.qr{display:block;background:#fff;padding:.5rem;border:1px solid var(--border);border-radius:.4rem;margin:.5rem 0}
 code.secret{word-break:break-all;font-size:1rem;letter-spacing:.05em}
-.token input{font-size:.95rem}`;
+.token input{font-size:.95rem}
+.help-link{display:inline-flex;align-items:center;justify-content:center;width:1.35rem;height:1.35rem;margin-left:.35rem;border:1px solid var(--field-border);border-radius:50%;font-size:.8rem;font-weight:700;text-decoration:none;vertical-align:.1em;line-height:1}
+.help-link:hover{border-color:var(--accent)}
+.help-topics{list-style:none;padding:0;margin:0;display:grid;gap:.75rem;max-width:48rem}
+.help-topics li{display:flex;flex-direction:column;gap:.1rem;background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.7rem 1rem}
+.help-topics a{font-weight:600}
+.doc{max-width:52rem;overflow-wrap:break-word}
+.doc h2{font-size:1.25rem;margin:2rem 0 .6rem;padding-bottom:.25rem;border-bottom:1px solid var(--border)}
+.doc h3{font-size:1.05rem;margin:1.5rem 0 .5rem}
+.doc h4{font-size:.95rem;margin:1.25rem 0 .4rem}
+.doc pre{white-space:pre;overflow-x:auto;word-break:normal;padding:.7rem .9rem}
+.doc :not(pre)>code{background:var(--card);border:1px solid var(--border);border-radius:.25rem;padding:0 .25rem;overflow-wrap:anywhere}
+.doc img{max-width:100%;height:auto;border:1px solid var(--border);border-radius:.4rem}
+.doc blockquote{margin:1rem 0;padding:.1rem 1rem;border-left:4px solid var(--border);color:var(--muted)}
+.doc-table{overflow-x:auto;margin:.75rem 0;background:var(--card);border:1px solid var(--border);border-radius:.6rem}
+.doc-table th{text-transform:none;letter-spacing:normal;font-size:.85rem;white-space:normal}
+.doc li{margin:.2rem 0}`;

@@ -57,13 +57,13 @@ function Row({ b, query, manage, t, lang }: { b: Bounce; query: URLSearchParams;
         </td>
       ) : null}
       <td>
-        <a href={`/admin/subscribers/${b.subscriber_id}`}>{b.email}</a>
+        <a class="address" href={`/admin/subscribers/${b.subscriber_id}`}>{b.email}</a>
         {b.subscriber_status === 'blocklisted' ? <> <Tag tone="danger">{t('subscribers.status.blocklisted')}</Tag></> : null}
       </td>
-      <td>{b.campaign ? <a href={filter('campaign_id', b.campaign.id)} title={t('admin.bounces.filterBy')}>{b.campaign.name}</a> : <span class="muted">—</span>}</td>
-      <td>{b.source ? <a href={filter('source', b.source)} title={t('admin.bounces.filterBy')}>{b.source}</a> : <span class="muted">—</span>}</td>
+      <td data-label={t('admin.bounces.campaign')}>{b.campaign ? <a href={filter('campaign_id', b.campaign.id)} title={t('admin.bounces.filterBy')}>{b.campaign.name}</a> : <span class="muted">—</span>}</td>
+      <td data-label={t('admin.bounces.source')}>{b.source ? <a href={filter('source', b.source)} title={t('admin.bounces.filterBy')}>{b.source}</a> : <span class="muted">—</span>}</td>
       <td><a href={filter('type', b.type)} class={b.type === 'soft' ? 'tag' : 'tag danger'} title={t('admin.bounces.filterBy')}>{t(`admin.bounces.type.${b.type}`)}</a></td>
-      <td><Time value={b.created_at} lang={lang} /></td>
+      <td data-label={t('globals.fields.createdAt')}><Time value={b.created_at} lang={lang} /></td>
       <td>
         {hasMeta ? (
           <details class="meta">
@@ -144,7 +144,7 @@ function bouncesPage(c: AdminContext, s: Services) {
         ) : null}
         <div class="table-wrap">
           {results.length ? (
-            <table>
+            <table class="cards">
               <thead>
                 <tr>
                   {manage ? <th scope="col" class="check"><input type="checkbox" aria-label={t('globals.buttons.toggleSelect')} x-on:change="toggleAll" x-bind:checked="allOnPage" /></th> : null}

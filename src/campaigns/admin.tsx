@@ -5,6 +5,7 @@
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { BulkBar, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time } from '../admin/components.tsx';
+import { HelpLink } from '../help/link.tsx';
 import { parseAdminPaging } from '../http/paging.ts';
 import { can, type Actor } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
@@ -418,7 +419,7 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
           {CONTENT_TYPES.filter((f) => f !== 'visual' || c?.content_type === 'visual').map((f) => <option value={f} selected={(c?.content_type ?? 'richtext') === f}>{t(FORMAT_LABELS[f] ?? f)}</option>)}
         </select>
       </Field>
-      <Field id="c-body" label={t('admin.campaigns.body')} help={t('admin.campaigns.bodyHelp')}>
+      <Field id="c-body" label={t('admin.campaigns.body')} help={<>{t('admin.campaigns.bodyHelp')} <HelpLink topic="templating" t={t} /></>}>
         <textarea id="c-body" name="body" class="editor" rows={18} data-editor-format="c-format" data-error-keys="body,template" {...dis}>{c?.body ?? ''}</textarea>
       </Field>
       <Attachments media={c ? c.media.flatMap((m) => (m.id ? [{ id: m.id, filename: m.filename }] : [])) : []} editable={editable} t={t} />

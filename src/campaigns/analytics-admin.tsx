@@ -48,7 +48,7 @@ function series(buckets: Bucket[], campaigns: { id: number; name: string }[]): {
   };
 }
 
-/** "41.2%", or a dash where the rate cannot be computed (the README says when). */
+/** "41.2%", or a dash where the rate cannot be computed (docs/admin.md says when). */
 function Rate({ value }: { value: number | null }): JSX.Element {
   return value === null ? <span class="muted">—</span> : <span>{`${(value * 100).toFixed(1)}%`}</span>;
 }

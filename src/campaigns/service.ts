@@ -153,7 +153,7 @@ export interface Preview {
 }
 
 /**
- * A campaign's send record with its rates (README, "Admin"), each a fraction of 1, or null
+ * A campaign's send record with its rates (docs/admin.md, "Analytics"), each a fraction of 1, or null
  * where it cannot be computed: nothing sent yet, or (views and clicks) no individual tracking,
  * where a view or click is recorded without its subscriber and unique readers are not known.
  */

@@ -18,7 +18,7 @@ export class ContentConversionError extends Error {
 
 // ---------------------------------------------------------------- markdown → HTML
 
-function escapeHtml(text: string, quotes: boolean): string {
+export function escapeHtml(text: string, quotes: boolean): string {
   const out = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return quotes ? out.replace(/"/g, '&quot;') : out;
 }

@@ -1,6 +1,6 @@
 // The database handle the app passes around: the raw better-sqlite3 connection (for named,
 // prepared SQL in each domain's store) and a drizzle instance over it (for the typed plain CRUD
-// of lists, templates, media, users, roles, sessions and settings; see README "Database access").
+// of lists, templates, media, users, roles, sessions and settings; see docs/architecture.md "Database access").
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import * as schema from './schema.ts';

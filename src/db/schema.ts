@@ -1,4 +1,4 @@
-// Drizzle mirror of the tables that stores query through drizzle (see README "Database access"):
+// Drizzle mirror of the tables that stores query through drizzle (see docs/architecture.md "Database access"):
 // lists, templates, media, users, roles, sessions, password resets and settings. The migrations
 // in sql/ are the source of truth; test/foundation/schema.test.ts checks each table here against
 // a freshly migrated database (column names, types, NOT NULL, defaults, primary keys, enum CHECKs).

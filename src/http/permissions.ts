@@ -48,7 +48,7 @@ export function hasPerm(u: AuthUser, perm: string): boolean {
 /**
  * The lists the user may read (kind 'get') or act on ('manage'), or 'all'.
  * We take the union of list:get and list:manage grants for 'get' (listmonk's "get lists, else
- * manage lists" rule hides lists a user may manage; see README).
+ * manage lists" rule hides lists a user may manage; see docs/differences.md).
  */
 export function permittedLists(u: AuthUser, kind: 'get' | 'manage'): 'all' | number[] {
   if (kind === 'get' && (hasPerm(u, 'lists:get_all') || hasPerm(u, 'lists:manage_all'))) return 'all';

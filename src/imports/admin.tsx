@@ -7,6 +7,7 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { Field, formatNumber, PageData, PageHead } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { HelpLink } from '../help/link.tsx';
 import { can, type Actor } from '../http/permissions.ts';
 import { routesFor } from '../http/routes.ts';
 import { readAppFile } from '../paths.ts';
@@ -39,7 +40,7 @@ function manageableLists(s: Services, actor: Actor): List[] {
 function UploadForm({ t, lists, preselect, hidden }: { t: Translate; lists: List[]; preselect: number | null; hidden: boolean }): JSX.Element {
   return (
     <form class="card" x-ref="form" novalidate hidden={hidden} x-bind:hidden="formHidden" x-on:submit="submit" aria-labelledby="import-form-title">
-      <h2 id="import-form-title">{t('import.upload')}</h2>
+      <h2 id="import-form-title">{t('import.upload')} <HelpLink topic="import" t={t} /></h2>
       <fieldset>
         <legend>{t('admin.import.mode')}</legend>
         <div class="inline">

@@ -93,7 +93,7 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
         ) : null}
         <PageData id="lists-query" value={{ query: p.query, status, type: p.type, optin: p.optin, tag: p.tag }} />
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <thead>
               <tr>
                 {anyManaged ? <th scope="col" class="check"><input type="checkbox" aria-label={t('admin.selectPage')} x-on:change="toggleAll" x-bind:checked="allOnPage()" /></th> : null}
@@ -118,7 +118,7 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                     {l.description ? <div class="muted small">{l.description}</div> : null}
                   </td>
                   <td><TypeTags list={l} t={t} /></td>
-                  <td class="num"><a href={`/admin/subscribers?list_id=${l.id}`}>{formatNumber(l.subscriber_count ?? 0)}</a></td>
+                  <td class="num" data-label={t('globals.terms.subscribers')}><a href={`/admin/subscribers?list_id=${l.id}`}>{formatNumber(l.subscriber_count ?? 0)}</a></td>
                   <td class="hide-narrow small">
                     {(['unconfirmed', 'confirmed', 'unsubscribed'] as const).map((st) => (
                       <div><a href={`/admin/subscribers?list_id=${l.id}&subscription_status=${st}`}>{t(`subscribers.status.${st}`)}</a>: {formatNumber(l.subscriber_statuses?.[st] ?? 0)}</div>

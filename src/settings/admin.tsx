@@ -11,7 +11,7 @@
 // saved secret) and only say whether one is saved.
 //
 // Settings deliberately not on the page:
-// - security.oidc: listmgr has no OIDC sign-in (README, Differences), so its fields would do nothing.
+// - security.oidc: listmgr has no OIDC sign-in (docs/differences.md), so its fields would do nothing.
 // - upload.s3.*: listmgr stores media on the file system only (upload.provider "s3" is refused,
 //   docs/decisions.md §81); the provider is shown, not chosen.
 // - Only the first of bounce.mailboxes is edited (listmonk's UI has one mailbox too); others are kept.
@@ -22,6 +22,7 @@ import { Field, PageData, PageHead, Time } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import type { ScanRecord } from '../bounces/mailbox.ts';
+import { HelpLink } from '../help/link.tsx';
 import { can } from '../http/permissions.ts';
 import { routesFor } from '../http/routes.ts';
 import { availableLanguages } from '../i18n/index.ts';
@@ -391,14 +392,14 @@ function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number; bid:
 }
 
 /** A tab of repeatable blocks (SMTP servers, messengers): the saved ones, and a template the Add button copies. */
-function BlockList({ c, id, intro, empty, addLabel, render }: {
-  c: Ctx; id: 'smtp' | 'messengers'; intro: string; empty?: string; addLabel: string;
+function BlockList({ c, id, intro, help, empty, addLabel, render }: {
+  c: Ctx; id: 'smtp' | 'messengers'; intro: string; help?: JSX.Element; empty?: string; addLabel: string;
   render: (c: Ctx, b: Block, index: number, bid: string) => JSX.Element;
 }): JSX.Element {
   const blocks = (c.v[id] as Block[]) ?? [];
   return (
     <Panel id={id} t={c.t}>
-      <p class="muted">{intro}</p>
+      <p class="muted">{intro}{help ? <> {help}</> : null}</p>
       <div data-blocks={id}>{blocks.map((b, i) => render(c, b, i, `b${i}`))}</div>
       {blocks.length === 0 && empty ? <p class="muted" data-none={id}>{empty}</p> : null}
       {c.ro ? null : (
@@ -592,7 +593,7 @@ function settingsPage(c: AdminContext, s: Services) {
         <Privacy c={ctx} />
         <Security c={ctx} />
         <Media c={ctx} />
-        <BlockList c={ctx} id="smtp" intro={t(manage ? 'admin.settings.smtpIntro' : 'admin.settings.smtpIntroReadOnly')} addLabel={t('admin.settings.addServer')} render={(c, b, i, bid) => <SmtpBlock c={c} b={b} index={i} bid={bid} />} />
+        <BlockList c={ctx} id="smtp" intro={t(manage ? 'admin.settings.smtpIntro' : 'admin.settings.smtpIntroReadOnly')} help={<HelpLink topic="quickstart" anchor="3-connect-a-mail-server" t={t} />} addLabel={t('admin.settings.addServer')} render={(c, b, i, bid) => <SmtpBlock c={c} b={b} index={i} bid={bid} />} />
         <Bounces c={ctx} last={s.bounces.lastScan(actor)} />
         <BlockList c={ctx} id="messengers" intro={t('admin.settings.messengersIntro')} empty={t('admin.settings.noMessengers')} addLabel={t('admin.settings.addMessenger')}
           render={(c, b, i, bid) => <MessengerBlock c={c} b={b} index={i} bid={bid} />} />

@@ -6,6 +6,7 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { BulkBar, CopyButton, Field, formatNumber, PageData, PageHead, Pager, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { HelpLink } from '../help/link.tsx';
 import { HttpError } from '../http/errors.ts';
 import { can, type Actor, type Permission } from '../http/permissions.ts';
 import { routesFor } from '../http/routes.ts';
@@ -200,7 +201,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
               <div class="field">
                 <label for="query">{t('admin.subscribers.segment')}</label>
                 <textarea id="query" name="query" rows={3} aria-describedby="query-help query-error" aria-invalid={queryError ? 'true' : undefined} placeholder="subscribers.attribs->>'city' = 'Berlin'">{filter.query}</textarea>
-                <p class="help" id="query-help">{t('subscribers.advancedQueryHelp')}. <a href="/admin/help/segments">{t('admin.subscribers.segmentsGuide')}</a></p>
+                <p class="help" id="query-help">{t('subscribers.advancedQueryHelp')} <HelpLink topic="segments" t={t} /></p>
                 <p class="field-error" id="query-error" role="alert">{queryError?.message ?? ''}</p>
                 {queryError ? <QueryPointer query={filter.query ?? ''} position={queryError.position} /> : null}
                 <QueryExamples list={lists[0]} t={t} />
@@ -216,7 +217,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
           </BulkBar>
         ) : null}
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <caption class="visually-hidden">{title}</caption>
             <thead>
               <tr>
@@ -236,7 +237,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
                 <tr>
                   {manage ? <td class="check"><input type="checkbox" data-row value={String(sub.id)} x-model="selected" aria-label={t('admin.subscribers.selectRow', { email: sub.email })} /></td> : null}
                   <td>
-                    <a href={`/admin/subscribers/${sub.id}`}><strong>{sub.email}</strong></a>{' '}
+                    <a class="address" href={`/admin/subscribers/${sub.id}`}><strong>{sub.email}</strong></a>{' '}
                     {sub.status !== 'enabled' ? <StatusTag status={sub.status} t={t} /> : null}
                     <div>
                       {sub.lists.filter((l) => !l.restricted).map((l) => (
@@ -247,7 +248,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
                     </div>
                   </td>
                   <td>{sub.name}</td>
-                  <td class="num">{formatNumber(sub.lists.filter((l) => l.subscription_status !== 'unsubscribed').length)}</td>
+                  <td class="num" data-label={t('globals.terms.lists')}>{formatNumber(sub.lists.filter((l) => l.subscription_status !== 'unsubscribed').length)}</td>
                   <td class="hide-narrow"><Time value={sub.created_at} /></td>
                   <td class="hide-narrow"><Time value={sub.updated_at} /></td>
                   <td class="nowrap">

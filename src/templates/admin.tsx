@@ -5,6 +5,7 @@
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { Field, PageData, PageHead, Tag, Time } from '../admin/components.tsx';
+import { HelpLink } from '../help/link.tsx';
 import { can } from '../http/permissions.ts';
 import { routesFor } from '../http/routes.ts';
 import { pathId } from '../http/schema.ts';
@@ -51,7 +52,7 @@ const PLACEHOLDER = '{{ template "content" . }}';
 
 /** The placeholder a campaign template must hold, and where the template language is described. */
 function TemplatingHint({ t }: { t: AdminView['t'] }): JSX.Element {
-  return <p class="help">{t('templates.placeholderHelp', { placeholder: PLACEHOLDER })} {t('admin.templates.docs')}</p>;
+  return <p class="help">{t('templates.placeholderHelp', { placeholder: PLACEHOLDER })} {t('admin.templates.docs')} <HelpLink topic="templating" t={t} /></p>;
 }
 
 function Row({ tp, view, manage }: { tp: TemplateRow; view: AdminView; manage: boolean }): JSX.Element {

@@ -8,6 +8,7 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { CopyButton, Field, PageData, PageHead, SearchToolbar, Tag, Time } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
+import { HelpLink } from '../help/link.tsx';
 import { notFound } from '../http/errors.ts';
 import { can, LIST_PERMISSIONS, PERMISSION_GROUPS, SUPER_ADMIN_ROLE_ID } from '../http/permissions.ts';
 import { routesFor, type Input } from '../http/routes.ts';
@@ -448,7 +449,7 @@ function UserRoleForm({ role, view, editable }: { role: UserRoleJson | null; vie
                   <code>{p}</code>
                   {POWERFUL.has(p) ? <Tag tone="danger">{t('admin.roles.powerful')}</Tag> : null}
                 </label>
-                {PERMISSION_NOTES[p] ? <p class={POWERFUL.has(p) ? 'help danger-text' : 'help'} data-note-for={p}>{t(PERMISSION_NOTES[p])}</p> : null}
+                {PERMISSION_NOTES[p] ? <p class={POWERFUL.has(p) ? 'help danger-text' : 'help'} data-note-for={p}>{t(PERMISSION_NOTES[p])}{p === 'subscribers:sql_query' ? <> <HelpLink topic="segments" t={t} /></> : null}</p> : null}
               </div>
             ))}
           </fieldset>

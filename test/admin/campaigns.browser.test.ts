@@ -204,9 +204,11 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     const started = (await t.request('GET', `/api/campaigns/${c}`)).body.data;
     assert.deepEqual(started.lists.map((l: { name: string }) => l.name).sort(), ['Alpha', 'Beta'], 'the ticked list was saved before the start');
     assert.notEqual(started.status, 'draft');
-    // Finished, the page shows the lists it went to, unchangeable.
+    // Finished, the page shows the lists it went to, unchangeable. The running campaign's page
+    // reloads itself once the campaign is no longer running (a page.goto here raced that reload,
+    // and the running page already says it cannot be changed): wait for the finished page.
     t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c);
-    await page.goto(`${t.url}/admin/campaigns/${c}`);
+    await page.locator('[data-campaign-status="finished"]').waitFor({ state: 'attached' });
     const done = page.getByRole('group', { name: 'Lists to send to' }).getByRole('list', { name: 'Chosen lists' });
     await page.getByText('This campaign can no longer be changed').waitFor();
     assert.deepEqual(await done.getByRole('listitem').allInnerTexts(), ['Alpha', 'Beta']);

@@ -1,68 +1,117 @@
-// The campaigns and users tables on a phone (390 px): every column shown fits the screen, so
-// no row and none of its actions needs scrolling sideways; the same pages at 1280 px keep
-// their full tables.
+// Every table page of the admin on a phone (390 px): lists, subscribers, campaigns, templates,
+// media, bounces, users and both kinds of roles. Nothing scrolls sideways (neither the page nor a
+// table's box), no cell's text is cut off, and every row action lies inside the window; the same
+// pages at 1280 px keep their full tables.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import sharp from 'sharp';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
-/** How far the table sticks out of its box, in pixels (0: nothing to scroll sideways). */
-async function overflow(page: Page): Promise<number> {
-  const [wrap] = await page.locator('.table-wrap').evaluateAll((els) => els.map((el) => el.scrollWidth - el.clientWidth));
-  return wrap;
-}
+/** The admin's pages that show a table (or, for media, a grid), with the name of their screenshot. */
+const TABLE_PAGES = [
+  ['/admin/lists', 'lists-table'],
+  ['/admin/subscribers', 'subscribers-table'],
+  ['/admin/campaigns', 'campaigns-table'],
+  ['/admin/campaigns/templates', 'templates-table'],
+  ['/admin/campaigns/media', 'media-grid'],
+  ['/admin/subscribers/bounces', 'bounces-table'],
+  ['/admin/users', 'users-table'],
+  ['/admin/users/roles/users', 'user-roles-table'],
+  ['/admin/users/roles/lists', 'list-roles-table'],
+] as const;
 
-/** Whether every row action lies inside the window. */
-async function actionsInView(page: Page, width: number): Promise<string[]> {
-  const boxes = await page.locator('.row-actions > *').evaluateAll((els) => els.map((el) => {
+/** What does not fit a page `width` pixels wide: sideways scrolling, cut-off cells, actions outside the window. */
+async function misfits(page: Page, width: number): Promise<string[]> {
+  const found: string[] = [];
+  const pageWidth = await page.locator('html').evaluate((el) => el.scrollWidth - el.clientWidth);
+  if (pageWidth > 0) found.push(`the page scrolls sideways by ${pageWidth} px`);
+  const wraps = await page.locator('.table-wrap').evaluateAll((els) => els.map((el) => el.scrollWidth - el.clientWidth));
+  wraps.forEach((w, i) => { if (w > 0) found.push(`table ${i + 1} scrolls sideways by ${w} px`); });
+  const cells = await page.locator('main td, main th').evaluateAll((els) => els.map((el) => {
     const r = el.getBoundingClientRect();
-    return { text: (el.textContent ?? '').trim(), right: r.right, left: r.left };
+    const shown = r.width > 0 && r.height > 0;
+    return { text: (el.textContent ?? '').trim().slice(0, 40), shown, cut: el.scrollWidth > el.clientWidth + 1, right: r.right };
   }));
-  assert.ok(boxes.length > 0);
-  return boxes.filter((b) => b.left < 0 || b.right > width).map((b) => b.text);
+  for (const c of cells) {
+    if (!c.shown) continue;
+    if (c.cut) found.push(`cell "${c.text}" is cut off`);
+    else if (c.right > width + 0.5) found.push(`cell "${c.text}" ends outside the window (${Math.round(c.right)} px)`);
+  }
+  const actions = await page.locator('.row-actions > *').evaluateAll((els) => els.map((el) => {
+    const r = el.getBoundingClientRect();
+    return { text: (el.textContent ?? '').trim(), left: r.left, right: r.right };
+  }));
+  for (const a of actions) if (a.left < 0 || a.right > width + 0.5) found.push(`action "${a.text}" is outside the window`);
+  return found;
 }
 
 async function fill(t: TestServer): Promise<void> {
-  const list = (await t.request('POST', '/api/lists', { name: 'Readers of the weekly newsletter', type: 'public', optin: 'single' })).body.data.id;
+  const ok = (res: { status: number; text: string }) => assert.equal(res.status, 200, res.text);
+  const list = (await t.request('POST', '/api/lists', { name: 'Readers of the weekly newsletter about harbours', type: 'public', optin: 'double', tags: ['weekly', 'harbours'], description: 'Everyone who reads it' })).body.data.id;
+  ok(await t.request('POST', '/api/lists', { name: 'Internal announcements', type: 'private', optin: 'single' }));
+  for (const [email, name] of [
+    ['margaret.hamilton.and.a.long.local.part@subdomain.example.com', 'Margaret Heafield Hamilton-Fairweather'],
+    ['ada@example.com', 'Ada Lovelace'],
+    ['grace.hopper@example.org', 'Grace Brewster Murray Hopper'],
+  ]) {
+    ok(await t.request('POST', '/api/subscribers', { email, name, status: 'enabled', lists: [list], attribs: { city: 'Rotterdam' } }));
+  }
   const names = ['The spring newsletter with a rather long name', 'Autumn offers', 'Welcome series, part one'];
   for (const [i, name] of names.entries()) {
     const c = await t.request('POST', '/api/campaigns', { name, subject: `Subject of ${name}`, lists: [list], tags: ['news', 'monthly'], body: '<p>Hi</p>', content_type: 'html' });
-    assert.equal(c.status, 200, c.text);
+    ok(c);
     if (i === 1) t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c.body.data.id);
     if (i === 2) t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'paused' WHERE id = ?`).run(c.body.data.id);
   }
-  const role = await t.request('POST', '/api/roles/users', { name: 'Campaign writers', permissions: ['campaigns:get', 'campaigns:manage'] });
+  ok(await t.request('POST', '/api/templates', { name: 'Receipt for orders placed in the online shop', type: 'tx', subject: 'Your order', body: '<p>Thanks</p>' }));
+  const role = await t.request('POST', '/api/roles/users', { name: 'Campaign writers and editors', permissions: ['campaigns:get', 'campaigns:manage'] });
+  ok(role);
+  ok(await t.request('POST', '/api/roles/lists', { name: 'Harbour newsletter editors', lists: [{ id: list, permissions: ['list:get', 'list:manage'] }] }));
   for (const [username, type, status] of [['margaret.hamilton', 'user', 'enabled'], ['crm-synchronisation', 'api', 'enabled'], ['old.account', 'user', 'disabled']] as const) {
-    const u = await t.request('POST', '/api/users', {
+    ok(await t.request('POST', '/api/users', {
       username, name: username, email: type === 'user' ? `${username}@example.com` : undefined, type, status, password_login: type === 'user', password: type === 'user' ? 'a-long-password-1' : undefined, user_role_id: role.body.data.id,
-    });
-    assert.equal(u.status, 200, u.text);
+    }));
+  }
+  const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#2f6db5' } }).png().toBuffer();
+  const form = new FormData();
+  form.append('file', new Blob([png], { type: 'image/png' }), 'harbour-at-dawn-from-the-lighthouse.png');
+  ok(await t.request('POST', '/api/media', undefined, { raw: form }));
+  ok(await t.request('PUT', '/api/settings', { 'bounce.enabled': true, 'bounce.webhooks_enabled': true }));
+  for (const email of ['margaret.hamilton.and.a.long.local.part@subdomain.example.com', 'ada@example.com']) {
+    ok(await t.request('POST', '/webhooks/bounce', { email, type: 'soft', source: 'api', meta: { reason: 'mailbox full' } }));
   }
 }
 
-describe('the campaigns and users tables on a phone', { skip: browserSkip() }, () => {
+describe('the admin\'s tables on a phone', { skip: browserSkip() }, () => {
   const server = useFreshServer();
   const browser = useBrowser();
 
-  it('fits the campaigns and users tables and their row actions in 390 px; 1280 px keeps every column', async () => {
+  it('fits every table page and its row actions in 390 px; 1280 px keeps every column', async () => {
     const t = server();
     await fill(t);
     for (const width of [390, 1280]) {
       const tab = await signedInTab(browser(), t, { width });
       const { page } = tab;
-      for (const [path, name] of [['/admin/campaigns', 'campaigns-table'], ['/admin/users', 'users-table']] as const) {
+      for (const [path, name] of TABLE_PAGES) {
         await page.goto(`${t.url}${path}`);
-        await page.getByRole('table').waitFor();
+        assert.equal(new URL(page.url()).pathname, path);
+        await page.locator(path.endsWith('/media') ? '.media-grid' : 'main table').first().waitFor();
         await screenshot(page, name);
-        assert.equal(await overflow(page), 0, `${path} at ${width} px scrolls sideways`);
-        assert.deepEqual(await actionsInView(page, width), [], `${path} at ${width} px: actions outside the window`);
+        assert.deepEqual(await misfits(page, width), [], `${path} at ${width} px`);
       }
       if (width === 1280) {
-        await page.goto(`${t.url}/admin/campaigns`);
-        for (const column of ['Lists', 'Timestamps', 'Statistics']) assert.ok(await page.getByRole('columnheader', { name: column }).isVisible(), column);
-        await page.goto(`${t.url}/admin/users`);
-        for (const column of ['User role', 'List role', 'E-mail', 'Last login']) assert.ok(await page.getByRole('columnheader', { name: column }).isVisible(), column);
+        const columns: [string, string[]][] = [
+          ['/admin/campaigns', ['Lists', 'Timestamps', 'Statistics']],
+          ['/admin/users', ['User role', 'List role', 'E-mail', 'Last login']],
+          ['/admin/lists', ['Subscriptions', 'Created', 'Updated']],
+          ['/admin/subscribers', ['Lists', 'Created', 'Updated']],
+        ];
+        for (const [path, names] of columns) {
+          await page.goto(`${t.url}${path}`);
+          for (const column of names) assert.ok(await page.getByRole('columnheader', { name: column }).isVisible(), `${path}: ${column}`);
+        }
       }
       assert.deepEqual(tab.problems, []);
       await tab.close();

@@ -31,7 +31,7 @@ describe('the segment box\'s help in a browser', { skip: browserSkip() }, () => 
       await box.fill('city = Berlin');
       await Promise.all([page.waitForURL(/query=city/), page.getByRole('button', { name: 'Search', exact: true }).click()]);
       await page.locator('#query-error').getByText(`unknown column "city" at position 1 — did you mean subscribers.attribs->>'city'?`).waitFor();
-      assert.equal(await page.getByRole('link', { name: 'The segments guide' }).getAttribute('href'), '/admin/help/segments');
+      assert.equal(await page.locator('#query-help').getByRole('link', { name: /^Help: Segment expressions/ }).getAttribute('href'), '/admin/help/segments');
       await screenshot(page, 'subscribers-segment-hint');
       assert.deepEqual(tab.problems, []);
       await tab.close();

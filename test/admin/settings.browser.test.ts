@@ -5,12 +5,32 @@
 // read-only for a role with settings:get alone. Screenshots at 1280 and 390 px, light and dark.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { userWithRole } from '../helpers/admin.ts';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
 import { DEFAULT_SETTINGS } from '../../src/settings/defaults.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { startFakePop3 } from '../bounces/fake-servers.ts';
+
+const SAVED = 'Settings saved and applied. No restart needed.';
+
+/**
+ * Saves the settings form and waits for what proves the save happened: the API's answer to the
+ * PUT, the page reloaded, and that new page's notice. (A wait on the notice alone passed at once
+ * when an earlier save's notice was still showing, and the journey went on before the save.)
+ */
+async function saveSettings(page: Page): Promise<void> {
+  const reloaded = page.waitForEvent('load');
+  const [res] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'PUT' && new URL(r.url()).pathname === '/api/settings'),
+    page.locator('#settings-save').click(),
+  ]);
+  // Checked before reading the body: the page reloads on success, and a reloaded page's answers are gone.
+  if (res.status() !== 200) assert.fail(`saving the settings answered ${res.status()}: ${await res.text()}`);
+  await reloaded;
+  await page.getByText(SAVED).waitFor();
+}
 
 describe('admin settings in a browser', { skip: browserSkip() }, () => {
   const server = useFreshServer();
@@ -42,8 +62,7 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     assert.equal(await save.isDisabled(), true, 'back as it was: Save is disabled again');
     await page.getByLabel('Site name').fill('Harbour Notes');
     await page.getByLabel('Root URL').fill(t.url);
-    await save.click();
-    await page.getByText('Settings saved and applied. No restart needed.').waitFor();
+    await saveSettings(page);
     assert.equal(await page.locator('.topbar .brand').innerText(), 'Harbour Notes');
     assert.equal(await page.getByLabel('Root URL').inputValue(), t.url);
     assert.equal(t.server.ctx.settings.rootUrl(), t.url);
@@ -92,8 +111,7 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     await publicCss.click();
     await page.keyboard.type('.hero{color:teal}');
     assert.equal(await save.isDisabled(), false, 'typing in the code editor enables Save');
-    await save.click();
-    await page.getByText('Settings saved and applied. No restart needed.').waitFor();
+    await saveSettings(page);
     assert.match(await (await fetch(`${t.url}/public/custom.css`)).text(), /\.hero\{color:teal\}/);
     assert.equal(await page.getByRole('link', { name: /Open the public subscription form/ }).getAttribute('href'), `${t.url}/subscription/form`);
 
@@ -165,8 +183,7 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     assert.equal(await block.getByLabel('Custom headers').inputValue(), '[{"X-Campaign": ');
     await block.getByLabel('Custom headers').fill('[{"X-Campaign": "weekly"}]');
     await screenshot(page, 'settings-smtp-tested');
-    await page.locator('#settings-save').click();
-    await page.getByText('Settings saved and applied. No restart needed.').waitFor();
+    await saveSettings(page);
     const smtp = t.server.ctx.settings.get<Record<string, unknown>[]>('smtp');
     assert.equal(smtp.length, 1);
     assert.deepEqual({ host: smtp[0].host, port: smtp[0].port, enabled: smtp[0].enabled, email_headers: smtp[0].email_headers }, { host: '127.0.0.1', port: sink.port, enabled: true, email_headers: [{ 'X-Campaign': 'weekly' }] });
@@ -178,8 +195,7 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
     await added.getByLabel('Host', { exact: true }).fill('smtp.example.net');
     assert.equal(await added.locator('legend').innerText(), 'SMTP server smtp.example.net');
     await added.getByLabel('Enabled').uncheck();
-    await page.locator('#settings-save').click();
-    await page.getByText('Settings saved and applied. No restart needed.').waitFor();
+    await saveSettings(page);
     assert.equal(t.server.ctx.settings.get<Record<string, unknown>[]>('smtp')[1].host, 'smtp.example.net');
     assert.deepEqual(tab.problems, []);
     await tab.close();
@@ -275,8 +291,7 @@ describe('admin settings in a browser', { skip: browserSkip() }, () => {
       await mailbox.getByLabel('TLS', { exact: true }).uncheck();
       assert.equal(await page.getByRole('button', { name: 'Scan now' }).isDisabled(), true, 'the scan uses the saved settings: save first');
       await page.getByText('Save your changes first').waitFor();
-      await page.locator('#settings-save').click();
-      await page.getByText('Settings saved and applied. No restart needed.').waitFor();
+      await saveSettings(page);
       assert.equal(await page.getByRole('tab', { name: 'Bounces' }).getAttribute('aria-selected'), 'true', 'the page comes back on its tab');
       await page.getByRole('button', { name: 'Scan now' }).click();
       await page.locator('#scan-result').getByText(`pop://127.0.0.1:${box.port} · 1 message(s) read, 0 bounce(s) recorded`).waitFor();

@@ -49,7 +49,7 @@ describe('admin template pages', () => {
     assert.ok(!row(ids.receipt).includes('makeDefault'), 'only campaign templates can be the default');
     assert.match(row(ids.hostile), /x-on:click="makeDefault"/);
     assert.match(row(ids.hostile), /x-on:click="deleteOne"/);
-    assert.ok(res.body.includes('{{ template &quot;content&quot; . }}') && res.body.includes('docs/templating.md'));
+    assert.ok(res.body.includes('{{ template &quot;content&quot; . }}') && res.body.includes('href="/admin/help/templating"'));
     assert.match(res.body, /<iframe id="preview-frame" name="preview-frame" class="preview-frame" title="Preview" sandbox=""><\/iframe>/);
     const nav = /<nav class="sidebar".*?<\/nav>/s.exec(res.body)![0];
     assert.ok(nav.includes('href="/admin/campaigns/templates"') && nav.includes('href="/admin/campaigns/media"'));

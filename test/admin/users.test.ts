@@ -102,7 +102,7 @@ describe('admin users, roles and profile pages', () => {
     assert.match(role.body, /value="subscribers:sql_query" data-kind="strings" checked=""/);
     assert.match(role.body, /value="subscribers:get_all" data-kind="strings"\s*\/?>/);
     assert.match(role.body, /powerful/);
-    assert.match(role.body, /docs\/segments\.md/);
+    assert.match(role.body, /href="\/admin\/help\/segments"/);
     const superAdmin = await getPage(t, admin, '/admin/users/roles/users/1');
     assert.match(superAdmin.body, /cannot be changed/);
     assert.ok(!superAdmin.body.includes('Save changes'));

@@ -23,6 +23,8 @@ const PARAM_VALUES: Record<string, string[]> = {
   ':service': ['ses', 'sendgrid', 'postmark', 'forwardemail', 'x'],
   ':file': ['admin-x.js', 'manifest.json', '..%2F..%2Fpackage.json', '%00'],
   ':uuid': ['00000000-0000-0000-0000-000000000000', 'x', '6ba7b810-9dad-11d1-80b4-00c04fd430c8', '%00'],
+  ':topic': ['quickstart', 'x', '..%2F..%2FREADME', '%00'],
+  ':folder': ['images', 'x', '..%2F..', '%00'],
 };
 
 const GARBAGE_QUERY = '?page=-1&per_page=abc&order_by=%3Bdrop&order=sideways&query=%27&id=abc&list_id=x&campaign_id=x'

@@ -77,7 +77,13 @@ export async function signedInTab(browser: Browser, t: TestServer, o: { width?: 
   await page.goto(`${t.url}/admin/login`);
   await page.getByLabel('Username').fill(o.username ?? ADMIN_USER);
   await page.getByLabel('Password').fill(o.password ?? ADMIN_PASSWORD);
-  await Promise.all([page.waitForURL(/\/admin(\/|$|\?)/), page.getByRole('button', { name: 'Sign in' }).click()]);
+  // Signed in once the browser has left the sign-in page for the admin (a pattern that the sign-in
+  // page's own address, /admin/login, also matched let a journey's next page.goto race the form's
+  // POST: the goto was aborted, or landed on the sign-in form before the cookie was set).
+  await Promise.all([
+    page.waitForURL((url) => url.pathname.startsWith('/admin') && !url.pathname.startsWith('/admin/login')),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
   return { page, problems, close: () => context.close() };
 }
 

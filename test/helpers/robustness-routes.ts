@@ -37,5 +37,6 @@ get /admin/subscribers/import; get /admin/subscribers/import/example.csv; get /a
 get /admin/campaigns; get /admin/campaigns/new; get /admin/campaigns/:id; get /admin/campaigns/analytics
 get /admin/settings
 get /admin/campaigns/:id/analytics; get /api/campaigns/:id/analytics/:type/export
-get /admin/settings/logs; get /admin/settings/maintenance; get /admin/settings/about`
+get /admin/settings/logs; get /admin/settings/maintenance; get /admin/settings/about
+get /admin/help; get /admin/help/:topic; get /admin/help/:folder/:file`
   .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);

@@ -1,8 +1,9 @@
 // `npm run release`, then the executable it makes run as on a bare VPS: from an empty folder,
 // with no node (nor anything else) on PATH, and a home whose cache folder it fills on the first
-// start. install, serve (/health, a signed-in admin page and its script, a media upload whose
-// thumbnail needs sharp, an import whose threads run from the cache folder), api-user create,
-// backup, restore, service-unit and version; and the tarball and SHA256SUMS beside it.
+// start. install, serve (/health, a signed-in admin page and its script, a help page with its
+// image, a media upload whose thumbnail needs sharp, an import whose threads run from the cache
+// folder), api-user create, backup, restore, service-unit and version; and the tarball and
+// SHA256SUMS beside it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -125,6 +126,20 @@ describe('the release executable', () => {
       assert.equal(js.status, 200);
       assert.match(js.headers.get('content-type') ?? '', /javascript/);
       assert.ok((await js.arrayBuffer()).byteLength > 1000);
+      // The guides are inside the executable: the help index, a guide and an image it shows.
+      const help = await fetch(`${url}/admin/help`, { headers: { cookie: `session=${session}` } });
+      assert.equal(help.status, 200);
+      assert.match(await help.text(), /href="\/admin\/help\/templating"/);
+      const guide = await fetch(`${url}/admin/help/admin`, { headers: { cookie: `session=${session}` } });
+      assert.equal(guide.status, 200);
+      const guideHtml = await guide.text();
+      assert.match(guideHtml, /<h1>The admin, page by page<\/h1>/);
+      const image = /<img src="(\/admin\/help\/images\/[^"]+\.png)"/.exec(guideHtml)?.[1];
+      assert.ok(image, 'the guide shows a screenshot');
+      const png = await fetch(`${url}${image}`, { headers: { cookie: `session=${session}` } });
+      assert.equal(png.status, 200);
+      assert.equal(png.headers.get('content-type'), 'image/png');
+      assert.ok((await png.arrayBuffer()).byteLength > 1000);
     });
 
     it('makes thumbnails (sharp and libvips from the cache folder)', async () => {

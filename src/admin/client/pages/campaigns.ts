@@ -78,7 +78,11 @@ export function campaignsPage() {
       this.initSelection();
       this.watchProgress();
     },
-    /** While any row is running, update its progress every second; reload when one ends. */
+    /**
+     * While any row is running, update its progress every second; reload when one ends. Paused
+     * rows show a progress bar too but are not watched: they are not in the running stats, so
+     * watching them reloaded the page every second.
+     */
     watchProgress(this: { $root: HTMLElement }) {
       const running = () => [...this.$root.querySelectorAll<HTMLElement>('tr[data-campaign][data-running]')];
       watchRunning(() => running().map((row) => row.dataset.campaign ?? ''), (id, stat) => showProgress(running().find((r) => r.dataset.campaign === id)!, stat));
