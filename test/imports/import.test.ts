@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import yazl from 'yazl';
 import { ImportStore, isLargeImport } from '../../src/imports/store.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
+import { zipOfEntries } from '../helpers/zip.ts';
 
 let t: TestServer;
 let sink: SmtpSink;
@@ -14,19 +14,6 @@ let listB: number;
 
 function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {
   return zipOfEntries(Object.entries(files));
-}
-
-/** A ZIP whose entries are given in order, the same name as often as listed (zipOf takes each once). */
-function zipOfEntries(entries: [string, string | Buffer][]): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of entries) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on('error', reject);
-  });
 }
 
 function form(params: unknown, file?: { name: string; content: string | Buffer }): FormData {

@@ -4,23 +4,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import yazl from 'yazl';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { zipOfEntries } from '../helpers/zip.ts';
 
 let t: TestServer;
 let list: number;
 const example = (name: string) => readFileSync(new URL(`../../docs/examples/${name}`, import.meta.url));
 
+/** The files of docs/examples/<dir> as one ZIP, as the tool exports them. */
 function zipOf(dir: string): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const name of readdirSync(new URL(`../../docs/examples/${dir}`, import.meta.url)).sort()) zip.addBuffer(example(`${dir}/${name}`), name);
-  zip.end();
-  const chunks: Buffer[] = [];
-  return new Promise((resolve, reject) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on('error', reject);
-  });
+  return zipOfEntries(readdirSync(new URL(`../../docs/examples/${dir}`, import.meta.url)).sort().map((name) => [name, example(`${dir}/${name}`)]));
 }
 
 async function importFile(name: string, content: Buffer | string, params: Record<string, unknown> = {}) {
