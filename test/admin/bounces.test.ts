@@ -17,7 +17,7 @@ async function postBounce(t: TestServer, body: Record<string, unknown>): Promise
 
 /** The e-mails of the table's rows, in order. */
 function rowEmails(html: string): string[] {
-  return [...html.matchAll(/<td><a href="\/admin\/subscribers\/\d+">([^<]*)<\/a>/g)].map((m) => m[1]);
+  return [...html.matchAll(/<td><a class="address" href="\/admin\/subscribers\/\d+">([^<]*)<\/a>/g)].map((m) => m[1]);
 }
 
 describe('admin bounces page', () => {
