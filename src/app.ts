@@ -10,10 +10,11 @@ import { SnsError } from './bounces/sns.ts';
 import { RenderError } from './campaigns/render.ts';
 import { ContentConversionError } from './content/convert.ts';
 import { isDiskFull } from './http/disk-full.ts';
-import { HttpError } from './http/errors.ts';
+import { DomainError, notFound } from './core/errors.ts';
+import { httpStatus } from './http/errors.ts';
 import { requestScope } from './http/request-scope.ts';
 import { notFoundPage } from './http/layout.tsx';
-import { LIMITS } from './http/limits.ts';
+import { LIMITS } from './core/limits.ts';
 import { SegmentError } from './segments/index.ts';
 import type { AppEnv } from './http/types.ts';
 import { BOUNCE_ROUTES, BOUNCE_WEBHOOK_ROUTES, webhookGate } from './bounces/routes.ts';
@@ -149,7 +150,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   app.onError((err, c) => {
     const known = knownError(err);
     if (known) {
-      if (err instanceof HttpError && err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
+      if (err instanceof DomainError && err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
       return c.json({ message: known.message }, known.status);
     }
     const id = c.get('requestId');
@@ -180,7 +181,7 @@ export function createApp(ctx: Services): Hono<AppEnv> {
  * place where they become HTTP answers (services throw them without knowing about HTTP).
  */
 function knownError(err: Error): { status: ContentfulStatusCode; message: string } | null {
-  if (err instanceof HttpError) return { status: err.status, message: err.message };
+  if (err instanceof DomainError) return { status: httpStatus(err), message: err.message };
   if (err instanceof SegmentError) return { status: 400, message: `invalid query expression: ${err.message}` };
   if (err instanceof RenderError || err instanceof ContentConversionError || err instanceof SnsError) return { status: 400, message: err.message };
   return null;

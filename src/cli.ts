@@ -12,7 +12,7 @@ import { databaseFiles } from './db/files.ts';
 import { acquireServeLock, LockError, serverHolding } from './db/lock.ts';
 import { isInstalled, migrate, pendingMigrations } from './db/migrate.ts';
 import { restoreDatabase, RestoreError } from './db/restore.ts';
-import { HttpError } from './http/errors.ts';
+import { DomainError } from './core/errors.ts';
 import { announceAdmin, install, InstallError, type InstallResult } from './install.ts';
 import { Logger } from './log.ts';
 import { installProcessGuards } from './process-guard.ts';
@@ -433,7 +433,7 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) process.exit(e.exitCode);
-    if (e instanceof CliError || e instanceof LockError || e instanceof HttpError || e instanceof RestoreError || e instanceof ServiceUnitError) {
+    if (e instanceof CliError || e instanceof LockError || e instanceof DomainError || e instanceof RestoreError || e instanceof ServiceUnitError) {
       console.error(`listmgr: ${e.message}`);
       process.exit(1);
     }

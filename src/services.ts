@@ -47,7 +47,7 @@ import { Metrics } from './system/metrics.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { Captcha, type CaptchaSettings } from './public/captcha.ts';
 import { AttemptLimiter } from './users/attempts.ts';
-import { LIMITS } from './http/limits.ts';
+import { LIMITS } from './core/limits.ts';
 
 export interface Services extends AppContext {
   /** The users' sessions, sign-in and password resets (the sign-in pages use it directly). */

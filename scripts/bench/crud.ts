@@ -15,7 +15,7 @@ import { and, asc, eq, getTableColumns, gt } from 'drizzle-orm';
 import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
 import { param, preparedStatements } from '../../src/db/index.ts';
 import { lists as listsTable, roles, sessions, users as usersTable } from '../../src/db/schema.ts';
-import { authorized } from '../../src/http/permissions.ts';
+import { authorized } from '../../src/core/authz.ts';
 import { install } from '../../src/install.ts';
 import { ListStore } from '../../src/lists/store.ts';
 import { MediaStore } from '../../src/media/store.ts';

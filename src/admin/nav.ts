@@ -1,7 +1,7 @@
 // The admin sidebar: listmonk's groups, each link shown only when the signed-in user's role
 // lets them use the page (the page and the API check again). Pages of later parts of the admin
 // are added here when they exist, so the sidebar never holds a dead link.
-import { can, permittedLists, type Actor } from '../http/permissions.ts';
+import { can, permittedLists, type Actor } from '../core/authz.ts';
 
 export interface NavLink {
   /** A key of the language pack. */

@@ -7,7 +7,7 @@ import type { Child } from 'hono/jsx';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { randomBytes } from 'node:crypto';
 import { renderHtml } from '../http/layout.tsx';
-import { can, type Actor } from '../http/permissions.ts';
+import { can, type Actor } from '../core/authz.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { assetUrls, type AssetEntry } from './assets.ts';

@@ -5,7 +5,7 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { readSessionCookie, type Authenticator } from '../http/auth.ts';
-import { HttpError } from '../http/errors.ts';
+import { denied, DomainError, notFound } from '../core/errors.ts';
 import { accessDenied, mount, routesFor, type Access, type AnyRoute, type MountOptions } from '../http/routes.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Services } from '../services.ts';
@@ -40,16 +40,16 @@ function pageGuard(authn: Authenticator, s: Services) {
       }
       c.set('user', user);
       c.set('session', session);
-      const denied = accessDenied(access, user);
-      if (denied) return refusal(c, s, new HttpError(403, denied));
+      const refused = accessDenied(access, user);
+      if (refused) return refusal(c, s, denied(refused));
       await next();
     });
   };
 }
 
-function refusal(c: Parameters<typeof adminPage>[0], s: Services, err: HttpError): Response {
+function refusal(c: Parameters<typeof adminPage>[0], s: Services, err: DomainError): Response {
   const { t } = adminView(c, s);
-  const status = err.status === 404 || err.status === 400 ? err.status : 403;
+  const status = err.kind === 'not-found' ? 404 : err.kind === 'invalid' ? 400 : 403;
   const title = { 400: t('globals.messages.invalidData'), 403: t('admin.refused'), 404: t('admin.notFound') }[status];
   return adminPage(c, s, { title, status, body: ErrorPanel({ title, message: err.message }) });
 }
@@ -60,7 +60,7 @@ const UNKNOWN_PAGE = [
 ];
 
 function unknownPage(): never {
-  throw new HttpError(404, 'There is no such page in the admin.');
+  throw notFound('There is no such page in the admin.');
 }
 
 /**
@@ -76,7 +76,7 @@ export function mountAdmin(app: Hono<AppEnv>, tables: readonly (readonly AnyRout
         try {
           return await r.handler(c, deps, input);
         } catch (err) {
-          if (err instanceof HttpError && (err.status === 403 || err.status === 404 || err.status === 400)) return refusal(c, s, err);
+          if (err instanceof DomainError && (err.kind === 'denied' || err.kind === 'not-found' || err.kind === 'invalid')) return refusal(c, s, err);
           throw err;
         }
       },

@@ -5,7 +5,7 @@
 // PROVIDERS is the table the webhook route dispatches on; each entry reads its settings at every
 // request.
 import { createHash, createHmac, createPublicKey, timingSafeEqual, verify as verifySignature } from 'node:crypto';
-import { HttpError, badRequest } from '../http/errors.ts';
+import { DomainError, invalid, unauthenticated } from '../core/errors.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { BounceInput, BounceType } from './store.ts';
 import { classifyFailureText } from './dsn.ts';
@@ -32,9 +32,9 @@ interface Provider {
 const CAMPAIGN_HEADER = 'X-Listmonk-Campaign';
 
 /** A refusal because a setting is missing: the operator must act, so the service logs it. */
-export class NotConfigured extends HttpError {
+export class NotConfigured extends DomainError {
   constructor(message: string) {
-    super(400, message);
+    super('invalid', message);
   }
 }
 
@@ -45,7 +45,7 @@ function parseJson(raw: Buffer): unknown {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {
-    throw badRequest('the notification body is not valid JSON');
+    throw invalid('the notification body is not valid JSON');
   }
 }
 
@@ -82,7 +82,7 @@ function headerValue(headers: unknown, name: string): string {
 async function sesBounces(req: ProviderRequest, sns: SnsVerifier, topicArns: string[]): Promise<BounceInput[]> {
   const kind = req.header('x-amz-sns-message-type') ?? '';
   if (!['SubscriptionConfirmation', 'UnsubscribeConfirmation', 'Notification'].includes(kind)) {
-    throw badRequest(`invalid X-Amz-Sns-Message-Type "${kind}"`);
+    throw invalid(`invalid X-Amz-Sns-Message-Type "${kind}"`);
   }
   let msg;
   try {
@@ -99,7 +99,7 @@ async function sesBounces(req: ProviderRequest, sns: SnsVerifier, topicArns: str
       return [];
     }
   } catch (e) {
-    if (e instanceof SnsError) throw badRequest(e.message);
+    if (e instanceof SnsError) throw invalid(e.message);
     throw e;
   }
 
@@ -107,15 +107,15 @@ async function sesBounces(req: ProviderRequest, sns: SnsVerifier, topicArns: str
   try {
     n = JSON.parse(msg.Message);
   } catch {
-    throw badRequest('the SES notification is not JSON');
+    throw invalid('the SES notification is not JSON');
   }
-  if (!isObject(n)) throw badRequest('the SES notification is not an object');
+  if (!isObject(n)) throw invalid('the SES notification is not an object');
   const kindOf = str(n.notificationType) || str(n.eventType);
   // Deliveries, sends and other events are not bounces: accepted and ignored.
   if (kindOf !== 'Bounce' && kindOf !== 'Complaint') return [];
   const mail = isObject(n.mail) ? n.mail : {};
   const to = Array.isArray(mail.destination) ? email(mail.destination[0]) : '';
-  if (!to) throw badRequest('the SES notification names no destination');
+  if (!to) throw invalid('the SES notification names no destination');
 
   let type: BounceType = 'complaint';
   if (kindOf === 'Bounce') {
@@ -139,7 +139,7 @@ function sendgridBounces(req: ProviderRequest, publicKeyB64: string): BounceInpu
   if (!publicKeyB64.trim()) throw new NotConfigured('the SendGrid verification key (bounce.sendgrid_key) is not set');
   const sig = req.header('x-twilio-email-event-webhook-signature') ?? '';
   const ts = req.header('x-twilio-email-event-webhook-timestamp') ?? '';
-  if (!sig || !ts) throw badRequest('missing SendGrid signature headers');
+  if (!sig || !ts) throw invalid('missing SendGrid signature headers');
   let ok = false;
   try {
     const key = createPublicKey({ key: Buffer.from(publicKeyB64.trim(), 'base64'), format: 'der', type: 'spki' });
@@ -147,14 +147,14 @@ function sendgridBounces(req: ProviderRequest, publicKeyB64: string): BounceInpu
   } catch {
     ok = false;
   }
-  if (!ok) throw badRequest('invalid SendGrid signature');
+  if (!ok) throw invalid('invalid SendGrid signature');
   const age = Date.now() / 1000 - Number(ts);
   if (!/^\d{1,12}$/.test(ts) || age > SENDGRID_MAX_AGE_SECONDS || age < -SENDGRID_MAX_AHEAD_SECONDS) {
-    throw badRequest(`the SendGrid signature timestamp is more than ${SENDGRID_MAX_AGE_SECONDS} s old or ${SENDGRID_MAX_AHEAD_SECONDS} s ahead (a replay?)`);
+    throw invalid(`the SendGrid signature timestamp is more than ${SENDGRID_MAX_AGE_SECONDS} s old or ${SENDGRID_MAX_AHEAD_SECONDS} s ahead (a replay?)`);
   }
 
   const events = parseJson(req.raw);
-  if (!Array.isArray(events)) throw badRequest('the SendGrid notification is not an array of events');
+  if (!Array.isArray(events)) throw invalid('the SendGrid notification is not an array of events');
   return events.filter((e): e is Json => isObject(e) && e.event === 'bounce' && email(e.email) !== '').map((e) => ({
     email: email(e.email),
     campaignUuid: str(e.XListmonkCampaign),
@@ -181,14 +181,14 @@ function postmarkBounces(req: ProviderRequest, creds: { username: string; passwo
   const i = pair.indexOf(':');
   const okUser = i > 0 && sameSecret(pair.slice(0, i), creds.username);
   const okPass = i > 0 && sameSecret(pair.slice(i + 1), creds.password);
-  if (!okUser || !okPass) throw new HttpError(401, 'invalid Postmark webhook credentials');
+  if (!okUser || !okPass) throw unauthenticated('invalid Postmark webhook credentials');
 
   const n = parseJson(req.raw);
-  if (!isObject(n)) throw badRequest('the Postmark notification is not an object');
+  if (!isObject(n)) throw invalid('the Postmark notification is not an object');
   if (n.RecordType !== 'Bounce' && n.RecordType !== 'SpamComplaint') return [];
   const type = POSTMARK_TYPES[str(n.Type)];
-  if (!type) throw badRequest(`unsupported Postmark bounce type "${str(n.Type)}"`);
-  if (!email(n.Email)) throw badRequest('the Postmark notification has no Email');
+  if (!type) throw invalid(`unsupported Postmark bounce type "${str(n.Type)}"`);
+  if (!email(n.Email)) throw invalid('the Postmark notification has no Email');
   const metadata = isObject(n.Metadata) ? n.Metadata : {};
   return [{ email: email(n.Email), campaignUuid: str(metadata[CAMPAIGN_HEADER]), type, source: 'postmark', meta: n, createdAt: timestamp(n.BouncedAt) }];
 }
@@ -202,11 +202,11 @@ function forwardemailBounces(req: ProviderRequest, key: string): BounceInput[] {
   if (!key) throw new NotConfigured('the Forward Email webhook key (bounce.forwardemail.key) is not set');
   const given = (req.header('x-webhook-signature') ?? '').trim().toLowerCase();
   const want = createHmac('sha256', key).update(req.raw).digest('hex');
-  if (!/^[0-9a-f]{64}$/.test(given) || !sameSecret(given, want)) throw badRequest('invalid Forward Email signature');
+  if (!/^[0-9a-f]{64}$/.test(given) || !sameSecret(given, want)) throw invalid('invalid Forward Email signature');
 
   const n = parseJson(req.raw);
-  if (!isObject(n)) throw badRequest('the Forward Email notification is not an object');
-  if (!email(n.recipient)) throw badRequest('the Forward Email notification has no recipient');
+  if (!isObject(n)) throw invalid('the Forward Email notification is not an object');
+  if (!email(n.recipient)) throw invalid('the Forward Email notification has no recipient');
   const bounce = isObject(n.bounce) ? n.bounce : {};
   const headers = isObject(n.headers) ? n.headers : {};
   return [{
@@ -250,7 +250,7 @@ function azureBounceType(status: string, details: string): BounceType | null {
 
 function azureEvents(raw: Buffer): Json[] {
   const events = parseJson(raw);
-  if (!Array.isArray(events) || !events.every(isObject)) throw badRequest('the Event Grid notification is not an array of events');
+  if (!Array.isArray(events) || !events.every(isObject)) throw invalid('the Event Grid notification is not an array of events');
   return events;
 }
 
@@ -267,14 +267,14 @@ function azureReceive(req: ProviderRequest, cfg: AzureSettings): ProviderResult 
   if (/^SubscriptionValidation(Event)?$/i.test(req.header('aeg-event-type') ?? '')) {
     const data = azureEvents(req.raw)[0]?.data;
     const code = isObject(data) ? str(data.validationCode).trim() : '';
-    if (!code) throw badRequest('the Event Grid validation event has no validationCode');
+    if (!code) throw invalid('the Event Grid validation event has no validationCode');
     return { bounces: [], reply: { validationResponse: code } };
   }
 
   const headerName = cfg.shared_secret_header.trim() || AZURE_SECRET_HEADER;
-  if (!HEADER_NAME_RE.test(headerName)) throw badRequest(`bounce.azure.shared_secret_header "${headerName.slice(0, 100)}" is not a valid header name`);
+  if (!HEADER_NAME_RE.test(headerName)) throw invalid(`bounce.azure.shared_secret_header "${headerName.slice(0, 100)}" is not a valid header name`);
   const given = [req.query('code'), req.header(headerName)].map((v) => (v ?? '').trim()).filter((v) => v !== '');
-  if (!given.some((v) => sameSecret(v, secret))) throw badRequest('invalid or missing Azure webhook shared secret');
+  if (!given.some((v) => sameSecret(v, secret))) throw invalid('invalid or missing Azure webhook shared secret');
 
   const bounces: BounceInput[] = [];
   for (const ev of azureEvents(req.raw)) {
@@ -310,19 +310,19 @@ function lettermintBounces(req: ProviderRequest, key: string): BounceInput[] {
   }
   const t = parts.get('t') ?? '';
   const v1 = (parts.get('v1') ?? '').toLowerCase();
-  if (!/^\d{1,12}$/.test(t) || !/^[0-9a-f]{64}$/.test(v1)) throw badRequest('missing or malformed X-Lettermint-Signature');
+  if (!/^\d{1,12}$/.test(t) || !/^[0-9a-f]{64}$/.test(v1)) throw invalid('missing or malformed X-Lettermint-Signature');
   if (Math.abs(Date.now() / 1000 - Number(t)) > LETTERMINT_TOLERANCE_SECONDS) {
-    throw badRequest(`the Lettermint signature timestamp is more than ${LETTERMINT_TOLERANCE_SECONDS} s away from now`);
+    throw invalid(`the Lettermint signature timestamp is more than ${LETTERMINT_TOLERANCE_SECONDS} s away from now`);
   }
   const want = createHmac('sha256', key).update(`${t}.`).update(req.raw).digest();
-  if (!timingSafeEqual(want, Buffer.from(v1, 'hex'))) throw badRequest('invalid Lettermint signature');
+  if (!timingSafeEqual(want, Buffer.from(v1, 'hex'))) throw invalid('invalid Lettermint signature');
 
   const n = parseJson(req.raw);
-  if (!isObject(n)) throw badRequest('the Lettermint notification is not an object');
+  if (!isObject(n)) throw invalid('the Lettermint notification is not an object');
   const type = LETTERMINT_TYPES[str(n.event)];
   if (!type) return []; // deliveries, opens, webhook.test…
   const data = isObject(n.data) ? n.data : {};
-  if (!email(data.recipient)) throw badRequest('the Lettermint notification has no data.recipient');
+  if (!email(data.recipient)) throw invalid('the Lettermint notification has no data.recipient');
   const metadata = isObject(data.metadata) ? data.metadata : {};
   return [{
     email: email(data.recipient),

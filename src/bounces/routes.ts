@@ -3,9 +3,10 @@
 // The switches (bounce.enabled, bounce.webhooks_enabled, each provider's) are read on every request.
 import type { Context, MiddlewareHandler } from 'hono';
 import { ok, pageResults } from '../http/envelope.ts';
-import { badRequest, notFound } from '../http/errors.ts';
-import { LIMITS } from '../http/limits.ts';
-import { orderByQuery, orderQuery, pagingQuery, parsePaging } from '../http/paging.ts';
+import { invalid, notFound } from '../core/errors.ts';
+import { LIMITS } from '../core/limits.ts';
+import { orderByQuery, orderQuery, pagingQuery } from '../http/paging.ts';
+import { parsePaging } from '../core/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, isUuid, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -85,12 +86,12 @@ function bounceWebhookInput() {
     source: f.optString({ maxBytes: LIMITS.bounceSource }),
   }).meta({ id: 'BounceWebhookInput' }).transform((b): BounceInput => {
     const subscriberUuid = b.subscriber_uuid ?? '';
-    if (!b.email && !subscriberUuid) throw badRequest('"email" or "subscriber_uuid" is required');
-    if (subscriberUuid && !isUuid(subscriberUuid)) throw badRequest('invalid "subscriber_uuid": not a UUID');
+    if (!b.email && !subscriberUuid) throw invalid('"email" or "subscriber_uuid" is required');
+    if (subscriberUuid && !isUuid(subscriberUuid)) throw invalid('invalid "subscriber_uuid": not a UUID');
     let createdAt: string | undefined;
     if (b.created_at) {
       const d = new Date(b.created_at);
-      if (Number.isNaN(d.getTime())) throw badRequest('invalid "created_at": expected an ISO 8601 timestamp');
+      if (Number.isNaN(d.getTime())) throw invalid('invalid "created_at": expected an ISO 8601 timestamp');
       createdAt = d.toISOString();
     }
     return {

@@ -2,9 +2,9 @@
 // injectable), the mailbox scheduler, recording with the actions currently configured, and who
 // may read or remove bounce records (bounces:get, bounces:manage).
 import type { AppContext } from '../context.ts';
-import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
-import type { Paging } from '../http/paging.ts';
-import { authorized, can, type Actor, type Authorized, type Permission } from '../http/permissions.ts';
+import { denied, invalid, notFound, unavailable } from '../core/errors.ts';
+import type { Paging } from '../core/paging.ts';
+import { authorized, can, type Actor, type Authorized, type Permission } from '../core/authz.ts';
 import { parseBounceMail } from './dsn.ts';
 import { activeMailbox, MailboxScheduler, type ScanRecord } from './mailbox.ts';
 import { NotConfigured, PROVIDERS, type ProviderRequest } from './providers.ts';
@@ -48,7 +48,7 @@ export class BounceService {
   /** Deletes the bounces with these ids, or every bounce. */
   deleteMany(actor: Actor, by: { ids: number[]; all: boolean }): void {
     this.require(actor, 'bounces:manage');
-    if (!by.all && !by.ids.length) throw badRequest('give bounce ids (?id=1&id=2) or all=true');
+    if (!by.all && !by.ids.length) throw invalid('give bounce ids (?id=1&id=2) or all=true');
     const n = by.all ? this.store.deleteAll() : this.store.deleteMany(by.ids.map((id) => authorized(id)));
     this.ctx.log.info(`${n} bounce(s) deleted by ${actor.username}`);
   }
@@ -70,12 +70,12 @@ export class BounceService {
   async scanNow(actor: Actor): Promise<ScanRecord> {
     this.requireAny(actor, ['bounces:manage', 'settings:manage']);
     if (!activeMailbox(this.ctx.settings)) {
-      throw badRequest('no bounce mailbox to scan: turn on bounce processing (bounce.enabled) and enable the mailbox (bounce.mailboxes), then save');
+      throw invalid('no bounce mailbox to scan: turn on bounce processing (bounce.enabled) and enable the mailbox (bounce.mailboxes), then save');
     }
     this.ctx.log.info(`bounce mailbox scan started by ${actor.username}`);
     await this.scheduler.scanNow().catch(() => null); // the failure is in the record (and the log)
     const last = this.scheduler.lastScan();
-    if (!last) throw badRequest('no bounce mailbox to scan: the settings changed during the scan');
+    if (!last) throw invalid('no bounce mailbox to scan: the settings changed during the scan');
     return last;
   }
 
@@ -101,7 +101,7 @@ export class BounceService {
   async receive(name: string, req: ProviderRequest): Promise<Record<string, string> | null> {
     this.assertProcessing();
     const provider = Object.hasOwn(PROVIDERS, name) ? PROVIDERS[name] : undefined;
-    if (!provider?.enabled(this.ctx.settings)) throw badRequest(`unknown or disabled bounce service "${name}"`);
+    if (!provider?.enabled(this.ctx.settings)) throw invalid(`unknown or disabled bounce service "${name}"`);
     let result;
     try {
       result = await provider.receive(req, this.ctx.settings, this.sns);
@@ -118,7 +118,7 @@ export class BounceService {
 
   /** bounce.enabled is the master switch (read at each request): off, the webhooks answer 503. */
   private assertProcessing(): void {
-    if (!this.ctx.settings.bool('bounce.enabled')) throw new HttpError(503, 'bounce processing is disabled (bounce.enabled)');
+    if (!this.ctx.settings.bool('bounce.enabled')) throw unavailable('bounce processing is disabled (bounce.enabled)');
   }
 
   /** A message from the bounce mailbox: true when it was a bounce (recorded, to be deleted). */
@@ -137,11 +137,11 @@ export class BounceService {
   }
 
   private require(actor: Actor, permission: Permission): void {
-    if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
+    if (!can(actor, permission)) throw denied(`permission denied: ${permission}`);
   }
 
   private requireAny(actor: Actor, permissions: Permission[]): void {
-    if (!permissions.some((p) => can(actor, p))) throw forbidden(`permission denied: ${permissions.join(' or ')}`);
+    if (!permissions.some((p) => can(actor, p))) throw denied(`permission denied: ${permissions.join(' or ')}`);
   }
 
   private authorize(actor: Actor, id: number): Authorized<number> {

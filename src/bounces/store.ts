@@ -2,8 +2,8 @@
 // bounce with the configured action (bounce.actions), each in one transaction.
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
-import type { Paging } from '../http/paging.ts';
-import type { Authorized } from '../http/permissions.ts';
+import type { Paging } from '../core/paging.ts';
+import type { Authorized } from '../core/authz.ts';
 
 
 export const BOUNCE_TYPES = ['soft', 'hard', 'complaint'] as const;

@@ -6,8 +6,8 @@
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { Field, formatNumber, PageData, PageHead, Pager, Time } from '../admin/components.tsx';
-import { parseAdminPaging } from '../http/paging.ts';
-import { can } from '../http/permissions.ts';
+import { parseAdminPaging } from '../core/paging.ts';
+import { can } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type { Services } from '../services.ts';

@@ -2,8 +2,9 @@
 import type { Context } from 'hono';
 import { convertContent } from '../content/convert.ts';
 import { ok, pageResults } from '../http/envelope.ts';
-import { LIMITS } from '../http/limits.ts';
-import { orderByQuery, orderQuery, pagingQuery, parsePaging } from '../http/paging.ts';
+import { LIMITS } from '../core/limits.ts';
+import { orderByQuery, orderQuery, pagingQuery } from '../http/paging.ts';
+import { parsePaging } from '../core/paging.ts';
 import { sendPreview } from '../http/preview.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, pathId, q, z } from '../http/schema.ts';

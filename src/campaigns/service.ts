@@ -6,8 +6,8 @@ import { html } from 'hono/html';
 import { renderHtml } from '../http/layout.tsx';
 import type { AppContext } from '../context.ts';
 import { loggedIds } from '../log.ts';
-import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors.ts';
-import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
+import { conflict, denied, invalid, notFound, upstreamFailed } from '../core/errors.ts';
+import { authorized, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
 import { emailProblem, nameFromEmail } from '../subscribers/email.ts';
 import { subscriberScope } from '../subscribers/service.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
@@ -111,7 +111,7 @@ export function normaliseSlug(s: string): string | null {
 /** A timestamp from the client; returned in our ISO shape. */
 function parseTime(key: string, v: string): string {
   const t = Date.parse(v);
-  if (Number.isNaN(t)) throw badRequest(`invalid "${key}": "${v}" is not a timestamp`);
+  if (Number.isNaN(t)) throw invalid(`invalid "${key}": "${v}" is not a timestamp`);
   return new Date(t).toISOString();
 }
 
@@ -125,25 +125,25 @@ export interface TransitionCheck {
 export function nextStatus({ from, to, hasSendAt }: TransitionCheck): CampaignStatus {
   switch (to) {
     case 'draft':
-      if (from !== 'scheduled') throw badRequest('only a scheduled campaign can be set back to draft');
+      if (from !== 'scheduled') throw invalid('only a scheduled campaign can be set back to draft');
       return 'draft';
     case 'scheduled':
-      if (!hasSendAt) throw badRequest('the campaign needs a send_at date to be scheduled');
-      if (from !== 'draft' && from !== 'paused') throw badRequest(`only draft or paused campaigns can be scheduled (this one is ${from})`);
+      if (!hasSendAt) throw invalid('the campaign needs a send_at date to be scheduled');
+      if (from !== 'draft' && from !== 'paused') throw invalid(`only draft or paused campaigns can be scheduled (this one is ${from})`);
       return 'scheduled';
     case 'running':
-      if (from !== 'draft' && from !== 'paused') throw badRequest(`only draft or paused campaigns can be started (this one is ${from})`);
+      if (from !== 'draft' && from !== 'paused') throw invalid(`only draft or paused campaigns can be started (this one is ${from})`);
       return hasSendAt ? 'scheduled' : 'running';
     case 'paused':
-      if (from !== 'running') throw badRequest(`only a running campaign can be paused (this one is ${from})`);
+      if (from !== 'running') throw invalid(`only a running campaign can be paused (this one is ${from})`);
       return 'paused';
     case 'cancelled':
-      if (from !== 'running' && from !== 'paused') throw badRequest(`only running or paused campaigns can be cancelled (this one is ${from})`);
+      if (from !== 'running' && from !== 'paused') throw invalid(`only running or paused campaigns can be cancelled (this one is ${from})`);
       return 'cancelled';
     case 'finished':
-      throw badRequest('a campaign is finished by the sending engine, not by hand');
+      throw invalid('a campaign is finished by the sending engine, not by hand');
     default:
-      throw badRequest(`invalid "status": "${to}" is not one of draft, scheduled, running, paused, cancelled`);
+      throw invalid(`invalid "status": "${to}" is not one of draft, scheduled, running, paused, cancelled`);
   }
 }
 
@@ -244,10 +244,10 @@ export class CampaignService {
     const lists = this.scope(actor, kind);
     const c = this.store.get(id);
     if (!c) {
-      if (lists !== null) throw forbidden(`permission denied: campaigns:${kind}`);
+      if (lists !== null) throw denied(`permission denied: campaigns:${kind}`);
       throw notFound('campaign not found');
     }
-    if (lists !== null && !this.store.listIds(id).some((l) => lists.includes(l))) throw forbidden(`permission denied: campaigns:${kind}`);
+    if (lists !== null && !this.store.listIds(id).some((l) => lists.includes(l))) throw denied(`permission denied: campaigns:${kind}`);
     return c;
   }
 
@@ -268,7 +268,7 @@ export class CampaignService {
 
   /** A page of the campaigns the actor may see, with the total. */
   query(actor: Actor, q: CampaignQueryInput): { results: CampaignJson[]; total: number } {
-    for (const s of q.statuses) if (!(CAMPAIGN_STATUSES as readonly string[]).includes(s)) throw badRequest(`invalid "status": "${s}"`);
+    for (const s of q.statuses) if (!(CAMPAIGN_STATUSES as readonly string[]).includes(s)) throw invalid(`invalid "status": "${s}"`);
     const { rows, total } = this.store.list({
       statuses: q.statuses, tags: q.tags, search: q.search, visibleLists: this.scope(actor, 'get'),
       orderBy: q.orderBy, order: q.order, limit: q.limit, offset: q.offset,
@@ -302,13 +302,13 @@ export class CampaignService {
   private fields(actor: Actor, c: CampaignChanges & { type?: CampaignInput['type'] }, existing: CampaignRow | null): { fields: CampaignFields; listIds: number[]; mediaIds: number[] } {
     const s = this.ctx.settings;
     const name = c.name ?? existing?.name ?? '';
-    if (!name) throw badRequest('"name" is required');
+    if (!name) throw invalid('"name" is required');
     const subject = c.subject ?? existing?.subject ?? '';
-    if (!subject.trim()) throw badRequest('"subject" is required');
+    if (!subject.trim()) throw invalid('"subject" is required');
 
     let from = c.from_email ?? existing?.from_email ?? '';
     if (!from) from = s.str('app.from_email');
-    else if (!isValidFrom(from)) throw badRequest(`invalid "from_email": "${from}" is not an e-mail address or "Name <address>"`);
+    else if (!isValidFrom(from)) throw invalid(`invalid "from_email": "${from}" is not an e-mail address or "Name <address>"`);
 
     let contentType: ContentType = c.content_type !== undefined ? (CONTENT_TYPES.includes(c.content_type as ContentType) ? (c.content_type as ContentType) : 'richtext') : existing?.content_type ?? 'richtext';
 
@@ -317,20 +317,20 @@ export class CampaignService {
     let sendAt = existing?.send_at ?? null;
     if (c.send_at !== undefined) {
       // Re-sending the stored value (a GET echoed back) is not a new schedule.
-      if (c.send_at !== null && c.send_at !== existing?.send_at && Date.parse(c.send_at) <= Date.now()) throw badRequest('invalid "send_at": the date must be in the future');
+      if (c.send_at !== null && c.send_at !== existing?.send_at && Date.parse(c.send_at) <= Date.now()) throw invalid('invalid "send_at": the date must be in the future');
       sendAt = c.send_at;
     }
 
-    if (!c.lists || !c.lists.length) throw badRequest('"lists" is required: give at least one list ID');
+    if (!c.lists || !c.lists.length) throw invalid('"lists" is required: give at least one list ID');
     const lists = this.store.existingLists(c.lists.filter((id) => can(actor, 'list:get', id)));
-    if (!lists.length) throw badRequest('invalid "lists": none of the given lists exists or is accessible');
+    if (!lists.length) throw invalid('invalid "lists": none of the given lists exists or is accessible');
 
     let messenger = c.messenger ?? existing?.messenger ?? 'email';
     if (!messenger) messenger = 'email';
     // "email" is always accepted: a campaign can be written before SMTP is set up (starting it cannot).
     if (messenger !== 'email' && !this.ctx.mailer.has(messenger)) {
       if (messenger.startsWith('email-')) messenger = 'email';
-      else throw badRequest(`invalid "messenger": "${messenger}" is not configured (have: ${this.ctx.mailer.names().join(', ') || 'none'})`);
+      else throw invalid(`invalid "messenger": "${messenger}" is not configured (have: ${this.ctx.mailer.names().join(', ') || 'none'})`);
     }
 
     let body = c.body ?? existing?.body ?? '';
@@ -368,7 +368,7 @@ export class CampaignService {
 
     if (type === 'optin') {
       const double = lists.filter((l) => l.optin === 'double');
-      if (!double.length) throw badRequest('an opt-in campaign needs at least one double opt-in list');
+      if (!double.length) throw invalid('an opt-in campaign needs at least one double opt-in list');
       if (!existing) body = optinBody(double);
     }
 
@@ -399,7 +399,7 @@ export class CampaignService {
 
   private checkSlug(raw: string, ownId: number | null): string | null {
     const slug = normaliseSlug(raw);
-    if (slug === 'latest') throw badRequest('invalid "archive_slug": "latest" is reserved');
+    if (slug === 'latest') throw invalid('invalid "archive_slug": "latest" is reserved');
     if (slug !== null) {
       const owner = this.store.slugOwner(slug);
       if (owner !== undefined && owner !== ownId) throw conflict(`archive_slug "${slug}" is already used by campaign ${owner}`);
@@ -414,14 +414,14 @@ export class CampaignService {
   }
 
   create(actor: Actor, input: CampaignInput): CampaignJson {
-    if (!can(actor, 'campaigns:manage_all') && !can(actor, 'campaigns:manage')) throw forbidden('permission denied: campaigns:manage');
+    if (!can(actor, 'campaigns:manage_all') && !can(actor, 'campaigns:manage')) throw denied('permission denied: campaigns:manage');
     const { fields, listIds, mediaIds } = this.fields(actor, input, null);
     return this.json(this.store.insert(randomUUID(), fields, listIds, mediaIds));
   }
 
   update(actor: Actor, id: number, changes: CampaignChanges): CampaignJson {
     const c = this.manageable(actor, id);
-    if (!['draft', 'scheduled', 'paused'].includes(c.status)) throw badRequest(`a ${c.status} campaign cannot be edited (only draft, scheduled or paused ones)`);
+    if (!['draft', 'scheduled', 'paused'].includes(c.status)) throw invalid(`a ${c.status} campaign cannot be edited (only draft, scheduled or paused ones)`);
     const { fields, listIds, mediaIds } = this.fields(actor, changes, c);
     this.store.update(c.id, fields, listIds, mediaIds);
     return this.json(id);
@@ -429,7 +429,7 @@ export class CampaignService {
 
   delete(actor: Actor, id: number): void {
     const c = this.manageable(actor, id);
-    if (c.status === 'running' || this.engine.isSending(id)) throw badRequest('a running campaign cannot be deleted: pause or cancel it first');
+    if (c.status === 'running' || this.engine.isSending(id)) throw invalid('a running campaign cannot be deleted: pause or cancel it first');
     this.store.delete(c.id);
   }
 
@@ -441,10 +441,10 @@ export class CampaignService {
    * or cancel it first.
    */
   deleteMany(actor: Actor, by: { ids: number[]; search: string; all: boolean }): void {
-    if (!by.ids.length && !by.search && !by.all) throw badRequest('give the campaigns to delete: "id" (one or more), "query", or "all=true"');
+    if (!by.ids.length && !by.search && !by.all) throw invalid('give the campaigns to delete: "id" (one or more), "query", or "all=true"');
     const rows = this.store.matching(by.ids.length ? by.ids : null, by.ids.length ? '' : by.search, this.scope(actor, 'manage'));
     const running = rows.filter((r) => r.status === 'running' || this.engine.isSending(r.id)).map((r) => r.id);
-    if (running.length) throw badRequest(`running campaigns cannot be deleted: pause or cancel them first (IDs ${running.join(', ')})`);
+    if (running.length) throw invalid(`running campaigns cannot be deleted: pause or cancel them first (IDs ${running.join(', ')})`);
     this.store.deleteMany(rows.map((r) => authorized(r.id)));
   }
 
@@ -456,10 +456,10 @@ export class CampaignService {
   setStatus(actor: Actor, id: number, status: string): CampaignJson {
     const c = this.manageable(actor, id);
     const retry = c.status === 'finished' && status === 'running';
-    if (retry && c.failed === 0) throw badRequest('this finished campaign has no failed recipients to send to again');
+    if (retry && c.failed === 0) throw invalid('this finished campaign has no failed recipients to send to again');
     const next = retry ? 'running' : nextStatus({ from: c.status, to: status, hasSendAt: c.send_at !== null });
     const unavailable = next === 'running' || next === 'scheduled' ? this.ctx.mailer.unavailable(c.messenger) : null;
-    if (unavailable) throw badRequest(`the campaign cannot be started: ${unavailable}`);
+    if (unavailable) throw invalid(`the campaign cannot be started: ${unavailable}`);
     if (retry) this.store.retryFailed(c.id);
     else this.store.setStatus(c.id, next);
     this.ctx.log.info(`campaign ${c.id} "${c.name}": ${c.status} → ${retry ? 'running (its failed recipients)' : next} by ${actor.username}`);
@@ -470,7 +470,7 @@ export class CampaignService {
 
   /** Archive pages and previews are laid out in a campaign template (listmonk's rule for the archive); other ids are refused. */
   private checkCampaignTemplate(field: string, id: number): void {
-    if (this.store.template(id)?.type !== 'campaign') throw badRequest(`invalid "${field}": template ${id} not found or not a campaign template`);
+    if (this.store.template(id)?.type !== 'campaign') throw invalid(`invalid "${field}": template ${id} not found or not a campaign template`);
   }
 
   setArchive(actor: Actor, id: number, changes: ArchiveChanges): void {
@@ -518,11 +518,11 @@ export class CampaignService {
   async testSend(actor: Actor, id: number, input: CampaignTest): Promise<void> {
     const c = this.manageable(actor, id);
     const emails = [...new Set((input.subscribers ?? []).map((e) => e.trim().toLowerCase()).filter(Boolean))];
-    if (!emails.length) throw badRequest('"subscribers" is required: give one or more e-mail addresses');
-    if (emails.length > TEST_RECIPIENTS) throw badRequest(`"subscribers": at most ${TEST_RECIPIENTS} addresses per test, not ${emails.length}`);
+    if (!emails.length) throw invalid('"subscribers" is required: give one or more e-mail addresses');
+    if (emails.length > TEST_RECIPIENTS) throw invalid(`"subscribers": at most ${TEST_RECIPIENTS} addresses per test, not ${emails.length}`);
     for (const e of emails) {
       const problem = emailProblem(e, { allow: [], block: [] });
-      if (problem) throw badRequest(`"subscribers": ${problem}`);
+      if (problem) throw invalid(`"subscribers": ${problem}`);
     }
     // A bare form (template_id only) tests the stored campaign on its stored lists.
     const { fields } = this.fields(actor, { ...input, lists: input.lists === undefined ? this.store.listIds(id) : input.lists ?? undefined }, c);
@@ -532,11 +532,11 @@ export class CampaignService {
       .map((s) => [s.email, s]));
     const others = emails.filter((e) => !known.has(e));
     if (others.length && !can(actor, 'campaigns:send')) {
-      throw forbidden(`"subscribers": ${others.join(', ')} ${others.length === 1 ? 'is not a subscriber' : 'are not subscribers'} you can access; a test to any address needs the campaigns:send permission`);
+      throw denied(`"subscribers": ${others.join(', ')} ${others.length === 1 ? 'is not a subscriber' : 'are not subscribers'} you can access; a test to any address needs the campaigns:send permission`);
     }
     const camp: CampaignRow = { ...c, ...fields, template_id: input.template_id ?? fields.template_id };
     const unavailable = this.ctx.mailer.unavailable(camp.messenger);
-    if (unavailable) throw badRequest(`the test message cannot be sent: ${unavailable}`);
+    if (unavailable) throw invalid(`the test message cannot be sent: ${unavailable}`);
     const compose = RenderError.describing('the campaign does not render', () =>
       composer(this.ctx, this.store, this.tracking, camp, loadAttachments(this.ctx, this.store, c.id)));
     const attribs = JSON.stringify(archiveSubscriber(camp.archive_meta ?? {}).attribs);
@@ -548,7 +548,7 @@ export class CampaignService {
       try {
         await this.ctx.mailer.deliverWithin(camp.messenger, message, `campaign ${c.id}: test message to ${s.email}`);
       } catch (e) {
-        throw new HttpError(502, `test message to ${s.email} failed: ${(e as Error).message}`);
+        throw upstreamFailed(`test message to ${s.email} failed: ${(e as Error).message}`);
       }
     }
     this.ctx.log.info(`campaign ${c.id} "${c.name}": test sent to ${loggedIds('subscriber', [...known.values()].map((x) => x.id))}${others.length ? ` and ${others.length} other address(es)` : ''} by ${actor.username}`);
@@ -564,10 +564,10 @@ export class CampaignService {
   }
 
   analytics(actor: Actor, type: string, q: { ids: number[]; from?: string; to?: string }): unknown[] {
-    if (!['views', 'clicks', 'bounces', 'links'].includes(type)) throw badRequest(`invalid analytics type "${type}": one of views, clicks, bounces, links`);
-    if (!q.ids.length) throw badRequest('"id" is required: one or more campaign IDs');
+    if (!['views', 'clicks', 'bounces', 'links'].includes(type)) throw invalid(`invalid analytics type "${type}": one of views, clicks, bounces, links`);
+    if (!q.ids.length) throw invalid('"id" is required: one or more campaign IDs');
     const range = (key: string, v: string | undefined) => {
-      if (!v || v.length < 10 || v.length > 30) throw badRequest(`invalid "${key}": give a date (2025-03-01) or a timestamp`);
+      if (!v || v.length < 10 || v.length > 30) throw invalid(`invalid "${key}": give a date (2025-03-01) or a timestamp`);
       return parseTime(key, v);
     };
     const from = range('from', q.from);
@@ -622,9 +622,9 @@ export class CampaignService {
    * everywhere else (subscriberScope).
    */
   private engagementScope(actor: Actor, id: number, type: string): { type: EngagementType; lists: number[] | null } {
-    if (!(ENGAGEMENT_TYPES as readonly string[]).includes(type)) throw badRequest(`invalid type "${type}": one of views, clicks`);
+    if (!(ENGAGEMENT_TYPES as readonly string[]).includes(type)) throw invalid(`invalid type "${type}": one of views, clicks`);
     this.visible(actor, id);
-    if (!can(actor, 'subscribers:get_all') && !can(actor, 'subscribers:get')) throw forbidden('permission denied: subscribers:get');
+    if (!can(actor, 'subscribers:get_all') && !can(actor, 'subscribers:get')) throw denied('permission denied: subscribers:get');
     return { type: type as EngagementType, lists: subscriberScope(actor) };
   }
 

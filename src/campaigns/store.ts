@@ -5,7 +5,7 @@ import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { HeaderList } from '../mail/message.ts';
-import type { Authorized } from '../http/permissions.ts';
+import type { Authorized } from '../core/authz.ts';
 import { markdownToHtml } from '../content/convert.ts';
 
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'cancelled', 'finished'] as const;

@@ -5,7 +5,7 @@ import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import { formatNumber, PageData, PageHead } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { seesLists, seesSubscribers } from '../admin/nav.ts';
-import { can, type Actor } from '../http/permissions.ts';
+import { can, type Actor } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import { CAMPAIGN_ORDER_BY } from '../campaigns/store.ts';
 import type { Services } from '../services.ts';

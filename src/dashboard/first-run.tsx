@@ -5,7 +5,7 @@
 // user: each admin decides for their own dashboard). Shown to those who may change settings.
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { Translate } from '../admin/i18n.ts';
-import { can, type Actor } from '../http/permissions.ts';
+import { can, type Actor } from '../core/authz.ts';
 import type { SmtpServerSettings } from '../mail/smtp.ts';
 import type { Services } from '../services.ts';
 import { DEFAULT_SETTINGS } from '../settings/defaults.ts';

@@ -46,7 +46,7 @@ import { DeliveryStore, type SendResult } from './store.ts';
 import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';
 import { classifySendFailure, deferBackoff, deferLimitMs, spokenDuration } from '../mail/failures.ts';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 
 const SCAN_MS = 1000;
 /** Queued opt-in mails read at a time. */

@@ -4,7 +4,7 @@
 import { raw } from 'hono/html';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import { PageHead } from '../admin/components.tsx';
-import { HttpError } from '../http/errors.ts';
+import { notFound } from '../core/errors.ts';
 import { routesFor } from '../http/routes.ts';
 import { readAppBytes } from '../paths.ts';
 import type { Services } from '../services.ts';
@@ -41,7 +41,7 @@ function helpIndex(c: AdminContext, s: Services) {
 function helpPage(c: AdminContext, s: Services) {
   const { t } = adminView(c, s);
   const doc = renderTopic(c.req.param('topic') ?? '');
-  if (!doc) throw new HttpError(404, 'There is no such guide.');
+  if (!doc) throw notFound('There is no such guide.');
   return adminPage(c, s, {
     title: doc.title,
     body: (
@@ -68,6 +68,6 @@ function helpFile(c: AdminContext) {
   const path = docFilePath(c.req.param('folder') ?? '', c.req.param('file') ?? '');
   const type = path ? FILE_TYPES[path.slice(path.lastIndexOf('.') + 1).toLowerCase()] : undefined;
   const body = path && type ? readAppBytes(path) : null;
-  if (!body || !type) throw new HttpError(404, 'There is no such file in the guides.');
+  if (!body || !type) throw notFound('There is no such file in the guides.');
   return c.body(body, 200, { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'private, max-age=3600' });
 }

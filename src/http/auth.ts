@@ -3,8 +3,8 @@
 import { createMiddleware } from 'hono/factory';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Context, MiddlewareHandler } from 'hono';
-import { forbidden } from './errors.ts';
-import type { AuthUser } from './permissions.ts';
+import { denied } from '../core/errors.ts';
+import type { AuthUser } from '../core/authz.ts';
 import { accessDenied, type Access } from './routes.ts';
 import type { AppEnv } from './types.ts';
 
@@ -55,13 +55,13 @@ function parseAuthorization(header: string): { user: string; token: string } {
   if (h.startsWith('token ')) pair = h.slice(6).trim();
   else if (h.startsWith('Basic ')) {
     const b64 = h.slice(6).trim();
-    if (!/^[A-Za-z0-9+/]+=*$/.test(b64)) throw forbidden('invalid Authorization header: bad base64');
+    if (!/^[A-Za-z0-9+/]+=*$/.test(b64)) throw denied('invalid Authorization header: bad base64');
     pair = Buffer.from(b64, 'base64').toString('utf8');
-  } else throw forbidden('invalid Authorization header: use "token USER:TOKEN" or HTTP Basic');
+  } else throw denied('invalid Authorization header: use "token USER:TOKEN" or HTTP Basic');
   const i = pair.indexOf(':');
   const user = i < 0 ? '' : pair.slice(0, i).trim();
   const token = i < 0 ? '' : pair.slice(i + 1).trim();
-  if (!user || !token) throw forbidden('invalid Authorization header: expected USER:TOKEN');
+  if (!user || !token) throw denied('invalid Authorization header: expected USER:TOKEN');
   return { user, token };
 }
 
@@ -70,14 +70,14 @@ export function authenticate(authn: Authenticator, authorization: string | undef
   if (authorization && authorization.trim()) {
     const { user, token } = parseAuthorization(authorization);
     const u = authn.byToken(user, token);
-    if (!u) throw forbidden('invalid API credentials');
+    if (!u) throw denied('invalid API credentials');
     return u;
   }
   if (sessionId) {
     const u = authn.bySession(sessionId);
     if (u) return u;
   }
-  throw forbidden('invalid session');
+  throw denied('invalid session');
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -101,7 +101,7 @@ function originOf(url: string | undefined): string | null {
  * can set) still says whether the request came from this site.
  */
 export function assertSameOrigin(c: Context, trustedOrigin: string | null): void {
-  if (!isSameOrigin(c, trustedOrigin)) throw forbidden('cross-site request refused: a cookie-authenticated change must come from this site (Origin/Referer)');
+  if (!isSameOrigin(c, trustedOrigin)) throw denied('cross-site request refused: a cookie-authenticated change must come from this site (Origin/Referer)');
 }
 
 /** assertSameOrigin's test, for the sign-in pages, which show a refusal as a page. */
@@ -124,8 +124,8 @@ export function makeAuth(authn: Authenticator): Guard {
       const session = readSessionCookie(c, authn);
       const user = authenticate(authn, c.req.header('authorization'), session);
       if (user.via === 'session' && !SAFE_METHODS.has(c.req.method)) assertSameOrigin(c, authn.trustedOrigin?.() ?? null);
-      const denied = accessDenied(access, user);
-      if (denied) throw forbidden(denied);
+      const refused = accessDenied(access, user);
+      if (refused) throw denied(refused);
       c.set('user', user);
       if (user.via === 'session' && session) c.set('session', session);
       await next();

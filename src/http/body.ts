@@ -2,9 +2,9 @@
 // whatever the client declares. JSON and form bodies (url-encoded or multipart) both become a
 // plain object; repeated form fields become arrays. Anything unreadable is a 400 that says why.
 import type { Context, MiddlewareHandler } from 'hono';
-import { badRequest, HttpError } from './errors.ts';
+import { DomainError, invalid, tooLarge } from '../core/errors.ts';
 import { parseJson } from './json.ts';
-import { byteSize } from './limits.ts';
+import { byteSize } from '../core/limits.ts';
 import { formBody } from './schema.ts';
 
 export type Body = Record<string, unknown>;
@@ -18,14 +18,14 @@ export type Body = Record<string, unknown>;
 export function limitBody(maxBytes: () => number): MiddlewareHandler {
   return async (c, next) => {
     const limit = maxBytes();
-    const tooLarge = () => new HttpError(413, `the request body is larger than ${byteSize(limit)}`);
+    const overLimit = () => tooLarge(`the request body is larger than ${byteSize(limit)}`);
     const declared = c.req.header('content-length');
     if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
-      if (Number(declared) > limit) throw tooLarge();
+      if (Number(declared) > limit) throw overLimit();
       return next();
     }
     const body = c.req.raw.body;
-    if (body) c.req.raw = new Request(c.req.raw, { body: counted(body, limit, tooLarge), duplex: 'half' } as RequestInit);
+    if (body) c.req.raw = new Request(c.req.raw, { body: counted(body, limit, overLimit), duplex: 'half' } as RequestInit);
     return next();
   };
 }
@@ -76,7 +76,7 @@ function parseJsonText(text: string): unknown {
   try {
     return parseJson(text);
   } catch (e) {
-    throw badRequest(`invalid JSON body: ${(e as Error).message}`);
+    throw invalid(`invalid JSON body: ${(e as Error).message}`);
   }
 }
 
@@ -85,8 +85,8 @@ async function readForm(c: Context): Promise<Body> {
   try {
     form = await c.req.formData();
   } catch (e) {
-    if (e instanceof HttpError) throw e; // over the body limit
-    throw badRequest('invalid form body');
+    if (e instanceof DomainError) throw e; // over the body limit
+    throw invalid('invalid form body');
   }
   // No prototype: a field named `__proto__` is a field like any other.
   const out: Body = Object.create(null);
@@ -104,18 +104,18 @@ export async function readJson(c: Context): Promise<Body> {
   const type = mediaType(c);
   const text = await readText(c);
   if (text.trim() === '') return {};
-  if (type !== 'application/json' && type !== '') throw badRequest(`unsupported content type "${type}": send application/json`);
+  if (type !== 'application/json' && type !== '') throw invalid(`unsupported content type "${type}": send application/json`);
   const v = parseJsonText(text);
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('the request body must be a JSON object');
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw invalid('the request body must be a JSON object');
   return v as Body;
 }
 
 /** A JSON value of any shape (e.g. PUT /settings/{key}). */
 export async function readJsonValue(c: Context): Promise<unknown> {
   const type = mediaType(c);
-  if (type !== 'application/json' && type !== '') throw badRequest(`unsupported content type "${type}": send application/json`);
+  if (type !== 'application/json' && type !== '') throw invalid(`unsupported content type "${type}": send application/json`);
   const text = await readText(c);
-  if (text.trim() === '') throw badRequest('the request body is empty');
+  if (text.trim() === '') throw invalid('the request body is empty');
   return parseJsonText(text);
 }
 
@@ -124,7 +124,7 @@ export async function readBody(c: Context): Promise<Body> {
   const type = mediaType(c);
   if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') return readForm(c);
   if (type !== 'application/json' && type !== '' && (await readText(c)).trim() !== '') {
-    throw badRequest(`unsupported content type "${type}": send application/json or a form (application/x-www-form-urlencoded, multipart/form-data)`);
+    throw invalid(`unsupported content type "${type}": send application/json or a form (application/x-www-form-urlencoded, multipart/form-data)`);
   }
   return readJson(c);
 }

@@ -2,7 +2,7 @@
 // caller's fault: it is answered 507 Insufficient Storage with words an administrator can act
 // on, and the process goes on serving (docs/decisions.md §82).
 import Database from 'better-sqlite3';
-import { HttpError } from './errors.ts';
+import { DomainError, noSpace } from '../core/errors.ts';
 
 const FULL = ['ENOSPC', 'EDQUOT', 'EFBIG'];
 
@@ -13,6 +13,6 @@ export function isDiskFull(e: unknown): boolean {
 }
 
 /** The 507 answer; `what` says what could not be stored. */
-export function diskFull(what: string): HttpError {
-  return new HttpError(507, `the server has no space left to store ${what}; try again once disk space has been freed`);
+export function diskFull(what: string): DomainError {
+  return noSpace(`the server has no space left to store ${what}; try again once disk space has been freed`);
 }

@@ -1,6 +1,6 @@
 // listmonk's response envelope and paged container.
 import type { Context } from 'hono';
-import type { Paging } from './paging.ts';
+import type { Paging } from '../core/paging.ts';
 
 /** {"data": payload} with status 200. */
 export function ok(c: Context, data: unknown): Response {

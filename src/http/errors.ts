@@ -1,15 +1,21 @@
-// The one error type handlers throw. The app's error handler turns it into {"message": ...}.
+// The edge's one mapping from a domain error to its HTTP status. The app's error handler answers
+// {"message": ...} with it; nothing else in the code names a status for an error.
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { DomainError, ErrorKind } from '../core/errors.ts';
 
-export class HttpError extends Error {
-  /** `retryAfter`: seconds for the `Retry-After` header (a 503 for a moment's overload). */
-  constructor(readonly status: ContentfulStatusCode, message: string, readonly retryAfter?: number) {
-    super(message);
-  }
+const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
+  invalid: 400,
+  unauthenticated: 401,
+  denied: 403,
+  'not-found': 404,
+  conflict: 409,
+  'too-large': 413,
+  'too-many': 429,
+  'upstream-failed': 502,
+  unavailable: 503,
+  'no-space': 507,
+};
+
+export function httpStatus(err: DomainError): ContentfulStatusCode {
+  return STATUS[err.kind];
 }
-
-export const badRequest = (message: string) => new HttpError(400, message);
-export const forbidden = (message: string) => new HttpError(403, message);
-export const notFound = (message: string) => new HttpError(404, message);
-export const conflict = (message: string) => new HttpError(409, message);
-export const tooManyRequests = (message: string) => new HttpError(429, message);

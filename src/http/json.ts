@@ -1,6 +1,6 @@
 // JSON text from callers. Nesting is bounded: a value thousands of levels deep parses, but then
 // overflows the stack of whatever walks it (String(), JSON.stringify, a template), a 500.
-import { LIMITS } from './limits.ts';
+import { LIMITS } from '../core/limits.ts';
 
 /** Parses JSON a caller sent; a SyntaxError (saying why) for invalid or too deeply nested text. */
 export function parseJson(text: string): unknown {

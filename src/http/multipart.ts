@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { diskFull, isDiskFull } from './disk-full.ts';
-import { badRequest, HttpError } from './errors.ts';
-import { byteSize } from './limits.ts';
+import { DomainError, invalid } from '../core/errors.ts';
+import { byteSize } from '../core/limits.ts';
 
 export interface ReceivedFile {
   /** The form field the file came in. */
@@ -41,14 +41,14 @@ export interface MultipartLimits {
 const baseName = (name: string) => name.split(/[\\/]/).pop() ?? '';
 
 /**
- * Reads the whole body into `dir` (files) and memory (fields). Throws a 400 HttpError when the
+ * Reads the whole body into `dir` (files) and memory (fields). Throws an `invalid` DomainError when the
  * body is not multipart, malformed, or over a limit, and a 507 when a file cannot be written
  * for lack of space (the partial file is removed; any other write error is thrown as is); the
  * caller removes `dir` either way.
  */
 export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, contentType: string, dir: string, limits: MultipartLimits): Promise<MultipartForm> {
-  if (!/^multipart\/form-data\b/i.test(contentType)) throw badRequest('expected a multipart/form-data body');
-  if (!body) throw badRequest('the request has no body');
+  if (!/^multipart\/form-data\b/i.test(contentType)) throw invalid('expected a multipart/form-data body');
+  if (!body) throw invalid('the request has no body');
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -56,7 +56,7 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
       limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes, fields: limits.maxFields, fieldSize: limits.maxFieldBytes },
     });
   } catch (e) {
-    throw badRequest(`invalid multipart body: ${(e as Error).message}`);
+    throw invalid(`invalid multipart body: ${(e as Error).message}`);
   }
 
   const form: MultipartForm = { fields: {}, files: [] };
@@ -66,9 +66,9 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
   let unwritable: Error | null = null;
   // The first problem wins; the rest of the body is still read (and discarded) so the client
   // gets the answer instead of a reset connection.
-  let problem: HttpError | null = null;
+  let problem: DomainError | null = null;
   const refuse = (message: string) => {
-    problem ??= badRequest(message);
+    problem ??= invalid(message);
   };
 
   parser.on('field', (name, value, info) => {
@@ -105,17 +105,17 @@ export async function receiveMultipart(body: ReadableStream<Uint8Array> | null, 
   parser.on('fieldsLimit', () => refuse(`send at most ${limits.maxFields} form field(s)`));
 
   const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
-  let unreadable: HttpError | null = null;
+  let unreadable: DomainError | null = null;
   try {
     await new Promise<void>((resolve, reject) => {
       parser.on('close', resolve);
-      parser.on('error', (e: Error) => reject(badRequest(`invalid multipart body: ${e.message}`)));
+      parser.on('error', (e: Error) => reject(invalid(`invalid multipart body: ${e.message}`)));
       // Over the route's body limit (body.ts) is the limit's own 413.
-      source.on('error', (e) => reject(e instanceof HttpError ? e : badRequest(`reading the request body failed: ${e.message}`)));
+      source.on('error', (e) => reject(e instanceof DomainError ? e : invalid(`reading the request body failed: ${e.message}`)));
       source.pipe(parser);
     });
   } catch (e) {
-    unreadable = e as HttpError;
+    unreadable = e as DomainError;
     source.unpipe(parser);
     parser.destroy();
   }

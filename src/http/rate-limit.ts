@@ -5,7 +5,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { isIP } from 'node:net';
 import type { Logger } from '../log.ts';
-import { tooManyRequests } from './errors.ts';
+import { tooMany } from '../core/errors.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -109,7 +109,7 @@ export function rateLimit(o: RateLimitOptions): MiddlewareHandler {
       const retry = o.limiter.retryAfter(key);
       c.header('Retry-After', String(retry));
       if (o.onLimited) return o.onLimited(c, retry);
-      throw tooManyRequests('too many requests: try again in a minute');
+      throw tooMany('too many requests: try again in a minute');
     }
     await next();
   });

@@ -4,7 +4,7 @@
 // The same tables describe the API (openapi.ts) and drive the route tests.
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { limitBody, readBody, readBodyOrText, readJson } from './body.ts';
-import { hasPerm, type AuthUser, type Permission } from './permissions.ts';
+import { hasPerm, type AuthUser, type Permission } from '../core/authz.ts';
 import { parseInput, queryValues, type z } from './schema.ts';
 import type { AppEnv } from './types.ts';
 

@@ -9,9 +9,9 @@
 // with its path.
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { HttpError } from './errors.ts';
+import { DomainError, invalid as invalidInput } from '../core/errors.ts';
 import { parseJson } from './json.ts';
-import { LIMITS } from './limits.ts';
+import { LIMITS } from '../core/limits.ts';
 
 export { z };
 
@@ -98,7 +98,7 @@ function readEnum<T extends string>(v: unknown, allowed: readonly T[]): T | unde
 /** Tags as listmonk normalises them: trimmed, inner whitespace runs to "-", empties dropped. */
 export function normaliseTags(tags: string[] | undefined): string[] {
   return (tags ?? []).map((t) => t.trim().replace(/\s+/g, '-')).filter((t) => t !== '').map((t) => {
-    if (t.length > LIMITS.tagChars) throw new HttpError(400, `invalid tag "${t.slice(0, 20)}…": longer than ${LIMITS.tagChars} characters`);
+    if (t.length > LIMITS.tagChars) throw invalidInput(`invalid tag "${t.slice(0, 20)}…": longer than ${LIMITS.tagChars} characters`);
     return t;
   });
 }
@@ -334,18 +334,18 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   throw inputError(r.error);
 }
 
-function inputError(e: z.ZodError): HttpError {
+function inputError(e: z.ZodError): DomainError {
   const issue = e.issues[0];
   const key = issue.path.map(String).join('.');
-  if (issue.message.includes('{key}')) return new HttpError(400, issue.message.replaceAll('{key}', key));
+  if (issue.message.includes('{key}')) return invalidInput(issue.message.replaceAll('{key}', key));
   // zod's own checks (an object where a body must be one, an unknown key in a strict object).
-  return new HttpError(400, key ? `invalid "${key}": ${issue.message}` : issue.message);
+  return invalidInput(key ? `invalid "${key}": ${issue.message}` : issue.message);
 }
 
 /** Path parameter that must be an integer >= 1. */
 export function pathId(c: Context, name = 'id'): number {
   const raw = c.req.param(name) ?? '';
-  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new HttpError(400, 'invalid ID');
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw invalidInput('invalid ID');
   return Number(raw);
 }
 

@@ -1,4 +1,4 @@
-import type { AuthUser } from './permissions.ts';
+import type { AuthUser } from '../core/authz.ts';
 
 /**
  * Hono environment of every route: the authenticated user, the session cookie's value when a

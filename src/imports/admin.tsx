@@ -8,7 +8,7 @@ import { Field, formatNumber, PageData, PageHead } from '../admin/components.tsx
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import { HelpLink } from '../help/link.tsx';
-import { can, type Actor } from '../http/permissions.ts';
+import { can, type Actor } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import { readAppFile } from '../paths.ts';
 import type { Services } from '../services.ts';

@@ -6,8 +6,8 @@ import { rmSync } from 'node:fs';
 import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.ts';
 import { pauseCheckpoints, resumeCheckpoints } from '../db/connection.ts';
-import { badRequest, conflict, forbidden } from '../http/errors.ts';
-import { authorized, can, permittedLists, type Actor } from '../http/permissions.ts';
+import { invalid, conflict, denied } from '../core/errors.ts';
+import { authorized, can, permittedLists, type Actor } from '../core/authz.ts';
 import { domainRules } from '../subscribers/email.ts';
 import type { ImportSource } from './source.ts';
 import type { SearchIndexer } from './search-indexer.ts';
@@ -175,10 +175,10 @@ export class Importer {
 
   private subscribeLists(actor: Actor, asked: number[]) {
     const lists = [...new Set(asked)].filter((id) => can(actor, 'list:manage', id));
-    if (!lists.length) throw forbidden(asked.length ? 'you may not manage any of the given lists (list:manage)' : '"lists" is required in subscribe mode');
+    if (!lists.length) throw denied(asked.length ? 'you may not manage any of the given lists (list:manage)' : '"lists" is required in subscribe mode');
     const existing = this.store.existingLists(lists);
     const missing = lists.filter((id) => !existing.includes(id));
-    if (missing.length) throw badRequest(`unknown list ID(s): ${missing.join(', ')}`);
+    if (missing.length) throw invalid(`unknown list ID(s): ${missing.join(', ')}`);
     return lists.map((id) => authorized(id));
   }
 

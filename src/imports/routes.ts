@@ -3,9 +3,9 @@
 import { rmSync } from 'node:fs';
 import type { Context } from 'hono';
 import { ok } from '../http/envelope.ts';
-import { badRequest } from '../http/errors.ts';
+import { invalid } from '../core/errors.ts';
 import { parseJson } from '../http/json.ts';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 import { receiveMultipart } from '../http/multipart.ts';
 import { routesFor } from '../http/routes.ts';
 import { f, parseInput, z } from '../http/schema.ts';
@@ -94,14 +94,14 @@ async function startImport(c: C, { importer, config }: Deps) {
   const dir = uploadTempDir(config.dbPath, 'import', () => importer.release());
   try {
     const contentType = c.req.header('content-type') ?? '';
-    if (!/^multipart\/form-data\b/i.test(contentType)) throw badRequest('send the file as multipart/form-data (fields "params" and "file")');
+    if (!/^multipart\/form-data\b/i.test(contentType)) throw invalid('send the file as multipart/form-data (fields "params" and "file")');
     const form = await receiveMultipart(c.req.raw.body, contentType, dir, {
       fileFields: ['file'], maxFiles: 1, maxFileBytes: LIMITS.importUploadBytes, maxFields: 8, maxFieldBytes: LIMITS.importParamsBytes,
     });
     const { delim, params } = readParams(form.fields.params?.at(-1));
     const write = importer.writeOptions(c.get('user'), params);
     const file = form.files[0];
-    if (!file) throw badRequest('the "file" field (a ZIP of CSV files, or a CSV file) is required');
+    if (!file) throw invalid('the "file" field (a ZIP of CSV files, or a CSV file) is required');
     const name = file.name || 'upload';
     const source = await inspectUpload(file.path, name);
     const listsByName = importer.columnLists(c.get('user'), params.mode);
@@ -116,14 +116,14 @@ async function startImport(c: C, { importer, config }: Deps) {
 
 /** The `params` field: the parser's delimiter and the importer's parameters. */
 function readParams(raw: string | undefined): { delim: string; params: ImportParams } {
-  if (raw === undefined) throw badRequest('the "params" field is required (a JSON object with mode, delim, lists, ...)');
+  if (raw === undefined) throw invalid('the "params" field is required (a JSON object with mode, delim, lists, ...)');
   let value: unknown;
   try {
     value = parseJson(raw);
   } catch (e) {
-    throw badRequest(`invalid "params": not JSON (${(e as Error).message})`);
+    throw invalid(`invalid "params": not JSON (${(e as Error).message})`);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('invalid "params": expected a JSON object');
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid('invalid "params": expected a JSON object');
   const p = parseInput(importParams(), value);
   return {
     delim: p.delim ?? ',',

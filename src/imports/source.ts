@@ -4,8 +4,8 @@ import { open as openFile } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { badRequest, HttpError } from '../http/errors.ts';
-import { LIMITS } from '../http/limits.ts';
+import { DomainError, invalid } from '../core/errors.ts';
+import { LIMITS } from '../core/limits.ts';
 
 /** Entries smaller than this are not ratio-checked (tiny files compress oddly). */
 const RATIO_CHECK_FROM_BYTES = 1024 * 1024;
@@ -40,11 +40,11 @@ async function head(path: string, bytes: number): Promise<Buffer> {
 /** Decides what the upload is; throws 400 with the reason when it cannot be imported. */
 export async function inspectUpload(path: string, uploadName: string): Promise<ImportSource> {
   const start = await head(path, 64 * 1024);
-  if (start.length === 0) throw badRequest('the uploaded file is empty');
+  if (start.length === 0) throw invalid('the uploaded file is empty');
   const zipMagic = start.length >= 4 && start[0] === 0x50 && start[1] === 0x4b && (start[2] === 0x03 || start[2] === 0x05);
   if (!zipMagic) {
-    if (/\.zip$/i.test(uploadName)) throw badRequest(`"${uploadName}" is not a valid ZIP archive`);
-    if (start.includes(0)) throw badRequest(`"${uploadName}" is neither a ZIP archive nor a CSV file`);
+    if (/\.zip$/i.test(uploadName)) throw invalid(`"${uploadName}" is not a valid ZIP archive`);
+    if (start.includes(0)) throw invalid(`"${uploadName}" is neither a ZIP archive nor a CSV file`);
     return { path, kind: 'csv', files: [{ name: uploadName, entry: null }] };
   }
 
@@ -52,7 +52,7 @@ export async function inspectUpload(path: string, uploadName: string): Promise<I
   try {
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
   } catch (e) {
-    throw badRequest(`"${uploadName}" is not a valid ZIP archive (${(e as Error).message})`);
+    throw invalid(`"${uploadName}" is not a valid ZIP archive (${(e as Error).message})`);
   }
   const files: CsvFile[] = [];
   // Names (as a case-insensitive file system would see them) and local headers already seen: an
@@ -63,27 +63,27 @@ export async function inspectUpload(path: string, uploadName: string): Promise<I
   try {
     for await (const entry of zip.eachEntry()) {
       const key = entry.fileName.normalize('NFC').toLowerCase();
-      if (seenNames.has(key)) throw badRequest(`the ZIP holds "${entry.fileName}" more than once; refusing it`);
+      if (seenNames.has(key)) throw invalid(`the ZIP holds "${entry.fileName}" more than once; refusing it`);
       seenNames.add(key);
-      if (seenOffsets.has(entry.relativeOffsetOfLocalHeader)) throw badRequest(`the ZIP's entry "${entry.fileName}" shares its data with another entry; refusing a possible ZIP bomb`);
+      if (seenOffsets.has(entry.relativeOffsetOfLocalHeader)) throw invalid(`the ZIP's entry "${entry.fileName}" shares its data with another entry; refusing a possible ZIP bomb`);
       seenOffsets.add(entry.relativeOffsetOfLocalHeader);
       const name = baseName(entry.fileName);
       if (entry.fileName.endsWith('/') || !isCsvName(name) || name.startsWith('._') || entry.fileName.startsWith('__MACOSX/')) continue;
-      if (entry.isEncrypted()) throw badRequest(`"${name}" in the ZIP is encrypted`);
+      if (entry.isEncrypted()) throw invalid(`"${name}" in the ZIP is encrypted`);
       total += entry.uncompressedSize;
-      if (total > LIMITS.importUncompressedBytes) throw badRequest(`the ZIP expands to more than ${LIMITS.importUncompressedBytes / 1024 ** 3} GB; split it`);
+      if (total > LIMITS.importUncompressedBytes) throw invalid(`the ZIP expands to more than ${LIMITS.importUncompressedBytes / 1024 ** 3} GB; split it`);
       if (entry.uncompressedSize >= RATIO_CHECK_FROM_BYTES && entry.uncompressedSize > LIMITS.importCompressionRatio * Math.max(1, entry.compressedSize)) {
-        throw badRequest(`"${name}" in the ZIP is compressed more than ${LIMITS.importCompressionRatio}:1; refusing a possible ZIP bomb`);
+        throw invalid(`"${name}" in the ZIP is compressed more than ${LIMITS.importCompressionRatio}:1; refusing a possible ZIP bomb`);
       }
       files.push({ name, entry: entry.fileName });
     }
   } catch (e) {
-    if (e instanceof HttpError) throw e;
-    throw badRequest(`"${uploadName}" is not a valid ZIP archive (${(e as Error).message})`);
+    if (e instanceof DomainError) throw e;
+    throw invalid(`"${uploadName}" is not a valid ZIP archive (${(e as Error).message})`);
   } finally {
     zip.close();
   }
-  if (!files.length) throw badRequest(`the ZIP "${uploadName}" holds no .csv file`);
+  if (!files.length) throw invalid(`the ZIP "${uploadName}" holds no .csv file`);
   return { path, kind: 'zip', files };
 }
 

@@ -1,7 +1,7 @@
 // The import's SQL: writing one batch of parsed rows with listmonk's upsert rules.
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
-import type { Authorized } from '../http/permissions.ts';
+import type { Authorized } from '../core/authz.ts';
 import { DashboardStore } from '../dashboard/store.ts';
 import { AudienceFiller, bulkInsertSubscribers, type BulkFiller } from './bulk.ts';
 import type { RowBatch, RowExtra } from './parse.ts';

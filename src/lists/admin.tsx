@@ -5,9 +5,9 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { BulkBar, CopyButton, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import { seesLists } from '../admin/nav.ts';
-import { forbidden } from '../http/errors.ts';
-import { parseAdminPaging } from '../http/paging.ts';
-import { can } from '../http/permissions.ts';
+import { denied } from '../core/errors.ts';
+import { parseAdminPaging } from '../core/paging.ts';
+import { can } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
@@ -37,7 +37,7 @@ function oneOf<T extends string>(v: string, allowed: readonly T[]): T | undefine
 }
 
 function requireLists(view: AdminView): void {
-  if (!seesLists(view.actor)) throw forbidden('permission denied: lists:get_all');
+  if (!seesLists(view.actor)) throw denied('permission denied: lists:get_all');
 }
 
 function TypeTags({ list, t }: { list: List; t: AdminView['t'] }): JSX.Element {

@@ -1,8 +1,9 @@
 // /api/lists. Who may see or change which list is decided by the list service.
 import type { Context } from 'hono';
 import { ok, pageResults } from '../http/envelope.ts';
-import { LIMITS } from '../http/limits.ts';
-import { orderByQuery, orderQuery, pagingQuery, parsePaging } from '../http/paging.ts';
+import { LIMITS } from '../core/limits.ts';
+import { orderByQuery, orderQuery, pagingQuery } from '../http/paging.ts';
+import { parsePaging } from '../core/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, normaliseTags, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';

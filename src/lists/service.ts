@@ -1,7 +1,7 @@
 // List rules and who may see or change which list: reads are limited to the lists the actor's
 // role grants, changes to the ones it may manage. Routes pass the actor and typed input.
-import { badRequest, forbidden, notFound } from '../http/errors.ts';
-import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
+import { invalid, denied, notFound } from '../core/errors.ts';
+import { authorized, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
 import type { List, ListFields, ListQuery, ListStore, OptinCounts } from './store.ts';
 
 /** A listing as a caller asks for it: the store's query, less what the service decides. */
@@ -54,7 +54,7 @@ export class ListService {
   }
 
   create(actor: Actor, fields: ListFields): List {
-    if (!can(actor, 'lists:manage_all')) throw forbidden('permission denied: lists:manage_all');
+    if (!can(actor, 'lists:manage_all')) throw denied('permission denied: lists:manage_all');
     return this.store.create(fields);
   }
 
@@ -86,7 +86,7 @@ export class ListService {
       this.store.delete(by.ids.filter((id) => can(actor, 'list:manage', id)).map((id) => authorized(id)));
       return;
     }
-    if (!by.search.trim() && !by.all) throw badRequest('give "id" (repeatable), "query", or "all=true"');
+    if (!by.search.trim() && !by.all) throw invalid('give "id" (repeatable), "query", or "all=true"');
     const { results } = this.store.query({
       visible: permittedLists(actor, 'manage'), words: by.all ? [] : searchWords(by.search), tags: [], orderBy: 'l.id', order: 'ASC',
       limit: -1, offset: 0, minimal: true,
@@ -108,7 +108,7 @@ export class ListService {
     const checked = this.authorize(actor, id, 'list:manage');
     this.doubleOptin(checked);
     const unavailable = this.optins.optinsUnavailable();
-    if (unavailable) throw badRequest(`the opt-in mails cannot be sent: ${unavailable}`);
+    if (unavailable) throw invalid(`the opt-in mails cannot be sent: ${unavailable}`);
     const queued = this.store.queueOptins(checked);
     if (queued) this.optins.wake();
     return { queued };
@@ -118,12 +118,12 @@ export class ListService {
   private doubleOptin(id: number): void {
     const list = this.store.get(id);
     if (!list) throw notFound(`list ${id} not found`);
-    if (list.optin !== 'double') throw badRequest(`list ${id} is single opt-in: its subscribers need no confirmation; opt-in mails are for double opt-in lists`);
+    if (list.optin !== 'double') throw invalid(`list ${id} is single opt-in: its subscribers need no confirmation; opt-in mails are for double opt-in lists`);
   }
 
   private authorize(actor: Actor, id: number, permission: 'list:get' | 'list:manage'): Authorized<number> {
     if (!can(actor, permission, id)) {
-      throw forbidden(`permission denied: you do not have ${permission === 'list:get' ? 'access to' : 'manage rights on'} list ${id}`);
+      throw denied(`permission denied: you do not have ${permission === 'list:get' ? 'access to' : 'manage rights on'} list ${id}`);
     }
     return authorized(id);
   }

@@ -7,7 +7,7 @@ import type { DB } from '../db/connection.ts';
 import { jsonEach, param, preparedStatements } from '../db/index.ts';
 import { lists, parseJsonText, toJsonText } from '../db/schema.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
-import type { Authorized } from '../http/permissions.ts';
+import type { Authorized } from '../core/authz.ts';
 
 export const LIST_TYPES = ['private', 'public'] as const;
 export const LIST_OPTINS = ['single', 'double'] as const;

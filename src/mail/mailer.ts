@@ -7,7 +7,7 @@
 // deliver(): a transient failure (a 4xx, a dropped connection, a timeout) is tried again with
 // backoff for up to app.defer_limit, not failed at once (docs/decisions.md §97).
 import type { Logger } from '../log.ts';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 import type { Settings } from '../settings/defaults.ts';
 import { SmtpMessenger, type SmtpServerSettings } from './smtp.ts';
 import { classifySendFailure, deferBackoff, deferLimitMs, NO_MESSENGER, spokenDuration } from './failures.ts';

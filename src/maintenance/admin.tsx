@@ -7,7 +7,7 @@ import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import { Field, PageHead, Time } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { formatBytes } from '../admin/client/bytes.ts';
-import { can } from '../http/permissions.ts';
+import { can } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import type { Services } from '../services.ts';
 import { SettingsService } from '../settings/service.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { copyDatabase } from '../db/copy.ts';
-import { conflict } from '../http/errors.ts';
+import { conflict } from '../core/errors.ts';
 
 export interface BackupDownload {
   /** The file's bytes, read as the client takes them. */

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { sendCsv } from '../http/csv.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest } from '../http/errors.ts';
+import { invalid } from '../core/errors.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -84,7 +84,7 @@ function countUnconfirmed(c: C, s: Deps, { query }: Input<undefined, ReturnType<
 /** `before_date` or `since`, one of them. */
 function countAnalytics(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof countAnalyticsQuery>>) {
   const type = oneOf(c.req.param('type') ?? '', ANALYTICS_GC_TYPES, 'analytics type');
-  if ((query.before_date === undefined) === (query.since === undefined)) throw badRequest('give either "before_date" or "since" (RFC 3339, e.g. 2025-01-01T00:00:00Z)');
+  if ((query.before_date === undefined) === (query.since === undefined)) throw invalid('give either "before_date" or "since" (RFC 3339, e.g. 2025-01-01T00:00:00Z)');
   const at = query.since !== undefined ? { since: dateTime(query.since, 'since') } : { before: dateTime(query.before_date, 'before_date') };
   const { views, clicks } = s.maintenance.countAnalytics(type, at);
   return ok(c, { count: views + clicks, views, clicks });
@@ -146,16 +146,16 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:
 
 /** A required RFC 3339 date-time parameter, as our ISO timestamp. */
 function dateTime(raw: unknown, name: string): string {
-  if (raw === undefined || raw === null || raw === '') throw badRequest(`"${name}" is required (RFC 3339, e.g. 2025-01-01T00:00:00Z)`);
+  if (raw === undefined || raw === null || raw === '') throw invalid(`"${name}" is required (RFC 3339, e.g. 2025-01-01T00:00:00Z)`);
   const text = String(raw).trim();
   const d = new Date(text);
   if (typeof raw !== 'string' || !RFC3339.test(text) || Number.isNaN(d.getTime())) {
-    throw badRequest(`invalid "${name}" "${String(raw).slice(0, 40)}": expected an RFC 3339 date-time, e.g. 2025-01-01T00:00:00Z`);
+    throw invalid(`invalid "${name}" "${String(raw).slice(0, 40)}": expected an RFC 3339 date-time, e.g. 2025-01-01T00:00:00Z`);
   }
   return d.toISOString();
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
-  if (!allowed.includes(value as T)) throw badRequest(`invalid ${what} "${value}": one of ${allowed.join(', ')}`);
+  if (!allowed.includes(value as T)) throw invalid(`invalid ${what} "${value}": one of ${allowed.join(', ')}`);
   return value as T;
 }

@@ -5,7 +5,7 @@
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { PageHead, Time } from '../admin/components.tsx';
-import { can } from '../http/permissions.ts';
+import { can } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { q, z } from '../http/schema.ts';
 import type { Services } from '../services.ts';

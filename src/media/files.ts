@@ -4,8 +4,8 @@ import { randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { link, realpath, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { badRequest } from '../http/errors.ts';
-import { LIMITS } from '../http/limits.ts';
+import { invalid } from '../core/errors.ts';
+import { LIMITS } from '../core/limits.ts';
 
 export const THUMB_PREFIX = 'thumb_';
 export const THUMB_WIDTH = 250;
@@ -24,10 +24,10 @@ export function extensionOf(name: string): string {
  * Names with a path, hidden names and empty names are refused.
  */
 export function safeFileName(original: string): string {
-  if (/[/\\]/.test(original) || original.includes('\0')) throw badRequest(`invalid file name "${original.slice(0, 100)}": it must not contain a path`);
+  if (/[/\\]/.test(original) || original.includes('\0')) throw invalid(`invalid file name "${original.slice(0, 100)}": it must not contain a path`);
   const name = original.normalize('NFC').trim().replace(/\s+/g, '-').replace(/[^\p{L}\p{N}._-]/gu, '-').replace(/-{2,}/g, '-');
-  if (name === '' || name.startsWith('.')) throw badRequest(`invalid file name "${original.slice(0, 100)}": empty or starting with a dot`);
-  if (Buffer.byteLength(name) > LIMITS.mediaName) throw badRequest(`invalid file name: longer than ${LIMITS.mediaName} bytes`);
+  if (name === '' || name.startsWith('.')) throw invalid(`invalid file name "${original.slice(0, 100)}": empty or starting with a dot`);
+  if (Buffer.byteLength(name) > LIMITS.mediaName) throw invalid(`invalid file name: longer than ${LIMITS.mediaName} bytes`);
   return name;
 }
 
@@ -63,7 +63,7 @@ export function checkExtension(name: string, allowed: string[]): void {
   if (allowed.includes('*')) return;
   const ext = extensionOf(name);
   if (!allowed.includes(ext)) {
-    throw badRequest(`files of type "${ext ? `.${ext}` : 'without extension'}" are not allowed (allowed: ${allowed.map((e) => `.${e}`).join(', ') || 'none'})`);
+    throw invalid(`files of type "${ext ? `.${ext}` : 'without extension'}" are not allowed (allowed: ${allowed.map((e) => `.${e}`).join(', ') || 'none'})`);
   }
 }
 
@@ -113,16 +113,16 @@ export async function makeThumbnail(dir: string, name: string): Promise<{ width:
     // Reading the header decodes no pixels, so no limit yet: the check below names the size.
     ({ width, height } = await sharp(file, { limitInputPixels: false }).metadata());
   } catch (e) {
-    throw badRequest(`the image could not be read: ${(e as Error).message}`);
+    throw invalid(`the image could not be read: ${(e as Error).message}`);
   }
   if (width * height > MAX_IMAGE_PIXELS) {
-    throw badRequest(`the image is ${width}×${height} pixels: images over ${MAX_IMAGE_PIXELS / 1_000_000} megapixels are not accepted`);
+    throw invalid(`the image is ${width}×${height} pixels: images over ${MAX_IMAGE_PIXELS / 1_000_000} megapixels are not accepted`);
   }
   try {
     await sharp(file, { limitInputPixels: MAX_IMAGE_PIXELS }).resize({ width: THUMB_WIDTH }).png().toFile(join(dir, THUMB_PREFIX + name));
   } catch (e) {
     await removeFile(dir, THUMB_PREFIX + name);
-    throw badRequest(`the image could not be read: ${(e as Error).message}`);
+    throw invalid(`the image could not be read: ${(e as Error).message}`);
   }
   return { width, height };
 }

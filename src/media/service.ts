@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../http/errors.ts';
-import { LIMITS } from '../http/limits.ts';
+import { invalid, denied, notFound } from '../core/errors.ts';
+import { LIMITS } from '../core/limits.ts';
 import { receiveMultipart } from '../http/multipart.ts';
-import { authorized, can, type Actor, type Authorized, type Permission } from '../http/permissions.ts';
+import { authorized, can, type Actor, type Authorized, type Permission } from '../core/authz.ts';
 import {
   THUMBNAIL_EXTENSIONS, THUMB_PREFIX, checkExtension, extensionOf, makeThumbnail, moveToUniqueName, removeFile, resolveServable,
   safeFileName,
@@ -58,8 +58,8 @@ export class MediaService {
   async upload(actor: Actor, upload: MediaUpload): Promise<Media> {
     this.require(actor, 'media:manage');
     const { settings } = this.ctx;
-    if (settings.str('upload.provider') !== PROVIDER) throw badRequest('listmgr stores media on the file system only: set upload.provider to "filesystem"');
-    if (!/^multipart\/form-data\b/i.test(upload.contentType)) throw badRequest('send the file as multipart/form-data in a field named "file"');
+    if (settings.str('upload.provider') !== PROVIDER) throw invalid('listmgr stores media on the file system only: set upload.provider to "filesystem"');
+    if (!/^multipart\/form-data\b/i.test(upload.contentType)) throw invalid('send the file as multipart/form-data in a field named "file"');
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     // Hidden (names starting with a dot are never served) and on the same disk as the uploads,
     // so placing the finished file is a link, not a copy.
@@ -69,7 +69,7 @@ export class MediaService {
         fileFields: ['file'], maxFiles: 1, maxFileBytes: this.largestFile(), maxFields: 8, maxFieldBytes: 4096,
       });
       const file = form.files[0];
-      if (!file) throw badRequest('"file" is required: a multipart form field holding the file');
+      if (!file) throw invalid('"file" is required: a multipart form field holding the file');
       const name = safeFileName(file.name);
       checkExtension(name, settings.get<string[]>('upload.extensions'));
       const stored = await moveToUniqueName(this.dir, name, file.path, (n) => this.store.nameTaken(n));
@@ -154,7 +154,7 @@ export class MediaService {
   }
 
   private require(actor: Actor, permission: Permission): void {
-    if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
+    if (!can(actor, permission)) throw denied(`permission denied: ${permission}`);
   }
 
   private authorize(actor: Actor, id: number): Authorized<number> {

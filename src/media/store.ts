@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { DB } from '../db/connection.ts';
 import { param, preparedStatements } from '../db/index.ts';
 import { media, toJsonText } from '../db/schema.ts';
-import type { Authorized } from '../http/permissions.ts';
+import type { Authorized } from '../core/authz.ts';
 
 export type MediaRow = typeof media.$inferSelect;
 

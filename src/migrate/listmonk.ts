@@ -13,7 +13,7 @@ import { statementCache } from '../db/statements.ts';
 import { DashboardStore } from '../dashboard/store.ts';
 import { AudienceFiller, type BulkFiller } from '../imports/bulk.ts';
 import { SearchBacklog } from '../imports/search-backlog.ts';
-import { ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID } from '../http/permissions.ts';
+import { ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID } from '../core/authz.ts';
 import { DEFAULT_SETTINGS } from '../settings/defaults.ts';
 import { SettingsService } from '../settings/service.ts';
 import { passwordHashFor } from '../users/rules.ts';

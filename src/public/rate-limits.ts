@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context.ts';
 import { Message, sendPage } from '../http/layout.tsx';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 import { rateLimit, type RateLimiter } from '../http/rate-limit.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
 import { linkUuid } from './link.ts';
@@ -42,7 +42,7 @@ function tooManyRequestsPage(s: PublicLimitDeps) {
   const t = subscriberTranslator(s);
   return (c: Context) => {
     const title = t('public.errorTitle');
-    return sendPage(c, { ...publicLook(s.settings), title, body: Message({ title, text: t('public.tooManyRequests') }), lang: subscriberLanguage(s)['_.code'] }, 429);
+    return sendPage(c, { ...publicLook(s.settings), title, body: Message({ title, text: t('public.tooMany') }), lang: subscriberLanguage(s)['_.code'] }, 429);
   };
 }
 

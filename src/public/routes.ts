@@ -7,8 +7,8 @@ import { loggedIds } from '../log.ts';
 import { isDatabaseBusy } from '../db/connection.ts';
 import { readBody } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest, HttpError, notFound } from '../http/errors.ts';
-import { LIMITS } from '../http/limits.ts';
+import { invalid, isRefusal, notFound } from '../core/errors.ts';
+import { LIMITS } from '../core/limits.ts';
 import { Message, sendPage, type PageOptions } from '../http/layout.tsx';
 import { clientAddress } from '../http/rate-limit.ts';
 import { routesFor, type Handler, type Input } from '../http/routes.ts';
@@ -81,9 +81,9 @@ async function altchaChallenge(c: C, s: Deps) {
 }
 
 async function subscribe(c: C, s: Deps, { body }: Input<ReturnType<typeof subscriptionInput>, undefined>) {
-  if (!s.settings.bool('app.enable_public_subscription_page')) throw badRequest('public subscriptions are disabled');
+  if (!s.settings.bool('app.enable_public_subscription_page')) throw invalid('public subscriptions are disabled');
   // The same proof as the form asks for, or the captcha would be skipped by posting here.
-  if (!(await s.captcha.passes(body))) throw badRequest(`captcha required: a missing or invalid "${captchaField(s.captcha)}" field`);
+  if (!(await s.captcha.passes(body))) throw invalid(`captcha required: a missing or invalid "${captchaField(s.captcha)}" field`);
   const { hasOptin } = await subscribePublic(s, { email: body.email, name: body.name, listUuids: body.list_uuids ?? body.l ?? [] });
   return ok(c, { has_optin: hasOptin });
 }
@@ -126,13 +126,13 @@ interface PublicSubscription {
 
 /** The one subscription path of the public API and the form. */
 async function subscribePublic(s: Deps, input: PublicSubscription): Promise<{ hasOptin: boolean }> {
-  if (!input.listUuids.length) throw badRequest('no lists given: choose one or more lists');
+  if (!input.listUuids.length) throw invalid('no lists given: choose one or more lists');
   const address = validateEmail(input.email, domainRules(s.settings));
   const name = input.name || nameFromEmail(address, 'local');
   // Only public, active lists can be joined here; unknown, private and archived UUIDs are ignored.
   const lists = s.listStore.rowsByUuids(input.listUuids.filter((u) => isUuid(u)).map((u) => u.toLowerCase()))
     .filter((l) => l.type === 'public' && l.status === 'active');
-  if (!lists.length) throw badRequest('none of the given lists can be subscribed to');
+  if (!lists.length) throw invalid('none of the given lists can be subscribed to');
   const { id } = s.subscribers.subscribePublic(address, name, lists.map((l) => l.id));
   await sendOptinQuietly(s, s.subscribers, id, lists.map((l) => l.id));
   // Derived from the request alone, so the answer is the same for new and known addresses.
@@ -186,7 +186,7 @@ function pageRoute<B, Q>(fn: Handler<Deps, B, Q>): Handler<Deps, B, Q> {
       if (isDatabaseBusy(e)) throw e; // 503 with Retry-After from app.ts, as for the API
       const t = subscriberTranslator(s);
       if (e instanceof PageError) return message(c, s, t('public.errorTitle'), e.message, e.status);
-      if (e instanceof HttpError && e.status < 500) return message(c, s, t('public.errorTitle'), e.message, e.status === 404 || e.status === 413 ? e.status : 400);
+      if (isRefusal(e)) return message(c, s, t('public.errorTitle'), e.message, e.kind === 'not-found' ? 404 : e.kind === 'too-large' ? 413 : 400);
       s.log.error(`${c.req.method} ${c.req.path} failed: ${(e as Error).stack ?? e}`);
       return message(c, s, t('public.errorTitle'), t('public.errorProcessingRequest'), 500);
     }
@@ -275,7 +275,7 @@ async function submitForm(c: C, s: Deps) {
   try {
     form = parseInput(subscriptionForm(), raw);
   } catch (e) {
-    if (!(e instanceof HttpError) || e.status >= 500) throw e;
+    if (!isRefusal(e)) throw e;
     return formPage(c, s, { error: e.message, values: typedValues(typeof raw === 'object' && raw && !Array.isArray(raw) ? raw as Record<string, unknown> : {}) });
   }
   // A filled honeypot is a bot: refuse without subscribing anyone.
@@ -287,7 +287,7 @@ async function submitForm(c: C, s: Deps) {
   try {
     ({ hasOptin } = await subscribePublic(s, { email: form.email, name: form.name, listUuids: form.l ?? [] }));
   } catch (e) {
-    if (e instanceof HttpError && e.status < 500) return refuse(e.message);
+    if (isRefusal(e)) return refuse(e.message);
     throw e;
   }
   const trusted = (s.settings.get<unknown>('security.trusted_urls') as string[] | undefined) ?? [];
@@ -352,7 +352,7 @@ async function mailExport(c: C, s: Deps) {
   const sub = subscriberOf(c, s);
   if (!s.settings.bool('privacy.allow_export')) throw new PageError(400, t('public.invalidFeature'));
   // Anyone with a link from a mail can ask, so each subscriber gets a few exports an hour.
-  if (s.subscriberExports.blocked(sub.uuid)) return message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
+  if (s.subscriberExports.blocked(sub.uuid)) return message(c, s, t('public.errorTitle'), t('public.tooMany'), 429);
   s.subscriberExports.record(sub.uuid);
   const data = s.subscribers.exportData(sub.id, exportableSections(s));
   await s.mailer.deliverWithin('email', {

@@ -6,8 +6,8 @@
 // JavaScript (the translator's checkpoints), and the caller gets a 400 naming the limit.
 import Database from 'better-sqlite3';
 import type { Worker } from 'node:worker_threads';
-import { badRequest, HttpError } from '../http/errors.ts';
-import { LIMITS } from '../http/limits.ts';
+import { invalid, unavailable } from '../core/errors.ts';
+import { LIMITS } from '../core/limits.ts';
 import { startWorker } from '../worker-thread.ts';
 import { SegmentError } from './errors.ts';
 
@@ -67,7 +67,7 @@ export class SegmentRunner {
   }
 
   private async run(query: SegmentQuery): Promise<SegmentReply> {
-    if (this.closed) throw new HttpError(503, 'the server is shutting down', 1);
+    if (this.closed) throw unavailable('the server is shutting down', 1);
     await this.turn();
     let worker: Worker;
     try {
@@ -99,7 +99,7 @@ export class SegmentRunner {
       };
       const timer = setTimeout(() => {
         settle(false);
-        reject(badRequest(`the query took longer than ${this.limits.deadlineMs / 1000} s (the segment deadline); simplify it`));
+        reject(invalid(`the query took longer than ${this.limits.deadlineMs / 1000} s (the segment deadline); simplify it`));
       }, this.limits.deadlineMs);
       worker.on('message', onMessage).once('error', onError).once('exit', onExit);
       worker.postMessage(query);
@@ -121,7 +121,7 @@ export class SegmentRunner {
       const timer = setTimeout(() => {
         this.waiting.splice(this.waiting.indexOf(go), 1);
         const seconds = Math.ceil(this.limits.deadlineMs / 1000);
-        reject(new HttpError(503, `segment queries are busy (at most ${this.limits.threads} run at once, each up to ${seconds} s); try again in a moment`, seconds));
+        reject(unavailable(`segment queries are busy (at most ${this.limits.threads} run at once, each up to ${seconds} s); try again in a moment`, seconds));
       }, this.limits.deadlineMs);
       this.waiting.push(go);
     });

@@ -1,5 +1,5 @@
 import { isLogical, type Node, type Select } from './ast.ts';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 import { LIST_COLUMNS, SUBQUERY_TABLES, SUBSCRIBER_COLUMNS, TYPE_NAMES, type Columns, type SqlType } from './catalog.ts';
 import { SegmentError, UnknownColumnError } from './errors.ts';
 import { FN, compileRegexp, likePatternProblem } from './functions.ts';

@@ -23,7 +23,7 @@ import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import type { ScanRecord } from '../bounces/mailbox.ts';
 import { HelpLink } from '../help/link.tsx';
-import { can } from '../http/permissions.ts';
+import { can } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import { availableLanguages } from '../i18n/index.ts';
 import type { Services } from '../services.ts';

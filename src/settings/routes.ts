@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import { readJsonValue } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest } from '../http/errors.ts';
+import { invalid } from '../core/errors.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -42,11 +42,11 @@ function settingsChanges() {
 function smtpTestInput() {
   return z.looseObject({ email: f.optString(), uuid: f.optString() }).meta({ id: 'SmtpTestInput' }).transform(({ email, ...block }): SmtpTest => {
     if (block.host === undefined) return { kind: 'saved', to: email || null, uuid: block.uuid || null };
-    if (!email) throw badRequest('"email" is required');
+    if (!email) throw invalid('"email" is required');
     const server = { ...smtpDefaults({}), ...block } as unknown as SmtpServerSettings;
-    if (!server.host || typeof server.host !== 'string' || typeof server.port !== 'number') throw badRequest('"host" and "port" are required');
-    if (!['none', 'plain', 'login', 'cram'].includes(server.auth_protocol)) throw badRequest(`invalid "auth_protocol": ${server.auth_protocol}`);
-    if (!['none', 'STARTTLS', 'TLS'].includes(server.tls_type)) throw badRequest(`invalid "tls_type": ${server.tls_type}`);
+    if (!server.host || typeof server.host !== 'string' || typeof server.port !== 'number') throw invalid('"host" and "port" are required');
+    if (!['none', 'plain', 'login', 'cram'].includes(server.auth_protocol)) throw invalid(`invalid "auth_protocol": ${server.auth_protocol}`);
+    if (!['none', 'STARTTLS', 'TLS'].includes(server.tls_type)) throw invalid(`invalid "tls_type": ${server.tls_type}`);
     return { kind: 'given', to: email, server };
   });
 }

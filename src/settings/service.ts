@@ -7,8 +7,8 @@ import { sql } from 'drizzle-orm';
 import type { DB } from '../db/connection.ts';
 import { param, preparedStatements } from '../db/index.ts';
 import { NOW, parseJsonText, settings } from '../db/schema.ts';
-import { badRequest, forbidden, notFound } from '../http/errors.ts';
-import { can, type Actor, type Permission } from '../http/permissions.ts';
+import { invalid, denied, notFound } from '../core/errors.ts';
+import { can, type Actor, type Permission } from '../core/authz.ts';
 import { f, parseInput, z } from '../http/schema.ts';
 import { SmtpTestError, testSmtpServer, type SmtpServerSettings } from '../mail/smtp.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, SUPER_ADMIN_SETTINGS, type Settings } from './defaults.ts';
@@ -174,7 +174,7 @@ export class SettingsService {
   /** PUT /api/settings/{key}; answers [key] when its value changed. */
   updateKey(actor: Actor, key: string, value: unknown): string[] {
     assertCan(actor, 'settings:manage');
-    if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw badRequest(`unknown setting "${key}"`);
+    if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw invalid(`unknown setting "${key}"`);
     const next = clone(this.current);
     next[key] = value;
     this.assertMayChange(actor, next);
@@ -191,7 +191,7 @@ export class SettingsService {
     const text = (v: unknown) => (typeof v === 'string' ? v.replace(/\r\n?/g, '\n').trim() : JSON.stringify(v));
     for (const key of SUPER_ADMIN_SETTINGS) {
       if (text(next[key]) !== text(this.current[key])) {
-        throw forbidden(`permission denied: only a Super Admin may change "${key}" (custom JavaScript runs in the browser of everyone who opens those pages)`);
+        throw denied(`permission denied: only a Super Admin may change "${key}" (custom JavaScript runs in the browser of everyone who opens those pages)`);
       }
       next[key] = this.current[key];
     }
@@ -216,13 +216,13 @@ export class SettingsService {
       servers = [one];
     } else {
       servers = saved.filter((b) => b.enabled);
-      if (!servers.length) throw badRequest('no SMTP server is enabled in the saved settings');
+      if (!servers.length) throw invalid('no SMTP server is enabled in the saved settings');
     }
     for (const server of servers) {
       try {
         await testSmtpServer(server, this.str('app.from_email'), test.to, this.str('app.site_name'), guard);
       } catch (e) {
-        if (e instanceof SmtpTestError) throw badRequest(`SMTP test failed: ${e.message}`);
+        if (e instanceof SmtpTestError) throw invalid(`SMTP test failed: ${e.message}`);
         throw e;
       }
     }    // The first-run checklist's "send a test" step: a message went out through a relay.
@@ -241,10 +241,10 @@ export class SettingsService {
     const retype = keepSecrets(next, this.current);
     normalise(next);
     validate(next);
-    if (retype) throw badRequest(retype);
+    if (retype) throw invalid(retype);
     if (next['backup.enabled'] && changed.some((k) => k.startsWith('backup.'))) {
       const problem = folderProblem(backupFolder(next['backup.dir'] as string, this.db.name));
-      if (problem) throw badRequest(`invalid setting "backup.dir": ${problem}`);
+      if (problem) throw invalid(`invalid setting "backup.dir": ${problem}`);
     }
     const differ = Object.keys(DEFAULT_SETTINGS).filter((key) => JSON.stringify(next[key]) !== JSON.stringify(this.current[key]));
     this.db.transaction(() => {
@@ -283,18 +283,18 @@ function withSavedPassword(server: SmtpServerSettings, saved: SmtpServerSettings
   const stored = saved.find((b) => b.uuid && b.uuid === server.uuid);
   const masked = !!server.password;
   if (!stored) {
-    if (masked) throw badRequest('the password is masked and no saved SMTP server has this uuid: type the password');
+    if (masked) throw invalid('the password is masked and no saved SMTP server has this uuid: type the password');
     return { ...server, password: '' };
   }
   if (bindingOf('smtp', stored as unknown as Block) !== bindingOf('smtp', server as unknown as Block)) {
     if (!stored.password) return { ...server, password: '' };
-    throw badRequest('the host, port, user name or TLS settings differ from the saved server\'s: type the password again to test them (the saved one is only sent to the server it was saved for)');
+    throw invalid('the host, port, user name or TLS settings differ from the saved server\'s: type the password again to test them (the saved one is only sent to the server it was saved for)');
   }
   return { ...server, password: stored.password ?? '' };
 }
 
 function assertCan(actor: Actor, permission: Permission): void {
-  if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
+  if (!can(actor, permission)) throw denied(`permission denied: ${permission}`);
 }
 
 function dig(v: unknown, path: string[]): Record<string, unknown> | null {
@@ -319,7 +319,7 @@ function checkShape(field: string, value: unknown, def: unknown): void {
   const got = kind(value);
   if (want === 'null') return;
   if (want === 'integer' ? got !== 'integer' : got !== want) {
-    throw badRequest(`invalid setting "${field}": expected ${want === 'integer' ? 'an integer' : `a${want === 'array' || want === 'object' ? 'n' : ''} ${want}`}`);
+    throw invalid(`invalid setting "${field}": expected ${want === 'integer' ? 'an integer' : `a${want === 'array' || want === 'object' ? 'n' : ''} ${want}`}`);
   }
   if (want === 'object') {
     for (const [k, d] of Object.entries(def as Record<string, unknown>)) {
@@ -330,7 +330,7 @@ function checkShape(field: string, value: unknown, def: unknown): void {
   }
   if (want === 'array' && Array.isArray(def) && def.length && kind(def[0]) === 'object') {
     (value as unknown[]).forEach((item, i) => {
-      if (kind(item) !== 'object') throw badRequest(`invalid setting "${field}[${i}]": expected an object`);
+      if (kind(item) !== 'object') throw invalid(`invalid setting "${field}[${i}]": expected an object`);
       const template = def[0] as Record<string, unknown>;
       for (const [k, d] of Object.entries(template)) {
         const v = (item as Record<string, unknown>)[k];
@@ -343,7 +343,7 @@ function checkShape(field: string, value: unknown, def: unknown): void {
     parseInput(z.object({ [field]: f.optHeaderList() }), { [field]: value });
   } else if (want === 'array' && Array.isArray(def) && (def.length === 0 || kind(def[0]) === 'string') && field !== 'messengers') {
     (value as unknown[]).forEach((item, i) => {
-      if (typeof item !== 'string') throw badRequest(`invalid setting "${field}[${i}]": expected a string`);
+      if (typeof item !== 'string') throw invalid(`invalid setting "${field}[${i}]": expected a string`);
     });
   }
 }
@@ -413,29 +413,29 @@ function normalise(s: Settings): void {
 }
 
 const oneOf = (field: string, v: unknown, allowed: string[]) => {
-  if (!allowed.includes(v as string)) throw badRequest(`invalid setting "${field}": "${String(v)}" is not one of ${allowed.join(', ')}`);
+  if (!allowed.includes(v as string)) throw invalid(`invalid setting "${field}": "${String(v)}" is not one of ${allowed.join(', ')}`);
 };
 const duration = (field: string, v: unknown, minMs = 0) => {
   const ms = parseDuration(String(v));
-  if (ms === null) throw badRequest(`invalid setting "${field}": "${String(v)}" is not a duration like 10s, 5m or 1h`);
-  if (ms < minMs) throw badRequest(`invalid setting "${field}": must be at least ${minMs / 60000} minute(s)`);
+  if (ms === null) throw invalid(`invalid setting "${field}": "${String(v)}" is not a duration like 10s, 5m or 1h`);
+  if (ms < minMs) throw invalid(`invalid setting "${field}": must be at least ${minMs / 60000} minute(s)`);
 };
 const positive = (field: string, v: unknown, min = 1) => {
-  if (typeof v !== 'number' || v < min) throw badRequest(`invalid setting "${field}": must be at least ${min}`);
+  if (typeof v !== 'number' || v < min) throw invalid(`invalid setting "${field}": must be at least ${min}`);
 };
 const CRON_RE = /^(\S+\s+){4}\S+$/;
 const SNS_TOPIC_ARN_RE = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 
 function validate(s: Settings): void {
   const root = s['app.root_url'] as string;
-  if (!/^https?:\/\/[^\s/]+/i.test(root)) throw badRequest('invalid setting "app.root_url": expected an http(s) URL');
+  if (!/^https?:\/\/[^\s/]+/i.test(root)) throw invalid('invalid setting "app.root_url": expected an http(s) URL');
   const site = s['app.site_url'] as string;
-  if (site && !/^https?:\/\/[^\s/]+\S*$/i.test(site)) throw badRequest('invalid setting "app.site_url": expected an http(s) URL, or "" for the root URL');
-  if (!/^#[0-9a-f]{6}$/.test(s['app.accent_color'] as string)) throw badRequest(`invalid setting "app.accent_color": "${String(s['app.accent_color']).slice(0, 50)}" is not a colour like #0b57d0`);
-  if ((s['app.postal_address'] as string).length > 500) throw badRequest('invalid setting "app.postal_address": at most 500 characters');
+  if (site && !/^https?:\/\/[^\s/]+\S*$/i.test(site)) throw invalid('invalid setting "app.site_url": expected an http(s) URL, or "" for the root URL');
+  if (!/^#[0-9a-f]{6}$/.test(s['app.accent_color'] as string)) throw invalid(`invalid setting "app.accent_color": "${String(s['app.accent_color']).slice(0, 50)}" is not a colour like #0b57d0`);
+  if ((s['app.postal_address'] as string).length > 500) throw invalid('invalid setting "app.postal_address": at most 500 characters');
   const from = String(s['app.from_email']).trim();
-  if (!from) throw badRequest('invalid setting "app.from_email": required');
-  if (!isValidFrom(from)) throw badRequest(`invalid setting "app.from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
+  if (!from) throw invalid('invalid setting "app.from_email": required');
+  if (!isValidFrom(from)) throw invalid(`invalid setting "app.from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
   positive('app.batch_size', s['app.batch_size']);
   positive('app.concurrency', s['app.concurrency']);
   positive('app.message_rate', s['app.message_rate']);
@@ -445,54 +445,54 @@ function validate(s: Settings): void {
   positive('upload.max_file_size', s['upload.max_file_size']);
   duration('app.message_sliding_window_duration', s['app.message_sliding_window_duration']);
   duration('app.defer_limit', s['app.defer_limit']);
-  if (parseDuration(String(s['app.defer_limit'])) === 0) throw badRequest('invalid setting "app.defer_limit": must be longer than 0');
+  if (parseDuration(String(s['app.defer_limit'])) === 0) throw invalid('invalid setting "app.defer_limit": must be longer than 0');
   duration('security.session_idle_timeout', s['security.session_idle_timeout'], 60_000);
-  if (parseDuration(String(s['security.session_idle_timeout']))! > 86_400_000) throw badRequest('invalid setting "security.session_idle_timeout": at most 24h (the lifetime of a session)');
+  if (parseDuration(String(s['security.session_idle_timeout']))! > 86_400_000) throw invalid('invalid setting "security.session_idle_timeout": at most 24h (the lifetime of a session)');
   const captcha = s['security.captcha'] as CaptchaSettings;
   positive('security.captcha.altcha.complexity', captcha.altcha.complexity);
   if (captcha.hcaptcha.enabled && !(captcha.hcaptcha.key.trim() && captcha.hcaptcha.secret)) {
-    throw badRequest('invalid setting "security.captcha.hcaptcha": enabling hCaptcha needs its site key and secret');
+    throw invalid('invalid setting "security.captcha.hcaptcha": enabling hCaptcha needs its site key and secret');
   }
   if (s['app.cache_slow_queries'] && !CRON_RE.test(String(s['app.cache_slow_queries_interval']).trim())) {
-    throw badRequest('invalid setting "app.cache_slow_queries_interval": expected a 5-field cron expression');
+    throw invalid('invalid setting "app.cache_slow_queries_interval": expected a 5-field cron expression');
   }
   oneOf('upload.provider', s['upload.provider'], ['filesystem', 's3']);
   for (const u of s['security.trusted_urls'] as string[]) {
-    if (u !== '*' && !/^https?:\/\/[^\s/]+/i.test(u)) throw badRequest(`invalid setting "security.trusted_urls": "${u}" is not * or an http(s) URL`);
+    if (u !== '*' && !/^https?:\/\/[^\s/]+/i.test(u)) throw invalid(`invalid setting "security.trusted_urls": "${u}" is not * or an http(s) URL`);
   }
   const mailto = s['privacy.unsubscribe_mailto'] as string;
-  if (mailto && emailProblem(mailto, { allow: [], block: [] })) throw badRequest(`invalid setting "privacy.unsubscribe_mailto": "${mailto}" is not an e-mail address`);
+  if (mailto && emailProblem(mailto, { allow: [], block: [] })) throw invalid(`invalid setting "privacy.unsubscribe_mailto": "${mailto}" is not an e-mail address`);
   for (const e of s['privacy.exportable'] as string[]) oneOf('privacy.exportable', e, ['profile', 'subscriptions', 'campaign_views', 'link_clicks']);
 
   const smtp = s.smtp as Block[];
   // None enabled is allowed (listmonk refuses it): it is how a new install ships (§96).
-  if (!smtp.length) throw badRequest('invalid setting "smtp": at least one SMTP server is required (it may be disabled)');
+  if (!smtp.length) throw invalid('invalid setting "smtp": at least one SMTP server is required (it may be disabled)');
   const names = new Set<string>();
   smtp.forEach((b, i) => {
     const f = `smtp[${i}]`;
-    if (b.enabled && !b.host) throw badRequest(`invalid setting "${f}.host": required`);
-    if (typeof b.port !== 'number' || b.port < 1 || b.port > 65535) throw badRequest(`invalid setting "${f}.port": must be 1-65535`);
+    if (b.enabled && !b.host) throw invalid(`invalid setting "${f}.host": required`);
+    if (typeof b.port !== 'number' || b.port < 1 || b.port > 65535) throw invalid(`invalid setting "${f}.port": must be 1-65535`);
     oneOf(`${f}.auth_protocol`, b.auth_protocol, ['none', 'plain', 'login', 'cram']);
     oneOf(`${f}.tls_type`, b.tls_type, ['none', 'STARTTLS', 'TLS']);
     positive(`${f}.max_conns`, b.max_conns);
     positive(`${f}.max_msg_retries`, b.max_msg_retries, 0);
     for (const k of ['msg_retry_delay', 'idle_timeout', 'wait_timeout']) duration(`${f}.${k}`, b[k]);
     if (b.name) {
-      if (names.has(b.name as string)) throw badRequest(`invalid setting "${f}.name": "${b.name}" is used twice`);
+      if (names.has(b.name as string)) throw invalid(`invalid setting "${f}.name": "${b.name}" is used twice`);
       names.add(b.name as string);
     }
   });
   (s.messengers as Block[]).forEach((b, i) => {
     const f = `messengers[${i}]`;
-    if (!b.name) throw badRequest(`invalid setting "${f}.name": required`);
-    if (b.name === 'email' || names.has(b.name as string)) throw badRequest(`invalid setting "${f}.name": "${b.name}" is reserved or used twice`);
+    if (!b.name) throw invalid(`invalid setting "${f}.name": required`);
+    if (b.name === 'email' || names.has(b.name as string)) throw invalid(`invalid setting "${f}.name": "${b.name}" is reserved or used twice`);
     names.add(b.name as string);
     const url = URL.parse(String(b.root_url ?? ''));
-    if (b.enabled && !(url && /^https?:$/.test(url.protocol))) throw badRequest(`invalid setting "${f}.root_url": expected an http(s) URL`);
+    if (b.enabled && !(url && /^https?:$/.test(url.protocol))) throw invalid(`invalid setting "${f}.root_url": expected an http(s) URL`);
     if (b.timeout !== undefined) duration(`${f}.timeout`, b.timeout);
   });
   for (const arn of s['bounce.ses_topic_arns'] as string[]) {
-    if (!SNS_TOPIC_ARN_RE.test(arn)) throw badRequest(`invalid setting "bounce.ses_topic_arns": "${arn.slice(0, 300)}" is not an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)`);
+    if (!SNS_TOPIC_ARN_RE.test(arn)) throw invalid(`invalid setting "bounce.ses_topic_arns": "${arn.slice(0, 300)}" is not an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)`);
   }
   (s['bounce.mailboxes'] as Block[]).forEach((b, i) => {
     duration(`bounce.mailboxes[${i}].scan_interval`, b.scan_interval, 60_000);
@@ -504,12 +504,12 @@ function validate(s: Settings): void {
   }
   duration('backup.interval', s['backup.interval'], 60_000);
   const keep = s['backup.keep'] as number;
-  if (keep < 1 || keep > 1000) throw badRequest('invalid setting "backup.keep": must be 1-1000 (the number of backups kept)');
-  if ((s['backup.dir'] as string).includes('\0') || (s['backup.dir'] as string).length > 1000) throw badRequest('invalid setting "backup.dir": expected a folder path');
+  if (keep < 1 || keep > 1000) throw invalid('invalid setting "backup.keep": must be 1-1000 (the number of backups kept)');
+  if ((s['backup.dir'] as string).includes('\0') || (s['backup.dir'] as string).length > 1000) throw invalid('invalid setting "backup.dir": expected a folder path');
   const metricsToken = s['metrics.token'] as string;
-  if (metricsToken && !/^[\x21-\x7e]{16,500}$/.test(metricsToken)) throw badRequest('invalid setting "metrics.token": 16 to 500 visible ASCII characters without spaces, or "" for none');
+  if (metricsToken && !/^[\x21-\x7e]{16,500}$/.test(metricsToken)) throw invalid('invalid setting "metrics.token": 16 to 500 visible ASCII characters without spaces, or "" for none');
   const oidc = s['security.oidc'] as Block;
   if (oidc.enabled && oidc.auto_create_users && !(Number(oidc.default_user_role_id) >= 1)) {
-    throw badRequest('invalid setting "security.oidc.default_user_role_id": required when auto_create_users is on');
+    throw invalid('invalid setting "security.oidc.default_user_role_id": required when auto_create_users is on');
   }
 }

@@ -7,8 +7,8 @@ import { BulkBar, CopyButton, Field, formatNumber, PageData, PageHead, Pager, So
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import { HelpLink } from '../help/link.tsx';
-import { HttpError } from '../http/errors.ts';
-import { can, type Actor, type Permission } from '../http/permissions.ts';
+import { DomainError } from '../core/errors.ts';
+import { can, type Actor, type Permission } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import { pathId } from '../http/schema.ts';
 import type { List } from '../lists/store.ts';
@@ -133,7 +133,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
     if ('results' in found) page = found;
   } catch (err) {
     if (err instanceof SegmentError) queryError = { message: `${t('admin.subscribers.queryError')}: ${err.message}`, position: err.position };
-    else if (err instanceof HttpError && err.status === 400 && filter.query) queryError = { message: err.message, position: 0 };
+    else if (err instanceof DomainError && err.kind === 'invalid' && filter.query) queryError = { message: err.message, position: 0 };
     else throw err;
   }
   const oneList = q.listIds.length === 1 ? listName.get(q.listIds[0]) : undefined;

@@ -1,8 +1,8 @@
 // E-mail addresses as listmonk accepts them (trimmed, whole address lower-cased, a bare
 // address only, domain allow/block lists), and the name derived from an address. Shared by
 // subscribers, the public surface, import, tx and bounces.
-import { badRequest } from '../http/errors.ts';
-import { LIMITS } from '../http/limits.ts';
+import { DomainError, invalid } from '../core/errors.ts';
+import { LIMITS } from '../core/limits.ts';
 
 export interface DomainRules {
   allow: string[];
@@ -32,12 +32,12 @@ export function emailProblem(email: string, rules: DomainRules, checkLength = tr
   return null;
 }
 
-/** Trims and lower-cases; throws a 400 HttpError naming the problem. */
+/** Trims and lower-cases; throws an `invalid` DomainError naming the problem. */
 export function validateEmail(raw: unknown, rules: DomainRules, opts: { checkLength?: boolean } = {}): string {
-  if (typeof raw !== 'string') throw badRequest(raw === undefined || raw === null ? 'the e-mail address is required' : 'invalid "email": expected a string');
+  if (typeof raw !== 'string') throw invalid(raw === undefined || raw === null ? 'the e-mail address is required' : 'invalid "email": expected a string');
   const email = raw.trim().toLowerCase();
   const problem = emailProblem(email, rules, opts.checkLength ?? true);
-  if (problem) throw badRequest(problem);
+  if (problem) throw invalid(problem);
   return email;
 }
 

@@ -2,7 +2,7 @@
 // footer) rendered by the template engine in the subscriber language, sent through the
 // `email` messenger. The text part is derived from the HTML, as for every system mail.
 import type { AppContext } from '../context.ts';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 import { RepeatedFailures, type Logger } from '../log.ts';
 import { templateCatalog, translate } from '../i18n/index.ts';
 import { htmlToPlainText } from '../content/convert.ts';

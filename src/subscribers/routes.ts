@@ -2,12 +2,13 @@
 import type { Context } from 'hono';
 import { sendCsv } from '../http/csv.ts';
 import { ok, pageResults, streamedPage } from '../http/envelope.ts';
-import { orderByQuery, orderQuery, pagingQuery, parsePaging } from '../http/paging.ts';
-import type { Permission } from '../http/permissions.ts';
+import { orderByQuery, orderQuery, pagingQuery } from '../http/paging.ts';
+import { parsePaging } from '../core/paging.ts';
+import type { Permission } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 import type { SettingsService } from '../settings/service.ts';
 import { cleanQuery, type ListChange, type SubscriberQuery, type SubscriberSelection, type SubscriberService } from './service.ts';
 import { LIST_ACTIONS, SUBSCRIBER_ORDER_COLUMNS, SUBSCRIBER_STATUSES, SUBSCRIPTION_STATUSES } from './store.ts';

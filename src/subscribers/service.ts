@@ -7,9 +7,9 @@
 // by their own grants (`list:get`, `list:manage`).
 import type { AppContext } from '../context.ts';
 import { loggedIds } from '../log.ts';
-import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
-import type { Paging } from '../http/paging.ts';
-import { authorized, can, permittedLists, type Actor, type Authorized } from '../http/permissions.ts';
+import { denied, invalid, notFound, upstreamFailed } from '../core/errors.ts';
+import type { Paging } from '../core/paging.ts';
+import { authorized, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
 import type { ListStore } from '../lists/store.ts';
 import { TABLE_PERMISSIONS, translateSegment, type SegmentAccess } from '../segments/index.ts';
 import { domainRules, nameFromEmail, validateEmail } from './email.ts';
@@ -230,7 +230,7 @@ export class SubscriberService {
     try {
       await sendOptin(this.ctx, this.store, checked, null);
     } catch (e) {
-      throw new HttpError(502, `could not send the opt-in e-mail: ${(e as Error).message}`);
+      throw upstreamFailed(`could not send the opt-in e-mail: ${(e as Error).message}`);
     }
   }
 
@@ -325,7 +325,7 @@ export class SubscriberService {
     const visible = this.visibleLists(actor);
     if (visible !== null && ids.length) {
       const outside = this.store.firstOutside(ids, visible);
-      if (outside !== null) throw forbidden(`permission denied: subscriber ${outside}`);
+      if (outside !== null) throw denied(`permission denied: subscriber ${outside}`);
     }
     return ids.map((id) => authorized(id));
   }
@@ -367,7 +367,7 @@ export class SubscriberService {
     };
     const query = cleanQuery(q.query);
     if (query) {
-      if (!can(actor, 'subscribers:sql_query')) throw forbidden('permission denied: subscribers:sql_query');
+      if (!can(actor, 'subscribers:sql_query')) throw denied('permission denied: subscribers:sql_query');
       filter.segment = translateSegment(query, { access: segmentAccess(actor) });
     }
     return filter;
@@ -376,7 +376,7 @@ export class SubscriberService {
   /** The requested lists the actor may manage; 403 if some were asked for and none remain. */
   private manageable(actor: Actor, lists: number[]): Authorized<number>[] {
     const kept = lists.filter((id) => can(actor, 'list:manage', id));
-    if (lists.length && !kept.length) throw forbidden('permission denied: you may not manage these lists');
+    if (lists.length && !kept.length) throw denied('permission denied: you may not manage these lists');
     return kept.map((id) => authorized(id));
   }
 
@@ -414,7 +414,7 @@ function segmentAccess(actor: Actor): SegmentAccess {
 function selected(sel: SubscriberSelection, needsSelection: boolean): SubscriberQuery {
   const search = sel.all ? '' : sel.search;
   const query = sel.all ? '' : sel.query;
-  if (needsSelection && !sel.all && !search && !cleanQuery(query)) throw badRequest('a "query" or "search" is required (or "all": true)');
+  if (needsSelection && !sel.all && !search && !cleanQuery(query)) throw invalid('a "query" or "search" is required (or "all": true)');
   return { listIds: sel.listIds, subscriptionStatus: sel.subscriptionStatus, search, query };
 }
 

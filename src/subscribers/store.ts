@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
-import { conflict } from '../http/errors.ts';
-import type { Authorized } from '../http/permissions.ts';
+import { conflict } from '../core/errors.ts';
+import type { Authorized } from '../core/authz.ts';
 import type { ListRow } from '../lists/store.ts';
 import type { SegmentRunner } from '../segments/index.ts';
 import { containsText, likeContains, mayHaveAttribText } from './search.ts';

@@ -13,8 +13,8 @@ import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppContext } from '../context.ts';
 import { databaseFiles } from '../db/files.ts';
-import { HttpError, notFound } from '../http/errors.ts';
-import { hasPerm, type AuthUser } from '../http/permissions.ts';
+import { denied, notFound, unauthenticated } from '../core/errors.ts';
+import { hasPerm, type AuthUser } from '../core/authz.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { CampaignStore } from '../campaigns/store.ts';
 import type { Importer } from '../imports/importer.ts';
@@ -66,11 +66,11 @@ export class Metrics {
   async scrape(identify: () => MetricsCaller): Promise<{ contentType: string; body: string }> {
     if (!this.enabled()) throw notFound('404 unknown endpoint');
     const caller = identify();
-    if (!caller) throw new HttpError(401, 'metrics need "Authorization: Bearer <metrics.token>" or a signed-in user with settings:get');
+    if (!caller) throw unauthenticated('metrics need "Authorization: Bearer <metrics.token>" or a signed-in user with settings:get');
     if ('bearer' in caller) {
       const token = this.ctx.settings.get<string>('metrics.token');
-      if (!token || !sameDigest(caller.bearer, token)) throw new HttpError(401, 'invalid metrics token');
-    } else if (!hasPerm(caller.user, 'settings:get')) throw new HttpError(403, 'permission denied: settings:get');
+      if (!token || !sameDigest(caller.bearer, token)) throw unauthenticated('invalid metrics token');
+    } else if (!hasPerm(caller.user, 'settings:get')) throw denied('permission denied: settings:get');
     const { registry } = await this.collectors();
     return { contentType: registry.contentType, body: await registry.metrics() };
   }

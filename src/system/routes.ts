@@ -6,13 +6,13 @@ import { hostname, arch, platform, cpus } from 'node:os';
 import { VERSION } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { invalid, notFound } from '../core/errors.ts';
 import { sendPage } from '../http/layout.tsx';
 import { routesFor } from '../http/routes.ts';
 import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
 import { publicLook } from '../public/look.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
-import { hasPerm, PERMISSION_GROUPS } from '../http/permissions.ts';
+import { hasPerm, PERMISSION_GROUPS } from '../core/authz.ts';
 import type { AppEnv } from '../http/types.ts';
 import { databaseFiles } from '../db/files.ts';
 import { Landing } from './pages.tsx';
@@ -122,7 +122,7 @@ function databaseSizeMb(path: string): number {
 
 function language(c: C) {
   const code = c.req.param('lang') ?? '';
-  if (!isLanguageCode(code)) throw badRequest('invalid language code');
+  if (!isLanguageCode(code)) throw invalid('invalid language code');
   const pack = loadLanguage(code);
   if (!pack) throw notFound(`unknown language "${code}"`);
   return ok(c, pack);

@@ -6,7 +6,7 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
 import { Field, PageData, PageHead, Tag, Time } from '../admin/components.tsx';
 import { HelpLink } from '../help/link.tsx';
-import { can } from '../http/permissions.ts';
+import { can } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import { pathId } from '../http/schema.ts';
 import type { Services } from '../services.ts';

@@ -1,7 +1,7 @@
 // /api/templates. Who may read or change templates is decided by the template service.
 import type { Context } from 'hono';
 import { ok } from '../http/envelope.ts';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 import { sendPreview } from '../http/preview.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, pathId, q, z } from '../http/schema.ts';

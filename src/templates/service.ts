@@ -4,8 +4,8 @@
 import type { AppContext } from '../context.ts';
 import { renderEnv } from '../campaigns/compose.ts';
 import { compileCampaign, compileTx, DEMO_SUBSCRIBER, RenderError, type RenderCampaign, type RenderEnv } from '../campaigns/render.ts';
-import { badRequest, forbidden } from '../http/errors.ts';
-import { authorized, can, type Actor, type Authorized } from '../http/permissions.ts';
+import { invalid, denied } from '../core/errors.ts';
+import { authorized, can, type Actor, type Authorized } from '../core/authz.ts';
 import { translate } from '../i18n/index.ts';
 import { DUMMY_UUID, hasContentPlaceholder } from '../templating/index.ts';
 import type { TrackingStore } from '../tracking/store.ts';
@@ -47,12 +47,12 @@ export interface PreviewInput {
   body?: string;
 }
 
-const placeholderMissing = () => badRequest('a campaign template must contain the {{ template "content" . }} placeholder where the campaign body goes');
+const placeholderMissing = () => invalid('a campaign template must contain the {{ template "content" . }} placeholder where the campaign body goes');
 
 /** A preview's `template_type`: one of the template types, or not given when empty. */
 function previewType(v: string | undefined): TemplateType | undefined {
   if (!v) return undefined;
-  if (!TEMPLATE_TYPES.includes(v as TemplateType)) throw badRequest(`invalid "template_type": "${v}" is not one of ${TEMPLATE_TYPES.join(', ')}`);
+  if (!TEMPLATE_TYPES.includes(v as TemplateType)) throw invalid(`invalid "template_type": "${v}" is not one of ${TEMPLATE_TYPES.join(', ')}`);
   return v as TemplateType;
 }
 
@@ -65,7 +65,7 @@ export class TemplateService {
 
   /** Templates are readable (templates:get) or changeable (templates:manage) as a whole, not one by one. */
   private authorize(actor: Actor, permission: 'templates:get' | 'templates:manage'): void {
-    if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
+    if (!can(actor, permission)) throw denied(`permission denied: ${permission}`);
   }
 
   private manageable(actor: Actor, id: number): Authorized<number> {
@@ -142,7 +142,7 @@ export class TemplateService {
   }
 
   private checkSave(t: TemplateSource): void {
-    if (t.type === 'tx' && t.subject.trim() === '') throw badRequest('"subject" is required for a tx template');
+    if (t.type === 'tx' && t.subject.trim() === '') throw invalid('"subject" is required for a tx template');
     this.compile(t);
   }
 

@@ -6,8 +6,8 @@ import type { DB } from '../db/connection.ts';
 import { NOW, templates } from '../db/schema.ts';
 import { param, preparedStatements } from '../db/index.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
-import { badRequest, notFound } from '../http/errors.ts';
-import type { Authorized } from '../http/permissions.ts';
+import { invalid, notFound } from '../core/errors.ts';
+import type { Authorized } from '../core/authz.ts';
 import { defaultTemplates, type TemplateType } from './defaults/index.ts';
 
 export const TEMPLATE_TYPES: readonly TemplateType[] = ['campaign', 'campaign_visual', 'tx'];
@@ -117,7 +117,7 @@ export class TemplateStore {
   /** Only a campaign template can be the default; the old default stops being one. */
   setDefault(id: Authorized<number>): TemplateRow {
     const t = this.get(id);
-    if (t.type !== 'campaign') throw badRequest(`only a campaign template can be the default (template ${id} is ${t.type})`);
+    if (t.type !== 'campaign') throw invalid(`only a campaign template can be the default (template ${id} is ${t.type})`);
     this.db.transaction(() => {
       this.q.clearDefault.run();
       this.q.setDefault.run({ id });
@@ -129,8 +129,8 @@ export class TemplateStore {
   delete(id: Authorized<number>): void {
     this.db.transaction(() => {
       const t = this.get(id);
-      if (t.is_default) throw badRequest('the default template cannot be deleted');
-      if (this.q.count.get()!.n <= 1) throw badRequest('the only template cannot be deleted');
+      if (t.is_default) throw invalid('the default template cannot be deleted');
+      if (this.q.count.get()!.n <= 1) throw invalid('the only template cannot be deleted');
       this.sql(SQL.repointCampaigns).run(this.defaultTemplate()?.id ?? null, id);
       this.sql(SQL.clearArchiveRefs).run(id);
       this.q.delete.run({ id });

@@ -7,11 +7,12 @@ import { archiveHtml, archivePageUrl, archiveTitle, layoutFor, publishedAt, rend
 import { compileCampaign, RenderError, ZERO_UUID } from '../campaigns/render.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../core/errors.ts';
 import { Message, sendPage } from '../http/layout.tsx';
 import { sendPreview } from '../http/preview.ts';
-import { LIMITS } from '../http/limits.ts';
-import { pagingQuery, parsePaging, type Paging } from '../http/paging.ts';
+import { LIMITS } from '../core/limits.ts';
+import { pagingQuery } from '../http/paging.ts';
+import { parsePaging, type Paging } from '../core/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { isUuid, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';

@@ -3,9 +3,9 @@ import type { Context } from 'hono';
 import { readFile, rm } from 'node:fs/promises';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest } from '../http/errors.ts';
+import { invalid } from '../core/errors.ts';
 import { parseJson } from '../http/json.ts';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 import { receiveMultipart, type MultipartForm } from '../http/multipart.ts';
 import { routesFor } from '../http/routes.ts';
 import { f, parseInput, z } from '../http/schema.ts';
@@ -73,19 +73,19 @@ async function readTxRequest(c: C, dbPath: string): Promise<{ message: unknown; 
 /** The `data` field: the JSON message. */
 function messageData(form: MultipartForm): unknown {
   const data = form.fields.data ?? [];
-  if (data.length !== 1) throw badRequest('a multipart request needs exactly one "data" field holding the JSON message');
+  if (data.length !== 1) throw invalid('a multipart request needs exactly one "data" field holding the JSON message');
   let body: unknown;
   try {
     body = parseJson(data[0]!);
   } catch (e) {
-    throw badRequest(`invalid "data": ${(e as Error).message}`);
+    throw invalid(`invalid "data": ${(e as Error).message}`);
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid "data": expected a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('invalid "data": expected a JSON object');
   return body;
 }
 
 async function readAttachments(form: MultipartForm): Promise<Attachment[]> {
   const total = form.files.reduce((sum, file) => sum + file.size, 0);
-  if (total > LIMITS.txAttachmentsTotalBytes) throw badRequest(`the attachments are larger than ${LIMITS.txAttachmentsTotalBytes / 1024 / 1024} MB in total`);
+  if (total > LIMITS.txAttachmentsTotalBytes) throw invalid(`the attachments are larger than ${LIMITS.txAttachmentsTotalBytes / 1024 / 1024} MB in total`);
   return Promise.all(form.files.map(async (file) => ({ filename: file.name || 'attachment', content: await readFile(file.path), contentType: file.type || 'application/octet-stream' })));
 }

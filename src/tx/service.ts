@@ -7,8 +7,8 @@ import type { AppContext } from '../context.ts';
 import { renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
 import { compileTx, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
 import type { TrackingStore } from '../tracking/store.ts';
-import { badRequest, forbidden, HttpError } from '../http/errors.ts';
-import { can, type Actor } from '../http/permissions.ts';
+import { denied, invalid, upstreamFailed } from '../core/errors.ts';
+import { can, type Actor } from '../core/authz.ts';
 import { buildTxMessage, isValidFrom, type HeaderList } from '../mail/message.ts';
 import { domainRules, emailProblem } from '../subscribers/email.ts';
 import type { SubscriberStore } from '../subscribers/store.ts';
@@ -51,42 +51,42 @@ export class TxService {
   ) {}
 
   async send(actor: Actor, input: TxInput, attachments: Attachment[]): Promise<void> {
-    if (!can(actor, 'tx:send')) throw forbidden('permission denied: tx:send');
+    if (!can(actor, 'tx:send')) throw denied('permission denied: tx:send');
     const mode = input.subscriber_mode ?? 'default';
     const emails = [...(input.subscriber_emails ?? [])];
     const ids = [...(input.subscriber_ids ?? [])];
     const oneEmail = input.subscriber_email;
     const oneId = input.subscriber_id;
-    if (oneEmail && emails.length) throw badRequest('give either "subscriber_email" or "subscriber_emails", not both');
-    if (oneId !== undefined && ids.length) throw badRequest('give either "subscriber_id" or "subscriber_ids", not both');
+    if (oneEmail && emails.length) throw invalid('give either "subscriber_email" or "subscriber_emails", not both');
+    if (oneId !== undefined && ids.length) throw invalid('give either "subscriber_id" or "subscriber_ids", not both');
     if (oneEmail) emails.push(oneEmail);
     if (oneId !== undefined) ids.push(oneId);
     if (mode === 'default') {
-      if (!emails.length && !ids.length) throw badRequest('"subscriber_emails" or "subscriber_ids" is required');
-      if (emails.length && ids.length) throw badRequest('give either "subscriber_emails" or "subscriber_ids", not both');
+      if (!emails.length && !ids.length) throw invalid('"subscriber_emails" or "subscriber_ids" is required');
+      if (emails.length && ids.length) throw invalid('give either "subscriber_emails" or "subscriber_ids", not both');
     } else {
-      if (ids.length) throw badRequest(`"subscriber_ids" cannot be used with subscriber_mode "${mode}": give "subscriber_emails"`);
-      if (!emails.length) throw badRequest('"subscriber_emails" is required');
+      if (ids.length) throw invalid(`"subscriber_ids" cannot be used with subscriber_mode "${mode}": give "subscriber_emails"`);
+      if (!emails.length) throw invalid('"subscriber_emails" is required');
     }
     // The address rules of subscribers: syntax, length and the privacy.domain_allowlist/blocklist.
     const rules = domainRules(this.ctx.settings);
     const cleanEmails = emails.map((e) => {
       const email = e.trim().toLowerCase();
       const problem = emailProblem(email, rules);
-      if (problem) throw badRequest(`invalid "subscriber_emails" entry "${e.slice(0, 100)}": ${problem}`);
+      if (problem) throw invalid(`invalid "subscriber_emails" entry "${e.slice(0, 100)}": ${problem}`);
       return email;
     });
 
     const templateId = input.template_id;
-    if (templateId === undefined) throw badRequest('"template_id" is required');
+    if (templateId === undefined) throw invalid('"template_id" is required');
     const tpl = this.store.template(templateId);
-    if (!tpl) throw badRequest(`invalid "template_id": template ${templateId} not found or not a tx template`);
+    if (!tpl) throw invalid(`invalid "template_id": template ${templateId} not found or not a tx template`);
     const messenger = input.messenger || 'email';
     const unavailable = this.ctx.mailer.unavailable(messenger);
-    if (unavailable) throw badRequest(`invalid "messenger": ${unavailable}`);
+    if (unavailable) throw invalid(`invalid "messenger": ${unavailable}`);
     const contentType = input.content_type || 'html';
     const from = input.from_email || this.ctx.settings.str('app.from_email');
-    if (!isValidFrom(from)) throw badRequest(`invalid "from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
+    if (!isValidFrom(from)) throw invalid(`invalid "from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
     const data = input.data ?? {};
     const hdrs = input.headers ?? [];
     const { subject, altbody } = input;
@@ -131,9 +131,9 @@ export class TxService {
       } catch (e) {
         // The messenger's text may quote the address (an SMTP rejection does): it goes to the log only.
         this.ctx.log.error(`tx message to ${message.to[0]} failed: ${(e as Error).message}`);
-        throw new HttpError(502, `sending to ${label} failed: the messenger refused the message (see the server log)`);
+        throw upstreamFailed(`sending to ${label} failed: the messenger refused the message (see the server log)`);
       }
     }
-    if (missing) throw badRequest(Array<string>(missing).fill(SUBSCRIBER_NOT_FOUND).join('; '));
+    if (missing) throw invalid(Array<string>(missing).fill(SUBSCRIBER_NOT_FOUND).join('; '));
   }
 }

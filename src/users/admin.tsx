@@ -9,8 +9,8 @@ import { adminPage, adminView, type AdminContext, type AdminView } from '../admi
 import { CopyButton, Field, PageData, PageHead, SearchToolbar, Tag, Time } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { HelpLink } from '../help/link.tsx';
-import { notFound } from '../http/errors.ts';
-import { can, LIST_PERMISSIONS, PERMISSION_GROUPS, SUPER_ADMIN_ROLE_ID } from '../http/permissions.ts';
+import { notFound } from '../core/errors.ts';
+import { can, LIST_PERMISSIONS, PERMISSION_GROUPS, SUPER_ADMIN_ROLE_ID } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type { Services } from '../services.ts';

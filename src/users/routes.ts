@@ -3,9 +3,9 @@
 import type { Context } from 'hono';
 import { clearSessionCookie, type Authenticator } from '../http/auth.ts';
 import { ok } from '../http/envelope.ts';
-import { badRequest } from '../http/errors.ts';
-import { LIMITS } from '../http/limits.ts';
-import { LIST_PERMISSIONS } from '../http/permissions.ts';
+import { invalid } from '../core/errors.ts';
+import { LIMITS } from '../core/limits.ts';
+import { LIST_PERMISSIONS } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, parseInput, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -109,12 +109,12 @@ const grantEntry = () => z.object({ id: f.optInt({ min: 1 }), permissions: f.opt
 
 function listGrants(raw: unknown): ListRoleInput['lists'] {
   const list = raw ?? [];
-  const shape = () => badRequest('invalid "lists": expected an array of {id, permissions}');
+  const shape = () => invalid('invalid "lists": expected an array of {id, permissions}');
   if (!Array.isArray(list)) throw shape();
   return list.map((entry: unknown) => {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw shape();
     const g = parseInput(grantEntry(), entry);
-    if (g.id === undefined) throw badRequest('invalid "lists": every entry needs a list "id"');
+    if (g.id === undefined) throw invalid('invalid "lists": every entry needs a list "id"');
     return { id: g.id, permissions: g.permissions ?? [] };
   });
 }

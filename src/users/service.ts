@@ -3,10 +3,10 @@
 // on typed input, and the log of who changed what. The store keeps the SQL and the guards that
 // must hold in the write's transaction.
 import type { AppContext } from '../context.ts';
-import { badRequest, forbidden, HttpError, notFound } from '../http/errors.ts';
+import { DomainError, denied, invalid, notFound, tooMany } from '../core/errors.ts';
 import {
   ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, authorized, can, type Actor, type Authorized, type ListPermission, type Permission,
-} from '../http/permissions.ts';
+} from '../core/authz.ts';
 import { assertName, assertPassword, assertUsername, normaliseEmail } from './rules.ts';
 import { hashPassword } from './secrets.ts';
 import type { SignIn } from './sign-in.ts';
@@ -57,15 +57,15 @@ export class UserService {
     let newPassword: string | undefined;
     // An API user has no e-mail or password of its own: the ones given are ignored.
     if (input.type === 'user') {
-      if (!input.email) throw badRequest('"email" is required');
+      if (!input.email) throw invalid('"email" is required');
       email = normaliseEmail(input.email);
       if (input.passwordLogin) {
-        if (!input.password) throw badRequest('"password" is required for password login');
+        if (!input.password) throw invalid('"password" is required for password login');
         assertPassword(input.password);
         newPassword = input.password;
       }
     }
-    if (!input.userRoleId) throw badRequest('"user_role_id" is required');
+    if (!input.userRoleId) throw invalid('"user_role_id" is required');
     this.assertUserRole(actor, input.userRoleId);
     if (input.listRoleId) this.assertListRole(actor, input.listRoleId);
     const passwordHash = newPassword === undefined ? undefined : await hashPassword(newPassword);
@@ -107,7 +107,7 @@ export class UserService {
         if (changes.password) {
           assertPassword(changes.password);
           setsPassword = true;
-        } else if (!account.hasPassword) throw badRequest('"password" is required to enable password login');
+        } else if (!account.hasPassword) throw invalid('"password" is required to enable password login');
       }
     }
     if (changes.userRoleId && changes.userRoleId !== current.user_role.id) this.assertUserRole(actor, changes.userRoleId);
@@ -134,7 +134,7 @@ export class UserService {
 
   deleteMany(actor: Actor, ids: number[]): void {
     this.assertCan(actor, 'users:manage');
-    if (!ids.length) throw badRequest('no user ids given');
+    if (!ids.length) throw invalid('no user ids given');
     for (const id of ids) this.assertHolderWithin(actor, this.store.getUser(id));
     this.store.deleteUsers(ids.map((id) => authorized(id)));
     this.ctx.log.info(`users ${ids.join(', ')} deleted by ${actor.username}`);
@@ -168,7 +168,7 @@ export class UserService {
       // listmonk's body.
       const emailChanges = email !== undefined && email !== this.store.getUser(own).email;
       if (actor.via === 'session' && (password !== undefined || emailChanges)) {
-        if (!changes.current_password) throw badRequest('"current_password" is required to change your e-mail or password');
+        if (!changes.current_password) throw invalid('"current_password" is required to change your e-mail or password');
         await this.confirmOwnPassword(actor, changes.current_password, keepSession, 'wrong current password');
       }
     }
@@ -196,7 +196,7 @@ export class UserService {
   /** A new TOTP secret and its QR code for the user to enrol (nothing is stored yet). */
   totpEnrolment(actor: Actor, id: number): Promise<{ secret: string; qr: string }> {
     const checked = this.twofaTarget(actor, id);
-    if (this.store.totpSecret(checked)) throw badRequest('two-factor authentication is already enabled; disable it first');
+    if (this.store.totpSecret(checked)) throw invalid('two-factor authentication is already enabled; disable it first');
     const user = this.store.getUser(checked);
     return newTotpEnrolment(this.ctx.settings.str('app.site_name'), user.email ?? user.username);
   }
@@ -209,17 +209,17 @@ export class UserService {
   async enableTotp(actor: Actor, id: number, input: { secret?: string; code?: string; password?: string }, keepSession: string | null): Promise<void> {
     const checked = this.twofaTarget(actor, id);
     // Required only now: someone else's 2FA answers 403 whatever the body holds.
-    if (!input.password) throw badRequest('"password" is required: confirm with your current password');
-    if (!input.secret) throw badRequest('"secret" is required');
-    if (!input.code) throw badRequest('"code" is required');
-    if (!this.store.hasPasswordLogin(checked)) throw badRequest('two-factor authentication needs a user with password login');
-    if (this.store.totpSecret(checked)) throw badRequest('two-factor authentication is already enabled');
-    if (!isTotpSecret(input.secret)) throw badRequest('invalid "secret": not a base32 TOTP secret');
+    if (!input.password) throw invalid('"password" is required: confirm with your current password');
+    if (!input.secret) throw invalid('"secret" is required');
+    if (!input.code) throw invalid('"code" is required');
+    if (!this.store.hasPasswordLogin(checked)) throw invalid('two-factor authentication needs a user with password login');
+    if (this.store.totpSecret(checked)) throw invalid('two-factor authentication is already enabled');
+    if (!isTotpSecret(input.secret)) throw invalid('invalid "secret": not a base32 TOTP secret');
     const step = totpCodeStep(input.secret, input.code);
-    if (step === null) throw badRequest('invalid "code": it does not match the secret (check the device clock)');
+    if (step === null) throw invalid('invalid "code": it does not match the secret (check the device clock)');
     await this.confirmActorPassword(actor, input.password, keepSession);
     // Again after the wait: another request may have turned it on meanwhile.
-    if (this.store.totpSecret(checked)) throw badRequest('two-factor authentication is already enabled');
+    if (this.store.totpSecret(checked)) throw invalid('two-factor authentication is already enabled');
     this.store.enableTotp(checked, input.secret, step, id === actor.id ? keepSession : null);
     this.ctx.log.info(`two-factor authentication enabled for user ${id} by ${actor.username}; the user's other sessions were ended`);
   }
@@ -227,8 +227,8 @@ export class UserService {
   /** Turns TOTP off; the actor confirms with their own password (an admin resetting someone else's 2FA too). */
   async disableTotp(actor: Actor, id: number, password: string | undefined, session: string | null): Promise<void> {
     const checked = this.twofaTarget(actor, id);
-    if (!password) throw badRequest('"password" is required');
-    if (!this.store.totpSecret(checked)) throw badRequest('two-factor authentication is not enabled');
+    if (!password) throw invalid('"password" is required');
+    if (!this.store.totpSecret(checked)) throw invalid('two-factor authentication is not enabled');
     await this.confirmActorPassword(actor, password, session);
     this.store.disableTotp(checked);
     this.ctx.log.info(`two-factor authentication disabled for user ${id} by ${actor.username}`);
@@ -237,7 +237,7 @@ export class UserService {
   /** The 2FA changes' confirmation: the actor's own password (a user who signs in with one). */
   private async confirmActorPassword(actor: Actor, password: string, session: string | null): Promise<void> {
     assertPassword(password);
-    if (!this.store.hasPasswordLogin(actor.id)) throw badRequest('confirming with a password needs a user with password login');
+    if (!this.store.hasPasswordLogin(actor.id)) throw invalid('confirming with a password needs a user with password login');
     await this.confirmOwnPassword(actor, password, session, 'wrong password');
   }
 
@@ -247,9 +247,9 @@ export class UserService {
    */
   private async confirmOwnPassword(actor: Actor, password: string, session: string | null, wrong: string): Promise<void> {
     const outcome = await this.signIn.confirmPassword(actor, password, session);
-    if (outcome.kind === 'wrong') throw forbidden(wrong);
+    if (outcome.kind === 'wrong') throw denied(wrong);
     if (outcome.kind === 'too-many') {
-      throw new HttpError(429, `too many wrong passwords: try again in ${Math.ceil(outcome.retryAfter / 60)} minute(s)${outcome.ended ? '; this session has ended, sign in again' : ''}`, outcome.retryAfter);
+      throw tooMany(`too many wrong passwords: try again in ${Math.ceil(outcome.retryAfter / 60)} minute(s)${outcome.ended ? '; this session has ended, sign in again' : ''}`, outcome.retryAfter);
     }
   }
 
@@ -299,7 +299,7 @@ export class UserService {
   /** Deletes a role that no user holds; the Super Admin role stays. */
   deleteRole(actor: Actor, id: number): void {
     this.assertCan(actor, 'roles:manage');
-    if (id === SUPER_ADMIN_ROLE_ID) throw badRequest('the Super Admin role cannot be deleted');
+    if (id === SUPER_ADMIN_ROLE_ID) throw invalid('the Super Admin role cannot be deleted');
     this.store.deleteRole(authorized(id));
     this.ctx.log.info(`role ${id} deleted by ${actor.username}`);
   }
@@ -318,7 +318,7 @@ export class UserService {
   mayChangeRole(actor: Actor, role: { id: number; permissions?: readonly string[]; lists?: { id: number; permissions: readonly string[] }[] | null }): boolean {
     return this.allows(() => {
       this.assertCan(actor, 'roles:manage');
-      if (role.id === SUPER_ADMIN_ROLE_ID) throw forbidden('the Super Admin role cannot be changed');
+      if (role.id === SUPER_ADMIN_ROLE_ID) throw denied('the Super Admin role cannot be changed');
       this.permissionsWithin(actor, role.permissions ?? [], 'edit');
       this.grantsWithin(actor, role.lists ?? [], 'edit');
     });
@@ -329,7 +329,7 @@ export class UserService {
       check();
       return true;
     } catch (err) {
-      if (err instanceof HttpError && err.status === 403) return false;
+      if (err instanceof DomainError && err.kind === 'denied') return false;
       throw err;
     }
   }
@@ -337,7 +337,7 @@ export class UserService {
   // ---- checks ------------------------------------------------------------------------------
 
   private assertCan(actor: Actor, permission: Permission): void {
-    if (!can(actor, permission)) throw forbidden(`permission denied: ${permission}`);
+    if (!can(actor, permission)) throw denied(`permission denied: ${permission}`);
   }
 
   private authorize(actor: Actor, id: number): Authorized<number> {
@@ -347,7 +347,7 @@ export class UserService {
 
   /** Users manage their own 2FA; someone else's takes users:manage. 404 for an unknown user. */
   private twofaTarget(actor: Actor, id: number): Authorized<number> {
-    if (id !== actor.id && !can(actor, 'users:manage')) throw forbidden('permission denied: users:manage');
+    if (id !== actor.id && !can(actor, 'users:manage')) throw denied('permission denied: users:manage');
     this.store.account(id);
     // Someone else's 2FA, as any other change to them: only of a user holding no more than the actor.
     if (id !== actor.id) this.assertHolderWithin(actor, this.store.getUser(id));
@@ -357,15 +357,15 @@ export class UserService {
   /** A user role the actor may give: it exists, and holds only permissions the actor has (Super Admin: only a Super Admin). */
   private assertUserRole(actor: Actor, id: number): void {
     const role = this.store.userRole(id);
-    if (!role) throw badRequest(`invalid "user_role_id": no user role ${id}`);
-    if (id === SUPER_ADMIN_ROLE_ID && !actor.superAdmin) throw forbidden('only a Super Admin can assign the Super Admin role');
+    if (!role) throw invalid(`invalid "user_role_id": no user role ${id}`);
+    if (id === SUPER_ADMIN_ROLE_ID && !actor.superAdmin) throw denied('only a Super Admin can assign the Super Admin role');
     this.permissionsWithin(actor, role.permissions, 'give');
   }
 
   /** A list role the actor may give: it exists, and grants only what the actor has on each list. */
   private assertListRole(actor: Actor, id: number): void {
     const role = this.store.listRole(id);
-    if (!role) throw badRequest(`invalid "list_role_id": no list role ${id}`);
+    if (!role) throw invalid(`invalid "list_role_id": no list role ${id}`);
     this.grantsWithin(actor, role.lists, 'give');
   }
 
@@ -375,7 +375,7 @@ export class UserService {
    */
   private assertHolderWithin(actor: Actor, user: UserJson): void {
     if (actor.superAdmin) return;
-    if (user.user_role.id === SUPER_ADMIN_ROLE_ID) throw forbidden('only a Super Admin can change a Super Admin');
+    if (user.user_role.id === SUPER_ADMIN_ROLE_ID) throw denied('only a Super Admin can change a Super Admin');
     this.permissionsWithin(actor, user.user_role.permissions, 'change a user holding');
     if (user.list_role) this.grantsWithin(actor, user.list_role.lists, 'change a user holding');
   }
@@ -386,7 +386,7 @@ export class UserService {
    */
   private permissionsWithin<T extends string>(actor: Actor, permissions: readonly T[], doing = 'give'): T[] {
     const beyond = actor.superAdmin ? undefined : permissions.find((p) => !can(actor, p as Permission));
-    if (beyond) throw forbidden(`you cannot ${doing} a role with the permission "${beyond}": a caller gives or edits only roles within its own permissions`);
+    if (beyond) throw denied(`you cannot ${doing} a role with the permission "${beyond}": a caller gives or edits only roles within its own permissions`);
     return [...permissions];
   }
 
@@ -394,7 +394,7 @@ export class UserService {
   private grantsWithin<G extends { id: number; permissions: readonly string[] }>(actor: Actor, lists: G[], doing = 'give'): G[] {
     for (const g of lists) {
       const beyond = actor.superAdmin ? undefined : g.permissions.find((p) => !can(actor, p as ListPermission, g.id));
-      if (beyond) throw forbidden(`you cannot ${doing} a role with "${beyond}" on list ${g.id}: a caller gives or edits only roles within its own permissions`);
+      if (beyond) throw denied(`you cannot ${doing} a role with "${beyond}" on list ${g.id}: a caller gives or edits only roles within its own permissions`);
     }
     return lists;
   }
@@ -402,7 +402,7 @@ export class UserService {
   /** A role that may be changed: it exists with this type, and is not the Super Admin role. */
   private editableRole(actor: Actor, id: number, type: 'user' | 'list'): Authorized<number> {
     this.assertCan(actor, 'roles:manage');
-    if (id === SUPER_ADMIN_ROLE_ID) throw badRequest('the Super Admin role cannot be changed');
+    if (id === SUPER_ADMIN_ROLE_ID) throw invalid('the Super Admin role cannot be changed');
     if (this.store.roleType(id) !== type) throw notFound(`${type} role ${id} not found`);
     return authorized(id);
   }
@@ -410,7 +410,7 @@ export class UserService {
   private checkPermissions(input: UserRoleInput): Permission[] {
     assertName(input.name);
     const known: readonly string[] = ALL_PERMISSIONS;
-    for (const p of input.permissions) if (!known.includes(p)) throw badRequest(`invalid permission "${p}"`);
+    for (const p of input.permissions) if (!known.includes(p)) throw invalid(`invalid permission "${p}"`);
     return input.permissions as Permission[];
   }
 
@@ -419,8 +419,8 @@ export class UserService {
     assertName(input.name);
     const known: readonly string[] = LIST_PERMISSIONS;
     for (const g of input.lists) {
-      for (const p of g.permissions) if (!known.includes(p)) throw badRequest(`invalid list permission "${p}": use list:get or list:manage`);
-      if (g.permissions.length && !this.store.listExists(g.id)) throw badRequest(`invalid list id ${g.id}: no such list`);
+      for (const p of g.permissions) if (!known.includes(p)) throw invalid(`invalid list permission "${p}": use list:get or list:manage`);
+      if (g.permissions.length && !this.store.listExists(g.id)) throw invalid(`invalid list id ${g.id}: no such list`);
     }
     return input.lists.map((g) => ({ id: g.id, permissions: g.permissions as ListPermission[] }));
   }

@@ -8,7 +8,7 @@
 // store's.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../context.ts';
-import { LIMITS } from '../http/limits.ts';
+import { LIMITS } from '../core/limits.ts';
 import { systemMessage } from '../mail/system.ts';
 import { AttemptLimiter } from './attempts.ts';
 import { passwordHashFor } from './rules.ts';

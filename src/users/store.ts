@@ -8,10 +8,10 @@ import { isDatabaseBusy, isStorageFailure, type DB } from '../db/connection.ts';
 import { jsonEach, param, preparedStatements } from '../db/index.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { lists, NOW, parseJsonText, passwordResets, roleLists, roles, sessions, toJsonText, users, type JsonText } from '../db/schema.ts';
-import { badRequest, conflict, notFound } from '../http/errors.ts';
+import { invalid, conflict, notFound } from '../core/errors.ts';
 import {
   ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, type Authorized, type AuthUser, type ListGrant, type ListPermission, type Permission,
-} from '../http/permissions.ts';
+} from '../core/authz.ts';
 import type { Authenticator } from '../http/auth.ts';
 import { assertUsername, normaliseEmail } from './rules.ts';
 import { hashPassword, isBcryptHash, type PasswordHash, randomString, sameDigest, sha256Hex, verifyPassword } from './secrets.ts';
@@ -366,7 +366,7 @@ export class UserStore {
    */
   newApiToken(id: Authorized<number>): string {
     return this.db.transaction(() => {
-      if (this.row(id).type !== 'api') throw badRequest('only an API user has a token');
+      if (this.row(id).type !== 'api') throw invalid('only an API user has a token');
       const token = randomString(48);
       this.q.setPassword.run({ password: sha256Hex(token), id });
       return token;
@@ -484,7 +484,7 @@ export class UserStore {
 
   private assertAdminRemains(excludedIds: number[]): void {
     const left = this.q.otherEnabledAdmins.get({ ids: JSON.stringify(excludedIds) })!.n;
-    if (left === 0) throw badRequest('refused: at least one enabled Super Admin user must remain');
+    if (left === 0) throw invalid('refused: at least one enabled Super Admin user must remain');
   }
 
   private toJson(r: UserRow): UserJson {

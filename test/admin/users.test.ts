@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { TOTP } from 'otpauth';
-import { ALL_PERMISSIONS } from '../../src/http/permissions.ts';
+import { ALL_PERMISSIONS } from '../../src/core/authz.ts';
 import { adminSession, apiAs, assertEscaped, getPage, HOSTILE, userWithRole } from '../helpers/admin.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 

@@ -1,7 +1,7 @@
 // Paging and ordering parameters, as listmonk's paginator reads them.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseOrder, parseOrderBy, parsePaging } from '../../src/http/paging.ts';
+import { parseOrder, parseOrderBy, parsePaging } from '../../src/core/paging.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 describe('parsePaging', () => {

@@ -3,7 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Hono } from 'hono';
-import { HttpError } from '../../src/http/errors.ts';
+import { DomainError } from '../../src/core/errors.ts';
+import { httpStatus } from '../../src/http/errors.ts';
 import { mount, routesFor, type MountOptions } from '../../src/http/routes.ts';
 import { z } from '../../src/http/schema.ts';
 import type { AppEnv } from '../../src/http/types.ts';
@@ -21,7 +22,7 @@ describe('route tables', () => {
       }),
     ];
     const app = new Hono<AppEnv>();
-    app.onError((err, c) => c.json({ message: err.message }, err instanceof HttpError ? err.status : 500));
+    app.onError((err, c) => c.json({ message: err.message }, err instanceof DomainError ? httpStatus(err) : 500));
     const pass: MountOptions['trackWrites'] = async (_c, next) => next();
     mount(app, table, null, { guard: () => pass, trackWrites: pass, bodyBytes: 1024 });
     assert.deepEqual(made, { body: 0, query: 0 }, 'nothing made when mounted');

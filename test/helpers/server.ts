@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, openDatabase, type DB } from '../../src/db/connection.ts';
 import { install } from '../../src/install.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
-import type { Permission } from '../../src/http/permissions.ts';
+import type { Permission } from '../../src/core/authz.ts';
 import { UserStore } from '../../src/users/store.ts';
 
 export const ADMIN_USER = 'admin';

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ChildServer, installDatabase, killChildServers, startChildServer } from '../helpers/child-server.ts';
-import { byteSize, LIMITS } from '../../src/http/limits.ts';
+import { byteSize, LIMITS } from '../../src/core/limits.ts';
 
 after(killChildServers);
 

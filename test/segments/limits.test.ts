@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { LIMITS } from '../../src/http/limits.ts';
+import { LIMITS } from '../../src/core/limits.ts';
 import { type ChildServer, healthMs, installDatabase, killChildServers, RESPONSIVE_MS, startChildServer } from '../helpers/child-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -2,7 +2,7 @@
 // permissions, only a Super Admin assigns (or changes) a Super Admin (issue 16 point 9).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Permission } from '../../src/http/permissions.ts';
+import type { Permission } from '../../src/core/authz.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 describe('role escalation', () => {

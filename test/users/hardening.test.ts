@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import { ADMIN_PASSWORD, startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
-import { parseAdminPaging } from '../../src/http/paging.ts';
+import { parseAdminPaging } from '../../src/core/paging.ts';
 import { passwordHashFor } from '../../src/users/rules.ts';
 import { sha256Hex } from '../../src/users/secrets.ts';
 import { form, recorder, signIn, withCookie, type Recorder } from './helpers.ts';

@@ -2,7 +2,7 @@
 // list roles.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALL_PERMISSIONS, authorized, canAccessList, filterLists, permittedLists, type Permission } from '../../src/http/permissions.ts';
+import { ALL_PERMISSIONS, authorized, canAccessList, filterLists, permittedLists, type Permission } from '../../src/core/authz.ts';
 import { PERMISSION_MATRIX } from '../helpers/permission-matrix.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
