@@ -158,9 +158,9 @@ async function turndownService(): Promise<TurndownService> {
   service.addRule('listItem', {
     filter: 'li',
     replacement(content, node) {
-      const parent = node.parentNode;
+      const parent = node.parentNode as Element | null;
       let marker = '- ';
-      if (parent.nodeName === 'OL') {
+      if (parent?.nodeName === 'OL') {
         const start = Number(parent.getAttribute('start') ?? 1) || 1;
         marker = `${start + Array.prototype.indexOf.call(parent.children, node)}. `;
       }

@@ -9,7 +9,7 @@ import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
 function upload(t: TestServer, name: string, data: Buffer | string, type: string) {
   const form = new FormData();
-  form.append('file', new Blob([data], { type }), name);
+  form.append('file', new Blob([typeof data === 'string' ? data : new Uint8Array(data)], { type }), name);
   return t.request('POST', '/api/media', undefined, { raw: form });
 }
 

@@ -10,7 +10,7 @@ let list: number;
 async function importCsv(name: string, content: string | Buffer, params: Record<string, unknown> = {}) {
   const f = new FormData();
   f.set('params', JSON.stringify({ mode: 'subscribe', delim: ',', lists: [list], ...params }));
-  f.set('file', new Blob([content]), name);
+  f.set('file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), name);
   const res = await t.request('POST', '/api/import/subscribers', undefined, { raw: f });
   assert.equal(res.status, 200, res.text);
   for (;;) {

@@ -19,7 +19,7 @@ function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {
 function form(params: unknown, file?: { name: string; content: string | Buffer }): FormData {
   const f = new FormData();
   f.set('params', typeof params === 'string' ? params : JSON.stringify(params));
-  if (file) f.set('file', new Blob([file.content]), file.name);
+  if (file) f.set('file', new Blob([typeof file.content === 'string' ? file.content : new Uint8Array(file.content)]), file.name);
   return f;
 }
 

@@ -19,7 +19,7 @@ function zipOf(dir: string): Promise<Buffer> {
 async function importFile(name: string, content: Buffer | string, params: Record<string, unknown> = {}) {
   const f = new FormData();
   f.set('params', JSON.stringify({ mode: 'subscribe', lists: [list], subscription_status: 'confirmed', ...params }));
-  f.set('file', new Blob([content]), name);
+  f.set('file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)]), name);
   const res = await t.request('POST', '/api/import/subscribers', undefined, { raw: f });
   assert.equal(res.status, 200, res.text);
   await t.server.ctx.importer.whenIdle();

@@ -16,7 +16,7 @@ const pdf = '%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n';
 
 function form(name: string, data: Buffer | string, type: string, field = 'file'): FormData {
   const f = new FormData();
-  f.append(field, new Blob([data], { type }), name);
+  f.append(field, new Blob([typeof data === 'string' ? data : new Uint8Array(data)], { type }), name);
   return f;
 }
 const upload = (name: string, data: Buffer | string, type: string, opts: { auth?: string; field?: string } = {}) =>
