@@ -1,8 +1,8 @@
 // Bundles src/ into dist/ with esbuild: the server (Node, dependencies external) and the admin
 // UI's browser scripts (dist/admin/, content-hashed names, with a manifest the server reads).
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { asciiOnly, FIRST_USE_PACKAGES, zodEnglishOnly } from './bundling.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -44,6 +44,29 @@ for (const file of ['cli', 'import-parser', 'import-writer', 'import-indexer', '
 // components), and islands only the pages that need them load. Hashed names let the server
 // answer them with a year-long cache; the manifest maps each entry to its files.
 rmSync('dist/admin', { recursive: true, force: true });
+
+// Every page script: each *.client.ts under src/, beside the page it belongs to.
+function pageScripts(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return pageScripts(p);
+    return e.name.endsWith('.client.ts') ? [resolve(p)] : [];
+  }).sort();
+}
+
+/** `listmgr:admin-scripts`: the page scripts' modules, so the shell's entry never names a domain. */
+const adminScripts = {
+  name: 'admin-scripts',
+  setup(b) {
+    b.onResolve({ filter: /^listmgr:admin-scripts$/ }, () => ({ path: 'admin-scripts', namespace: 'listmgr' }));
+    b.onLoad({ filter: /.*/, namespace: 'listmgr' }, () => {
+      const files = pageScripts('src');
+      const imports = files.map((f, i) => `import * as script${i} from ${JSON.stringify(f)};`);
+      return { contents: `${imports.join('\n')}\nexport default [${files.map((_, i) => `script${i}`).join(', ')}];\n`, loader: 'js', resolveDir: resolve('src'), watchFiles: files };
+    });
+  },
+};
+
 const admin = await build({
   entryPoints: { admin: 'src/admin/client/admin.ts', chart: 'src/admin/client/chart.ts', editor: 'src/admin/client/editor.ts' },
   outdir: 'dist/admin',
@@ -57,6 +80,7 @@ const admin = await build({
   target: ['es2020'],
   format: 'esm',
   metafile: true,
+  plugins: [adminScripts],
   logLevel: 'warning',
 });
 const manifest = {};

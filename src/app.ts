@@ -132,6 +132,9 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   const tables: MountOptions = { guard: ctx.guard, trackWrites: track, bodyBytes: LIMITS.apiBodyBytes };
   const pages: MountOptions = { ...tables, bodyBytes: LIMITS.formBodyBytes };
   for (const table of Object.values(API_TABLES)) mount(api, table, ctx, tables);
+  // Who may call which route: the admin's menu and controls ask before they offer one.
+  for (const table of Object.values(API_TABLES)) ctx.routes.add(table, ctx, '/api');
+  for (const table of ADMIN_PAGES) ctx.routes.add(table, ctx);
   let document: Record<string, unknown> | null = null;
   const apiDocument = () => (document ??= openApiDocument({ ...API_TABLES, reference: REFERENCE_ROUTES }, { version: VERSION, basePath: '/api' }));
   mount(api, REFERENCE_ROUTES, { apiDocument }, tables);

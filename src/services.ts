@@ -2,6 +2,7 @@
 // listmgr, built here in dependency order. `start()` sets the background work going (after the
 // server listens); `stop()` ends it in reverse order before the database closes. The server and
 // the tests build the same object.
+import { RouteAccess } from './http/route-access.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
 import { closeDatabase, openDatabase } from './db/connection.ts';
@@ -82,6 +83,8 @@ export interface Services extends AppContext {
   publicLimiter: RateLimiter;
   /** Self-service data exports mailed per subscriber (a few an hour). */
   subscriberExports: AttemptLimiter;
+  /** Who may call which route: filled from the route tables as the app mounts them (app.ts). */
+  routes: RouteAccess;
   /** Re-reads settings and rebuilds the messengers (after a settings change). */
   reload(): void;
   /** Starts the background work: the sending engine, the bounce mailbox, the indexer, the vacuum and backup schedules. */
@@ -153,6 +156,7 @@ export function buildServices(config: Config, log: Logger): Services {
     captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
     subscriberExports: new AttemptLimiter(LIMITS.subscriberExportsPerHour, 3_600_000),
+    routes: new RouteAccess(),
     reload() {
       settings.reload();
       mailer.rebuild(settings.all());

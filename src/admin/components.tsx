@@ -3,6 +3,11 @@
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { JSX } from 'hono/jsx/jsx-runtime';
+import type { RouteKey, RouteParams } from '../http/route-access.ts';
+import { bind, bindMixin, data, type Attrs } from './bind.ts';
+import type { ApiFormData, apiForm, FieldData } from './client/form.ts';
+import type { selection, SelectionData } from './client/selection.ts';
+import type { copy, CopyData } from './client/shell.ts';
 import type { Translate } from './i18n.ts';
 
 /** 12,408 */
@@ -48,16 +53,43 @@ export function Tag({ children, tone }: { children: Child; tone?: 'accent' | 'da
   return <span class={tone ? `tag ${tone}` : 'tag'}>{children}</span>;
 }
 
+const copyButton = bind<typeof copy>('copy');
+
 /** A button that copies `value` to the clipboard (the shell's `copy` component). */
 export function CopyButton({ value, label, t }: { value: string; label: string; t: Translate }): JSX.Element {
-  return <button type="button" class="link small" x-data="copy" data-copy={value} x-on:click="copy" aria-label={`${t('globals.buttons.copy')} ${label}`}>{t('globals.buttons.copy')}</button>;
+  return <button type="button" class="link small" {...copyButton.root()} {...data<CopyData>({ copy: value })} {...copyButton.on('click', 'copy')} aria-label={`${t('globals.buttons.copy')} ${label}`}>{t('globals.buttons.copy')}</button>;
 }
+
+const form = bind<typeof apiForm>('apiForm');
+
+/**
+ * The attributes of a form that sends its fields to an API route (the shell's `apiForm`): the
+ * route as its table names it, its path parameters filled in, and where to go after (`{id}`
+ * is filled from the answer). Whether the user may send it is the page's `view.may(route)`.
+ */
+export function apiFormAttrs(route: RouteKey, params: RouteParams, after: { done?: string; flash?: string } = {}): Attrs {
+  const [method, path] = route.split(' ') as [ApiFormData['method'], string];
+  const action = path.replace(/:(\w+)/g, (m, name: string) => {
+    if (!(name in params)) throw new Error(`${route}: no value for :${name}`);
+    return encodeURIComponent(String(params[name]));
+  });
+  return { ...form.root(), ...form.on('submit', 'submit'), ...data<ApiFormData>({ method, action, ...after }) };
+}
+
+/** How an apiForm reads a field: its kind and options (data-kind, data-off, ...). */
+export function fieldAttrs(field: FieldData): Attrs {
+  return data<FieldData>(field);
+}
+
+/** The submit button of an apiForm: disabled while the form is being sent. */
+export const formBusy = (): Attrs => form.attr('disabled', 'busy');
 
 /**
  * Data for a page's script, as JSON in a non-executed <script> element. `<`, `>` and `&` are
  * written as \u escapes, so no value can end the element or start markup.
  */
-export function PageData({ id, value }: { id: string; value: unknown }): JSX.Element {
+/** Data for the page's script, as the type the script reads it by (`pageData<T>(id)` there). */
+export function PageData<T>({ id, value }: { id: string; value: T }): JSX.Element {
   const json = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return <script type="application/json" id={id}>{raw(json)}</script>;
 }
@@ -165,20 +197,34 @@ export function SearchToolbar({ path, search, status, keep = {}, t }: {
  * The bar of a table's bulk actions, shown while rows are ticked (the page's `selection()`):
  * how many, "select all N matching" when the page offers it, the page's actions, and Clear.
  */
-export function BulkBar({ t, matchingLabel, visible = 'hasSelection()', children }: {
+export function BulkBar({ t, matchingLabel, children }: {
   t: Translate;
   /** The text of the "all N matching" choice; none when the page's actions cannot take a query. */
   matchingLabel?: string;
-  /** The Alpine expression that shows the bar. */
-  visible?: string;
   children: Child;
 }): JSX.Element {
   return (
-    <div class="bulk" x-show={visible} x-cloak>
-      <strong x-text="selectedLabel()"></strong>
-      {matchingLabel ? <button type="button" class="link" x-show="offerMatching()" x-on:click="selectMatching">{matchingLabel}</button> : null}
+    <div class="bulk" {...rows.show('barShown()')} x-cloak>
+      <strong {...rows.text('selectedLabel()')}></strong>
+      {matchingLabel ? <button type="button" class="link" {...rows.show('offerMatching()')} {...rows.on('click', 'selectMatching')}>{matchingLabel}</button> : null}
       {children}
-      <button type="button" class="secondary small" x-on:click="clearSelection">{t('globals.buttons.clear')}</button>
+      <button type="button" class="secondary small" {...rows.on('click', 'clearSelection')}>{t('globals.buttons.clear')}</button>
     </div>
   );
 }
+
+/** The selection's bindings, for the tick boxes a page with a BulkBar renders. */
+export const rows = bindMixin<ReturnType<typeof selection>>();
+
+/** On a component with a selection: how many rows the page's query matches (for "all N matching"). */
+export function matchingRows(total: number): Attrs {
+  return data<SelectionData>({ total });
+}
+
+/** The tick box of one row: its value is the row's id. */
+export function rowBox(id: number): Attrs {
+  return { 'data-row': '', value: String(id), ...rows.model('selected') };
+}
+
+/** The header's tick box: the whole page. */
+export const allRowsBox = (): Attrs => ({ ...rows.on('change', 'toggleAll'), ...rows.attr('checked', 'allOnPage()') });

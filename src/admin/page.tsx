@@ -7,24 +7,38 @@ import type { Child } from 'hono/jsx';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { randomBytes } from 'node:crypto';
 import { renderHtml } from '../http/layout.tsx';
-import { can, type Actor } from '../core/authz.ts';
+import type { Actor } from '../core/authz.ts';
+import type { RouteAccess, RouteKey, RouteParams } from '../http/route-access.ts';
 import type { AppEnv } from '../http/types.ts';
-import type { Services } from '../services.ts';
 import { assetUrls, type AssetEntry } from './assets.ts';
 import { translator, type Translate } from './i18n.ts';
-import { navFor } from './nav.ts';
+import { navFor, navHref } from './nav.ts';
 import { ADMIN_STYLE } from './style.ts';
 
 export type AdminContext = Context<AppEnv>;
 
-/** What a page needs to render: who is looking, and the language pack's strings. */
+/** What the shell needs of the app; every page's dependencies include it. */
+export interface AdminDeps {
+  /** The settings the shell reads: the language, the site's name, custom CSS and JS. */
+  settings: { str(key: string): string };
+  /** Who may call which route: the menu and the controls a user sees. */
+  routes: RouteAccess;
+}
+
+/** What a page needs to render: who is looking, the language pack's strings, and what they may do. */
 export interface AdminView {
   actor: Actor;
   t: Translate;
+  /**
+   * Whether the user may call the route (with these path parameters), by the route's own
+   * checks: a page shows the control that calls it (button, form, link) only then.
+   */
+  may(route: RouteKey, params?: RouteParams): boolean;
 }
 
-export function adminView(c: AdminContext, s: Services): AdminView {
-  return { actor: c.get('user'), t: translator(s.settings.str('app.lang')) };
+export function adminView(c: AdminContext, deps: AdminDeps): AdminView {
+  const actor = c.get('user');
+  return { actor, t: translator(deps.settings.str('app.lang')), may: (route, params) => deps.routes.may(actor, route, params) };
 }
 
 export interface AdminPageOptions {
@@ -47,10 +61,10 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
   const { t, actor } = view;
   const entries: AssetEntry[] = ['admin', ...(o.islands ?? [])];
   const assets = entries.map(assetUrls);
-  const nav = navFor(actor);
+  const nav = navFor((route) => view.may(route));
   // The page's own link is the current page; on a page the menu has no link for (a campaign,
   // a user, a new list...) the link of its section (the longest one the path starts with).
-  const hrefs = nav.flatMap((g) => g.links.map((l) => l.href));
+  const hrefs = nav.flatMap((g) => g.links.map(navHref));
   const section = hrefs.includes(path) ? undefined : hrefs.filter((h) => h !== '/admin' && path.startsWith(`${h}/`)).sort((a, b) => b.length - a.length)[0];
   const current = (href: string) => (href === path ? 'page' : href === section ? 'true' : undefined);
   return (
@@ -65,7 +79,7 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
         {assets.map((a) => <script type="module" src={a.js} nonce={nonce}></script>)}
         {customJs ? <script src="/admin/custom.js" nonce={nonce} defer></script> : null}
       </head>
-      <body data-events={can(actor, 'settings:get') ? '/api/events?type=error' : undefined}>
+      <body data-events={view.may('GET /api/events') ? '/api/events?type=error' : undefined}>
         <a class="skip" href="#main">{t('admin.skipToContent')}</a>
         <div class="shell" x-data="shell">
           <header class="topbar">
@@ -81,12 +95,12 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
             <ul>
               {nav.map((g) =>
                 g.links.length === 1 && g.links[0].label === g.label ? (
-                  <li><a href={g.links[0].href} aria-current={current(g.links[0].href)}>{t(g.label)}</a></li>
+                  <li><a href={navHref(g.links[0])} aria-current={current(navHref(g.links[0]))}>{t(g.label)}</a></li>
                 ) : (
                   <li>
                     <div class="group">{t(g.label)}</div>
                     <ul>
-                      {g.links.map((l) => <li><a href={l.href} aria-current={current(l.href)}>{t(l.label)}</a></li>)}
+                      {g.links.map((l) => <li><a href={navHref(l)} aria-current={current(navHref(l))}>{t(l.label)}</a></li>)}
                     </ul>
                   </li>
                 ),
@@ -114,7 +128,7 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
  * Answers an admin page. The CSP allows scripts only with this response's nonce (and what
  * they load), styles from us, and no framing; the page is never cached or indexed.
  */
-export function adminPage(c: AdminContext, s: Services, o: AdminPageOptions): Response {
+export function adminPage(c: AdminContext, s: AdminDeps, o: AdminPageOptions): Response {
   const nonce = randomBytes(16).toString('base64');
   const view = adminView(c, s);
   const html = renderHtml(

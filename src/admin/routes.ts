@@ -74,6 +74,7 @@ export function mountAdmin(app: Hono<AppEnv>, tables: readonly (readonly AnyRout
       ...r,
       handler: async (c, deps, input) => {
         try {
+          if (r.may && !r.may(deps, c.get('user'), c.req.param())) throw denied('permission denied');
           return await r.handler(c, deps, input);
         } catch (err) {
           if (err instanceof DomainError && (err.kind === 'denied' || err.kind === 'not-found' || err.kind === 'invalid')) return refusal(c, s, err);

@@ -4,7 +4,6 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
 import { formatNumber, PageData, PageHead } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
-import { seesLists, seesSubscribers } from '../admin/nav.ts';
 import { can, type Actor } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import { CAMPAIGN_ORDER_BY } from '../campaigns/store.ts';
@@ -83,11 +82,12 @@ function PausedCampaigns({ s, actor, t }: { s: Services; actor: Actor; t: Transl
 }
 
 function dashboardPage(c: AdminContext, s: Services) {
-  const { t, actor } = adminView(c, s);
+  const view = adminView(c, s);
+  const { t, actor } = view;
   const counts = s.dashboard.counts();
   const charts = s.dashboard.charts();
-  const lists = seesLists(actor);
-  const subscribers = seesSubscribers(actor);
+  const lists = view.may('GET /admin/lists');
+  const subscribers = view.may('GET /admin/subscribers');
   const latest = [...charts.campaign_views, ...charts.link_clicks].map((p) => p.date.slice(0, 10)).sort().pop();
   const last = latest ? new Date(`${latest}T00:00:00Z`) : new Date();
   const byStatus = counts.campaigns.by_status ?? {};

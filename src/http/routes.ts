@@ -70,6 +70,13 @@ export interface Route<S, B = undefined, Q = undefined> {
   limit?: (services: S) => MiddlewareHandler<AppEnv>;
   /** The response is not listmonk's {"data": …} envelope (CSV, HTML, an image, a redirect). */
   raw?: string;
+  /**
+   * The check beyond `access` that the route's service makes on what a call names (a list the
+   * caller must manage, a campaign they must own), by the path's parameters: pages ask it
+   * (RouteAccess) before they offer a control that calls the route. An API route's service makes
+   * it again on the call and answers the refusal; an admin page is refused when it fails.
+   */
+  may?: (deps: S, actor: AuthUser, params: Readonly<Record<string, string>>) => boolean;
 }
 
 // Routes of one table share S but each has its own B and Q; the table erases them.

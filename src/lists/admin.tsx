@@ -1,23 +1,34 @@
 // The admin's list pages: the table of lists (/admin/lists), one list's page (/admin/lists/:id,
 // `new` creates) and the subscription form builder (/admin/lists/forms). Reads go through the
-// list service with the signed-in user, so each sees the lists the API would show them.
+// list service with the signed-in user, so each sees the lists the API would show them. The
+// pages' scripts are admin.client.ts and forms.client.ts; every control names the route it calls
+// and shows only when the user may call it (the example docs/architecture.md follows).
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
-import { BulkBar, CopyButton, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
-import { seesLists } from '../admin/nav.ts';
-import { denied } from '../core/errors.ts';
+import { adminPage, adminView, type AdminContext, type AdminDeps, type AdminView } from '../admin/page.tsx';
+import { bind, data } from '../admin/bind.ts';
+import { allRowsBox, apiFormAttrs, BulkBar, matchingRows, CopyButton, Field, fieldAttrs, formatNumber, formBusy, PageData, PageHead, Pager, rowBox, SearchToolbar, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
+import type { Actor } from '../core/authz.ts';
 import { parseAdminPaging } from '../core/paging.ts';
-import { can } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
-import type { Services } from '../services.ts';
-import { LIST_ORDER_COLUMNS, type List, type OptinCounts } from './store.ts';
+import type { SettingsService } from '../settings/service.ts';
+import type { ListButton, listPage as listScript, ListsQuery as ListsFilters, listsPage as listsScript } from './admin.client.ts';
+import type { FormsData, formsPage as formsScript } from './forms.client.ts';
+import { LIST_ORDER_COLUMNS, type List, type ListService, type OptinCounts } from './service.ts';
 
-const route = routesFor<Services>();
+/** What the list pages use. */
+interface Deps extends AdminDeps {
+  lists: ListService;
+  settings: SettingsService;
+}
+
+const route = routesFor<Deps>();
+/** The pages of lists open to a user who may see at least one list. */
+const seesLists = (d: Deps, actor: Actor) => d.lists.seesAny(actor);
 export const LIST_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/lists', access: 'signed-in', handler: listsPage, query: listsPageQuery, raw: 'text/html', summary: 'The lists' }),
-  route({ method: 'GET', path: '/admin/lists/forms', access: 'signed-in', handler: formsPage, raw: 'text/html', summary: 'The subscription form builder' }),
+  route({ method: 'GET', path: '/admin/lists', access: 'signed-in', may: seesLists, handler: listsPage, query: listsPageQuery, raw: 'text/html', summary: 'The lists' }),
+  route({ method: 'GET', path: '/admin/lists/forms', access: 'signed-in', may: seesLists, handler: formsPage, raw: 'text/html', summary: 'The subscription form builder' }),
   route({ method: 'GET', path: '/admin/lists/new', access: 'lists:manage_all', handler: newListPage, raw: 'text/html', summary: 'A form for a new list' }),
   route({ method: 'GET', path: '/admin/lists/:id', access: 'signed-in', handler: listPage, raw: 'text/html', summary: 'One list' }),
 ];
@@ -36,10 +47,6 @@ function oneOf<T extends string>(v: string, allowed: readonly T[]): T | undefine
   return (allowed as readonly string[]).includes(v) ? (v as T) : undefined;
 }
 
-function requireLists(view: AdminView): void {
-  if (!seesLists(view.actor)) throw denied('permission denied: lists:get_all');
-}
-
 function TypeTags({ list, t }: { list: List; t: AdminView['t'] }): JSX.Element {
   return (
     <>
@@ -50,10 +57,13 @@ function TypeTags({ list, t }: { list: List; t: AdminView['t'] }): JSX.Element {
   );
 }
 
-function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, ListsQuery>) {
+const lists = bind<typeof listsScript>('listsPage');
+const one = bind<typeof listScript>('listPage');
+const builder = bind<typeof formsScript>('formsPage');
+
+function listsPage(c: AdminContext, s: Deps, { query: p }: Input<undefined, ListsQuery>) {
   const view = adminView(c, s);
   const { t, actor } = view;
-  requireLists(view);
   const status = oneOf(p.status, STATUS_FILTERS) ?? 'active';
   const orderBy: OrderColumn = oneOf(p.order_by, Object.keys(LIST_ORDER_COLUMNS) as OrderColumn[]) ?? 'created_at';
   const order = p.order === 'asc' ? 'asc' : p.order === 'desc' ? 'desc' : orderBy === 'name' ? 'asc' : 'desc';
@@ -66,17 +76,15 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
   const path = '/admin/lists';
   const query = new URL(c.req.url).searchParams;
   const sort = { path, query, current: orderBy, order } as const;
-  const manageAll = can(actor, 'lists:manage_all');
-  const canWriteCampaigns = can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all');
-  const manages = (id: number) => can(actor, 'list:manage', id);
-  const anyManaged = results.some((l) => manages(l.id));
+  const manages = (id: number) => view.may('DELETE /api/lists/:id', { id });
+  const anyManaged = view.may('DELETE /api/lists') && results.some((l) => manages(l.id));
   const filters = [p.type && `${t('lists.type')}: ${p.type}`, p.optin && `${t('lists.optin')}: ${p.optin}`, p.tag && `${t('globals.terms.tag')}: ${p.tag}`].filter(Boolean);
   return adminPage(c, s, {
     title: t('globals.terms.lists'),
     body: (
-      <div x-data="listsPage" data-total={String(total)}>
+      <div {...lists.root()} {...matchingRows(total)}>
         <PageHead title={t('globals.terms.lists')} count={total}>
-          {manageAll ? <a class="button" href="/admin/lists/new">+ {t('lists.newList')}</a> : null}
+          {view.may('GET /admin/lists/new') ? <a class="button" href="/admin/lists/new">+ {t('lists.newList')}</a> : null}
         </PageHead>
         <SearchToolbar
           path={path} t={t} keep={{ type: p.type, optin: p.optin, tag: p.tag }}
@@ -88,15 +96,15 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
         ) : null}
         {anyManaged ? (
           <BulkBar t={t} matchingLabel={t('admin.selectAllMatching', { n: formatNumber(total) })}>
-            <button type="button" class="danger small" x-on:click="deleteSelected">{t('globals.buttons.delete')}</button>
+            <button type="button" class="danger small" {...lists.on('click', 'deleteSelected')}>{t('globals.buttons.delete')}</button>
           </BulkBar>
         ) : null}
-        <PageData id="lists-query" value={{ query: p.query, status, type: p.type, optin: p.optin, tag: p.tag }} />
+        <PageData<ListsFilters> id="lists-query" value={{ query: p.query, status, type: p.type, optin: p.optin, tag: p.tag }} />
         <div class="table-wrap">
           <table class="cards">
             <thead>
               <tr>
-                {anyManaged ? <th scope="col" class="check"><input type="checkbox" aria-label={t('admin.selectPage')} x-on:change="toggleAll" x-bind:checked="allOnPage()" /></th> : null}
+                {anyManaged ? <th scope="col" class="check"><input type="checkbox" aria-label={t('admin.selectPage')} {...allRowsBox()} /></th> : null}
                 <SortHeader label={t('globals.fields.name')} column="name" {...sort} />
                 <th scope="col">{t('globals.fields.type')}</th>
                 <SortHeader label={t('globals.terms.subscribers')} column="subscriber_count" class="num" {...sort} />
@@ -111,7 +119,7 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                 <tr><td colspan={8} class="empty">{p.query || filters.length ? t('admin.lists.noMatch') : t('admin.lists.none')}</td></tr>
               ) : results.map((l) => (
                 <tr>
-                  {anyManaged ? <td class="check">{manages(l.id) ? <input type="checkbox" data-row value={String(l.id)} x-model="selected" aria-label={t('admin.selectRow', { name: l.name })} /> : null}</td> : null}
+                  {anyManaged ? <td class="check">{manages(l.id) ? <input type="checkbox" {...rowBox(l.id)} aria-label={t('admin.selectRow', { name: l.name })} /> : null}</td> : null}
                   <td>
                     <a href={`/admin/lists/${l.id}`}><strong>{l.name}</strong></a>
                     <div>{l.tags.map((tag) => <a href={withQuery(path, query, { tag, page: null })} class="tag">{tag}</a>)}</div>
@@ -128,12 +136,12 @@ function listsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, 
                   <td class="hide-narrow"><Time value={l.updated_at} /></td>
                   <td>
                     <div class="row-actions">
-                      {canWriteCampaigns ? <a href={`/admin/campaigns/new?list_id=${l.id}`}>{t('admin.lists.newCampaign')}</a> : null}
-                      {can(actor, 'subscribers:import') && manages(l.id) ? <a href={`/admin/subscribers/import?list_id=${l.id}`}>{t('globals.terms.import')}</a> : null}
-                      {l.optin === 'double' && manages(l.id) && (l.subscriber_statuses?.unconfirmed ?? 0) > 0 ? (
-                        <button type="button" class="link" data-id={String(l.id)} data-name={l.name} aria-label={t('admin.lists.optin.send')} x-on:click="sendOptin">{t('admin.lists.optin.sendShort')}</button>
+                      {view.may('GET /admin/campaigns/new') ? <a href={`/admin/campaigns/new?list_id=${l.id}`}>{t('admin.lists.newCampaign')}</a> : null}
+                      {view.may('GET /admin/subscribers/import') && manages(l.id) ? <a href={`/admin/subscribers/import?list_id=${l.id}`}>{t('globals.terms.import')}</a> : null}
+                      {l.optin === 'double' && view.may('POST /api/lists/:id/optin', { id: l.id }) && (l.subscriber_statuses?.unconfirmed ?? 0) > 0 ? (
+                        <button type="button" class="link" {...data<ListButton>({ id: l.id, name: l.name })} aria-label={t('admin.lists.optin.send')} {...lists.on('click', 'sendOptin')}>{t('admin.lists.optin.sendShort')}</button>
                       ) : null}
-                      {manages(l.id) ? <button type="button" class="link" data-id={String(l.id)} data-name={l.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
+                      {manages(l.id) ? <button type="button" class="link" {...data<ListButton>({ id: l.id, name: l.name })} {...lists.on('click', 'deleteOne')}>{t('globals.buttons.delete')}</button> : null}
                     </div>
                   </td>
                 </tr>
@@ -152,9 +160,10 @@ function ListForm({ list, view, editable }: { list: List | null; view: AdminView
   const fields = { disabled: !editable };
   return (
     <form
-      x-data="apiForm" x-on:submit="submit" class="card"
-      data-method={list ? 'PUT' : 'POST'} data-action={list ? `/api/lists/${list.id}` : '/api/lists'}
-      data-done={list ? `/admin/lists/${list.id}` : '/admin/lists/{id}'} data-flash={list ? t('admin.saved') : t('admin.lists.created')}
+      class="card"
+      {...(list
+        ? apiFormAttrs('PUT /api/lists/:id', { id: list.id }, { done: `/admin/lists/${list.id}`, flash: t('admin.saved') })
+        : apiFormAttrs('POST /api/lists', {}, { done: '/admin/lists/{id}', flash: t('admin.lists.created') }))}
     >
       <Field id="list-name" label={t('globals.fields.name')}>
         <input type="text" id="list-name" name="name" value={list?.name ?? ''} required maxlength={200} {...fields} />
@@ -172,19 +181,19 @@ function ListForm({ list, view, editable }: { list: List | null; view: AdminView
         </Field>
       </div>
       <Field id="list-tags" label={t('globals.terms.tags')} help={t('admin.lists.tagsHelp')}>
-        <input type="text" id="list-tags" name="tags" data-kind="tags" value={list?.tags.join(', ') ?? ''} {...fields} />
+        <input type="text" id="list-tags" name="tags" {...fieldAttrs({ kind: 'tags' })} value={list?.tags.join(', ') ?? ''} {...fields} />
       </Field>
       <Field id="list-description" label={t('globals.fields.description')}>
         <textarea id="list-description" name="description" {...fields}>{list?.description ?? ''}</textarea>
       </Field>
       <div class="field">
-        <label class="check-label"><input type="checkbox" name="status" value="archived" data-kind="switch" data-off="active" checked={list?.status === 'archived'} {...fields} /> {t('lists.archived')}</label>
+        <label class="check-label"><input type="checkbox" name="status" value="archived" {...fieldAttrs({ kind: 'switch', off: 'active' })} checked={list?.status === 'archived'} {...fields} /> {t('lists.archived')}</label>
         <p class="help">{t('lists.archivedHelp')}</p>
       </div>
       <p class="alert" data-error-for="_form" role="alert"></p>
       {editable ? (
         <div class="actions">
-          <button type="submit" x-bind:disabled="busy">{list ? t('globals.buttons.saveChanges') : t('lists.newList')}</button>
+          <button type="submit" {...formBusy()}>{list ? t('globals.buttons.saveChanges') : t('lists.newList')}</button>
           <a class="button secondary" href="/admin/lists">{t('globals.buttons.cancel')}</a>
         </div>
       ) : <p class="muted">{t('admin.lists.readOnly')}</p>}
@@ -192,7 +201,7 @@ function ListForm({ list, view, editable }: { list: List | null; view: AdminView
   );
 }
 
-function newListPage(c: AdminContext, s: Services) {
+function newListPage(c: AdminContext, s: Deps) {
   const view = adminView(c, s);
   return adminPage(c, s, {
     title: view.t('lists.newList'),
@@ -221,7 +230,7 @@ function OptinSection({ list, counts, t }: { list: List; counts: OptinCounts; t:
           {counts.sendable === 0 ? <p class="muted">{t('admin.lists.optin.allSentRecently')}</p> : (
             <>
               <div class="actions">
-                <button type="button" data-id={String(list.id)} data-name={list.name} x-on:click="sendOptin">{t('admin.lists.optin.send')}</button>
+                <button type="button" {...data<ListButton>({ id: list.id, name: list.name })} {...one.on('click', 'sendOptin')}>{t('admin.lists.optin.send')}</button>
               </div>
               <p class="help">{t('admin.lists.optin.throttled')}</p>
             </>
@@ -250,18 +259,18 @@ function PublicPage({ list, view, rootUrl, formOn }: { list: List; view: AdminVi
   );
 }
 
-function listPage(c: AdminContext, s: Services) {
+function listPage(c: AdminContext, s: Deps) {
   const view = adminView(c, s);
   const { t, actor } = view;
   const list = s.lists.get(actor, pathId(c));
-  const manages = can(actor, 'list:manage', list.id);
+  const manages = view.may('PUT /api/lists/:id', { id: list.id });
   return adminPage(c, s, {
     title: list.name,
     body: (
-      <div x-data="listPage">
+      <div {...one.root()}>
         <a class="back" href="/admin/lists">← {t('menu.allLists')}</a>
         <PageHead title={list.name}>
-          {manages ? <button type="button" class="danger" data-id={String(list.id)} data-name={list.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
+          {view.may('DELETE /api/lists/:id', { id: list.id }) ? <button type="button" class="danger" {...data<ListButton>({ id: list.id, name: list.name })} {...one.on('click', 'deleteOne')}>{t('globals.buttons.delete')}</button> : null}
         </PageHead>
         <div class="ids">
           <span>{t('globals.fields.id')}: <code>{list.id}</code> <CopyButton value={String(list.id)} label={t('globals.fields.id')} t={t} /></span>
@@ -270,21 +279,20 @@ function listPage(c: AdminContext, s: Services) {
         </div>
         <p class="inline">
           <a href={`/admin/subscribers?list_id=${list.id}`}>{t('admin.lists.viewSubscribers', { n: formatNumber(list.subscriber_count ?? 0) })}</a>
-          {can(actor, 'subscribers:import') && manages ? <a href={`/admin/subscribers/import?list_id=${list.id}`}>{t('admin.lists.importInto')}</a> : null}
-          {can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all') ? <a href={`/admin/campaigns/new?list_id=${list.id}`}>{t('admin.lists.newCampaignFor')}</a> : null}
+          {view.may('GET /admin/subscribers/import') && manages ? <a href={`/admin/subscribers/import?list_id=${list.id}`}>{t('admin.lists.importInto')}</a> : null}
+          {view.may('GET /admin/campaigns/new') ? <a href={`/admin/campaigns/new?list_id=${list.id}`}>{t('admin.lists.newCampaignFor')}</a> : null}
         </p>
         <PublicPage list={list} view={view} rootUrl={s.settings.rootUrl()} formOn={s.settings.bool('app.enable_public_subscription_page')} />
-        {list.optin === 'double' && manages ? <OptinSection list={list} counts={s.lists.optinCounts(actor, list.id)} t={t} /> : null}
+        {list.optin === 'double' && view.may('POST /api/lists/:id/optin', { id: list.id }) ? <OptinSection list={list} counts={s.lists.optinCounts(actor, list.id)} t={t} /> : null}
         <ListForm list={list} view={view} editable={manages} />
       </div>
     ),
   });
 }
 
-function formsPage(c: AdminContext, s: Services) {
+function formsPage(c: AdminContext, s: Deps) {
   const view = adminView(c, s);
   const { t, actor } = view;
-  requireLists(view);
   const { results } = s.lists.query(actor, { search: '', status: 'active', type: 'public', tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: false });
   const captcha = s.settings.get<CaptchaSettings>('security.captcha');
   const provider = captchaProvider(captcha);
@@ -294,10 +302,10 @@ function formsPage(c: AdminContext, s: Services) {
   return adminPage(c, s, {
     title: t('forms.title'),
     body: (
-      <div x-data="formsPage">
+      <div {...builder.root()}>
         <PageHead title={t('forms.title')} />
         {enabled ? null : <p class="banner warn">{t('admin.forms.publicPageOff')}</p>}
-        <PageData id="forms-data" value={{
+        <PageData<FormsData> id="forms-data" value={{
           root, captcha: provider, hcaptchaKey: provider === 'hcaptcha' ? captcha.hcaptcha.key : '',
           lists: results.map((l) => ({ uuid: l.uuid, name: l.name })),
           labels: { email: t('subscribers.email'), name: t('globals.fields.name'), subscribe: t('admin.forms.subscribe') },
@@ -307,16 +315,16 @@ function formsPage(c: AdminContext, s: Services) {
           <section class="card">
             <h2>{t('forms.publicLists')}</h2>
             {results.length === 0 ? (
-              <p class="muted">{t('admin.forms.noPublicLists')} {can(actor, 'lists:manage_all') ? <a href="/admin/lists/new">{t('lists.newList')}</a> : null}</p>
+              <p class="muted">{t('admin.forms.noPublicLists')} {view.may('GET /admin/lists/new') ? <a href="/admin/lists/new">{t('lists.newList')}</a> : null}</p>
             ) : (
               <fieldset>
                 <legend>{t('forms.selectHelp')}</legend>
-                {results.map((l) => <label class="check-label"><input type="checkbox" value={l.uuid} x-model="chosen" /> {l.name}</label>)}
+                {results.map((l) => <label class="check-label"><input type="checkbox" value={l.uuid} {...builder.model('chosen')} /> {l.name}</label>)}
               </fieldset>
             )}
             <div class="field">
               <label for="form-redirect">{t('admin.forms.redirect')}</label>
-              <select id="form-redirect" x-model="redirect">
+              <select id="form-redirect" {...builder.model('redirect')}>
                 <option value="">{t('admin.forms.noRedirect')}</option>
                 {redirects.map((u) => <option value={u}>{u}</option>)}
               </select>
@@ -328,10 +336,10 @@ function formsPage(c: AdminContext, s: Services) {
             <h2>{t('forms.formHTML')}</h2>
             <p class="help">{t('admin.forms.snippetHelp')}</p>
             <label for="form-snippet" class="visually-hidden">{t('forms.formHTML')}</label>
-            <label class="check-label"><input type="checkbox" x-model="styled" /> {t('admin.forms.styled')}</label>
+            <label class="check-label"><input type="checkbox" {...builder.model('styled')} /> {t('admin.forms.styled')}</label>
             <p class="help">{t('admin.forms.styledHelp')}</p>
-            <textarea id="form-snippet" readonly rows={14} x-bind:value="snippet()"></textarea>
-            <div class="actions"><button type="button" class="secondary" x-on:click="copySnippet">{t('globals.buttons.copy')}</button></div>
+            <textarea id="form-snippet" readonly rows={14} {...builder.attr('value', 'snippet()')}></textarea>
+            <div class="actions"><button type="button" class="secondary" {...builder.on('click', 'copySnippet')}>{t('globals.buttons.copy')}</button></div>
           </section>
         </div>
         <section class="card">

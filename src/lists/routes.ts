@@ -7,6 +7,7 @@ import { parsePaging } from '../core/paging.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, normaliseTags, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
+import type { Actor } from '../core/authz.ts';
 import type { ListService } from './service.ts';
 import { LIST_OPTINS, LIST_ORDER_COLUMNS, LIST_STATUSES, LIST_TYPES } from './store.ts';
 
@@ -16,14 +17,16 @@ interface Deps {
 type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
+/** The routes that change one list ask the list service whether the caller manages it. */
+const managesList = (d: Deps, actor: Actor, p: Readonly<Record<string, string>>) => d.lists.manages(actor, Number(p.id));
 export const LIST_ROUTES = [
   route({ method: 'GET', path: '/lists', access: 'signed-in', handler: queryLists, query: listQuery, summary: 'Lists the caller may see, paged, with subscriber counts' }),
   route({ method: 'GET', path: '/lists/:id', access: 'signed-in', handler: getList, summary: 'One list' }),
   route({ method: 'POST', path: '/lists', access: 'lists:manage_all', handler: createList, body: listInput, summary: 'Creates a list' }),
-  route({ method: 'PUT', path: '/lists/:id', access: 'signed-in', handler: updateList, body: listChanges, summary: 'Changes a list (fields not given keep their value)' }),
-  route({ method: 'DELETE', path: '/lists/:id', access: 'signed-in', handler: deleteList, summary: 'Deletes a list' }),
-  route({ method: 'GET', path: '/lists/:id/optin', access: 'signed-in', handler: getOptin, summary: 'listmgr: a double opt-in list\'s unconfirmed subscribers, and how many of them its opt-in action would mail now (not mailed one in the last 24 hours)' }),
-  route({ method: 'POST', path: '/lists/:id/optin', access: 'signed-in', handler: sendOptin, summary: 'listmgr: queues the opt-in confirmation mail for a double opt-in list\'s unconfirmed subscribers, each at most once per 24 hours, sent under the campaign rate limits' }),
+  route({ method: 'PUT', path: '/lists/:id', access: 'signed-in', may: managesList, handler: updateList, body: listChanges, summary: 'Changes a list (fields not given keep their value)' }),
+  route({ method: 'DELETE', path: '/lists/:id', access: 'signed-in', may: managesList, handler: deleteList, summary: 'Deletes a list' }),
+  route({ method: 'GET', path: '/lists/:id/optin', access: 'signed-in', may: managesList, handler: getOptin, summary: 'listmgr: a double opt-in list\'s unconfirmed subscribers, and how many of them its opt-in action would mail now (not mailed one in the last 24 hours)' }),
+  route({ method: 'POST', path: '/lists/:id/optin', access: 'signed-in', may: managesList, handler: sendOptin, summary: 'listmgr: queues the opt-in confirmation mail for a double opt-in list\'s unconfirmed subscribers, each at most once per 24 hours, sent under the campaign rate limits' }),
   route({ method: 'DELETE', path: '/lists', access: 'signed-in', handler: deleteLists, query: deleteQuery, summary: 'Deletes lists by id, by name search, or all the caller may manage' }),
 ];
 

@@ -4,6 +4,9 @@ import { invalid, denied, notFound } from '../core/errors.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
 import type { List, ListFields, ListQuery, ListStore, OptinCounts } from './store.ts';
 
+// What callers (routes, pages) use of a list, without reaching the store.
+export { LIST_ORDER_COLUMNS, type List, type OptinCounts } from './store.ts';
+
 /** A listing as a caller asks for it: the store's query, less what the service decides. */
 export interface ListQueryInput extends Omit<ListQuery, 'visible' | 'words'> {
   /** Words that must all occur in the name. */
@@ -28,6 +31,17 @@ export interface OptinSender {
 
 export class ListService {
   constructor(private readonly store: ListStore, private readonly optins: OptinSender) {}
+
+  /** Whether the actor may see at least one list (every list, or some through the list role). */
+  seesAny(actor: Actor): boolean {
+    const lists = permittedLists(actor, 'get');
+    return lists === 'all' || lists.length > 0;
+  }
+
+  /** Whether the actor may change (and delete) the list: the check of every change below. */
+  manages(actor: Actor, id: number): boolean {
+    return can(actor, 'list:manage', id);
+  }
 
   /** A page of the lists the actor may see, with the total. */
   query(actor: Actor, q: ListQueryInput): { results: List[]; total: number } {
@@ -83,7 +97,7 @@ export class ListService {
    */
   deleteMany(actor: Actor, by: { ids: number[]; search: string; all: boolean }): void {
     if (by.ids.length) {
-      this.store.delete(by.ids.filter((id) => can(actor, 'list:manage', id)).map((id) => authorized(id)));
+      this.store.delete(by.ids.filter((id) => this.manages(actor, id)).map((id) => authorized(id)));
       return;
     }
     if (!by.search.trim() && !by.all) throw invalid('give "id" (repeatable), "query", or "all=true"');
@@ -122,7 +136,7 @@ export class ListService {
   }
 
   private authorize(actor: Actor, id: number, permission: 'list:get' | 'list:manage'): Authorized<number> {
-    if (!can(actor, permission, id)) {
+    if (permission === 'list:manage' ? !this.manages(actor, id) : !can(actor, permission, id)) {
       throw denied(`permission denied: you do not have ${permission === 'list:get' ? 'access to' : 'manage rights on'} list ${id}`);
     }
     return authorized(id);

@@ -352,7 +352,7 @@ async function mailExport(c: C, s: Deps) {
   const sub = subscriberOf(c, s);
   if (!s.settings.bool('privacy.allow_export')) throw new PageError(400, t('public.invalidFeature'));
   // Anyone with a link from a mail can ask, so each subscriber gets a few exports an hour.
-  if (s.subscriberExports.blocked(sub.uuid)) return message(c, s, t('public.errorTitle'), t('public.tooMany'), 429);
+  if (s.subscriberExports.blocked(sub.uuid)) return message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
   s.subscriberExports.record(sub.uuid);
   const data = s.subscribers.exportData(sub.id, exportableSections(s));
   await s.mailer.deliverWithin('email', {

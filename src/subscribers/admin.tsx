@@ -210,7 +210,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
           ) : null}
         </form>
         {manage ? (
-          <BulkBar t={t} visible="hasSelection() || matching" matchingLabel={byQuery ? t('admin.subscribers.selectMatching', { num: formatNumber(page.total) }) : undefined}>
+          <BulkBar t={t} matchingLabel={byQuery ? t('admin.subscribers.selectMatching', { num: formatNumber(page.total) }) : undefined}>
             <button type="button" class="secondary small" x-on:click="openLists">{t('subscribers.manageLists')}</button>
             <button type="button" class="secondary small" x-on:click="blocklistSelected">{t('admin.subscribers.blocklist')}</button>
             <button type="button" class="danger small" x-on:click="deleteSelected">{t('globals.buttons.delete')}</button>

@@ -9,3 +9,9 @@ declare module '@alpinejs/csp' {
 
 // Stylesheets imported by islands are bundled by esbuild into the island's CSS file.
 declare module '*.css';
+
+// The page scripts, gathered by the build (scripts/build.mjs): each module's exports.
+declare module 'listmgr:admin-scripts' {
+  const scripts: Record<string, unknown>[];
+  export default scripts;
+}

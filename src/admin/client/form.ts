@@ -3,8 +3,32 @@
 // the answer). Fields say how they are read (data-kind); a refusal is shown beside the field
 // it names, the rest in the form's alert, and nothing the person typed is lost.
 import { api, ApiError, navigate, notify } from './api.ts';
+import { component, readData } from './component.ts';
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** Where an apiForm sends its fields, and where the page goes after. */
+export interface ApiFormData {
+  method: 'POST' | 'PUT';
+  action: string;
+  /** The page to open after a success; `{id}` is filled from the answer. None: stay. */
+  done?: string;
+  /** The message shown after a success. */
+  flash?: string;
+}
+
+/** How a field is read into the JSON body. */
+export interface FieldData {
+  kind?: 'text' | 'bool' | 'switch' | 'int' | 'ints' | 'strings' | 'tags' | 'nullable' | 'datetime' | 'json';
+  /** A switch's value when not ticked. */
+  off?: string;
+  /** A json field's value when left empty (default {}). */
+  empty?: string;
+  /** Present: the field is left out of the body when empty. */
+  omitEmpty?: string;
+  /** Other names a refusal may use for this field (comma-separated), to show it beside the field. */
+  errorKeys?: string;
+}
 
 export class FieldError extends Error {
   constructor(readonly field: string, message: string) {
@@ -19,7 +43,8 @@ function controls(form: HTMLFormElement): Control[] {
 /** The value of one named field, read the way its data-kind says. */
 function readField(form: HTMLFormElement, name: string, els: Control[]): unknown {
   const first = els[0];
-  const kind = first.dataset.kind ?? 'text';
+  const field = readData<FieldData>(first);
+  const kind = field.kind ?? 'text';
   const values = els.flatMap((el) => {
     if (el instanceof HTMLSelectElement && el.multiple) return [...el.selectedOptions].map((o) => o.value);
     if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) return el.checked ? [el.value] : [];
@@ -30,7 +55,7 @@ function readField(form: HTMLFormElement, name: string, els: Control[]): unknown
       return values.length > 0 && values[0] !== 'false';
     case 'switch':
       // A checkbox between two values: its own when ticked, data-off when not.
-      return values[0] ?? first.dataset.off ?? '';
+      return values[0] ?? field.off ?? '';
     case 'int':
       return values[0] === undefined || values[0].trim() === '' ? null : Number(values[0]);
     case 'ints':
@@ -45,7 +70,7 @@ function readField(form: HTMLFormElement, name: string, els: Control[]): unknown
       // datetime-local is the browser's local time; the API takes an instant.
       return values[0] ? new Date(values[0]).toISOString() : null;
     case 'json': {
-      const text = (values[0] ?? '').trim() || (first.dataset.empty ?? '{}');
+      const text = (values[0] ?? '').trim() || (field.empty ?? '{}');
       try {
         return JSON.parse(text);
       } catch (err) {
@@ -64,7 +89,7 @@ export function formJson(form: HTMLFormElement): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, els] of byName) {
     const value = readField(form, name, els);
-    if (els[0].dataset.omitEmpty !== undefined && (value === '' || value === null || (Array.isArray(value) && value.length === 0))) continue;
+    if (readData<FieldData>(els[0]).omitEmpty !== undefined && (value === '' || value === null || (Array.isArray(value) && value.length === 0))) continue;
     out[name] = value;
   }
   return out;
@@ -87,7 +112,7 @@ export function showError(form: HTMLFormElement, err: unknown): void {
   if (err instanceof FieldError) target = controls(form).find((el) => el.id === err.field);
   else if (err instanceof ApiError) {
     const text = message.toLowerCase();
-    target = controls(form).find((el) => [el.name, ...(el.dataset.errorKeys ?? '').split(',')].filter(Boolean).some((k) => new RegExp(`\\b${k.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text)));
+    target = controls(form).find((el) => [el.name, ...(readData<FieldData>(el).errorKeys ?? '').split(',')].filter(Boolean).some((k) => new RegExp(`\\b${k.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text)));
   }
   // A group of controls (checkboxes, hidden fields) shows its error in its fieldset's slot.
   const slot = target ? (target.id ? form.querySelector<HTMLElement>(`[data-error-for="${target.id}"]`) : null) ?? target.closest('fieldset')?.querySelector<HTMLElement>('[data-error-for]') ?? null : null;
@@ -103,26 +128,23 @@ export function showError(form: HTMLFormElement, err: unknown): void {
   else notify(message, 'error');
 }
 
-export function apiForm() {
-  return {
-    busy: false,
-    // Bound as x-on:submit="submit" (JSX has no `.prevent` modifier syntax): the page stays.
-    async submit(this: { busy: boolean; $el: HTMLElement; $event: Event }) {
-      this.$event.preventDefault();
-      const form = this.$el as HTMLFormElement;
-      clearErrors(form);
-      this.busy = true;
-      try {
-        const body = formJson(form);
-        const method = (form.dataset.method ?? 'POST') as 'POST' | 'PUT';
-        const data = await api<{ id?: number } | null>(method, form.dataset.action ?? '', body);
-        const done = form.dataset.done ?? '';
-        const id = data && typeof data === 'object' && 'id' in data ? String(data.id) : '';
-        navigate(done ? done.replace('{id}', id) : null, form.dataset.flash);
-      } catch (err) {
-        showError(form, err);
-        this.busy = false;
-      }
-    },
-  };
-}
+export const apiForm = component('apiForm', () => ({
+  busy: false,
+  // Bound as x-on:submit="submit" (JSX has no `.prevent` modifier syntax): the page stays.
+  async submit(this: { busy: boolean; $el: HTMLElement; $event: Event }) {
+    this.$event.preventDefault();
+    const form = this.$el as HTMLFormElement;
+    clearErrors(form);
+    this.busy = true;
+    try {
+      const body = formJson(form);
+      const to = readData<ApiFormData>(form);
+      const data = await api<{ id?: number } | null>(to.method ?? 'POST', to.action ?? '', body);
+      const id = data && typeof data === 'object' && 'id' in data ? String(data.id) : '';
+      navigate(to.done ? to.done.replace('{id}', id) : null, to.flash);
+    } catch (err) {
+      showError(form, err);
+      this.busy = false;
+    }
+  },
+}));

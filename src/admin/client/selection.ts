@@ -1,5 +1,11 @@
 // Row selection of a table with bulk actions: the rows ticked on this page, or every row that
 // matches the page's query ("all N matching"), which the bulk actions then send as the query.
+import { readData } from './component.ts';
+
+/** What the element of a component with a selection carries: how many rows match. */
+export interface SelectionData {
+  total: string;
+}
 
 export interface Selection {
   selected: string[];
@@ -15,7 +21,7 @@ export function selection() {
     total: 0,
     // $root, not $el: in a method called from a control, $el is that control.
     initSelection(this: Selection & { $root: HTMLElement }) {
-      this.total = Number(this.$root.dataset.total ?? 0);
+      this.total = Number(readData<SelectionData>(this.$root).total ?? 0);
     },
     rowBoxes(this: { $root: HTMLElement }): HTMLInputElement[] {
       return [...this.$root.querySelectorAll<HTMLInputElement>('input[data-row]')];
@@ -34,6 +40,10 @@ export function selection() {
     },
     hasSelection(this: Selection) {
       return this.selected.length > 0;
+    },
+    /** The bulk bar shows while rows are ticked, or every matching row is chosen (a page may choose them without ticking). */
+    barShown(this: Selection) {
+      return this.selected.length > 0 || this.matching;
     },
     allOnPage(this: Selection & { rowBoxes(): HTMLInputElement[] }) {
       const boxes = this.rowBoxes();

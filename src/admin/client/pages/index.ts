@@ -4,9 +4,7 @@ import { bouncesPage } from './bounces.ts';
 import { firstRun } from './dashboard.ts';
 import { attachments, listPicker } from './campaign-parts.ts';
 import { campaignPage, campaignsPage } from './campaigns.ts';
-import { formsPage } from './forms.ts';
 import { importPage } from './import.ts';
-import { listPage, listsPage } from './lists.ts';
 import { logsPage } from './logs.ts';
 import { maintenancePage } from './maintenance.ts';
 import { subscriber, subscribers } from './subscribers.ts';
@@ -16,9 +14,6 @@ import { templatePage, templatesPage } from './templates.ts';
 import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
-  listsPage,
-  listPage,
-  formsPage,
   subscribers,
   subscriber,
   importPage,

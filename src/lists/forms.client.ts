@@ -3,9 +3,11 @@
 // ticked) a minimal style block in the brand's accent colour. The preview shows that HTML in a
 // sandboxed frame (no scripts, no forms), under the admin's CSP: its style block carries the
 // page's nonce there, the only difference from the snippet.
-import { notify, pageData } from '../api.ts';
+import { notify, pageData } from '../admin/client/api.ts';
+import { component } from '../admin/client/component.ts';
 
-interface FormsData {
+/** What the form builder's page hands its script (`forms-data`). */
+export interface FormsData {
   root: string;
   captcha: 'altcha' | 'hcaptcha' | null;
   hcaptchaKey: string;
@@ -73,37 +75,35 @@ interface FormsState {
   $watch(key: string, fn: () => void): void;
 }
 
-export function formsPage() {
-  return {
-    chosen: [] as string[],
-    redirect: '',
-    styled: false,
-    data: null as FormsData | null,
-    init(this: FormsState) {
-      this.data = pageData<FormsData>('forms-data');
-      this.chosen = this.data.lists.map((l) => l.uuid);
-      this.preview();
-      for (const key of ['chosen', 'redirect', 'styled']) this.$watch(key, () => this.preview());
-    },
-    /**
-     * The preview frame is set from here: the CSP build of Alpine does not bind to iframes. A
-     * srcdoc frame lives under this page's CSP, which takes a style block with its nonce only.
-     */
-    preview(this: FormsState) {
-      const frame = document.getElementById('form-preview') as HTMLIFrameElement | null;
-      const nonce = document.querySelector<HTMLElement>('style[nonce], script[nonce]')?.nonce ?? '';
-      if (frame) frame.srcdoc = this.snippet().replace('<style>', `<style nonce="${nonce}">`);
-    },
-    snippet(this: FormsState) {
-      return this.data ? formSnippet(this.data, this.chosen, this.redirect, this.styled) : '';
-    },
-    async copySnippet(this: FormsState) {
-      try {
-        await navigator.clipboard.writeText(this.snippet());
-        notify('Copied');
-      } catch {
-        notify('Copying was refused by the browser; select the text and copy it instead.', 'error');
-      }
-    },
-  };
-}
+export const formsPage = component('formsPage', () => ({
+  chosen: [] as string[],
+  redirect: '',
+  styled: false,
+  data: null as FormsData | null,
+  init(this: FormsState) {
+    this.data = pageData<FormsData>('forms-data');
+    this.chosen = this.data.lists.map((l) => l.uuid);
+    this.preview();
+    for (const key of ['chosen', 'redirect', 'styled']) this.$watch(key, () => this.preview());
+  },
+  /**
+   * The preview frame is set from here: the CSP build of Alpine does not bind to iframes. A
+   * srcdoc frame lives under this page's CSP, which takes a style block with its nonce only.
+   */
+  preview(this: FormsState) {
+    const frame = document.getElementById('form-preview') as HTMLIFrameElement | null;
+    const nonce = document.querySelector<HTMLElement>('style[nonce], script[nonce]')?.nonce ?? '';
+    if (frame) frame.srcdoc = this.snippet().replace('<style>', `<style nonce="${nonce}">`);
+  },
+  snippet(this: FormsState) {
+    return this.data ? formSnippet(this.data, this.chosen, this.redirect, this.styled) : '';
+  },
+  async copySnippet(this: FormsState) {
+    try {
+      await navigator.clipboard.writeText(this.snippet());
+      notify('Copied');
+    } catch {
+      notify('Copying was refused by the browser; select the text and copy it instead.', 'error');
+    }
+  },
+}));

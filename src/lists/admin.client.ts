@@ -1,10 +1,12 @@
 // The lists table (delete one, or the selected lists, or all matching) and a list's page; on
 // both, a double opt-in list's opt-in action.
-import { api, navigate, notify, notifyError, pageData } from '../api.ts';
-import { confirmAction } from '../dialog.ts';
-import { selection } from '../selection.ts';
+import { api, navigate, notify, notifyError, pageData } from '../admin/client/api.ts';
+import { confirmAction } from '../admin/client/dialog.ts';
+import { selection } from '../admin/client/selection.ts';
+import { component, readData } from '../admin/client/component.ts';
 
-interface ListsQuery {
+/** The filters of the lists page, for "all matching" (the page's `lists-query` data). */
+export interface ListsQuery {
   query: string;
   status: 'active' | 'archived' | 'all';
   type: string;
@@ -23,6 +25,12 @@ async function deleteLists(ids: number[], what: string): Promise<void> {
   }
 }
 
+/** What a list's buttons carry. */
+export interface ListButton {
+  id: string;
+  name: string;
+}
+
 const subscribers = (n: number) => `${n.toLocaleString('en-US')} unconfirmed subscriber${n === 1 ? '' : 's'}`;
 
 /**
@@ -30,7 +38,7 @@ const subscribers = (n: number) => `${n.toLocaleString('en-US')} unconfirmed sub
  * (GET /api/lists/:id/optin), then queues the mails (POST).
  */
 async function sendOptin(button: HTMLElement): Promise<void> {
-  const { id, name } = button.dataset;
+  const { id, name } = readData<ListButton>(button);
   let counts: { unconfirmed: number; sendable: number };
   try {
     counts = await api('GET', `/api/lists/${id}/optin`);
@@ -66,40 +74,36 @@ async function matchingIds(): Promise<number[]> {
   return page.results.map((l) => l.id);
 }
 
-export function listsPage() {
-  return {
-    ...selection(),
-    init(this: { initSelection(): void }) {
-      this.initSelection();
-    },
-    async deleteOne(this: { $event: Event }) {
-      const button = this.$event.currentTarget as HTMLElement;
-      await deleteLists([Number(button.dataset.id)], `the list "${button.dataset.name}"`);
-    },
-    async sendOptin(this: { $event: Event }) {
-      await sendOptin(this.$event.currentTarget as HTMLElement);
-    },
-    async deleteSelected(this: { matching: boolean; selectedIds(): number[] }) {
-      const ids = this.matching ? await matchingIds() : this.selectedIds();
-      await deleteLists(ids, ids.length === 1 ? '1 list' : `${ids.length.toLocaleString('en-US')} lists`);
-    },
-  };
-}
+export const listsPage = component('listsPage', () => ({
+  ...selection(),
+  init(this: { initSelection(): void }) {
+    this.initSelection();
+  },
+  async deleteOne(this: { $event: Event }) {
+    const list = readData<ListButton>(this.$event.currentTarget as HTMLElement);
+    await deleteLists([Number(list.id)], `the list "${list.name}"`);
+  },
+  async sendOptin(this: { $event: Event }) {
+    await sendOptin(this.$event.currentTarget as HTMLElement);
+  },
+  async deleteSelected(this: { matching: boolean; selectedIds(): number[] }) {
+    const ids = this.matching ? await matchingIds() : this.selectedIds();
+    await deleteLists(ids, ids.length === 1 ? '1 list' : `${ids.length.toLocaleString('en-US')} lists`);
+  },
+}));
 
-export function listPage() {
-  return {
-    async sendOptin(this: { $event: Event }) {
-      await sendOptin(this.$event.currentTarget as HTMLElement);
-    },
-    async deleteOne(this: { $event: Event }) {
-      const button = this.$event.currentTarget as HTMLElement;
-      if (!(await confirmAction(`Delete the list "${button.dataset.name}"? Its subscribers are kept.`, 'Delete'))) return;
-      try {
-        await api('DELETE', `/api/lists/${button.dataset.id}`);
-        navigate('/admin/lists', 'List deleted');
-      } catch (err) {
-        notifyError(err);
-      }
-    },
-  };
-}
+export const listPage = component('listPage', () => ({
+  async sendOptin(this: { $event: Event }) {
+    await sendOptin(this.$event.currentTarget as HTMLElement);
+  },
+  async deleteOne(this: { $event: Event }) {
+    const list = readData<ListButton>(this.$event.currentTarget as HTMLElement);
+    if (!(await confirmAction(`Delete the list "${list.name}"? Its subscribers are kept.`, 'Delete'))) return;
+    try {
+      await api('DELETE', `/api/lists/${list.id}`);
+      navigate('/admin/lists', 'List deleted');
+    } catch (err) {
+      notifyError(err);
+    }
+  },
+}));
