@@ -42,7 +42,7 @@ function tooManyRequestsPage(s: PublicLimitDeps) {
   const t = subscriberTranslator(s);
   return (c: Context) => {
     const title = t('public.errorTitle');
-    return sendPage(c, { ...publicLook(s.settings), title, body: Message({ title, text: t('public.tooMany') }), lang: subscriberLanguage(s)['_.code'] }, 429);
+    return sendPage(c, { ...publicLook(s.settings), title, body: Message({ title, text: t('public.tooManyRequests') }), lang: subscriberLanguage(s)['_.code'] }, 429);
   };
 }
 

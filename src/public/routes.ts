@@ -164,7 +164,7 @@ function refusalPage(c: C, s: Deps, e: SelfServiceRefusal) {
   const t = subscriberTranslator(s);
   switch (e.reason) {
     case 'off': return message(c, s, t('public.errorTitle'), t('public.invalidFeature'), 400);
-    case 'too-many': return message(c, s, t('public.errorTitle'), t('public.tooMany'), 429);
+    case 'too-many': return message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
     case 'name-length': return message(c, s, t('public.errorTitle'), t('public.invalidNameLength', { max: LIMITS.preferencesNameChars }), 400);
   }
 }
