@@ -25,6 +25,7 @@ import { ListService } from './lists/service.ts';
 import { SegmentRunner } from './segments/index.ts';
 import { SubscriberStore } from './subscribers/store.ts';
 import { SubscriberService } from './subscribers/service.ts';
+import { SubscriberSelfService } from './subscribers/self-service.ts';
 import { TrackingStore } from './tracking/store.ts';
 import { CampaignStore } from './campaigns/store.ts';
 import { CampaignService } from './campaigns/service.ts';
@@ -61,6 +62,8 @@ export interface Services extends AppContext {
   lists: ListService;
   listStore: ListStore;
   subscriberService: SubscriberService;
+  /** What subscribers do for themselves on the public pages (subscribe, confirm, unsubscribe, their data). */
+  selfService: SubscriberSelfService;
   subscribers: SubscriberStore;
   tracking: TrackingStore;
   campaignStore: CampaignStore;
@@ -81,8 +84,6 @@ export interface Services extends AppContext {
   captcha: Captcha;
   /** Per-address counts of public requests (the public API and pages share them). */
   publicLimiter: RateLimiter;
-  /** Self-service data exports mailed per subscriber (a few an hour). */
-  subscriberExports: AttemptLimiter;
   /** Who may call which route: filled from the route tables as the app mounts them (app.ts). */
   routes: RouteAccess;
   /** Re-reads settings and rebuilds the messengers (after a settings change). */
@@ -138,6 +139,8 @@ export function buildServices(config: Config, log: Logger): Services {
     lists: new ListService(listStore, delivery),
     listStore,
     subscriberService: new SubscriberService(core, subscribers),
+    // Data exports mailed per subscriber: a few an hour.
+    selfService: new SubscriberSelfService(core, subscribers, listStore, new AttemptLimiter(LIMITS.subscriberExportsPerHour, 3_600_000)),
     subscribers,
     tracking,
     campaignStore,
@@ -155,7 +158,6 @@ export function buildServices(config: Config, log: Logger): Services {
     dashboard: new DashboardStore(db),
     captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
-    subscriberExports: new AttemptLimiter(LIMITS.subscriberExportsPerHour, 3_600_000),
     routes: new RouteAccess(),
     reload() {
       settings.reload();

@@ -2,20 +2,13 @@
 // confirmation, unsubscribe and preferences, and the question before a wipe. Every text comes
 // from the subscriber language through `t`; every value is escaped by JSX.
 import type { JSX } from 'hono/jsx/jsx-runtime';
+import type { SelfServiceRights } from '../subscribers/self-service.ts';
 import { ALTCHA_CHALLENGE_PATH, type CaptchaWidget } from './captcha.ts';
 import type { Translate } from './i18n.ts';
 
 interface ListEntry {
   uuid: string;
   name: string;
-}
-
-/** What the privacy settings let a subscriber do from the unsubscribe and preferences pages. */
-export interface SelfService {
-  blocklist: boolean;
-  export: boolean;
-  wipe: boolean;
-  preferences: boolean;
 }
 
 const listsFieldset = 'border:0;padding:0;margin:1rem 0 0';
@@ -106,7 +99,7 @@ function BlocklistBox({ t }: { t: Translate }): JSX.Element {
 }
 
 /** Export and wipe buttons, when the privacy settings allow either. */
-function DataSection({ t, subUuid, allow }: { t: Translate; subUuid: string; allow: SelfService }): JSX.Element | null {
+function DataSection({ t, subUuid, allow }: { t: Translate; subUuid: string; allow: SelfServiceRights }): JSX.Element | null {
   if (!allow.export && !allow.wipe) return null;
   return (
     <>
@@ -118,7 +111,7 @@ function DataSection({ t, subUuid, allow }: { t: Translate; subUuid: string; all
 }
 
 /** The unsubscribe page; `action` is its own path, the form's and the one-click target. */
-export function Unsubscribe(p: { t: Translate; action: string; subUuid: string; allow: SelfService }): JSX.Element {
+export function Unsubscribe(p: { t: Translate; action: string; subUuid: string; allow: SelfServiceRights }): JSX.Element {
   const { t } = p;
   return (
     <>
@@ -135,7 +128,7 @@ export function Unsubscribe(p: { t: Translate; action: string; subUuid: string; 
 }
 
 /** Manage preferences: the name, and the lists that can be unticked (none private). */
-export function ManagePreferences(p: { t: Translate; action: string; subUuid: string; name: string; maxName: number; lists: ListEntry[]; allow: SelfService }): JSX.Element {
+export function ManagePreferences(p: { t: Translate; action: string; subUuid: string; name: string; maxName: number; lists: ListEntry[]; allow: SelfServiceRights }): JSX.Element {
   const { t } = p;
   return (
     <>

@@ -2,8 +2,6 @@
 // Nothing here changes state on a GET (mail scanners follow links); one click (a POST) does.
 // Answers never reveal whether an address was already subscribed. Rate-limited per client.
 import type { Context } from 'hono';
-import type { AppContext } from '../context.ts';
-import { loggedIds } from '../log.ts';
 import { isDatabaseBusy } from '../db/connection.ts';
 import { readBody } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
@@ -14,29 +12,18 @@ import { clientAddress } from '../http/rate-limit.ts';
 import { routesFor, type Handler, type Input } from '../http/routes.ts';
 import { f, isUuid, parseBool, parseInput, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import { exportableSections } from '../subscribers/routes.ts';
-import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.ts';
-import { sendOptinQuietly } from '../subscribers/optin.ts';
-import type { Audience, SubscriberService } from '../subscribers/service.ts';
-
-/** The subscriber a page's link names. */
-type LinkedSubscriber = NonNullable<ReturnType<SubscriberService['byLink']>>;
-import type { AttemptLimiter } from '../users/attempts.ts';
+import { SelfServiceRefusal, type LinkedSubscriber, type OptinClient, type SubscriberSelfService } from '../subscribers/self-service.ts';
 import { ALTCHA_SCRIPT_PATH, altchaWidgetScript, type Captcha, type CaptchaProof } from './captcha.ts';
 import { subscriberLanguage, subscriberTranslator } from './i18n.ts';
 import { linkUuid, linkValue } from './link.ts';
 import { publicLook } from './look.ts';
 import { perClient, perClientPage, perSubscriberPage, type PublicLimitDeps } from './rate-limits.ts';
-import { ManagePreferences, OptinConfirm, Outcome, SubscriptionForm, Unsubscribe, WipeConfirm, type FormValues, type NextLink, type SelfService } from './pages.tsx';
+import { ManagePreferences, OptinConfirm, Outcome, SubscriptionForm, Unsubscribe, WipeConfirm, type FormValues, type NextLink } from './pages.tsx';
 import { ZERO_UUID } from '../campaigns/render.ts';
 
 interface Deps extends PublicLimitDeps {
-  subscribers: Audience['subscribers'];
-  subscriberService: SubscriberService;
-  listStore: Audience['lists'];
+  selfService: SubscriberSelfService;
   captcha: Captcha;
-  /** Data exports mailed per subscriber. */
-  subscriberExports: AttemptLimiter;
 }
 type C = Context<AppEnv>;
 
@@ -71,7 +58,7 @@ export const PUBLIC_PAGES = [
 // ---- the API ----
 
 function publicLists(c: C, s: Deps) {
-  return c.json(s.listStore.publicLists().map((l) => ({ uuid: l.uuid, name: l.name })));
+  return c.json(s.selfService.publicLists().map((l) => ({ uuid: l.uuid, name: l.name })));
 }
 
 async function altchaChallenge(c: C, s: Deps) {
@@ -84,7 +71,7 @@ async function subscribe(c: C, s: Deps, { body }: Input<ReturnType<typeof subscr
   if (!s.settings.bool('app.enable_public_subscription_page')) throw invalid('public subscriptions are disabled');
   // The same proof as the form asks for, or the captcha would be skipped by posting here.
   if (!(await s.captcha.passes(body))) throw invalid(`captcha required: a missing or invalid "${captchaField(s.captcha)}" field`);
-  const { hasOptin } = await subscribePublic(s, { email: body.email, name: body.name, listUuids: body.list_uuids ?? body.l ?? [] });
+  const { hasOptin } = await s.selfService.subscribe({ email: body.email, name: body.name, listUuids: body.list_uuids ?? body.l ?? [] });
   return ok(c, { has_optin: hasOptin });
 }
 
@@ -115,28 +102,6 @@ function captchaFields() {
 /** The field carrying the proof of the captcha that is on. */
 function captchaField(captcha: Captcha): keyof CaptchaProof {
   return captcha.provider() === 'hcaptcha' ? 'h-captcha-response' : 'altcha';
-}
-
-interface PublicSubscription {
-  email: unknown;
-  /** Empty or absent: the address's local part. */
-  name?: string;
-  listUuids: string[];
-}
-
-/** The one subscription path of the public API and the form. */
-async function subscribePublic(s: Deps, input: PublicSubscription): Promise<{ hasOptin: boolean }> {
-  if (!input.listUuids.length) throw invalid('no lists given: choose one or more lists');
-  const address = validateEmail(input.email, domainRules(s.settings));
-  const name = input.name || nameFromEmail(address, 'local');
-  // Only public, active lists can be joined here; unknown, private and archived UUIDs are ignored.
-  const lists = s.listStore.rowsByUuids(input.listUuids.filter((u) => isUuid(u)).map((u) => u.toLowerCase()))
-    .filter((l) => l.type === 'public' && l.status === 'active');
-  if (!lists.length) throw invalid('none of the given lists can be subscribed to');
-  const { id } = s.subscribers.subscribePublic(address, name, lists.map((l) => l.id));
-  await sendOptinQuietly(s, s.subscribers, id, lists.map((l) => l.id));
-  // Derived from the request alone, so the answer is the same for new and known addresses.
-  return { hasOptin: s.settings.bool('app.send_optin_confirmation') && lists.some((l) => l.optin === 'double') };
 }
 
 // ---- the pages ----
@@ -186,11 +151,22 @@ function pageRoute<B, Q>(fn: Handler<Deps, B, Q>): Handler<Deps, B, Q> {
       if (isDatabaseBusy(e)) throw e; // 503 with Retry-After from app.ts, as for the API
       const t = subscriberTranslator(s);
       if (e instanceof PageError) return message(c, s, t('public.errorTitle'), e.message, e.status);
+      if (e instanceof SelfServiceRefusal) return refusalPage(c, s, e);
       if (isRefusal(e)) return message(c, s, t('public.errorTitle'), e.message, e.kind === 'not-found' ? 404 : e.kind === 'too-large' ? 413 : 400);
       s.log.error(`${c.req.method} ${c.req.path} failed: ${(e as Error).stack ?? e}`);
       return message(c, s, t('public.errorTitle'), t('public.errorProcessingRequest'), 500);
     }
   };
+}
+
+/** A refusal of the self-service, in the subscriber's words. */
+function refusalPage(c: C, s: Deps, e: SelfServiceRefusal) {
+  const t = subscriberTranslator(s);
+  switch (e.reason) {
+    case 'off': return message(c, s, t('public.errorTitle'), t('public.invalidFeature'), 400);
+    case 'too-many': return message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
+    case 'name-length': return message(c, s, t('public.errorTitle'), t('public.invalidNameLength', { max: LIMITS.preferencesNameChars }), 400);
+  }
 }
 
 /** A page's form (JSON is taken too), read inside `pageRoute` so that a bad one gets a page. */
@@ -203,7 +179,7 @@ function subscriberOf(c: C, s: Deps): LinkedSubscriber {
   const t = subscriberTranslator(s);
   const uuid = linkUuid(c.req.param('subUUID'));
   if (!isUuid(uuid)) throw new PageError(400, t('public.invalidLink'));
-  const sub = s.subscriberService.byLink(uuid);
+  const sub = s.selfService.byLink(uuid);
   if (!sub) throw new PageError(404, t('public.subNotFound'));
   return sub;
 }
@@ -227,7 +203,7 @@ function subscriptionFormPage(c: C, s: Deps, { query }: Input<undefined, ReturnT
   const t = subscriberTranslator(s);
   if (!s.settings.bool('app.enable_public_subscription_page')) return message(c, s, t('public.subTitle'), t('public.invalidFeature'), 404);
   // A link from a list's page or an archive issue ticks that issue's lists (when it names any on offer).
-  const offered = new Set(s.listStore.publicLists().map((l) => l.uuid.toLowerCase()));
+  const offered = new Set(s.selfService.publicLists().map((l) => l.uuid.toLowerCase()));
   const ticked = (query.l ?? []).map((u) => linkUuid(u).toLowerCase()).filter((u) => offered.has(u));
   return formPage(c, s, undefined, ticked.length ? ticked : undefined);
 }
@@ -235,7 +211,7 @@ function subscriptionFormPage(c: C, s: Deps, { query }: Input<undefined, ReturnT
 /** The form; after a refused submission, with the reason and what the reader typed, and status 400. */
 function formPage(c: C, s: Deps, refused?: { error: string; values: FormValues }, ticked?: string[]) {
   const t = subscriberTranslator(s);
-  const lists = s.listStore.publicLists();
+  const lists = s.selfService.publicLists();
   if (!lists.length) return message(c, s, t('public.subTitle'), refused ? refused.error : t('public.noListsAvailable'), refused ? 400 : 200);
   const captcha = s.captcha.widget();
   const form = SubscriptionForm({ t, lists, captcha: captcha.widget, archiveLink: s.settings.bool('app.enable_public_archive'), error: refused?.error, values: refused?.values ?? (ticked ? { email: '', name: '', lists: ticked } : undefined) });
@@ -285,7 +261,7 @@ async function submitForm(c: C, s: Deps) {
   if (!(await s.captcha.passes(form))) return refuse(t('public.invalidCaptcha'));
   let hasOptin: boolean;
   try {
-    ({ hasOptin } = await subscribePublic(s, { email: form.email, name: form.name, listUuids: form.l ?? [] }));
+    ({ hasOptin } = await s.selfService.subscribe({ email: form.email, name: form.name, listUuids: form.l ?? [] }));
   } catch (e) {
     if (isRefusal(e)) return refuse(e.message);
     throw e;
@@ -321,59 +297,37 @@ function optin(c: C, s: Deps, sub: LinkedSubscriber, listUuids: string[], confir
   const t = subscriberTranslator(s);
   if (listUuids.some((u) => !isUuid(u))) throw new PageError(400, t('public.invalidLink'));
   const named = [...new Set(listUuids.map((u) => u.toLowerCase()))];
-  const pending = s.subscribers.pendingConfirmation(sub.id, named);
   const links = nextLinks(s, sub, ZERO_UUID, { manage: true });
-  if (!pending.length) {
-    // A second click on the link: the lists it names (any, for a link naming none) are confirmed.
-    const confirmed = (s.subscribers.get(sub.id)?.lists ?? [])
-      .some((l) => l.subscription_status === 'confirmed' && (!named.length || named.includes(l.uuid.toLowerCase())));
-    if (confirmed && sub.status !== 'blocklisted') return outcome(c, s, t('public.alreadyConfirmedTitle'), t('public.alreadyConfirmed'), links);
-    return outcome(c, s, t('public.noSubTitle'), t('public.noSubInfo'), nextLinks(s, sub, ZERO_UUID, {}));
-  }
-  if (confirm) {
-    s.subscribers.confirm(sub.id, pending.map((l) => l.id), optinEvidence(c, s));
-    return outcome(c, s, t('public.subConfirmedTitle'), t('public.subConfirmed'), links);
-  }
-  return page(c, s, t('public.confirmOptinSubTitle'), OptinConfirm({ t, subUuid: sub.uuid, lists: pending }));
+  if (confirm && s.selfService.confirm(sub, named, () => optinClient(c, s)).length) return outcome(c, s, t('public.subConfirmedTitle'), t('public.subConfirmed'), links);
+  const pending = s.selfService.pendingOptin(sub, named);
+  if (pending.length) return page(c, s, t('public.confirmOptinSubTitle'), OptinConfirm({ t, subUuid: sub.uuid, lists: pending }));
+  // A second click on the link.
+  if (s.selfService.alreadyConfirmed(sub, named)) return outcome(c, s, t('public.alreadyConfirmedTitle'), t('public.alreadyConfirmed'), links);
+  return outcome(c, s, t('public.noSubTitle'), t('public.noSubInfo'), nextLinks(s, sub, ZERO_UUID, {}));
 }
 
-/** What an opt-in confirmation records: when, and (if the privacy setting allows) from where. */
-function optinEvidence(c: C, s: Deps): Record<string, string> {
-  const evidence: Record<string, string> = { confirmed_at: new Date().toISOString() };
-  if (s.settings.bool('privacy.record_optin_ip')) {
-    evidence.optin_ip = clientAddress(c, (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [], s.log);
-    evidence.optin_user_agent = (c.req.header('user-agent') ?? '').slice(0, 500);
-  }
-  return evidence;
+/** Where a confirmation comes from: the client's address and user agent. */
+function optinClient(c: C, s: Deps): OptinClient {
+  const trusted = (s.settings.get<unknown>('security.trusted_proxies') as string[] | undefined) ?? [];
+  return { address: clientAddress(c, trusted, s.log), userAgent: c.req.header('user-agent') ?? '' };
 }
 
 async function mailExport(c: C, s: Deps) {
   const t = subscriberTranslator(s);
-  const sub = subscriberOf(c, s);
-  if (!s.settings.bool('privacy.allow_export')) throw new PageError(400, t('public.invalidFeature'));
-  // Anyone with a link from a mail can ask, so each subscriber gets a few exports an hour.
-  if (s.subscriberExports.blocked(sub.uuid)) return message(c, s, t('public.errorTitle'), t('public.tooManyRequests'), 429);
-  s.subscriberExports.record(sub.uuid);
-  const data = s.subscribers.exportData(sub.id, exportableSections(s));
-  await s.mailer.deliverWithin('email', {
-    from: s.settings.str('app.from_email'), to: [sub.email], subject: t('email.data.title'), text: t('email.data.info'),
-    attachments: [{ filename: 'data.json', content: Buffer.from(JSON.stringify(data, null, 2)), contentType: 'application/json' }],
-  }, `data export mail to subscriber ${sub.id}`);
+  await s.selfService.mailExport(subscriberOf(c, s));
   return message(c, s, t('public.dataSentTitle'), t('public.dataSent'));
 }
 
 function wipeQuestion(c: C, s: Deps) {
   const t = subscriberTranslator(s);
   const sub = subscriberOf(c, s);
-  if (!s.settings.bool('privacy.allow_wipe')) throw new PageError(400, t('public.invalidFeature'));
+  s.selfService.assertWipeAllowed();
   return page(c, s, t('public.privacyWipe'), WipeConfirm({ t, subUuid: sub.uuid }));
 }
 
 function wipe(c: C, s: Deps) {
   const t = subscriberTranslator(s);
-  const sub = subscriberOf(c, s);
-  if (!s.settings.bool('privacy.allow_wipe')) throw new PageError(400, t('public.invalidFeature'));
-  s.subscribers.delete([sub.id]);
+  s.selfService.wipe(subscriberOf(c, s));
   return message(c, s, t('public.dataRemovedTitle'), t('public.dataRemoved'));
 }
 
@@ -382,24 +336,16 @@ function manageQuery() {
   return z.object({ manage: q.first({ type: 'boolean' }, (v) => parseBool(linkValue(v))) });
 }
 
-/** What the privacy settings let a subscriber do from the unsubscribe and preferences pages. */
-function selfService(s: Deps): SelfService {
-  return {
-    blocklist: s.settings.bool('privacy.allow_blocklist'), export: s.settings.bool('privacy.allow_export'),
-    wipe: s.settings.bool('privacy.allow_wipe'), preferences: s.settings.bool('privacy.allow_preferences'),
-  };
-}
-
 function unsubscribePage(c: C, s: Deps, { query }: Input<undefined, ReturnType<typeof manageQuery>>) {
   const t = subscriberTranslator(s);
   const campUuid = campaignUuidOf(c, s);
   const sub = subscriberOf(c, s);
   if (sub.status === 'blocklisted') return outcome(c, s, t('public.unsubTitle'), t('public.blocklisted'), nextLinks(s, sub, campUuid, {}));
   const action = `/subscription/${campUuid}/${sub.uuid}`;
-  const allow = selfService(s);
+  const allow = s.selfService.rights();
   if (query.manage === true && allow.preferences) {
-    const subs = s.subscribers.get(sub.id)?.lists.filter((l) => l.type !== 'private' && l.subscription_status !== 'unsubscribed') ?? [];
-    return page(c, s, t('public.managePrefs'), ManagePreferences({ t, action, subUuid: sub.uuid, name: sub.name, maxName: LIMITS.preferencesNameChars, lists: subs, allow }));
+    const lists = s.selfService.preferenceLists(sub);
+    return page(c, s, t('public.managePrefs'), ManagePreferences({ t, action, subUuid: sub.uuid, name: sub.name, maxName: LIMITS.preferencesNameChars, lists, allow }));
   }
   return page(c, s, t('public.unsubTitle'), Unsubscribe({ t, action, subUuid: sub.uuid, allow }));
 }
@@ -420,26 +366,13 @@ async function unsubscribe(c: C, s: Deps) {
   const campUuid = campaignUuidOf(c, s);
   const sub = subscriberOf(c, s);
   const form = await readForm(c, unsubscribeForm());
-  if (s.settings.bool('privacy.allow_blocklist') && form.blocklist) {
-    s.subscribers.blocklist([sub.id]);
-    if (sub.status !== 'blocklisted') s.subscribers.noteCampaignUnsubscribe(sub.id, campUuid.toLowerCase());
-    s.log.info(`subscriber ${sub.id} blocklisted (source: unsubscribe page, campaign ${campUuid})`);
+  if (form.blocklist && s.selfService.blocklist(sub, campUuid)) {
     return outcome(c, s, t('public.unsubTitle'), t('public.blocklisted'), nextLinks(s, { ...sub, status: 'blocklisted' }, campUuid, {}));
   }
   if (!form.manage) {
-    // The campaign's lists; for opt-in mails (zero UUID) or unknown campaigns, every list.
-    const lists = s.subscribers.campaignLists(campUuid.toLowerCase());
-    const ended = lists.length ? s.subscribers.unsubscribe(sub.id, lists) : s.subscribers.unsubscribeAll(sub.id);
-    if (ended > 0) s.subscribers.noteCampaignUnsubscribe(sub.id, campUuid.toLowerCase());
-    s.log.info(`subscriber ${sub.id} unsubscribed from ${lists.length ? loggedIds('list', lists) : 'every list'} (source: unsubscribe link, campaign ${campUuid})`);
-    return outcome(c, s, t('public.unsubbedTitle'), t('public.unsubbedInfo'), nextLinks(s, sub, campUuid, { manage: lists.length > 0, subscribe: true }));
+    const { fromCampaign } = s.selfService.unsubscribe(sub, campUuid);
+    return outcome(c, s, t('public.unsubbedTitle'), t('public.unsubbedInfo'), nextLinks(s, sub, campUuid, { manage: fromCampaign, subscribe: true }));
   }
-  if (!s.settings.bool('privacy.allow_preferences')) throw new PageError(400, t('public.invalidFeature'));
-  const name = form.name ?? '';
-  const max = LIMITS.preferencesNameChars;
-  if ([...name].length < 1 || [...name].length > max) throw new PageError(400, t('public.invalidNameLength', { max }));
-  const keep = (form.l ?? form.list_uuids ?? []).map((u) => u.toLowerCase());
-  s.subscribers.savePreferences(sub.id, name, keep);
-  s.log.info(`subscriber ${sub.id} saved their preferences (source: preferences page), keeping ${keep.length} list(s)`);
+  s.selfService.savePreferences(sub, form.name ?? '', (form.l ?? form.list_uuids ?? []).map((u) => u.toLowerCase()));
   return outcome(c, s, t('public.managePrefs'), t('public.prefsSaved'), nextLinks(s, sub, campUuid, { manage: true, subscribe: true }));
 }

@@ -10,7 +10,6 @@ import { loggedIds } from '../log.ts';
 import { denied, invalid, notFound, upstreamFailed } from '../core/errors.ts';
 import type { Paging } from '../core/paging.ts';
 import { authorized, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
-import type { ListStore } from '../lists/store.ts';
 import { TABLE_PERMISSIONS, translateSegment, type SegmentAccess } from '../segments/index.ts';
 import { domainRules, nameFromEmail, validateEmail } from './email.ts';
 import { sendOptin, sendOptinQuietly } from './optin.ts';
@@ -18,12 +17,6 @@ import type {
   ActivityClick, ActivityView, ListAction, Subscriber, SubscriberFields, SubscriberFilter, SubscriberOrder, SubscriberRow, SubscriberStatus, SubscriberStore,
   Subscription, SubscriptionSource, SubscriptionStatus,
 } from './store.ts';
-
-/** The audience stores the public pages and opt-in mails work with. */
-export interface Audience {
-  subscribers: SubscriberStore;
-  lists: ListStore;
-}
 
 /** Which subscribers a listing, an export or a by-query change is about, as the caller asks. */
 export interface SubscriberQuery {
@@ -124,15 +117,6 @@ function campaignScope(actor: Actor): number[] | null {
 
 export class SubscriberService {
   constructor(private readonly ctx: AppContext, private readonly store: SubscriberStore) {}
-
-  /**
-   * The subscriber a link in one of our mails names by UUID (the public pages). Holding the
-   * UUID is the check, as in listmonk, so the id comes back authorised for changes.
-   */
-  byLink(uuid: string): (SubscriberRow & { id: Authorized<number> }) | null {
-    const row = this.store.rowByUuid(uuid.toLowerCase());
-    return row ? { ...row, id: authorized(row.id) } : null;
-  }
 
   // Reads ---------------------------------------------------------------------------------
 
