@@ -22,7 +22,12 @@ const rule = (text: string) => `invalid setting "{key}": ${text}`;
 const text = () => z.string({ error: rule('expected a string') });
 const bool = () => z.boolean({ error: rule('expected a boolean') });
 const texts = () => z.array(text(), { error: rule('expected an array') });
-const count = (min: number) => z.int({ error: rule('expected an integer') }).min(min, { error: rule(`must be at least ${min}`) });
+const int = () => z.int({ error: rule('expected an integer') });
+const count = (min: number) => int().min(min, { error: rule(`must be at least ${min}`) });
+const range = (min: number, max: number, why = '') => {
+  const error = rule(`must be ${min}-${max}${why}`);
+  return int().min(min, { error }).max(max, { error });
+};
 const oneOf = <T extends string>(allowed: readonly [T, ...T[]]) =>
   z.enum(allowed, { error: (issue) => rule(`"${String(issue.input)}" is not one of ${allowed.join(', ')}`) });
 const HTTP_URL_RE = /^https?:\/\/[^\s/]+/i;
@@ -48,20 +53,22 @@ type Shape = Record<string, z.ZodType>;
 /**
  * The schema a default implies: its JSON type, and for an object its fields (a field left out
  * takes its default, as listmonk's settings always carry every field). `fields` gives the
- * fields that have rules of their own; other keys of an object are kept as sent.
+ * fields that have rules of their own; other keys of an object are kept as sent. A list whose
+ * default holds a block (an object) takes blocks like it (`asBlock`: uuid, name and password
+ * start empty).
  */
-function like(def: unknown, fields: Shape = {}, blankFields = false): z.ZodType {
+function like(def: unknown, fields: Shape = {}, asBlock = false): z.ZodType {
   if (typeof def === 'string') return text();
   if (typeof def === 'boolean') return bool();
-  if (typeof def === 'number') return Number.isInteger(def) ? z.int({ error: rule('expected an integer') }) : z.number({ error: rule('expected a number') });
+  if (typeof def === 'number') return Number.isInteger(def) ? int() : z.number({ error: rule('expected a number') });
   if (Array.isArray(def)) {
     const template = def[0] as unknown;
-    return z.array(template !== null && typeof template === 'object' ? like(template, fields, true) : text(), { error: rule('expected an array') });
+    return template !== null && typeof template === 'object' ? z.array(like(template, fields, true), { error: rule('expected an array') }) : texts();
   }
   if (def !== null && typeof def === 'object') {
     const shape: Shape = {};
     for (const [k, d] of Object.entries(def)) {
-      const start = blankFields && BLANK_IN_BLOCKS.has(k) ? '' : d;
+      const start = asBlock && BLANK_IN_BLOCKS.has(k) ? '' : d;
       shape[k] = (fields[k] ?? like(d)).default(() => structuredClone(start));
     }
     return z.looseObject(shape, { error: rule('expected an object') });
@@ -70,24 +77,18 @@ function like(def: unknown, fields: Shape = {}, blankFields = false): z.ZodType 
   return z.unknown();
 }
 
-/** The default of a setting, for `like`. */
-const defaultOf = (key: string) => DEFAULT_SETTINGS[key];
-
 /** A saved password or key: a masked or empty one keeps the stored one (the service does). */
 const secret = () => text().nullish().transform((v) => v ?? '');
 
-const httpUrl = () => text().refine((v) => HTTP_URL_RE.test(v), { error: rule('expected an http(s) URL') });
-
 function smtpServer() {
-  const must = rule('must be 1-65535');
-  return like((defaultOf('smtp') as unknown[])[0], {
+  return like((DEFAULT_SETTINGS.smtp as unknown[])[0], {
     host: text().transform((v) => v.trim()),
     // Named as listmonk's messenger list names SMTP servers: email-<name>.
     name: text().transform((v) => {
       const name = v.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^email-/, '');
       return name ? `email-${name}` : '';
     }),
-    port: z.int({ error: rule('expected an integer') }).min(1, { error: must }).max(65535, { error: must }),
+    port: range(1, 65535),
     auth_protocol: oneOf(AUTH_PROTOCOLS),
     tls_type: oneOf(TLS_TYPES),
     password: secret(),
@@ -108,7 +109,7 @@ function smtpServer() {
 
 /** A postback messenger: listmonk's fields, none required but a name (no default block). */
 function messenger() {
-  const optInt = () => z.int({ error: rule('expected an integer') }).nullish();
+  const optInt = () => int().nullish();
   return z.looseObject({
     uuid: text().optional(),
     enabled: bool().optional(),
@@ -132,7 +133,7 @@ const DAY_MS = 86_400_000;
 
 /** The settings with rules beyond their default's type, by key. */
 const RULES: Record<string, () => z.ZodType> = {
-  'app.root_url': () => text().transform((v) => v.trim().replace(/\/+$/, '')).pipe(httpUrl()),
+  'app.root_url': () => text().transform((v) => v.trim().replace(/\/+$/, '')).refine((v) => HTTP_URL_RE.test(v), { error: rule('expected an http(s) URL') }),
   'app.site_url': () => text().transform((v) => v.trim())
     .refine((v) => v === '' || /^https?:\/\/[^\s/]+\S*$/i.test(v), { error: rule('expected an http(s) URL, or "" for the root URL') }),
   'app.accent_color': () => text().transform((v) => v.trim().toLowerCase())
@@ -160,12 +161,12 @@ const RULES: Record<string, () => z.ZodType> = {
   'privacy.domain_allowlist': () => texts().transform(lowerTrimList),
 
   'security.captcha': () => {
-    const def = defaultOf('security.captcha') as Record<string, unknown>;
+    const def = DEFAULT_SETTINGS['security.captcha'] as Record<string, unknown>;
     return like(def, { altcha: like(def.altcha, { complexity: count(1) }) });
   },
-  'security.oidc': () => like(defaultOf('security.oidc'), {
-    default_user_role_id: z.int({ error: rule('expected an integer') }).nullable(),
-    default_list_role_id: z.int({ error: rule('expected an integer') }).nullable(),
+  'security.oidc': () => like(DEFAULT_SETTINGS['security.oidc'], {
+    default_user_role_id: int().nullable(),
+    default_list_role_id: int().nullable(),
   }).superRefine((v, ctx) => {
     const o = v as { enabled: boolean; auto_create_users: boolean; default_user_role_id: number | null };
     if (o.enabled && o.auto_create_users && !((o.default_user_role_id ?? 0) >= 1)) {
@@ -194,13 +195,13 @@ const RULES: Record<string, () => z.ZodType> = {
     if (bad !== undefined) ctx.addIssue({ code: 'custom', message: rule(`"${bad.slice(0, 300)}" is not an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)`) });
   }),
   'bounce.actions': () => {
-    const def = defaultOf('bounce.actions') as Record<string, unknown>;
+    const def = DEFAULT_SETTINGS['bounce.actions'] as Record<string, unknown>;
     const rules = () => ({ count: count(1), action: oneOf(BOUNCE_ACTIONS) });
     // Each bounce type has its own default; a type listmgr does not know is checked all the same.
     const types = Object.fromEntries(Object.entries(def).map(([type, d]) => [type, like(d, rules())]));
     return (like(def, types) as z.ZodObject).catchall(z.looseObject(rules(), { error: rule('expected an object') }));
   },
-  'bounce.mailboxes': () => like(defaultOf('bounce.mailboxes'), {
+  'bounce.mailboxes': () => like(DEFAULT_SETTINGS['bounce.mailboxes'], {
     host: text().transform((v) => v.trim()),
     type: oneOf(['pop', 'imap']),
     password: secret(),
@@ -208,8 +209,7 @@ const RULES: Record<string, () => z.ZodType> = {
   }),
 
   'backup.interval': () => duration(60_000),
-  'backup.keep': () => z.int({ error: rule('expected an integer') }).min(1, { error: rule('must be 1-1000 (the number of backups kept)') })
-    .max(1000, { error: rule('must be 1-1000 (the number of backups kept)') }),
+  'backup.keep': () => range(1, 1000, ' (the number of backups kept)'),
   'backup.dir': () => text().transform((v) => v.trim() || 'backups')
     .refine((v) => !v.includes('\0') && v.length <= 1000, { error: rule('expected a folder path') }),
   // Sent back masked by a client that read it: the service keeps the stored token then.

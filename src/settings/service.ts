@@ -1,6 +1,8 @@
-// Settings: stored one row per key (JSON), cached in memory, validated and normalised on save.
-// PUT merges over the stored values (listmonk wipes keys left out), and secrets never leave in
-// clear: they are masked on read, and a masked or empty secret on save keeps the stored one.
+// Settings: stored one row per key (JSON), cached in memory. A change comes read by the
+// settings schema (schema.ts: each setting typed, normalised and checked); saving it checks
+// what spans settings. PUT merges over the stored values (listmonk wipes keys left out), and
+// secrets never leave in clear: they are masked on read, and a masked or empty secret on save
+// keeps the stored one.
 // Reading them through the API takes settings:get, changing or testing them settings:manage.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -163,7 +165,7 @@ export class SettingsService {
     assertCan(actor, 'settings:manage');
     const next = clone(this.current);
     const keys = Object.keys(changes).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)); // unknown keys are ignored, as listmonk
-    for (const key of keys) next[key] = clone(changes[key]);
+    for (const key of keys) next[key] = changes[key];
     this.assertMayChange(actor, next);
     return this.save(next, keys);
   }
