@@ -334,9 +334,12 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   throw inputError(r.error);
 }
 
+/** A field's path as messages name it: `smtp[0].port`. */
+const pathText = (path: PropertyKey[]) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
+
 function inputError(e: z.ZodError): DomainError {
   const issue = e.issues[0];
-  const key = issue.path.map(String).join('.');
+  const key = pathText(issue.path);
   if (issue.message.includes('{key}')) return invalidInput(issue.message.replaceAll('{key}', key));
   // zod's own checks (an object where a body must be one, an unknown key in a strict object).
   return invalidInput(key ? `invalid "${key}": ${issue.message}` : issue.message);

@@ -4,11 +4,12 @@ import { readJsonValue } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { invalid } from '../core/errors.ts';
 import { routesFor, type Input } from '../http/routes.ts';
-import { f, z } from '../http/schema.ts';
+import { f, parseInput, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Logger } from '../log.ts';
 import type { SmtpServerSettings } from '../mail/smtp.ts';
-import { smtpDefaults } from './defaults.ts';
+import { DEFAULT_SETTINGS, smtpDefaults } from './defaults.ts';
+import { AUTH_PROTOCOLS, settingsSchema, TLS_TYPES } from './schema.ts';
 import type { SettingsService, SmtpTest } from './service.ts';
 
 interface Deps {
@@ -22,17 +23,13 @@ type C = Context<AppEnv>;
 const route = routesFor<Deps>();
 export const SETTINGS_ROUTES = [
   route({ method: 'GET', path: '/settings', access: 'settings:get', handler: getSettings, summary: 'Every setting, secrets masked' }),
-  route({ method: 'PUT', path: '/settings', access: 'settings:manage', handler: updateSettings, body: settingsChanges, summary: 'Changes the settings given (the others keep their value); a masked or empty secret keeps the stored one' }),
+  route({ method: 'PUT', path: '/settings', access: 'settings:manage', handler: updateSettings, body: settingsSchema, summary: 'Changes the settings given (the others keep their value); a masked or empty secret keeps the stored one' }),
   route({
     method: 'PUT', path: '/settings/:key', access: 'settings:manage', handler: updateSetting, summary: 'Changes one setting',
-    describedBody: { contentType: 'application/json', schema: () => z.unknown().meta({ description: 'The new value, shaped as the setting\'s default' }) },
+    describedBody: { contentType: 'application/json', schema: () => z.unknown().meta({ description: 'The new value, as `SettingsChanges` describes the setting' }) },
   }),
   route({ method: 'POST', path: '/settings/smtp/test', access: 'settings:manage', handler: testSmtp, body: smtpTestInput, summary: 'Sends a test message to `email` through the SMTP server described; without a `host`, tests the saved servers (all enabled ones, or the one with `uuid`), sending a message only when `email` is given' }),
 ];
-
-function settingsChanges() {
-  return z.record(z.string(), z.unknown()).meta({ id: 'SettingsChanges', description: 'Setting keys and their new values; keys that are not settings are ignored' });
-}
 
 /**
  * listmonk's body: an SMTP server block as the settings hold one (`smtp[i]`; absent fields take
@@ -45,8 +42,8 @@ function smtpTestInput() {
     if (!email) throw invalid('"email" is required');
     const server = { ...smtpDefaults({}), ...block } as unknown as SmtpServerSettings;
     if (!server.host || typeof server.host !== 'string' || typeof server.port !== 'number') throw invalid('"host" and "port" are required');
-    if (!['none', 'plain', 'login', 'cram'].includes(server.auth_protocol)) throw invalid(`invalid "auth_protocol": ${server.auth_protocol}`);
-    if (!['none', 'STARTTLS', 'TLS'].includes(server.tls_type)) throw invalid(`invalid "tls_type": ${server.tls_type}`);
+    if (!(AUTH_PROTOCOLS as readonly string[]).includes(server.auth_protocol)) throw invalid(`invalid "auth_protocol": ${server.auth_protocol}`);
+    if (!(TLS_TYPES as readonly string[]).includes(server.tls_type)) throw invalid(`invalid "tls_type": ${server.tls_type}`);
     return { kind: 'given', to: email, server };
   });
 }
@@ -60,17 +57,18 @@ function logChange(s: Deps, username: string, keys: string[]): void {
   s.log.info(keys.length ? `settings changed by ${username}: ${keys.join(', ')}` : `settings saved by ${username}, none changed`);
 }
 
-function updateSettings(c: C, s: Deps, { body }: Input<ReturnType<typeof settingsChanges>, undefined>) {
+function updateSettings(c: C, s: Deps, { body }: Input<ReturnType<typeof settingsSchema>, undefined>) {
   const changed = s.settings.update(c.get('user'), body);
   s.reload();
   logChange(s, c.get('user').username, changed);
   return ok(c, true);
 }
 
-/** The body is any JSON value (a string, a number, an object…), checked against the setting's default. */
+/** The body is any JSON value (a string, a number, an object…), read by the setting's schema. */
 async function updateSetting(c: C, s: Deps) {
   const key = c.req.param('key') ?? '';
-  const changed = s.settings.updateKey(c.get('user'), key, await readJsonValue(c));
+  if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw invalid(`unknown setting "${key}"`);
+  const changed = s.settings.update(c.get('user'), parseInput(settingsSchema(), { [key]: await readJsonValue(c) }));
   s.reload();
   logChange(s, c.get('user').username, changed);
   return ok(c, true);

@@ -1,6 +1,8 @@
-// Settings: stored one row per key (JSON), cached in memory, validated and normalised on save.
-// PUT merges over the stored values (listmonk wipes keys left out), and secrets never leave in
-// clear: they are masked on read, and a masked or empty secret on save keeps the stored one.
+// Settings: stored one row per key (JSON), cached in memory. A change comes read by the
+// settings schema (schema.ts: each setting typed, normalised and checked); saving it checks
+// what spans settings. PUT merges over the stored values (listmonk wipes keys left out), and
+// secrets never leave in clear: they are masked on read, and a masked or empty secret on save
+// keeps the stored one.
 // Reading them through the API takes settings:get, changing or testing them settings:manage.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -9,12 +11,8 @@ import { param, preparedStatements } from '../db/index.ts';
 import { NOW, parseJsonText, settings } from '../db/schema.ts';
 import { invalid, denied, notFound } from '../core/errors.ts';
 import { can, type Actor, type Permission } from '../core/authz.ts';
-import { f, parseInput, z } from '../http/schema.ts';
 import { SmtpTestError, testSmtpServer, type SmtpServerSettings } from '../mail/smtp.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, SUPER_ADMIN_SETTINGS, type Settings } from './defaults.ts';
-import { parseDuration } from '../duration.ts';
-import { emailProblem } from '../subscribers/email.ts';
-import { isValidFrom } from '../mail/message.ts';
 import type { CaptchaSettings } from '../public/captcha.ts';
 import { backupFolder, folderProblem } from '../db/backup-files.ts';
 
@@ -37,13 +35,16 @@ export interface BackupRecord {
 const MASK_CHAR = '•';
 const mask = (s: unknown) => (typeof s === 'string' && s !== '' ? MASK_CHAR.repeat(s.length) : '');
 /** Empty, or only bullets (a client echoing the masked value back): keep the stored secret. */
-const keepsSecret = (s: unknown) => s === undefined || s === null || (typeof s === 'string' && (s === '' || /^•+$/.test(s)));
+export const keepsSecret = (s: unknown) => s === undefined || s === null || (typeof s === 'string' && (s === '' || /^•+$/.test(s)));
 
 const clone = <T>(v: T): T => structuredClone(v);
 
 type Block = Record<string, unknown>;
 
-/** The keys of a settings change and their new values; keys that are not settings are ignored. */
+/**
+ * The keys of a settings change and their new values, as the settings schema reads them
+ * (schema.ts: typed, normalised, each checked on its own); keys that are not settings are ignored.
+ */
 export type SettingsChanges = Record<string, unknown>;
 
 /**
@@ -159,26 +160,14 @@ export class SettingsService {
     return { values, secretsSet };
   }
 
-  /** PUT /api/settings: merges the given keys over the stored ones; answers the keys whose values changed. */
-  update(actor: Actor, partial: SettingsChanges): string[] {
+  /** PUT /api/settings and /api/settings/{key}: merges the given keys over the stored ones; answers the keys whose values changed. */
+  update(actor: Actor, changes: SettingsChanges): string[] {
     assertCan(actor, 'settings:manage');
     const next = clone(this.current);
-    for (const [key, value] of Object.entries(partial)) {
-      if (!Object.hasOwn(DEFAULT_SETTINGS, key)) continue; // unknown keys are ignored, as listmonk
-      next[key] = value;
-    }
+    const keys = Object.keys(changes).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)); // unknown keys are ignored, as listmonk
+    for (const key of keys) next[key] = changes[key];
     this.assertMayChange(actor, next);
-    return this.save(next, Object.keys(partial).filter((k) => Object.hasOwn(DEFAULT_SETTINGS, k)));
-  }
-
-  /** PUT /api/settings/{key}; answers [key] when its value changed. */
-  updateKey(actor: Actor, key: string, value: unknown): string[] {
-    assertCan(actor, 'settings:manage');
-    if (!Object.hasOwn(DEFAULT_SETTINGS, key)) throw invalid(`unknown setting "${key}"`);
-    const next = clone(this.current);
-    next[key] = value;
-    this.assertMayChange(actor, next);
-    return this.save(next, [key]);
+    return this.save(next, keys);
   }
 
   /**
@@ -237,10 +226,9 @@ export class SettingsService {
 
   /** Validates and stores; answers the keys whose values changed (for the log: keys only, never values). */
   private save(next: Settings, changed: string[]): string[] {
-    for (const key of changed) checkShape(key, next[key], DEFAULT_SETTINGS[key]);
     const retype = keepSecrets(next, this.current);
-    normalise(next);
-    validate(next);
+    assignUuids(next);
+    crossCheck(next);
     if (retype) throw invalid(retype);
     if (next['backup.enabled'] && changed.some((k) => k.startsWith('backup.'))) {
       const problem = folderProblem(backupFolder(next['backup.dir'] as string, this.db.name));
@@ -306,48 +294,6 @@ function dig(v: unknown, path: string[]): Record<string, unknown> | null {
   return cur && typeof cur === 'object' ? (cur as Record<string, unknown>) : null;
 }
 
-function kind(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  return typeof v;
-}
-
-/** The value must have the default's JSON shape (objects recursively; null allowed where the default is null). */
-function checkShape(field: string, value: unknown, def: unknown): void {
-  const want = kind(def);
-  const got = kind(value);
-  if (want === 'null') return;
-  if (want === 'integer' ? got !== 'integer' : got !== want) {
-    throw invalid(`invalid setting "${field}": expected ${want === 'integer' ? 'an integer' : `a${want === 'array' || want === 'object' ? 'n' : ''} ${want}`}`);
-  }
-  if (want === 'object') {
-    for (const [k, d] of Object.entries(def as Record<string, unknown>)) {
-      const v = (value as Record<string, unknown>)[k];
-      if (v === undefined) (value as Record<string, unknown>)[k] = clone(d);
-      else checkShape(`${field}.${k}`, v, d);
-    }
-  }
-  if (want === 'array' && Array.isArray(def) && def.length && kind(def[0]) === 'object') {
-    (value as unknown[]).forEach((item, i) => {
-      if (kind(item) !== 'object') throw invalid(`invalid setting "${field}[${i}]": expected an object`);
-      const template = def[0] as Record<string, unknown>;
-      for (const [k, d] of Object.entries(template)) {
-        const v = (item as Record<string, unknown>)[k];
-        if (v === undefined || (v === null && k === 'password')) (item as Record<string, unknown>)[k] = k === 'password' || k === 'uuid' || k === 'name' ? '' : clone(d);
-        else checkShape(`${field}[${i}].${k}`, v, d);
-      }
-    });
-  }
-  if (want === 'array' && field.endsWith('.email_headers')) {
-    parseInput(z.object({ [field]: f.optHeaderList() }), { [field]: value });
-  } else if (want === 'array' && Array.isArray(def) && (def.length === 0 || kind(def[0]) === 'string') && field !== 'messengers') {
-    (value as unknown[]).forEach((item, i) => {
-      if (typeof item !== 'string') throw invalid(`invalid setting "${field}[${i}]": expected a string`);
-    });
-  }
-}
-
 /**
  * A masked or empty secret takes the stored one (for a block, only while it is bound to the same
  * place: PASSWORD_BINDINGS); answers why a password must be typed again, or null.
@@ -380,136 +326,34 @@ function keepSecrets(next: Settings, prev: Settings): string | null {
   return retype;
 }
 
-const lowerTrimList = (v: unknown) => [...new Set((v as string[]).map((s) => s.trim().toLowerCase()).filter(Boolean))];
-
-function normalise(s: Settings): void {
-  s['app.root_url'] = String(s['app.root_url']).trim().replace(/\/+$/, '');
-  s['app.site_url'] = String(s['app.site_url']).trim();
-  s['upload.extensions'] = lowerTrimList(s['upload.extensions']).map((e) => e.replace(/^\.+/, ''));
-  s['privacy.domain_blocklist'] = lowerTrimList(s['privacy.domain_blocklist']);
-  s['privacy.domain_allowlist'] = lowerTrimList(s['privacy.domain_allowlist']);
-  s['security.trusted_urls'] = (s['security.trusted_urls'] as string[]).map((u) => u.trim()).filter(Boolean);
-  s['app.notify_emails'] = (s['app.notify_emails'] as string[]).map((u) => u.trim()).filter(Boolean);
-  s['bounce.ses_topic_arns'] = [...new Set((s['bounce.ses_topic_arns'] as string[]).map((u) => u.trim()).filter(Boolean))];
-  s['privacy.unsubscribe_mailto'] = String(s['privacy.unsubscribe_mailto'] ?? '').trim().toLowerCase();
-  s['backup.dir'] = String(s['backup.dir']).trim() || 'backups';
-  s['app.accent_color'] = String(s['app.accent_color']).trim().toLowerCase();
-  s['app.postal_address'] = String(s['app.postal_address']).replace(/\r\n?/g, '\n').trim();
-  for (const b of s.smtp as Block[]) {
-    b.uuid ||= randomUUID();
-    b.host = String(b.host).trim();
-    const name = String(b.name ?? '').toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^email-/, '');
-    b.name = name ? `email-${name}` : '';
-    if (b.enabled) b.from_addresses = lowerTrimList(b.from_addresses);
-  }
-  for (const b of s.messengers as Block[]) {
-    b.uuid ||= randomUUID();
-    b.name = String(b.name ?? '').toLowerCase().replace(/[^a-z0-9-]/g, '');
-  }
-  for (const b of s['bounce.mailboxes'] as Block[]) {
-    b.uuid ||= randomUUID();
-    b.host = String(b.host).trim();
-  }
+/** Every block gets a uuid on its first save (what a block's saved password is matched by). */
+function assignUuids(s: Settings): void {
+  for (const key of BLOCK_SECRETS) for (const b of s[key] as Block[]) b.uuid ||= randomUUID();
 }
 
-const oneOf = (field: string, v: unknown, allowed: string[]) => {
-  if (!allowed.includes(v as string)) throw invalid(`invalid setting "${field}": "${String(v)}" is not one of ${allowed.join(', ')}`);
-};
-const duration = (field: string, v: unknown, minMs = 0) => {
-  const ms = parseDuration(String(v));
-  if (ms === null) throw invalid(`invalid setting "${field}": "${String(v)}" is not a duration like 10s, 5m or 1h`);
-  if (ms < minMs) throw invalid(`invalid setting "${field}": must be at least ${minMs / 60000} minute(s)`);
-};
-const positive = (field: string, v: unknown, min = 1) => {
-  if (typeof v !== 'number' || v < min) throw invalid(`invalid setting "${field}": must be at least ${min}`);
-};
 const CRON_RE = /^(\S+\s+){4}\S+$/;
-const SNS_TOPIC_ARN_RE = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 
-function validate(s: Settings): void {
-  const root = s['app.root_url'] as string;
-  if (!/^https?:\/\/[^\s/]+/i.test(root)) throw invalid('invalid setting "app.root_url": expected an http(s) URL');
-  const site = s['app.site_url'] as string;
-  if (site && !/^https?:\/\/[^\s/]+\S*$/i.test(site)) throw invalid('invalid setting "app.site_url": expected an http(s) URL, or "" for the root URL');
-  if (!/^#[0-9a-f]{6}$/.test(s['app.accent_color'] as string)) throw invalid(`invalid setting "app.accent_color": "${String(s['app.accent_color']).slice(0, 50)}" is not a colour like #0b57d0`);
-  if ((s['app.postal_address'] as string).length > 500) throw invalid('invalid setting "app.postal_address": at most 500 characters');
-  const from = String(s['app.from_email']).trim();
-  if (!from) throw invalid('invalid setting "app.from_email": required');
-  if (!isValidFrom(from)) throw invalid(`invalid setting "app.from_email": "${from.slice(0, 200)}" is not an e-mail address or "Name <address>"`);
-  positive('app.batch_size', s['app.batch_size']);
-  positive('app.concurrency', s['app.concurrency']);
-  positive('app.message_rate', s['app.message_rate']);
-  positive('app.max_send_errors', s['app.max_send_errors'], 0);
-  positive('app.message_sliding_window_rate', s['app.message_sliding_window_rate']);
-  positive('security.public_rate_limit', s['security.public_rate_limit'], 0);
-  positive('upload.max_file_size', s['upload.max_file_size']);
-  duration('app.message_sliding_window_duration', s['app.message_sliding_window_duration']);
-  duration('app.defer_limit', s['app.defer_limit']);
-  if (parseDuration(String(s['app.defer_limit'])) === 0) throw invalid('invalid setting "app.defer_limit": must be longer than 0');
-  duration('security.session_idle_timeout', s['security.session_idle_timeout'], 60_000);
-  if (parseDuration(String(s['security.session_idle_timeout']))! > 86_400_000) throw invalid('invalid setting "security.session_idle_timeout": at most 24h (the lifetime of a session)');
+/**
+ * The rules that read more than one setting, or a secret kept from the stored value; each
+ * setting's own rules are in its schema (schema.ts).
+ */
+function crossCheck(s: Settings): void {
   const captcha = s['security.captcha'] as CaptchaSettings;
-  positive('security.captcha.altcha.complexity', captcha.altcha.complexity);
   if (captcha.hcaptcha.enabled && !(captcha.hcaptcha.key.trim() && captcha.hcaptcha.secret)) {
     throw invalid('invalid setting "security.captcha.hcaptcha": enabling hCaptcha needs its site key and secret');
   }
   if (s['app.cache_slow_queries'] && !CRON_RE.test(String(s['app.cache_slow_queries_interval']).trim())) {
     throw invalid('invalid setting "app.cache_slow_queries_interval": expected a 5-field cron expression');
   }
-  oneOf('upload.provider', s['upload.provider'], ['filesystem', 's3']);
-  for (const u of s['security.trusted_urls'] as string[]) {
-    if (u !== '*' && !/^https?:\/\/[^\s/]+/i.test(u)) throw invalid(`invalid setting "security.trusted_urls": "${u}" is not * or an http(s) URL`);
-  }
-  const mailto = s['privacy.unsubscribe_mailto'] as string;
-  if (mailto && emailProblem(mailto, { allow: [], block: [] })) throw invalid(`invalid setting "privacy.unsubscribe_mailto": "${mailto}" is not an e-mail address`);
-  for (const e of s['privacy.exportable'] as string[]) oneOf('privacy.exportable', e, ['profile', 'subscriptions', 'campaign_views', 'link_clicks']);
-
-  const smtp = s.smtp as Block[];
-  // None enabled is allowed (listmonk refuses it): it is how a new install ships (§96).
-  if (!smtp.length) throw invalid('invalid setting "smtp": at least one SMTP server is required (it may be disabled)');
+  // SMTP servers and messengers share one list of messenger names (a campaign's `messenger`).
   const names = new Set<string>();
-  smtp.forEach((b, i) => {
-    const f = `smtp[${i}]`;
-    if (b.enabled && !b.host) throw invalid(`invalid setting "${f}.host": required`);
-    if (typeof b.port !== 'number' || b.port < 1 || b.port > 65535) throw invalid(`invalid setting "${f}.port": must be 1-65535`);
-    oneOf(`${f}.auth_protocol`, b.auth_protocol, ['none', 'plain', 'login', 'cram']);
-    oneOf(`${f}.tls_type`, b.tls_type, ['none', 'STARTTLS', 'TLS']);
-    positive(`${f}.max_conns`, b.max_conns);
-    positive(`${f}.max_msg_retries`, b.max_msg_retries, 0);
-    for (const k of ['msg_retry_delay', 'idle_timeout', 'wait_timeout']) duration(`${f}.${k}`, b[k]);
-    if (b.name) {
-      if (names.has(b.name as string)) throw invalid(`invalid setting "${f}.name": "${b.name}" is used twice`);
-      names.add(b.name as string);
-    }
+  (s.smtp as Block[]).forEach((b, i) => {
+    if (!b.name) return;
+    if (names.has(b.name as string)) throw invalid(`invalid setting "smtp[${i}].name": "${b.name}" is used twice`);
+    names.add(b.name as string);
   });
   (s.messengers as Block[]).forEach((b, i) => {
-    const f = `messengers[${i}]`;
-    if (!b.name) throw invalid(`invalid setting "${f}.name": required`);
-    if (b.name === 'email' || names.has(b.name as string)) throw invalid(`invalid setting "${f}.name": "${b.name}" is reserved or used twice`);
+    if (b.name === 'email' || names.has(b.name as string)) throw invalid(`invalid setting "messengers[${i}].name": "${b.name}" is reserved or used twice`);
     names.add(b.name as string);
-    const url = URL.parse(String(b.root_url ?? ''));
-    if (b.enabled && !(url && /^https?:$/.test(url.protocol))) throw invalid(`invalid setting "${f}.root_url": expected an http(s) URL`);
-    if (b.timeout !== undefined) duration(`${f}.timeout`, b.timeout);
   });
-  for (const arn of s['bounce.ses_topic_arns'] as string[]) {
-    if (!SNS_TOPIC_ARN_RE.test(arn)) throw invalid(`invalid setting "bounce.ses_topic_arns": "${arn.slice(0, 300)}" is not an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)`);
-  }
-  (s['bounce.mailboxes'] as Block[]).forEach((b, i) => {
-    duration(`bounce.mailboxes[${i}].scan_interval`, b.scan_interval, 60_000);
-    oneOf(`bounce.mailboxes[${i}].type`, b.type, ['pop', 'imap']);
-  });
-  for (const [type, a] of Object.entries(s['bounce.actions'] as Record<string, Block>)) {
-    oneOf(`bounce.actions.${type}.action`, a.action, ['none', 'unsubscribe', 'blocklist', 'delete']);
-    positive(`bounce.actions.${type}.count`, a.count);
-  }
-  duration('backup.interval', s['backup.interval'], 60_000);
-  const keep = s['backup.keep'] as number;
-  if (keep < 1 || keep > 1000) throw invalid('invalid setting "backup.keep": must be 1-1000 (the number of backups kept)');
-  if ((s['backup.dir'] as string).includes('\0') || (s['backup.dir'] as string).length > 1000) throw invalid('invalid setting "backup.dir": expected a folder path');
-  const metricsToken = s['metrics.token'] as string;
-  if (metricsToken && !/^[\x21-\x7e]{16,500}$/.test(metricsToken)) throw invalid('invalid setting "metrics.token": 16 to 500 visible ASCII characters without spaces, or "" for none');
-  const oidc = s['security.oidc'] as Block;
-  if (oidc.enabled && oidc.auto_create_users && !(Number(oidc.default_user_role_id) >= 1)) {
-    throw invalid('invalid setting "security.oidc.default_user_role_id": required when auto_create_users is on');
-  }
 }

@@ -70,6 +70,17 @@ const ROWS: Row[] = [
   { method: 'PUT', path: '/api/roles/users/{id}', field: 'permissions', rest: { name: 'R' }, single: 'lists:get_all' },
   { method: 'POST', path: '/api/roles/lists', field: 'lists', rest: { name: 'LR2' }, single: { id: 1, permissions: ['list:get'] } },
   { method: 'PUT', path: '/api/roles/lists/{id}', field: 'lists', rest: { name: 'LR' }, single: { id: 1, permissions: ['list:get'] } },
+  { method: 'PUT', path: '/api/settings', field: 'app.notify_emails', single: 'ops@example.com' },
+  { method: 'PUT', path: '/api/settings', field: 'privacy.exportable', single: 'profile' },
+  { method: 'PUT', path: '/api/settings', field: 'privacy.domain_blocklist', single: 'example.com' },
+  { method: 'PUT', path: '/api/settings', field: 'privacy.domain_allowlist', single: 'example.com' },
+  { method: 'PUT', path: '/api/settings', field: 'security.trusted_urls', single: '*' },
+  { method: 'PUT', path: '/api/settings', field: 'security.trusted_proxies', single: '127.0.0.1' },
+  { method: 'PUT', path: '/api/settings', field: 'upload.extensions', single: 'jpg' },
+  { method: 'PUT', path: '/api/settings', field: 'smtp', single: { host: 'smtp.example.com' } },
+  { method: 'PUT', path: '/api/settings', field: 'messengers', single: { name: 'sms' } },
+  { method: 'PUT', path: '/api/settings', field: 'bounce.ses_topic_arns', single: 'arn:aws:sns:us-east-1:123456789012:bounces' },
+  { method: 'PUT', path: '/api/settings', field: 'bounce.mailboxes', single: { host: 'pop.example.com' } },
 ];
 
 /** Arrays inside array items, named as the message names them. */
