@@ -11,6 +11,8 @@ import type { Actor } from '../core/authz.ts';
 import type { RouteAccess, RouteKey, RouteParams } from '../http/route-access.ts';
 import type { AppEnv } from '../http/types.ts';
 import { assetUrls, type AssetEntry } from './assets.ts';
+import { bind } from './bind.ts';
+import type { shell } from './client/shell.ts';
 import { translator, type Translate } from './i18n.ts';
 import { navFor, navHref } from './nav.ts';
 import { ADMIN_STYLE } from './style.ts';
@@ -55,10 +57,13 @@ function elementText(text: string): string {
   return text.replace(/<\//g, '<\\/');
 }
 
+const ui = bind<typeof shell>('shell');
+
 function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
   o: AdminPageOptions; view: AdminView; path: string; nonce: string; siteName: string; customCss: string; customJs: boolean;
 }): JSX.Element {
   const { t, actor } = view;
+  const notice = ui.list('notices', 'n');
   const entries: AssetEntry[] = ['admin', ...(o.islands ?? [])];
   const assets = entries.map(assetUrls);
   const nav = navFor((route) => view.may(route));
@@ -81,9 +86,9 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
       </head>
       <body data-events={view.may('GET /api/events') ? '/api/events?type=error' : undefined}>
         <a class="skip" href="#main">{t('admin.skipToContent')}</a>
-        <div class="shell" x-data="shell">
+        <div class="shell" {...ui.root()}>
           <header class="topbar">
-            <button type="button" class="secondary small menu-toggle" aria-controls="sidebar" x-bind:aria-expanded="menuOpen" x-on:click="toggleMenu">{t('admin.menu')}</button>
+            <button type="button" class="secondary small menu-toggle" aria-controls="sidebar" {...ui.attr('aria-expanded', 'menuOpen')} {...ui.on('click', 'toggleMenu')}>{t('admin.menu')}</button>
             <a class="brand" href="/admin">{siteName || 'listmgr'}</a>
             <span class="who">{t('admin.signedInAs')} <strong>{actor.name || actor.username}</strong></span>
             <a class="button secondary small" href="/admin/profile" aria-current={current('/admin/profile')}>{t('admin.profile.link')}</a>
@@ -91,7 +96,7 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
               <button type="submit" class="secondary small">{t('users.logout')}</button>
             </form>
           </header>
-          <nav class="sidebar" id="sidebar" aria-label={t('admin.mainMenu')} x-bind:class="menuClass">
+          <nav class="sidebar" id="sidebar" aria-label={t('admin.mainMenu')} {...ui.attr('class', 'menuClass()')}>
             <ul>
               {nav.map((g) =>
                 g.links.length === 1 && g.links[0].label === g.label ? (
@@ -111,10 +116,10 @@ function Shell({ o, view, path, nonce, siteName, customCss, customJs }: {
             {o.body}
           </main>
           <div class="notices" role="status" aria-live="polite">
-            <template x-for="n in notices" x-bind:key="n.id">
-              <div class="notice" x-bind:class="n.kind" x-bind:role="n.role">
-                <p x-text="n.text"></p>
-                <button type="button" class="link" x-on:click="dismiss(n.id)" aria-label={t('globals.buttons.close')}>×</button>
+            <template {...notice.each('id')}>
+              <div class="notice" {...notice.attr('class', 'kind')} {...notice.attr('role', 'role')}>
+                <p {...notice.text('text')}></p>
+                <button type="button" class="link" {...notice.on('click', 'dismiss', 'id')} aria-label={t('globals.buttons.close')}>×</button>
               </div>
             </template>
           </div>
