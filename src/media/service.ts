@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { invalid, denied, notFound } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
 import { receiveMultipart } from '../http/multipart.ts';
-import { authorized, can, type Actor, type Authorized, type Permission } from '../core/authz.ts';
+import { authorize, can, type Actor, type Authorized, type Permission } from '../core/authz.ts';
 import {
   THUMBNAIL_EXTENSIONS, THUMB_PREFIX, checkExtension, extensionOf, makeThumbnail, moveToUniqueName, removeFile, resolveServable,
   safeFileName,
@@ -158,7 +158,6 @@ export class MediaService {
   }
 
   private authorize(actor: Actor, id: number): Authorized<number> {
-    this.require(actor, 'media:manage');
-    return authorized(id);
+    return authorize(id, () => can(actor, 'media:manage'), () => denied('permission denied: media:manage'));
   }
 }

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.ts';
 import { renderEnv } from '../campaigns/compose.ts';
 import { compileCampaign, compileTx, DEMO_SUBSCRIBER, RenderError, type RenderCampaign, type RenderEnv } from '../campaigns/render.ts';
 import { invalid, denied } from '../core/errors.ts';
-import { authorized, can, type Actor, type Authorized } from '../core/authz.ts';
+import { authorize, can, type Actor, type Authorized } from '../core/authz.ts';
 import { translate } from '../i18n/index.ts';
 import { DUMMY_UUID, hasContentPlaceholder } from '../templating/index.ts';
 import type { TrackingStore } from '../tracking/store.ts';
@@ -69,8 +69,7 @@ export class TemplateService {
   }
 
   private manageable(actor: Actor, id: number): Authorized<number> {
-    this.authorize(actor, 'templates:manage');
-    return authorized(id);
+    return authorize(id, () => can(actor, 'templates:manage'), () => denied('permission denied: templates:manage'));
   }
 
   all(actor: Actor): TemplateRow[] {
