@@ -6,7 +6,7 @@ import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { randomBytes } from 'node:crypto';
-import { renderHtml } from '../http/layout.tsx';
+import { renderHtml } from '../rendering/markup.ts';
 import { can, type Actor } from '../core/authz.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { Services } from '../services.ts';

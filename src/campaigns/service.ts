@@ -3,7 +3,7 @@
 // previews, test sends and analytics. Routes pass the actor and typed input.
 import { randomUUID } from 'node:crypto';
 import { html } from 'hono/html';
-import { renderHtml } from '../http/layout.tsx';
+import { renderHtml } from '../rendering/markup.ts';
 import type { AppContext } from '../context.ts';
 import { loggedIds } from '../log.ts';
 import { conflict, denied, invalid, notFound, upstreamFailed } from '../core/errors.ts';

@@ -41,6 +41,19 @@ export interface AuthUser {
   via: 'token' | 'session';
 }
 
+/**
+ * Who holds a credential: the user store answers it, and the edge (http/auth.ts) asks it with
+ * what a request carries.
+ */
+export interface Authenticator {
+  /** The enabled API user with this name whose token matches, or null. */
+  byToken(username: string, token: string): AuthUser | null;
+  /** The enabled user owning this (unexpired) session cookie value, or null. */
+  bySession(sessionId: string): AuthUser | null;
+  /** The origin of the public root URL (scheme://host[:port]), also trusted for cookie writes. */
+  trustedOrigin?(): string | null;
+}
+
 export function hasPerm(u: AuthUser, perm: string): boolean {
   return u.superAdmin || u.permissions.has(perm);
 }

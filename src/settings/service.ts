@@ -9,12 +9,11 @@ import { param, preparedStatements } from '../db/index.ts';
 import { NOW, parseJsonText, settings } from '../db/schema.ts';
 import { invalid, denied, notFound } from '../core/errors.ts';
 import { can, type Actor, type Permission } from '../core/authz.ts';
-import { f, parseInput, z } from '../http/schema.ts';
 import { SmtpTestError, testSmtpServer, type SmtpServerSettings } from '../mail/smtp.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, SUPER_ADMIN_SETTINGS, type Settings } from './defaults.ts';
 import { parseDuration } from '../duration.ts';
 import { emailProblem } from '../subscribers/email.ts';
-import { isValidFrom } from '../mail/message.ts';
+import { isValidFrom, readHeaderList } from '../mail/message.ts';
 import type { CaptchaSettings } from '../public/captcha.ts';
 import { backupFolder, folderProblem } from '../db/backup-files.ts';
 
@@ -340,7 +339,7 @@ function checkShape(field: string, value: unknown, def: unknown): void {
     });
   }
   if (want === 'array' && field.endsWith('.email_headers')) {
-    parseInput(z.object({ [field]: f.optHeaderList() }), { [field]: value });
+    readHeaderList(value, (rule) => invalid(`invalid "${field}": ${rule}`));
   } else if (want === 'array' && Array.isArray(def) && (def.length === 0 || kind(def[0]) === 'string') && field !== 'messengers') {
     (value as unknown[]).forEach((item, i) => {
       if (typeof item !== 'string') throw invalid(`invalid setting "${field}[${i}]": expected a string`);
