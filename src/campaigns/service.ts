@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { loggedIds } from '../log.ts';
 import { conflict, denied, invalid, notFound, upstreamFailed } from '../core/errors.ts';
 import { authorize, authorizeEach, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
-import { emailProblem, nameFromEmail } from '../subscribers/email.ts';
+import { emailProblem, nameFromEmail } from '../mail/address.ts';
 import { subscriberScope } from '../subscribers/service.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
 import { archiveHtml, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';

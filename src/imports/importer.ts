@@ -8,7 +8,7 @@ import type { AppContext } from '../context.ts';
 import { pauseCheckpoints, resumeCheckpoints } from '../db/connection.ts';
 import { invalid, conflict, denied } from '../core/errors.ts';
 import { authorizeEach, can, permittedLists, type Actor } from '../core/authz.ts';
-import { domainRules } from '../subscribers/email.ts';
+import { domainRules } from '../mail/address.ts';
 import type { ImportSource } from './source.ts';
 import type { SearchIndexer } from './search-indexer.ts';
 import { noCounts, type ImportCounts, type ImportMode, type ImportStore, type SubscriptionStatus, type WriteOptions } from './store.ts';

@@ -15,7 +15,7 @@ import { routesFor, type Handler, type Input } from '../http/routes.ts';
 import { f, isUuid, parseBool, parseInput, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import { exportableSections } from '../subscribers/routes.ts';
-import { domainRules, nameFromEmail, validateEmail } from '../subscribers/email.ts';
+import { domainRules, nameFromEmail, validateEmail } from '../mail/address.ts';
 import { sendOptinQuietly } from '../subscribers/optin.ts';
 import type { Audience, SubscriberService } from '../subscribers/service.ts';
 

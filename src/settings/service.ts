@@ -12,7 +12,7 @@ import { can, type Actor, type Permission } from '../core/authz.ts';
 import { SmtpTestError, testSmtpServer, type SmtpServerSettings } from '../mail/smtp.ts';
 import { BLOCK_SECRETS, DEFAULT_SETTINGS, OBJECT_SECRETS, STRING_SECRETS, SUPER_ADMIN_SETTINGS, type Settings } from './defaults.ts';
 import { parseDuration } from '../duration.ts';
-import { emailProblem } from '../subscribers/email.ts';
+import { emailProblem } from '../mail/address.ts';
 import { isValidFrom, readHeaderList } from '../mail/message.ts';
 import type { CaptchaSettings } from '../public/captcha.ts';
 import { backupFolder, folderProblem } from '../db/backup-files.ts';

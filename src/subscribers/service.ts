@@ -12,7 +12,7 @@ import type { Paging } from '../core/paging.ts';
 import { authorize, authorizeAll, authorizeEach, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
 import type { ListStore } from '../lists/store.ts';
 import { TABLE_PERMISSIONS, translateSegment, type SegmentAccess } from '../segments/index.ts';
-import { domainRules, nameFromEmail, validateEmail } from './email.ts';
+import { domainRules, nameFromEmail, validateEmail } from '../mail/address.ts';
 import { sendOptin, sendOptinQuietly } from './optin.ts';
 import type {
   ActivityClick, ActivityView, ListAction, Subscriber, SubscriberFields, SubscriberFilter, SubscriberOrder, SubscriberRow, SubscriberStatus, SubscriberStore,

@@ -10,7 +10,7 @@ import type { TrackingStore } from '../tracking/store.ts';
 import { denied, invalid, upstreamFailed } from '../core/errors.ts';
 import { can, type Actor } from '../core/authz.ts';
 import { buildTxMessage, isValidFrom, type HeaderList } from '../mail/message.ts';
-import { domainRules, emailProblem } from '../subscribers/email.ts';
+import { domainRules, emailProblem } from '../mail/address.ts';
 import type { SubscriberStore } from '../subscribers/store.ts';
 import type { Attachment } from '../mail/types.ts';
 import type { TxStore } from './store.ts';
