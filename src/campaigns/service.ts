@@ -11,8 +11,9 @@ import { authorize, authorizeEach, can, permittedLists, type Actor, type Authori
 import { emailProblem, nameFromEmail } from '../mail/address.ts';
 import { subscriberScope } from '../subscribers/service.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
-import { archiveHtml, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
-import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
+import { archiveHtml, archiveLayoutFor, composer, layoutFor, loadAttachments } from './compose.ts';
+import { compileCampaign, DEMO_SUBSCRIBER, renderEnv, RenderError, ZERO_UUID, type TrackedLinks } from '../rendering/message.ts';
+import { archiveSubscriber } from './archive.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignReach, type CampaignRow, type CampaignStatus,
   type Bucket, type CampaignStore, type ContentType, type EngagementRow, type SubscriberRow,
