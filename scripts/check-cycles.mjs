@@ -41,7 +41,8 @@
 // - Services and stores never import http/ (ROOT's top-level http folder). They are called by
 //   the routes, the admin pages, the CLI and the workers alike, so what they need (a type, a
 //   rule, a reader) lives outside the edge, or the edge hands it in. A service or store is a
-//   file named service.ts or store.ts, or ending in -service.ts or -store.ts, in any folder.
+//   file named service.ts or store.ts, or ending in -service.ts or -store.ts, in any folder
+//   but http/ itself (a store of the edge's own is part of the edge).
 // - Pages never import a store, so a page shows only what a service let its caller see. A page
 //   is a .tsx file whose name contains "admin" (admin.tsx, analytics-admin.tsx) or is
 //   pages.tsx, and any file in an admin/ folder (the admin shell in ROOT/admin/, or a
@@ -228,7 +229,7 @@ for (const file of sources(root)) {
   fileEdges.set(name(file), targets);
 }
 
-const isServiceOrStore = (file) => /(?:^|\/|-)(?:service|store)\.tsx?$/.test(file);
+const isServiceOrStore = (file) => /(?:^|\/|-)(?:service|store)\.tsx?$/.test(file) && !file.startsWith('http/');
 const isStore = (file) => /(?:^|\/|-)store\.tsx?$/.test(file);
 const isPage = (file) => /(?:^|\/)[^/]*admin[^/]*\.tsx$|(?:^|\/)pages\.tsx$/.test(file) || (/(?:^|\/)admin\//.test(file) && !/(?:^|\/)admin\/client\//.test(file));
 

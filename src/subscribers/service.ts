@@ -132,7 +132,7 @@ export class SubscriberService {
   byLink(uuid: string): (SubscriberRow & { id: Authorized<number> }) | null {
     const held = uuid.toLowerCase();
     const row = this.store.rowByUuid(held);
-    return row ? { ...row, id: authorize(row.id, () => row.uuid === held, () => denied('permission denied: not this subscriber\'s link')) } : null;
+    return row ? { ...row, id: authorize(row.id, () => row.uuid === held, () => denied("permission denied: not this subscriber's link")) } : null;
   }
 
   // Reads ---------------------------------------------------------------------------------
