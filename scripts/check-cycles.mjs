@@ -1,6 +1,6 @@
-// Reports import cycles in the TypeScript sources: node scripts/check-cycles.mjs [ROOT]
-// (ROOT defaults to src). Plain Node, no dependency. Exits 1 when there is any cycle, 2 on a
-// usage error, 0 otherwise.
+// Reports import cycles in the TypeScript sources, and imports that cross a layer the wrong way:
+// node scripts/check-cycles.mjs [ROOT] (ROOT defaults to src). Plain Node, no dependency. Exits 1
+// when there is any cycle or layer violation, 2 on a usage error, 0 otherwise.
 //
 // What counts as an import: `import ... from '...'`, `import '...'`, `export ... from '...'` and
 // `import('...')` whose specifier is relative ('./' or '../') and resolves to a .ts/.tsx file
@@ -36,6 +36,18 @@
 // Cycles are grouped by strongly connected component, and within one, the chains are the
 // shortest cycle through each import edge of the component, without repeats: every import
 // that takes part in a cycle appears in some chain, so breaking the printed edges is enough.
+//
+// The layer rule, over every import (type-only ones included: a type names the layer too):
+// - Services and stores never import http/ (ROOT's top-level http folder). They are called by
+//   the routes, the admin pages, the CLI and the workers alike, so what they need (a type, a
+//   rule, a reader) lives outside the edge, or the edge hands it in. A service or store is a
+//   file named service.ts or store.ts, or ending in -service.ts or -store.ts, in any folder
+//   but http/ itself (a store of the edge's own is part of the edge).
+// - Pages never import a store, so a page shows only what a service let its caller see. A page
+//   is a .tsx file whose name contains "admin" (admin.tsx, analytics-admin.tsx) or is
+//   pages.tsx, and any file in an admin/ folder (the admin shell in ROOT/admin/, or a
+//   domain's admin/ folder) except the browser scripts under admin/client/.
+// Each violation is printed as file → import.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
@@ -217,6 +229,21 @@ for (const file of sources(root)) {
   fileEdges.set(name(file), targets);
 }
 
+const isServiceOrStore = (file) => /(?:^|\/|-)(?:service|store)\.tsx?$/.test(file) && !file.startsWith('http/');
+const isStore = (file) => /(?:^|\/|-)store\.tsx?$/.test(file);
+const isPage = (file) => /(?:^|\/)[^/]*admin[^/]*\.tsx$|(?:^|\/)pages\.tsx$/.test(file) || (/(?:^|\/)admin\//.test(file) && !/(?:^|\/)admin\/client\//.test(file));
+
+/** The imports that break the layer rule, as 'file → import', sorted. */
+function layerViolations() {
+  const out = [];
+  for (const [file, targets] of fileEdges) {
+    for (const target of targets.keys()) {
+      if ((isServiceOrStore(file) && target.startsWith('http/')) || (isPage(file) && isStore(target))) out.push(`${file} → ${target}`);
+    }
+  }
+  return out.sort();
+}
+
 /** Strongly connected components with a cycle (Tarjan), each sorted, in a stable order. */
 function cyclicComponents(graph) {
   const index = new Map(), low = new Map(), onStack = new Set(), stack = [], out = [];
@@ -308,8 +335,14 @@ if (fileGroups.length) {
     for (const cycle of cyclesIn(group, fileEdges)) console.log(`    ${chain(cycle, fileEdges)}`);
   }
 }
+const violations = layerViolations();
+if (violations.length) {
+  console.log(`Layer rule broken in ${shown}/ (services and stores never import http/; pages never import a store):`);
+  for (const v of violations) console.log(`  ${v}`);
+}
 if (folderGroups.length || fileGroups.length) {
   console.log(`${folderGroups.length} folder group(s) and ${fileGroups.length} file group(s) in import cycles; break an import in each printed chain.`);
-  process.exit(1);
 }
-console.log(`No import cycles in ${shown}/ (${fileEdges.size} files).`);
+if (violations.length) console.log(`${violations.length} import(s) across a layer the wrong way; move what they bring to its own layer, or hand it in.`);
+if (folderGroups.length || fileGroups.length || violations.length) process.exit(1);
+console.log(`No import cycles and no layer violations in ${shown}/ (${fileEdges.size} files).`);

@@ -7,7 +7,7 @@ import type { Services } from './services.ts';
 import { isDatabaseBusy } from './db/connection.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { SnsError } from './bounces/sns.ts';
-import { RenderError } from './campaigns/render.ts';
+import { RenderError } from './rendering/message.ts';
 import { ContentConversionError } from './content/convert.ts';
 import { isDiskFull } from './http/disk-full.ts';
 import { DomainError, notFound } from './core/errors.ts';

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { closeDatabase, openDatabase, type DB } from './db/connection.ts';
 import { isInstalled, migrate } from './db/migrate.ts';
 import { SettingsService } from './settings/service.ts';
-import { emailProblem } from './subscribers/email.ts';
+import { emailProblem } from './mail/address.ts';
 import { TemplateStore } from './templates/store.ts';
 import { passwordHashFor } from './users/rules.ts';
 import { randomString } from './users/secrets.ts';

@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import nodemailer from 'nodemailer';
 import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
 import { install } from '../../src/install.ts';
-import { compileCampaign } from '../../src/campaigns/render.ts';
+import { compileCampaign } from '../../src/rendering/message.ts';
 import { htmlToPlainText } from '../../src/content/convert.ts';
 import { templateCatalog } from '../../src/i18n/index.ts';
 import { UserStore } from '../../src/users/store.ts';

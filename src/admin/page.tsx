@@ -6,7 +6,7 @@ import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { randomBytes } from 'node:crypto';
-import { renderHtml } from '../http/layout.tsx';
+import { renderHtml } from '../rendering/markup.ts';
 import type { Actor } from '../core/authz.ts';
 import type { RouteAccess, RouteKey, RouteParams } from '../http/route-access.ts';
 import type { AppEnv } from '../http/types.ts';

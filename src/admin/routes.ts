@@ -4,7 +4,8 @@
 // (scripts, custom JS) are served here too.
 import type { Hono, MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { readSessionCookie, type Authenticator } from '../http/auth.ts';
+import { readSessionCookie } from '../http/auth.ts';
+import type { Authenticator } from '../core/authz.ts';
 import { denied, DomainError, notFound } from '../core/errors.ts';
 import { accessDenied, mount, routesFor, type Access, type AnyRoute, type MountOptions } from '../http/routes.ts';
 import type { AppEnv } from '../http/types.ts';

@@ -11,7 +11,7 @@ import { routesFor, type Input } from '../http/routes.ts';
 import { f, isUuid, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import type { SettingsService } from '../settings/service.ts';
-import { validateEmail, type DomainRules } from '../subscribers/email.ts';
+import { validateEmail, type DomainRules } from '../mail/address.ts';
 import type { BounceService } from './service.ts';
 import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type BounceInput } from './store.ts';
 

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { denied, invalid, notFound, unavailable } from '../core/errors.ts';
 import type { Paging } from '../core/paging.ts';
-import { authorized, can, type Actor, type Authorized, type Permission } from '../core/authz.ts';
+import { authorize, can, type Actor, type Authorized, type Permission } from '../core/authz.ts';
 import { parseBounceMail } from './dsn.ts';
 import { activeMailbox, MailboxScheduler, type ScanRecord } from './mailbox.ts';
 import { NotConfigured, PROVIDERS, type ProviderRequest } from './providers.ts';
@@ -49,7 +49,7 @@ export class BounceService {
   deleteMany(actor: Actor, by: { ids: number[]; all: boolean }): void {
     this.require(actor, 'bounces:manage');
     if (!by.all && !by.ids.length) throw invalid('give bounce ids (?id=1&id=2) or all=true');
-    const n = by.all ? this.store.deleteAll() : this.store.deleteMany(by.ids.map((id) => authorized(id)));
+    const n = by.all ? this.store.deleteAll() : this.store.deleteMany(by.ids.map((id) => this.authorize(actor, id)));
     this.ctx.log.info(`${n} bounce(s) deleted by ${actor.username}`);
   }
 
@@ -145,7 +145,6 @@ export class BounceService {
   }
 
   private authorize(actor: Actor, id: number): Authorized<number> {
-    this.require(actor, 'bounces:manage');
-    return authorized(id);
+    return authorize(id, () => can(actor, 'bounces:manage'), () => denied('permission denied: bounces:manage'));
   }
 }

@@ -11,7 +11,7 @@ import { can, type Actor } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type { Services } from '../services.ts';
-import { ARCHIVE_SUBSCRIBER_NAME } from './render.ts';
+import { ARCHIVE_SUBSCRIBER_NAME } from './archive.ts';
 import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type CampaignJson } from './store.ts';
 
 const route = routesFor<Services>();

@@ -1,61 +1,18 @@
-// Compiling a campaign once and turning it into one message per subscriber: template choice,
-// tracking URLs, attachments from the uploads folder, headers (src/mail/message.ts). Previews,
-// test sends, templates, tx and the sending engine (delivery/) all compose through here.
+// Compiling a campaign once and turning it into one message per subscriber: its template,
+// its archive page, attachments from the uploads folder, headers (src/mail/message.ts).
+// Previews, test sends, web views and the sending engine (delivery/) compose campaigns through
+// here; rendering itself, which tx and templates share, is rendering/message.ts.
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import type { Attachment, OutgoingMessage } from '../mail/types.ts';
 import { buildCampaignMessage, textEncodingFor } from '../mail/message.ts';
-import { compileCampaign, renderArchive, RenderError, ZERO_UUID, type CompiledCampaign, type RenderEnv, type RenderSubscriber } from './render.ts';
+import {
+  compileCampaign, renderEnv, RenderError, toRenderSubscriber, ZERO_UUID, type CompiledCampaign, type RenderEnv, type TrackedLinks, type TrackingMode,
+} from '../rendering/message.ts';
+import { renderArchive } from './archive.ts';
 import type { ArchivePageInfo } from '../templating/index.ts';
-import { brandOf } from '../mail/brand.ts';
 import type { CampaignRow, CampaignStore, SubscriberRow } from './store.ts';
-import { templateCatalog } from '../i18n/index.ts';
-
-/**
- * Where tracked links get their ids: the tracking store, which depends on campaigns (it
- * renders web views), so campaigns name only what they use of it.
- */
-export interface TrackedLinks {
-  /** The id of a link's URL, registered on first use. */
-  linkUuid(url: string): string;
-  /** The id of a URL some message already registered, without registering it. */
-  knownLinkUuid(url: string): string | undefined;
-}
-
-/**
- * What a render does with TrackLink:
- * - 'send': messages that leave (campaigns, test sends, tx): the URL is registered, and the
- *   message links to /link/, which redirects to it;
- * - 'view': pages of what was sent (web view, archive): /link/ for a URL a send registered,
- *   the URL itself otherwise;
- * - 'preview': previews and compile checks: a tracked link of the zero link UUID, which no URL
- *   has (so /link/ answers it 400), and nothing is registered: whoever may preview cannot mint
- *   redirects on our domain or fill the links table, and the preview still shows where the
- *   message tracks its links.
- */
-export type TrackingMode = 'send' | 'view' | 'preview';
-
-export function renderEnv(ctx: AppContext, tracking: TrackedLinks, mode: TrackingMode): RenderEnv {
-  const rootUrl = ctx.settings.rootUrl();
-  const uuidOf = mode === 'send' ? (url: string) => tracking.linkUuid(url) : mode === 'view' ? (url: string) => tracking.knownLinkUuid(url) : () => ZERO_UUID;
-  return {
-    rootUrl,
-    individualTracking: ctx.settings.bool('privacy.individual_tracking'),
-    disableTracking: ctx.settings.bool('privacy.disable_tracking'),
-    i18n: templateCatalog(ctx.settings.str('app.lang')),
-    subscribeUrl: ctx.settings.bool('app.enable_public_subscription_page') ? `${rootUrl}/subscription/form` : '',
-    brand: brandOf(ctx.settings),
-    trackLink: (url, campaignUuid, subscriberUuid) => {
-      const uuid = uuidOf(url);
-      return uuid === undefined ? url : `${rootUrl}/link/${uuid}/${campaignUuid}/${subscriberUuid}`;
-    },
-  };
-}
-
-export function toRenderSubscriber(r: SubscriberRow): RenderSubscriber {
-  return { id: r.id, uuid: r.uuid, email: r.email, name: r.name, attribs: JSON.parse(r.attribs), status: r.status, created_at: r.created_at, updated_at: r.updated_at };
-}
 
 /** The layout a campaign renders in: its template, else the default one; visual content has none. */
 export function layoutFor(store: CampaignStore, c: Pick<CampaignRow, 'content_type'>, templateId: number | null): string | null {

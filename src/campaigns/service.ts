@@ -3,16 +3,17 @@
 // previews, test sends and analytics. Routes pass the actor and typed input.
 import { randomUUID } from 'node:crypto';
 import { html } from 'hono/html';
-import { renderHtml } from '../http/layout.tsx';
+import { renderHtml } from '../rendering/markup.ts';
 import type { AppContext } from '../context.ts';
 import { loggedIds } from '../log.ts';
 import { conflict, denied, invalid, notFound, upstreamFailed } from '../core/errors.ts';
-import { authorized, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
-import { emailProblem, nameFromEmail } from '../subscribers/email.ts';
+import { authorize, authorizeEach, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
+import { emailProblem, nameFromEmail } from '../mail/address.ts';
 import { subscriberScope } from '../subscribers/service.ts';
 import { isValidFrom, type HeaderList } from '../mail/message.ts';
-import { archiveHtml, archiveLayoutFor, composer, layoutFor, loadAttachments, renderEnv, type TrackedLinks } from './compose.ts';
-import { archiveSubscriber, compileCampaign, DEMO_SUBSCRIBER, RenderError, ZERO_UUID } from './render.ts';
+import { archiveHtml, archiveLayoutFor, composer, layoutFor, loadAttachments } from './compose.ts';
+import { compileCampaign, DEMO_SUBSCRIBER, renderEnv, RenderError, ZERO_UUID, type TrackedLinks } from '../rendering/message.ts';
+import { archiveSubscriber } from './archive.ts';
 import {
   CAMPAIGN_STATUSES, CONTENT_TYPES, toJson, type CampaignFields, type CampaignJson, type CampaignReach, type CampaignRow, type CampaignStatus,
   type Bucket, type CampaignStore, type ContentType, type EngagementRow, type SubscriberRow,
@@ -239,25 +240,32 @@ export class CampaignService {
     return p === 'all' ? null : p;
   }
 
-  /** The campaign if the actor may see (get) or change (manage) it; 404/403 otherwise. */
-  private check(actor: Actor, id: number, kind: 'get' | 'manage'): CampaignRow {
-    const lists = this.scope(actor, kind);
+  /** Whether the campaign is in a scope (see scope()): every campaign, or one on one of its lists. */
+  private inScope(lists: number[] | null, id: number): boolean {
+    return lists === null || this.store.listIds(id).some((l) => lists.includes(l));
+  }
+
+  /** The campaign; 404, or 403 to an actor limited to some lists (whether the id exists is not theirs to learn). */
+  private found(id: number, lists: number[] | null, kind: 'get' | 'manage'): CampaignRow {
     const c = this.store.get(id);
-    if (!c) {
-      if (lists !== null) throw denied(`permission denied: campaigns:${kind}`);
-      throw notFound('campaign not found');
-    }
-    if (lists !== null && !this.store.listIds(id).some((l) => lists.includes(l))) throw denied(`permission denied: campaigns:${kind}`);
+    if (c) return c;
+    if (lists !== null) throw denied(`permission denied: campaigns:${kind}`);
+    throw notFound('campaign not found');
+  }
+
+  /** The campaign if the actor may see it; 404/403 otherwise. */
+  private visible(actor: Actor, id: number): CampaignRow {
+    const lists = this.scope(actor, 'get');
+    const c = this.found(id, lists, 'get');
+    if (!this.inScope(lists, id)) throw denied('permission denied: campaigns:get');
     return c;
   }
 
-  private visible(actor: Actor, id: number): CampaignRow {
-    return this.check(actor, id, 'get');
-  }
-
+  /** The campaign if the actor may change it, its id authorised for that; 404/403 otherwise. */
   private manageable(actor: Actor, id: number): ManageableCampaign {
-    const c = this.check(actor, id, 'manage');
-    return { ...c, id: authorized(c.id) };
+    const lists = this.scope(actor, 'manage');
+    const c = this.found(id, lists, 'manage');
+    return { ...c, id: authorize(c.id, (id) => this.inScope(lists, id), () => denied('permission denied: campaigns:manage')) };
   }
 
   private json(id: number, noBody = false): CampaignJson {
@@ -442,10 +450,11 @@ export class CampaignService {
    */
   deleteMany(actor: Actor, by: { ids: number[]; search: string; all: boolean }): void {
     if (!by.ids.length && !by.search && !by.all) throw invalid('give the campaigns to delete: "id" (one or more), "query", or "all=true"');
-    const rows = this.store.matching(by.ids.length ? by.ids : null, by.ids.length ? '' : by.search, this.scope(actor, 'manage'));
+    const scope = this.scope(actor, 'manage');
+    const rows = this.store.matching(by.ids.length ? by.ids : null, by.ids.length ? '' : by.search, scope);
     const running = rows.filter((r) => r.status === 'running' || this.engine.isSending(r.id)).map((r) => r.id);
     if (running.length) throw invalid(`running campaigns cannot be deleted: pause or cancel them first (IDs ${running.join(', ')})`);
-    this.store.deleteMany(rows.map((r) => authorized(r.id)));
+    this.store.deleteMany(authorizeEach(rows.map((r) => r.id), (id) => this.inScope(scope, id)));
   }
 
   /**

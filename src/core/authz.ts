@@ -41,6 +41,19 @@ export interface AuthUser {
   via: 'token' | 'session';
 }
 
+/**
+ * Who holds a credential: the user store answers it, and the edge (http/auth.ts) asks it with
+ * what a request carries.
+ */
+export interface Authenticator {
+  /** The enabled API user with this name whose token matches, or null. */
+  byToken(username: string, token: string): AuthUser | null;
+  /** The enabled user owning this (unexpired) session cookie value, or null. */
+  bySession(sessionId: string): AuthUser | null;
+  /** The origin of the public root URL (scheme://host[:port]), also trusted for cookie writes. */
+  trustedOrigin?(): string | null;
+}
+
 export function hasPerm(u: AuthUser, perm: string): boolean {
   return u.superAdmin || u.permissions.has(perm);
 }
@@ -86,11 +99,30 @@ export function can(actor: Actor, permission: Permission | ListPermission, listI
 declare const authorizedBrand: unique symbol;
 /**
  * A value a permission check produced. Mutating store calls take ids of this type only, so the
- * compiler refuses a change on an id no check has seen.
+ * compiler refuses a change on an id no check has seen; the functions below are the only ones
+ * that make the brand, and each runs the check it is given first.
  */
 export type Authorized<T> = T & { readonly [authorizedBrand]: true };
 
-/** Marks values as checked; only services call it, right after the check. */
-export function authorized<T>(value: T): Authorized<T> {
+/**
+ * The value, branded, when `check` passes; else throws `refusal`. The check is the rule that
+ * allows the change (a permission, a grant on the list), so the brand stands for that rule.
+ */
+export function authorize<T>(value: T, check: (value: T) => boolean, refusal: (value: T) => Error): Authorized<T> {
+  if (!check(value)) throw refusal(value);
   return value as Authorized<T>;
+}
+
+/**
+ * As authorize, for a check made over the whole list at once (one query for many ids): every
+ * value branded, or the refusal.
+ */
+export function authorizeAll<T>(values: readonly T[], check: (values: readonly T[]) => boolean, refusal: (values: readonly T[]) => Error): Authorized<T>[] {
+  if (!check(values)) throw refusal(values);
+  return [...values] as Authorized<T>[];
+}
+
+/** The values that pass `check`, branded; the others are left out (a bulk change skips what it may not touch). */
+export function authorizeEach<T>(values: readonly T[], check: (value: T) => boolean): Authorized<T>[] {
+  return values.filter((v) => check(v)) as Authorized<T>[];
 }

@@ -4,18 +4,9 @@ import { createMiddleware } from 'hono/factory';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Context, MiddlewareHandler } from 'hono';
 import { denied } from '../core/errors.ts';
-import type { AuthUser } from '../core/authz.ts';
+import type { Authenticator, AuthUser } from '../core/authz.ts';
 import { accessDenied, type Access } from './routes.ts';
 import type { AppEnv } from './types.ts';
-
-export interface Authenticator {
-  /** The enabled API user with this name whose token matches, or null. */
-  byToken(username: string, token: string): AuthUser | null;
-  /** The enabled user owning this (unexpired) session cookie value, or null. */
-  bySession(sessionId: string): AuthUser | null;
-  /** The origin of the public root URL (scheme://host[:port]), also trusted for cookie writes. */
-  trustedOrigin?(): string | null;
-}
 
 const SESSION_COOKIE = 'session';
 

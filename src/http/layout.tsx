@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import { html, raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { JSX } from 'hono/jsx/jsx-runtime';
+import { renderHtml } from '../rendering/markup.ts';
 
 /** The look of a page, from the appearance settings (the public pages' is `publicLook`). */
 export interface PageLook {
@@ -109,13 +110,6 @@ export function Message({ title, text }: { title: string; text: string }): JSX.E
       <p>{text}</p>
     </>
   );
-}
-
-/** Markup (JSX or hono/html's `html`) as a string; everything here renders synchronously. */
-export function renderHtml(node: JSX.Element): string {
-  const out: unknown = node instanceof Promise ? node : node.toString();
-  if (typeof out !== 'string') throw new Error('markup rendered asynchronously');
-  return out;
 }
 
 function renderPage(o: PageOptions): string {

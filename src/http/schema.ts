@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { DomainError, invalid as invalidInput } from '../core/errors.ts';
 import { parseJson } from './json.ts';
 import { LIMITS } from '../core/limits.ts';
+import { readHeaderList } from '../mail/message.ts';
 
 export { z };
 
@@ -216,25 +217,8 @@ export const f = {
     for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
     return z.NEVER;
   }).meta({ anyOf: [z.globalRegistry.get(inner) ?? {}, { type: 'null' }] }),
-  /**
-   * A list of {"Header-Name": "value"} objects (campaign, tx and SMTP headers). Names must be
-   * header tokens and values one line, so no input can add a header of its own.
-   */
-  optHeaderList: () => field({ type: 'array', items: { type: 'object', additionalProperties: { type: 'string' } } }, (v) => {
-    if (!present(v)) return undefined;
-    const shape = () => invalid('expected an array of {"Header-Name": "value"} objects');
-    if (!Array.isArray(v)) throw shape();
-    return v.map((h) => {
-      if (h === null || typeof h !== 'object' || Array.isArray(h)) throw shape();
-      const out: Record<string, string> = {};
-      for (const [name, value] of Object.entries(h)) {
-        if (!/^[!-9;-~]+$/.test(name)) throw invalid(`"${name}" is not a valid header name`);
-        if (typeof value !== 'string' || /[\r\n]/.test(value)) throw invalid(`the value of "${name}" must be a one-line string`);
-        out[name] = value;
-      }
-      return out;
-    });
-  }),
+  /** A list of {"Header-Name": "value"} objects (campaign and tx headers; the rule is readHeaderList's). */
+  optHeaderList: () => field({ type: 'array', items: { type: 'object', additionalProperties: { type: 'string' } } }, (v) => (present(v) ? readHeaderList(v, invalid) : undefined)),
   /** Any JSON value, passed through (the service checks it). */
   any: () => z.unknown().optional().meta({}),
 };

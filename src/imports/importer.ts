@@ -7,8 +7,8 @@ import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { AppContext } from '../context.ts';
 import { pauseCheckpoints, resumeCheckpoints } from '../db/connection.ts';
 import { invalid, conflict, denied } from '../core/errors.ts';
-import { authorized, can, permittedLists, type Actor } from '../core/authz.ts';
-import { domainRules } from '../subscribers/email.ts';
+import { authorizeEach, can, permittedLists, type Actor } from '../core/authz.ts';
+import { domainRules } from '../mail/address.ts';
 import type { ImportSource } from './source.ts';
 import type { SearchIndexer } from './search-indexer.ts';
 import { noCounts, type ImportCounts, type ImportMode, type ImportStore, type SubscriptionStatus, type WriteOptions } from './store.ts';
@@ -158,7 +158,7 @@ export class Importer {
   private changeable(actor: Actor): WriteOptions['changeable'] {
     const managed = permittedLists(actor, 'manage');
     if (managed === 'all' || (can(actor, 'subscribers:get_all') && can(actor, 'subscribers:manage'))) return 'all';
-    return managed.map((id) => authorized(id));
+    return authorizeEach(managed, (id) => can(actor, 'list:manage', id));
   }
 
   /**
@@ -169,17 +169,17 @@ export class Importer {
     if (mode !== 'subscribe') return {};
     const managed = permittedLists(actor, 'manage');
     const byName: Record<string, number> = {};
-    for (const l of this.store.listNames(managed)) byName[l.name.trim().toLowerCase()] ??= authorized(l.id);
+    for (const l of this.store.listNames(managed)) byName[l.name.trim().toLowerCase()] ??= l.id;
     return byName;
   }
 
   private subscribeLists(actor: Actor, asked: number[]) {
-    const lists = [...new Set(asked)].filter((id) => can(actor, 'list:manage', id));
+    const lists = authorizeEach([...new Set(asked)], (id) => can(actor, 'list:manage', id));
     if (!lists.length) throw denied(asked.length ? 'you may not manage any of the given lists (list:manage)' : '"lists" is required in subscribe mode');
     const existing = this.store.existingLists(lists);
     const missing = lists.filter((id) => !existing.includes(id));
     if (missing.length) throw invalid(`unknown list ID(s): ${missing.join(', ')}`);
-    return lists.map((id) => authorized(id));
+    return lists;
   }
 
   start(job: ImportJob): ImportStatus {

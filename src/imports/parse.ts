@@ -2,7 +2,7 @@
 // (parse-worker.ts), so parsing overlaps with the main thread's database writes.
 import type { Readable } from 'node:stream';
 import { Parser } from 'csv-parse';
-import { emailProblem, nameFromEmail, type DomainRules } from '../subscribers/email.ts';
+import { emailProblem, nameFromEmail, type DomainRules } from '../mail/address.ts';
 import { headerName, planColumns, rowStatus, type ColumnMapping, type ColumnPlan, type ColumnTarget, type RowStatus } from '../admin/client/import-columns.ts';
 import { openSource, type ImportSource } from './source.ts';
 

@@ -1,7 +1,7 @@
 // List rules and who may see or change which list: reads are limited to the lists the actor's
 // role grants, changes to the ones it may manage. Routes pass the actor and typed input.
 import { invalid, denied, notFound } from '../core/errors.ts';
-import { authorized, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
+import { authorize, authorizeEach, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
 import type { List, ListFields, ListQuery, ListStore, OptinCounts } from './store.ts';
 
 // What callers (routes, pages) use of a list, without reaching the store.
@@ -97,7 +97,7 @@ export class ListService {
    */
   deleteMany(actor: Actor, by: { ids: number[]; search: string; all: boolean }): void {
     if (by.ids.length) {
-      this.store.delete(by.ids.filter((id) => this.manages(actor, id)).map((id) => authorized(id)));
+      this.store.delete(authorizeEach(by.ids, (id) => this.manages(actor, id)));
       return;
     }
     if (!by.search.trim() && !by.all) throw invalid('give "id" (repeatable), "query", or "all=true"');
@@ -105,7 +105,7 @@ export class ListService {
       visible: permittedLists(actor, 'manage'), words: by.all ? [] : searchWords(by.search), tags: [], orderBy: 'l.id', order: 'ASC',
       limit: -1, offset: 0, minimal: true,
     });
-    this.store.delete(results.map((l) => authorized(l.id)));
+    this.store.delete(authorizeEach(results.map((l) => l.id), (id) => can(actor, 'list:manage', id)));
   }
 
   /** A double opt-in list's unconfirmed subscribers and how many its opt-in action would mail now. */
@@ -136,9 +136,7 @@ export class ListService {
   }
 
   private authorize(actor: Actor, id: number, permission: 'list:get' | 'list:manage'): Authorized<number> {
-    if (permission === 'list:manage' ? !this.manages(actor, id) : !can(actor, permission, id)) {
-      throw denied(`permission denied: you do not have ${permission === 'list:get' ? 'access to' : 'manage rights on'} list ${id}`);
-    }
-    return authorized(id);
+    const allowed = (id: number) => (permission === 'list:manage' ? this.manages(actor, id) : can(actor, permission, id));
+    return authorize(id, allowed, (id) => denied(`permission denied: you do not have ${permission === 'list:get' ? 'access to' : 'manage rights on'} list ${id}`));
   }
 }

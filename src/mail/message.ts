@@ -8,6 +8,26 @@ import type { Attachment, OutgoingMessage } from './types.ts';
 
 export type HeaderList = Record<string, string>[];
 
+/**
+ * Custom headers as given (campaign, tx and SMTP headers): a list of {"Header-Name": "value"}
+ * objects. Names must be header tokens and values one line, so no input can add a header of its
+ * own; the first problem is thrown as `refuse(rule)`, which names the field.
+ */
+export function readHeaderList(v: unknown, refuse: (rule: string) => Error): HeaderList {
+  const shape = () => refuse('expected an array of {"Header-Name": "value"} objects');
+  if (!Array.isArray(v)) throw shape();
+  return v.map((h) => {
+    if (h === null || typeof h !== 'object' || Array.isArray(h)) throw shape();
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(h)) {
+      if (!/^[!-9;-~]+$/.test(name)) throw refuse(`"${name}" is not a valid header name`);
+      if (typeof value !== 'string' || /[\r\n]/.test(value)) throw refuse(`the value of "${name}" must be a one-line string`);
+      out[name] = value;
+    }
+    return out;
+  });
+}
+
 /** What a postback messenger needs beyond the MIME message: the recipient and campaign of listmonk's payload. */
 export interface MessageMeta {
   content_type: string;

@@ -5,6 +5,7 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { ok } from '../http/envelope.ts';
+import { receiveMultipart } from '../http/multipart.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -58,9 +59,12 @@ function getMedia(c: C, s: Deps) {
   return ok(c, s.media.get(c.get('user'), pathId(c)));
 }
 
-/** The multipart body is streamed to disk by the service, not read here. */
+/** The multipart body is streamed to disk, into the folder the service gives, not read here. */
 async function uploadMedia(c: C, s: Deps) {
-  return ok(c, await s.media.upload(c.get('user'), { contentType: c.req.header('content-type') ?? '', body: c.req.raw.body }));
+  const contentType = c.req.header('content-type') ?? '';
+  const receiveFile = async (dir: string, maxFileBytes: number) =>
+    (await receiveMultipart(c.req.raw.body, contentType, dir, { fileFields: ['file'], maxFiles: 1, maxFileBytes, maxFields: 8, maxFieldBytes: 4096 })).files[0];
+  return ok(c, await s.media.upload(c.get('user'), { contentType, receiveFile }));
 }
 
 async function deleteMedia(c: C, s: Deps) {

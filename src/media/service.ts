@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import type { AppContext } from '../context.ts';
 import { invalid, denied, notFound } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
-import { receiveMultipart } from '../http/multipart.ts';
-import { authorized, can, type Actor, type Authorized, type Permission } from '../core/authz.ts';
+import { authorize, can, type Actor, type Authorized, type Permission } from '../core/authz.ts';
 import {
   THUMBNAIL_EXTENSIONS, THUMB_PREFIX, checkExtension, extensionOf, makeThumbnail, moveToUniqueName, removeFile, resolveServable,
   safeFileName,
@@ -31,10 +30,14 @@ export interface Media {
   url: string;
 }
 
-/** An upload as it arrives: a multipart/form-data body holding the file in the field "file". */
+/**
+ * An upload as it arrives: a multipart/form-data body holding the file in the field "file". The
+ * edge reads the body; the service says where the file goes and how large it may be.
+ */
 export interface MediaUpload {
   contentType: string;
-  body: ReadableStream<Uint8Array> | null;
+  /** Streams the "file" field into `dir`, refusing a larger file; undefined when the body holds none. */
+  receiveFile(dir: string, maxFileBytes: number): Promise<{ name: string; type: string; path: string } | undefined>;
 }
 
 export class MediaService {
@@ -65,10 +68,7 @@ export class MediaService {
     // so placing the finished file is a link, not a copy.
     const incoming = await mkdtemp(join(this.dir, '.incoming-'));
     try {
-      const form = await receiveMultipart(upload.body, upload.contentType, incoming, {
-        fileFields: ['file'], maxFiles: 1, maxFileBytes: this.largestFile(), maxFields: 8, maxFieldBytes: 4096,
-      });
-      const file = form.files[0];
+      const file = await upload.receiveFile(incoming, this.largestFile());
       if (!file) throw invalid('"file" is required: a multipart form field holding the file');
       const name = safeFileName(file.name);
       checkExtension(name, settings.get<string[]>('upload.extensions'));
@@ -158,7 +158,6 @@ export class MediaService {
   }
 
   private authorize(actor: Actor, id: number): Authorized<number> {
-    this.require(actor, 'media:manage');
-    return authorized(id);
+    return authorize(id, () => can(actor, 'media:manage'), () => denied('permission denied: media:manage'));
   }
 }

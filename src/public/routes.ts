@@ -19,7 +19,7 @@ import { linkUuid, linkValue } from './link.ts';
 import { publicLook } from './look.ts';
 import { perClient, perClientPage, perSubscriberPage, type PublicLimitDeps } from './rate-limits.ts';
 import { ManagePreferences, OptinConfirm, Outcome, SubscriptionForm, Unsubscribe, WipeConfirm, type FormValues, type NextLink } from './pages.tsx';
-import { ZERO_UUID } from '../campaigns/render.ts';
+import { ZERO_UUID } from '../rendering/message.ts';
 
 interface Deps extends PublicLimitDeps {
   selfService: SubscriberSelfService;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { f } from '../http/schema.ts';
 import { parseDuration } from '../duration.ts';
 import { isValidFrom } from '../mail/message.ts';
-import { emailProblem } from '../subscribers/email.ts';
+import { emailProblem } from '../mail/address.ts';
 import { DEFAULT_SETTINGS } from './defaults.ts';
 import { keepsSecret } from './service.ts';
 

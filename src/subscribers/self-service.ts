@@ -5,14 +5,14 @@
 // a link is the check, as in listmonk, so the subscriber a link names is authorised for changes.
 // A change that writes twice (an unsubscribe and its campaign note) is one transaction.
 import type { AppContext } from '../context.ts';
-import { authorized, type Authorized } from '../core/authz.ts';
-import { invalid } from '../core/errors.ts';
+import { authorize, type Authorized } from '../core/authz.ts';
+import { denied, invalid } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
 import { templateCatalog, translate } from '../i18n/index.ts';
 import { loggedIds } from '../log.ts';
 import type { ListRow, ListStore } from '../lists/store.ts';
 import type { AttemptLimiter } from '../users/attempts.ts';
-import { domainRules, nameFromEmail, validateEmail } from './email.ts';
+import { domainRules, nameFromEmail, validateEmail } from '../mail/address.ts';
 import { sendOptinQuietly } from './optin.ts';
 import { exportableSections } from './service.ts';
 import type { SubscriberRow, SubscriberStore, Subscription } from './store.ts';
@@ -61,10 +61,14 @@ export class SubscriberSelfService {
     private readonly exports: AttemptLimiter,
   ) {}
 
-  /** The subscriber a link in one of our mails names by UUID; null when there is none. */
+  /**
+   * The subscriber a link in one of our mails names by UUID; null when there is none. Holding
+   * the UUID is the check, as in listmonk, so the id comes back authorised for changes.
+   */
   byLink(uuid: string): LinkedSubscriber | null {
-    const row = this.subscribers.rowByUuid(uuid.toLowerCase());
-    return row ? { ...row, id: authorized(row.id) } : null;
+    const held = uuid.toLowerCase();
+    const row = this.subscribers.rowByUuid(held);
+    return row ? { ...row, id: authorize(row.id, () => row.uuid === held, () => denied("permission denied: not this subscriber's link")) } : null;
   }
 
   /** The lists anyone may join: public and active. */

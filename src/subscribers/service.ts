@@ -9,9 +9,9 @@ import type { AppContext } from '../context.ts';
 import { loggedIds } from '../log.ts';
 import { denied, invalid, notFound, upstreamFailed } from '../core/errors.ts';
 import type { Paging } from '../core/paging.ts';
-import { authorized, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
+import { authorize, authorizeAll, authorizeEach, can, permittedLists, type Actor, type Authorized } from '../core/authz.ts';
 import { TABLE_PERMISSIONS, translateSegment, type SegmentAccess } from '../segments/index.ts';
-import { domainRules, nameFromEmail, validateEmail } from './email.ts';
+import { domainRules, nameFromEmail, validateEmail } from '../mail/address.ts';
 import { sendOptin, sendOptinQuietly } from './optin.ts';
 import type {
   ActivityClick, ActivityView, ListAction, Subscriber, SubscriberFields, SubscriberFilter, SubscriberOrder, SubscriberRow, SubscriberStatus, SubscriberStore,
@@ -279,11 +279,11 @@ export class SubscriberService {
   async deleteMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
     const filter = this.filterFor(actor, selected(sel, true));
     if (filter.lists === null && !filter.subscriptionStatus && !filter.search && !filter.segment) this.store.deleteAll();
-    else this.store.delete(await this.matching(filter));
+    else this.store.delete(await this.matching(actor, filter));
   }
 
   async blocklistMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
-    const ids = await this.matching(this.filterFor(actor, selected(sel, true)));
+    const ids = await this.matching(actor, this.filterFor(actor, selected(sel, true)));
     this.store.blocklist(ids);
     this.logBlocklisted(actor, ids);
   }
@@ -292,7 +292,7 @@ export class SubscriberService {
   async changeListsOfMatching(actor: Actor, sel: SubscriberSelection, change: ListChange): Promise<void> {
     const filter = this.filterFor(actor, selected(sel, false));
     const targets = this.manageable(actor, change.targets);
-    const ids = await this.matching(filter);
+    const ids = await this.matching(actor, filter);
     this.store.changeLists(ids, change.action, targets, { status: change.status, overwrite: false, source: sourceOf(actor) });
     this.logUnsubscribed(actor, ids, change, targets);
   }
@@ -307,11 +307,9 @@ export class SubscriberService {
   /** 403 unless the actor may see every one of these subscribers (existing or not). */
   private authorize(actor: Actor, ids: number[]): Authorized<number>[] {
     const visible = this.visibleLists(actor);
-    if (visible !== null && ids.length) {
-      const outside = this.store.firstOutside(ids, visible);
-      if (outside !== null) throw denied(`permission denied: subscriber ${outside}`);
-    }
-    return ids.map((id) => authorized(id));
+    // Asked again on a refusal, to name the subscriber.
+    const outside = (ids: readonly number[]) => (visible === null || !ids.length ? null : this.store.firstOutside(ids, visible));
+    return authorizeAll(ids, (ids) => outside(ids) === null, (ids) => denied(`permission denied: subscriber ${outside(ids)}`));
   }
 
   /** The subscriber, if the actor may see it (403) and it exists (404). */
@@ -328,9 +326,14 @@ export class SubscriberService {
     return [...new Set(ids)].filter((id) => found.has(id));
   }
 
-  /** The ids a filter built by `filterFor` matches: within what the actor may see. */
-  private async matching(filter: SubscriberFilter): Promise<Authorized<number>[]> {
-    return (await this.store.matchingIds(filter)).map((id) => authorized(id));
+  /**
+   * The ids a filter built by `filterFor` matches. Their check is the filter's: kept to lists the
+   * actor may see, so every id it selects is one the actor may change.
+   */
+  private async matching(actor: Actor, filter: SubscriberFilter): Promise<Authorized<number>[]> {
+    const visible = this.visibleLists(actor);
+    const confined = visible === null || (filter.lists !== null && filter.lists.every((id) => visible.includes(id)));
+    return authorizeAll(await this.store.matchingIds(filter), () => confined, () => denied('permission denied: the selection reaches beyond the lists you may see'));
   }
 
   /**
@@ -359,9 +362,9 @@ export class SubscriberService {
 
   /** The requested lists the actor may manage; 403 if some were asked for and none remain. */
   private manageable(actor: Actor, lists: number[]): Authorized<number>[] {
-    const kept = lists.filter((id) => can(actor, 'list:manage', id));
+    const kept = authorizeEach(lists, (id) => can(actor, 'list:manage', id));
     if (lists.length && !kept.length) throw denied('permission denied: you may not manage these lists');
-    return kept.map((id) => authorized(id));
+    return kept;
   }
 
   /** Entries of lists the actor may not see are masked (name hidden, `restricted`). */

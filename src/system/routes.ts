@@ -12,11 +12,11 @@ import { routesFor } from '../http/routes.ts';
 import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
 import { publicLook } from '../public/look.ts';
 import { availableLanguages, isLanguageCode, loadLanguage } from '../i18n/index.ts';
-import { hasPerm, PERMISSION_GROUPS } from '../core/authz.ts';
+import { hasPerm, PERMISSION_GROUPS, type Authenticator } from '../core/authz.ts';
 import type { AppEnv } from '../http/types.ts';
 import { databaseFiles } from '../db/files.ts';
 import { Landing } from './pages.tsx';
-import { authenticate, readSessionCookie, type Authenticator } from '../http/auth.ts';
+import { authenticate, readSessionCookie } from '../http/auth.ts';
 import type { Metrics } from './metrics.ts';
 
 interface Deps extends AppContext {

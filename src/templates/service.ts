@@ -1,11 +1,10 @@
 // Template rules beyond the SQL: who may read or change templates, what a template must
 // contain to be saved, and previews. Validation and previews compile through the campaign/tx
-// renderer (src/campaigns/render.ts), so a template that saves is exactly a template that sends.
+// renderer (src/rendering/message.ts), so a template that saves is exactly a template that sends.
 import type { AppContext } from '../context.ts';
-import { renderEnv } from '../campaigns/compose.ts';
-import { compileCampaign, compileTx, DEMO_SUBSCRIBER, RenderError, type RenderCampaign, type RenderEnv } from '../campaigns/render.ts';
+import { compileCampaign, compileTx, DEMO_SUBSCRIBER, renderEnv, RenderError, type RenderCampaign, type RenderEnv } from '../rendering/message.ts';
 import { invalid, denied } from '../core/errors.ts';
-import { authorized, can, type Actor, type Authorized } from '../core/authz.ts';
+import { authorize, can, type Actor, type Authorized } from '../core/authz.ts';
 import { translate } from '../i18n/index.ts';
 import { DUMMY_UUID, hasContentPlaceholder } from '../templating/index.ts';
 import type { TrackingStore } from '../tracking/store.ts';
@@ -69,8 +68,7 @@ export class TemplateService {
   }
 
   private manageable(actor: Actor, id: number): Authorized<number> {
-    this.authorize(actor, 'templates:manage');
-    return authorized(id);
+    return authorize(id, () => can(actor, 'templates:manage'), () => denied('permission denied: templates:manage'));
   }
 
   all(actor: Actor): TemplateRow[] {

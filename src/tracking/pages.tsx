@@ -2,7 +2,7 @@
 // rendered by the template engine, and the error pages are the shell's Message.)
 import { html } from 'hono/html';
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { renderHtml } from '../http/layout.tsx';
+import { renderHtml } from '../rendering/markup.ts';
 
 export interface ArchiveEntry {
   url: string;

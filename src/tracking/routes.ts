@@ -3,8 +3,8 @@
 // privacy.individual_tracking; preview renders (zero campaign UUID) are never counted.
 import type { Context } from 'hono';
 import type { AppContext } from '../context.ts';
-import { archiveHtml, archivePageUrl, archiveTitle, layoutFor, publishedAt, renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
-import { compileCampaign, RenderError, ZERO_UUID } from '../campaigns/render.ts';
+import { archiveHtml, archivePageUrl, archiveTitle, layoutFor, publishedAt } from '../campaigns/compose.ts';
+import { compileCampaign, renderEnv, RenderError, toRenderSubscriber, ZERO_UUID } from '../rendering/message.ts';
 import type { CampaignRow, CampaignStore } from '../campaigns/store.ts';
 import { ok, pageResults } from '../http/envelope.ts';
 import { notFound } from '../core/errors.ts';

@@ -4,13 +4,12 @@
 // rendered per recipient (docs/decisions.md §48); the call answers once the messenger accepted
 // every message.
 import type { AppContext } from '../context.ts';
-import { renderEnv, toRenderSubscriber } from '../campaigns/compose.ts';
-import { compileTx, RenderError, ZERO_UUID, type RenderSubscriber } from '../campaigns/render.ts';
+import { compileTx, renderEnv, RenderError, toRenderSubscriber, ZERO_UUID, type RenderSubscriber } from '../rendering/message.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 import { denied, invalid, upstreamFailed } from '../core/errors.ts';
 import { can, type Actor } from '../core/authz.ts';
 import { buildTxMessage, isValidFrom, type HeaderList } from '../mail/message.ts';
-import { domainRules, emailProblem } from '../subscribers/email.ts';
+import { domainRules, emailProblem } from '../mail/address.ts';
 import type { SubscriberStore } from '../subscribers/store.ts';
 import type { Attachment } from '../mail/types.ts';
 import type { TxStore } from './store.ts';

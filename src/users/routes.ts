@@ -1,11 +1,11 @@
 // /api/users, /api/profile, 2FA, /api/logout and /api/roles. Who may see or change which user
 // or role is decided by the users service. (The sign-in pages are registered beside this table.)
 import type { Context } from 'hono';
-import { clearSessionCookie, type Authenticator } from '../http/auth.ts';
+import { clearSessionCookie } from '../http/auth.ts';
 import { ok } from '../http/envelope.ts';
 import { invalid } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
-import { LIST_PERMISSIONS } from '../core/authz.ts';
+import { LIST_PERMISSIONS, type Authenticator } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, parseInput, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';

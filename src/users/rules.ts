@@ -5,7 +5,7 @@
 import { invalid } from '../core/errors.ts';
 import { hashPassword, type PasswordHash } from './secrets.ts';
 import { LIMITS } from '../core/limits.ts';
-import { validateEmail } from '../subscribers/email.ts';
+import { validateEmail } from '../mail/address.ts';
 
 export const PASSWORD_MIN = LIMITS.passwordMinChars;
 const USERNAME_RE = new RegExp(`^[a-zA-Z0-9_\\-.@]{3,${LIMITS.name}}$`);

@@ -5,7 +5,7 @@
 import type { AppContext } from '../context.ts';
 import { DomainError, denied, invalid, notFound, tooMany } from '../core/errors.ts';
 import {
-  ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, authorized, can, type Actor, type Authorized, type ListPermission, type Permission,
+  ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, authorize, can, type Actor, type Authorized, type ListPermission, type Permission,
 } from '../core/authz.ts';
 import { assertName, assertPassword, assertUsername, normaliseEmail } from './rules.ts';
 import { hashPassword } from './secrets.ts';
@@ -136,7 +136,7 @@ export class UserService {
     this.assertCan(actor, 'users:manage');
     if (!ids.length) throw invalid('no user ids given');
     for (const id of ids) this.assertHolderWithin(actor, this.store.getUser(id));
-    this.store.deleteUsers(ids.map((id) => authorized(id)));
+    this.store.deleteUsers(ids.map((id) => this.authorize(actor, id)));
     this.ctx.log.info(`users ${ids.join(', ')} deleted by ${actor.username}`);
   }
 
@@ -152,7 +152,7 @@ export class UserService {
    * is the caller's session, which too many wrong current passwords end.
    */
   async updateProfile(actor: Actor, changes: ProfileInput, keepSession: string | null): Promise<UserJson> {
-    const own = authorized(actor.id);
+    const own = this.own(actor);
     const account = this.store.account(own);
     if (changes.name !== undefined) assertName(changes.name);
     let email: string | undefined;
@@ -183,7 +183,7 @@ export class UserService {
 
   /** Hides the dashboard's first-run checklist for the actor, on every later visit. */
   dismissFirstRun(actor: Actor): void {
-    this.store.dismissFirstRun(authorized(actor.id));
+    this.store.dismissFirstRun(this.own(actor));
   }
 
   /** Ends the session with this cookie value (signing out). */
@@ -298,9 +298,9 @@ export class UserService {
 
   /** Deletes a role that no user holds; the Super Admin role stays. */
   deleteRole(actor: Actor, id: number): void {
-    this.assertCan(actor, 'roles:manage');
+    const checked = this.authorize(actor, id, 'roles:manage');
     if (id === SUPER_ADMIN_ROLE_ID) throw invalid('the Super Admin role cannot be deleted');
-    this.store.deleteRole(authorized(id));
+    this.store.deleteRole(checked);
     this.ctx.log.info(`role ${id} deleted by ${actor.username}`);
   }
 
@@ -340,18 +340,23 @@ export class UserService {
     if (!can(actor, permission)) throw denied(`permission denied: ${permission}`);
   }
 
-  private authorize(actor: Actor, id: number): Authorized<number> {
-    this.assertCan(actor, 'users:manage');
-    return authorized(id);
+  /** A user (users:manage) or role (roles:manage) the actor may change, as far as the permission goes. */
+  private authorize(actor: Actor, id: number, permission: 'users:manage' | 'roles:manage' = 'users:manage'): Authorized<number> {
+    return authorize(id, () => can(actor, permission), () => denied(`permission denied: ${permission}`));
+  }
+
+  /** The actor's own account, which everyone may change (their profile, their dashboard). */
+  private own(actor: Actor): Authorized<number> {
+    return authorize(actor.id, (id) => id === actor.id, () => denied('permission denied: not your own account'));
   }
 
   /** Users manage their own 2FA; someone else's takes users:manage. 404 for an unknown user. */
   private twofaTarget(actor: Actor, id: number): Authorized<number> {
-    if (id !== actor.id && !can(actor, 'users:manage')) throw denied('permission denied: users:manage');
+    const checked = authorize(id, (id) => id === actor.id || can(actor, 'users:manage'), () => denied('permission denied: users:manage'));
     this.store.account(id);
     // Someone else's 2FA, as any other change to them: only of a user holding no more than the actor.
     if (id !== actor.id) this.assertHolderWithin(actor, this.store.getUser(id));
-    return authorized(id);
+    return checked;
   }
 
   /** A user role the actor may give: it exists, and holds only permissions the actor has (Super Admin: only a Super Admin). */
@@ -401,10 +406,10 @@ export class UserService {
 
   /** A role that may be changed: it exists with this type, and is not the Super Admin role. */
   private editableRole(actor: Actor, id: number, type: 'user' | 'list'): Authorized<number> {
-    this.assertCan(actor, 'roles:manage');
+    const checked = this.authorize(actor, id, 'roles:manage');
     if (id === SUPER_ADMIN_ROLE_ID) throw invalid('the Super Admin role cannot be changed');
     if (this.store.roleType(id) !== type) throw notFound(`${type} role ${id} not found`);
-    return authorized(id);
+    return checked;
   }
 
   private checkPermissions(input: UserRoleInput): Permission[] {

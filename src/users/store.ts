@@ -10,9 +10,8 @@ import { statementCache, type Prepare } from '../db/statements.ts';
 import { lists, NOW, parseJsonText, passwordResets, roleLists, roles, sessions, toJsonText, users, type JsonText } from '../db/schema.ts';
 import { invalid, conflict, notFound } from '../core/errors.ts';
 import {
-  ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, type Authorized, type AuthUser, type ListGrant, type ListPermission, type Permission,
+  ALL_PERMISSIONS, LIST_PERMISSIONS, SUPER_ADMIN_ROLE_ID, type Authenticator, type Authorized, type AuthUser, type ListGrant, type ListPermission, type Permission,
 } from '../core/authz.ts';
-import type { Authenticator } from '../http/auth.ts';
 import { assertUsername, normaliseEmail } from './rules.ts';
 import { hashPassword, isBcryptHash, type PasswordHash, randomString, sameDigest, sha256Hex, verifyPassword } from './secrets.ts';
 

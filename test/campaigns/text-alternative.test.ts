@@ -3,7 +3,7 @@
 // rendered message. Either way the text matches what the HTML shows to that subscriber.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileCampaign, type RenderCampaign, type RenderSubscriber } from '../../src/campaigns/render.ts';
+import { compileCampaign, type RenderCampaign, type RenderSubscriber } from '../../src/rendering/message.ts';
 import { defaultTemplates } from '../../src/templates/defaults/index.ts';
 import { templateCatalog } from '../../src/i18n/index.ts';
 

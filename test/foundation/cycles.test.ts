@@ -1,28 +1,12 @@
 // scripts/check-cycles.mjs, which `npm test` runs on src/: it fails on a fixture with a known
 // cycle and passes on one without, so the check cannot pass silently.
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fromRoot } from '../../src/paths.ts';
+import { join } from 'node:path';
+import { CHECKER, fixtureChecker } from '../helpers/check-cycles.ts';
 
-const CHECKER = fromRoot('scripts/check-cycles.mjs');
-const base = mkdtempSync(join(tmpdir(), 'listmgr-cycles-'));
-after(() => rmSync(base, { recursive: true, force: true }));
-
-/** Writes a fixture folder (path → content) and runs the checker on it. */
-function check(name: string, files: Record<string, string>) {
-  const root = join(base, name);
-  mkdirSync(root, { recursive: true });
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  const r = spawnSync(process.execPath, [CHECKER, root], { encoding: 'utf8' });
-  return { code: r.status, out: r.stdout + r.stderr };
-}
+const { base, check } = fixtureChecker();
 
 describe('check-cycles', () => {
   it('fails on a cycle between folders and prints it as a chain with the imports behind it', () => {

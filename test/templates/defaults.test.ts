@@ -1,8 +1,8 @@
 // The templates install ships compile and render with our engine, the way campaigns and tx
-// messages use them (src/campaigns/render.ts), with the English language pack behind `L`.
+// messages use them (src/rendering/message.ts), with the English language pack behind `L`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileCampaign, compileTx, type RenderCampaign, type RenderEnv, type RenderSubscriber } from '../../src/campaigns/render.ts';
+import { compileCampaign, compileTx, type RenderCampaign, type RenderEnv, type RenderSubscriber } from '../../src/rendering/message.ts';
 import { templateCatalog } from '../../src/i18n/index.ts';
 import { defaultTemplates } from '../../src/templates/defaults/index.ts';
 import { SAMPLE_BODY } from '../../src/templates/service.ts';

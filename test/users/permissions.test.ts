@@ -2,7 +2,7 @@
 // list roles.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALL_PERMISSIONS, authorized, canAccessList, filterLists, permittedLists, type Permission } from '../../src/core/authz.ts';
+import { ALL_PERMISSIONS, authorize, can, canAccessList, filterLists, permittedLists, type Permission } from '../../src/core/authz.ts';
 import { PERMISSION_MATRIX } from '../helpers/permission-matrix.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -70,10 +70,12 @@ describe('permission table', () => {
   it('a disabled user is refused on every route, at once', async () => {
     const c = caller(['users:get']);
     assert.equal((await t.request('GET', '/api/users', undefined, { auth: c.creds })).status, 200);
-    t.server.ctx.users.updateUser(authorized(c.id), { status: 'disabled', listRoleId: 0 }, null);
+    const admin = t.server.ctx.users.loadAuthUser(1, 'session')!;
+    const user = authorize(c.id, () => can(admin, 'users:manage'), () => new Error('the admin may manage users'));
+    t.server.ctx.users.updateUser(user, { status: 'disabled', listRoleId: 0 }, null);
     const res = await t.request('GET', '/api/users', undefined, { auth: c.creds });
     assert.equal(res.status, 403);
-    t.server.ctx.users.updateUser(authorized(c.id), { status: 'enabled', listRoleId: 0 }, null);
+    t.server.ctx.users.updateUser(user, { status: 'enabled', listRoleId: 0 }, null);
   });
 });
 
@@ -113,7 +115,8 @@ describe('list roles: which lists a user may see and change', () => {
     assert.equal(permittedLists(admin, 'manage'), 'all');
 
     // Changing the role's grants changes the access at once (re-read on every request).
-    users.updateListRole(authorized(listRole.id), 'A read, B manage', [{ id: c, permissions: ['list:get'] }]);
+    const role = authorize(listRole.id, () => can(admin, 'roles:manage'), () => new Error('the admin may manage roles'));
+    users.updateListRole(role, 'A read, B manage', [{ id: c, permissions: ['list:get'] }]);
     assert.deepEqual(permittedLists(users.loadAuthUser(restricted.id, 'token')!, 'get'), [c]);
   });
 });

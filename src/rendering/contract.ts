@@ -1,5 +1,5 @@
-// The contract between the callers of campaign/tx rendering (through render.ts) and the
-// engine that implements it (render-engine.ts): what goes in, what comes out, the error.
+// The contract between the callers of campaign/tx rendering (through message.ts) and the
+// engine that implements it (engine.ts): what goes in, what comes out, the error.
 // Both import it, and it imports neither, so the engine depends on the contract, not on the
 // file that re-exports it.
 import type { ArchivePageInfo, BrandInfo, I18nCatalog } from '../templating/index.ts';

@@ -1,6 +1,6 @@
 // E-mail addresses as listmonk accepts them (trimmed, whole address lower-cased, a bare
 // address only, domain allow/block lists), and the name derived from an address. Shared by
-// subscribers, the public surface, import, tx and bounces.
+// subscribers, the public surface, import, tx, bounces, settings and users.
 import { DomainError, invalid } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
 

@@ -5,7 +5,7 @@ import {
   applyShorthands, campaignData, campaignMessageData, compileCampaignLayout, compileTemplate, containsTemplateExpression, hasContentPlaceholder,
   subscriberData, TemplateError, trackBodyLinks, txMessageData, type CompiledTemplate, type RenderContext,
 } from '../templating/index.ts';
-import { RenderError, type CompiledCampaign, type CompiledTx, type RenderCampaign, type RenderEnv } from './render-contract.ts';
+import { RenderError, type CompiledCampaign, type CompiledTx, type RenderCampaign, type RenderEnv } from './contract.ts';
 
 function wrap<T>(what: string, fn: () => T): T {
   try {

@@ -1,22 +1,6 @@
-// What the campaign, preview, archive, web-view and tx code needs from the template engine:
-// compile once, render per subscriber. Callers import this file only: the types and the error
-// are in render-contract.ts, and the implementation behind them lives in one file
-// (render-engine.ts) so the engine can be swapped without touching the callers.
-import type { CompiledCampaign, RenderedCampaign, RenderSubscriber } from './render-contract.ts';
-
-export {
-  RenderError, type CompiledCampaign, type CompiledTx, type RenderCampaign, type RenderedCampaign, type RenderedTx, type RenderEnv,
-  type RenderSubscriber,
-} from './render-contract.ts';
-export { compileCampaign, compileTx } from './render-engine.ts';
-
-export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
-
-/** listmonk's preview subscriber. */
-export const DEMO_SUBSCRIBER: RenderSubscriber = {
-  id: 0, uuid: ZERO_UUID, email: 'demo@listmonk.app', name: 'Demo Subscriber', attribs: { city: 'Bengaluru' },
-  status: 'enabled', created_at: null, updated_at: null,
-};
+// A campaign as its public archive page: rendered for archive_meta's stand-in subscriber, and
+// greeting nobody when that names nobody.
+import { ZERO_UUID, type CompiledCampaign, type RenderedCampaign, type RenderSubscriber } from '../rendering/message.ts';
 
 /** The name archive pages greet when archive_meta names nobody (so never "Hello !"). */
 export const ARCHIVE_SUBSCRIBER_NAME = 'Subscriber';
