@@ -26,8 +26,8 @@ export interface SubscriberSpec {
   status?: SubscriberStatus;
   attribs?: Record<string, unknown>;
   uuid?: string;
-  /** Lists to subscribe to: an id (confirmed) or [id, status]. */
-  lists?: (number | [number, SubscriptionStatus])[];
+  /** Lists to subscribe to: an id (confirmed), or [id, status] and, to date it, the subscription's time. */
+  lists?: (number | [number, SubscriptionStatus] | [number, SubscriptionStatus, string])[];
 }
 
 /** What a campaign can be forced into: the sending engine's counters and timestamps. */
@@ -104,16 +104,16 @@ export function fixtures(db: DB) {
       return new ListStore(db).create({ name: unique('List'), type: 'private', optin: 'single', status: 'active', tags: [], description: '', ...f });
     },
 
-    /** The store subscribes to every list with one status; a test often needs one per list. */
+    /** The store subscribes to every list with one status and now; a test often needs one per list, or a past one. */
     subscriber(f: SubscriberSpec = {}): Seeded {
       const uuid = f.uuid ?? randomUUID();
       const email = f.email ?? `${unique('reader')}@example.com`;
       const id = Number(db.prepare('INSERT INTO subscribers (uuid, email, name, attribs, status) VALUES (?, ?, ?, ?, ?)')
         .run(uuid, email, f.name ?? email, JSON.stringify(f.attribs ?? {}), f.status ?? 'enabled').lastInsertRowid);
-      const subscribe = db.prepare('INSERT INTO subscriber_lists (subscriber_id, list_id, status) VALUES (?, ?, ?)');
+      const subscribe = db.prepare('INSERT INTO subscriber_lists (subscriber_id, list_id, status, created_at) VALUES (?, ?, ?, ?)');
       for (const l of f.lists ?? []) {
-        const [list, status] = typeof l === 'number' ? [l, 'confirmed'] : l;
-        subscribe.run(id, list, status);
+        const [list, status, at = new Date().toISOString()] = typeof l === 'number' ? [l, 'confirmed'] : l;
+        subscribe.run(id, list, status, at);
       }
       return { id, uuid };
     },
