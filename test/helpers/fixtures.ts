@@ -6,14 +6,14 @@
 // a view or click on a past day) are written here, so that SQL lives in one place.
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../../src/db/connection.ts';
-import type { ListPermission, Permission } from '../../src/core/authz.ts';
+import { authorized, type ListPermission, type Permission } from '../../src/core/authz.ts';
 import { ListStore, type List, type ListFields } from '../../src/lists/store.ts';
 import type { SubscriberStatus, SubscriptionStatus } from '../../src/subscribers/store.ts';
 import { CampaignStore, type CampaignFields, type CampaignStatus } from '../../src/campaigns/store.ts';
 import { TemplateStore, type TemplateInput } from '../../src/templates/store.ts';
 import { TrackingStore } from '../../src/tracking/store.ts';
 import { BounceStore } from '../../src/bounces/store.ts';
-import { UserStore } from '../../src/users/store.ts';
+import { UserStore, type UserStatus } from '../../src/users/store.ts';
 
 export interface Seeded {
   id: number;
@@ -47,9 +47,13 @@ export interface ApiUserSpec {
   /** The user role's permissions (a role named after the user); or `roleId` of an existing one. */
   permissions?: Permission[];
   roleId?: number;
-  /** A list role over these lists, each with `listPermissions` (default list:get and list:manage). */
+  /** A list role over these lists, each with `listPermissions` (default list:get and list:manage); or `listRoleId` of an existing one. */
   lists?: number[];
+  listRoleId?: number;
   listPermissions?: ListPermission[];
+  /** The list role's name; the user's name by default. */
+  listRoleName?: string;
+  status?: UserStatus;
 }
 
 export interface BounceSpec {
@@ -132,11 +136,20 @@ export function fixtures(db: DB) {
     role,
     listRole,
 
+    /** Adds `lists` to a list role's grants, keeping those it has. */
+    grant(listRoleId: number, lists: number[], permissions: ListPermission[] = ['list:get', 'list:manage']): void {
+      const store = users();
+      const current = store.listRole(listRoleId)!;
+      const kept = current.lists.map((l) => ({ id: l.id, permissions: l.permissions as ListPermission[] }));
+      // A fixture is the test's own set-up: no caller to authorise.
+      store.updateListRole(authorized(listRoleId), current.name, [...kept, ...lists.map((id) => ({ id, permissions }))]);
+    },
+
     /** An API user with a user role and, with `lists`, a list role; returns its "name:token". */
     apiUser(name: string, spec: ApiUserSpec = {}): string {
       const userRoleId = spec.roleId ?? role(spec.permissions ?? [], name);
-      const listRoleId = spec.lists ? listRole(spec.lists, spec.listPermissions, name) : null;
-      const { token } = users().createUser({ username: name, type: 'api', status: 'enabled', userRoleId, listRoleId });
+      const listRoleId = spec.listRoleId ?? (spec.lists ? listRole(spec.lists, spec.listPermissions, spec.listRoleName ?? name) : null);
+      const { token } = users().createUser({ username: name, type: 'api', status: spec.status ?? 'enabled', userRoleId, listRoleId });
       return `${name}:${token}`;
     },
 
