@@ -3,7 +3,8 @@
 // defaults, and returns what a test goes on to use (the id, the uuid, the credentials).
 // Rows are written through the product's own stores where one gives the row a test needs; the
 // few states no store reaches (a campaign forced into a status, a subscription per list status,
-// a view or click on a past day) are written here, so that SQL lives in one place.
+// a view or click on a past day, a session or reset link whose time is up) are written here, so
+// that SQL lives in one place.
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../../src/db/connection.ts';
 import { authorized, type ListPermission, type Permission } from '../../src/core/authz.ts';
@@ -14,6 +15,7 @@ import { TemplateStore, type TemplateInput } from '../../src/templates/store.ts'
 import { TrackingStore } from '../../src/tracking/store.ts';
 import { BounceStore } from '../../src/bounces/store.ts';
 import { UserStore, type UserStatus } from '../../src/users/store.ts';
+import { sha256Hex } from '../../src/users/secrets.ts';
 
 export interface Seeded {
   id: number;
@@ -179,6 +181,26 @@ export function fixtures(db: DB) {
     bounce(b: BounceSpec): number {
       return Number(db.prepare('INSERT INTO bounces (subscriber_id, campaign_id, type, source, meta) VALUES (?, ?, ?, ?, ?)')
         .run(b.subscriber, b.campaign ?? null, b.type ?? 'hard', b.source ?? 'api', JSON.stringify(b.meta ?? {})).lastInsertRowid);
+    },
+
+    /** Dates a session's last use (the cookie's value) `msAgo` back: an idle session without the wait. */
+    sessionUsed(session: string, msAgo: number): void {
+      db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?').run(new Date(Date.now() - msAgo).toISOString(), sha256Hex(session));
+    },
+
+    /** Ends a session's lifetime (the cookie's value) a second ago: an expired session without the wait. */
+    expireSession(session: string): void {
+      db.prepare('UPDATE sessions SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), sha256Hex(session));
+    },
+
+    /** Ends every password reset link's lifetime a second ago. */
+    expirePasswordResets(): void {
+      db.prepare('UPDATE password_resets SET expires_at = ?').run(new Date(Date.now() - 1000).toISOString());
+    },
+
+    /** Forgets the last TOTP step a user signed in with, so this period's code counts again (no 30 s wait). */
+    forgetTotpStep(userId: number): void {
+      db.prepare('UPDATE users SET totp_last_step = 0 WHERE id = ?').run(userId);
     },
 
     /** Removes every bounce, so a test starts from none. */
