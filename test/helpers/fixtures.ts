@@ -209,5 +209,3 @@ export function fixtures(db: DB) {
     },
   };
 }
-
-export type Fixtures = ReturnType<typeof fixtures>;
