@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { useSink, useSmtpSink } from '../helpers/smtp.ts';
 
@@ -64,10 +65,11 @@ describe('admin analytics in a browser', { skip: browserSkip() }, () => {
       // The oldest campaign is the one to find: 25 newer ones come first in any "most recent" list.
       const db = t.server.ctx.db;
       const old = (await t.request('POST', '/api/campaigns', { name: `Winter sale ${width}`, subject: 'Sale', lists: [list] })).body.data.id;
-      db.prepare(`UPDATE campaigns SET created_at = '2019-12-01T00:00:00.000Z', status = 'finished', sent = 4 WHERE id = ?`).run(old);
+      const f = fixtures(db);
+      f.campaignState(old, { created_at: '2019-12-01T00:00:00.000Z', status: 'finished', sent: 4 });
       for (let i = 1; i <= 25; i++) await t.request('POST', '/api/campaigns', { name: `Weekly ${width}-${i}`, subject: 'Weekly', lists: [list] });
       const day = new Date(Date.now() - 86_400_000).toISOString();
-      db.prepare('INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES (?, ?, ?)').run(old, reader, day);
+      f.view(old, reader, day);
       const tab = await signedInTab(browser(), t, { width });
       const { page } = tab;
       await page.goto(`${t.url}/admin/campaigns/analytics`);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { adminSession, apiAs, assertEscaped, getPage, HOSTILE, userWithRole } from '../helpers/admin.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
 describe('admin campaign analytics', () => {
@@ -41,25 +42,24 @@ describe('admin campaign analytics', () => {
     campaign = { id: c.body.data.id, uuid: c.body.data.uuid };
     other = (await t.request('POST', '/api/campaigns', { name: 'Autumn news', subject: 'Autumn', lists: [lists.b] })).body.data.id;
     // The send record as the engine leaves it: 8 sent; views, clicks and a bounce recorded.
-    db().prepare(`UPDATE campaigns SET status = 'finished', sent = 8, to_send = 8 WHERE id = ?`).run(campaign.id);
+    const f = fixtures(db());
+    f.campaignState(campaign.id, { status: 'finished', sent: 8, to_send: 8 });
     const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
-    const view = db().prepare('INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES (?, ?, ?)');
-    view.run(campaign.id, subs[0].id, day(3));
-    view.run(campaign.id, subs[0].id, day(1.5));
-    view.run(campaign.id, subs[1].id, day(2));
-    view.run(campaign.id, subs[4].id, day(1));
-    view.run(campaign.id, null, day(1)); // recorded while individual tracking was off: counted, nobody's
-    const link = (url: string) => Number(db().prepare('INSERT INTO links (uuid, url) VALUES (?, ?)').run(`link-${url.length}`, url).lastInsertRowid);
-    const more = link('https://example.com/more');
-    const shop = link('https://example.com/shop?a=1');
-    const click = db().prepare('INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) VALUES (?, ?, ?, ?)');
-    click.run(campaign.id, more, subs[0].id, day(2));
-    click.run(campaign.id, more, subs[0].id, day(1));
-    click.run(campaign.id, shop, subs[0].id, day(1));
-    click.run(campaign.id, more, subs[4].id, day(1));
-    click.run(campaign.id, link("javascript:alert('x')"), subs[4].id, day(3));
-    db().prepare(`INSERT INTO bounces (subscriber_id, campaign_id, type, source) VALUES (?, ?, 'hard', 'api'), (?, ?, 'soft', 'api'), (?, ?, 'soft', 'api')`)
-      .run(subs[2].id, campaign.id, subs[2].id, campaign.id, subs[3].id, campaign.id);
+    f.view(campaign.id, subs[0].id, day(3));
+    f.view(campaign.id, subs[0].id, day(1.5));
+    f.view(campaign.id, subs[1].id, day(2));
+    f.view(campaign.id, subs[4].id, day(1));
+    f.view(campaign.id, null, day(1)); // recorded while individual tracking was off: counted, nobody's
+    const more = f.link('https://example.com/more').id;
+    const shop = f.link('https://example.com/shop?a=1').id;
+    f.click(campaign.id, more, subs[0].id, day(2));
+    f.click(campaign.id, more, subs[0].id, day(1));
+    f.click(campaign.id, shop, subs[0].id, day(1));
+    f.click(campaign.id, more, subs[4].id, day(1));
+    f.click(campaign.id, f.link("javascript:alert('x')").id, subs[4].id, day(3));
+    f.bounce({ subscriber: subs[2].id, campaign: campaign.id, type: 'hard' });
+    f.bounce({ subscriber: subs[2].id, campaign: campaign.id, type: 'soft' });
+    f.bounce({ subscriber: subs[3].id, campaign: campaign.id, type: 'soft' });
   });
 
   it('records who unsubscribed through a campaign\'s link, once, and not through the preview UUID', async () => {
@@ -205,7 +205,7 @@ describe('admin campaign analytics', () => {
     const row = new RegExp(`<tr data-campaign="${campaign.id}">(.*?)</tr>`, 's').exec(campaigns.body)![1];
     assert.match(row, new RegExp(`Views: ${db().prepare('SELECT COUNT(*) FROM campaign_views WHERE campaign_id = ?').pluck().get(campaign.id)}<`));
     const gone = (await t.request('POST', '/api/campaigns', { name: 'Gone', subject: 'G', lists: [lists.a] })).body.data.id;
-    db().prepare('INSERT INTO campaign_views (campaign_id, subscriber_id) VALUES (?, ?)').run(gone, subs[0].id);
+    fixtures(db()).view(gone, subs[0].id);
     assert.equal((await t.request('DELETE', `/api/campaigns/${gone}`)).status, 200);
     assert.equal(db().prepare('SELECT COUNT(*) FROM campaign_daily WHERE campaign_id = ?').pluck().get(gone), 0);
   });

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { adminSession, assertEscaped, getPage, HOSTILE, userWithRole } from '../helpers/admin.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
-import { addCampaign, addSubscriber, type Seeded } from '../bounces/seed.ts';
+import { addCampaign, addSubscriber } from '../bounces/seed.ts';
+import type { Seeded } from '../helpers/fixtures.ts';
 
 const PAGE = '/admin/subscribers/bounces';
 const COUNT_ALL = { soft: { count: 100, action: 'none' }, hard: { count: 100, action: 'none' }, complaint: { count: 100, action: 'none' } };

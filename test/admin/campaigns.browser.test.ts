@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browserSkip, screenshot, signedInTab, typeInCodeEditor, useBrowser, waitForValue } from '../helpers/browser.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -207,7 +208,7 @@ describe('admin campaigns in a browser', { skip: browserSkip() }, () => {
     // Finished, the page shows the lists it went to, unchangeable. The running campaign's page
     // reloads itself once the campaign is no longer running (a page.goto here raced that reload,
     // and the running page already says it cannot be changed): wait for the finished page.
-    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c);
+    fixtures(t.server.ctx.db).campaignState(c, { status: 'finished' });
     await page.locator('[data-campaign-status="finished"]').waitFor({ state: 'attached' });
     const done = page.getByRole('group', { name: 'Lists to send to' }).getByRole('list', { name: 'Chosen lists' });
     await page.getByText('This campaign can no longer be changed').waitFor();

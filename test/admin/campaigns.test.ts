@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { adminSession, apiAs, assertEscaped, getPage, HOSTILE, userWithRole } from '../helpers/admin.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
 describe('admin campaign pages', () => {
@@ -48,8 +49,9 @@ describe('admin campaign pages', () => {
   it('offers to send a finished campaign again to its failed recipients, and shows why one paused', async () => {
     const failed = (await t.request('POST', '/api/campaigns', { name: 'Partly failed', subject: 'S', lists: [listId] })).body.data.id;
     const paused = (await t.request('POST', '/api/campaigns', { name: 'Stopped', subject: 'S', lists: [listId] })).body.data.id;
-    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished', failed = 2 WHERE id = ?`).run(failed);
-    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'paused', status_reason = 'the mail server refused the connection (ECONNREFUSED)' WHERE id = ?`).run(paused);
+    const f = fixtures(t.server.ctx.db);
+    f.campaignState(failed, { status: 'finished', failed: 2 });
+    f.campaignState(paused, { status: 'paused', status_reason: 'the mail server refused the connection (ECONNREFUSED)' });
     const res = await getPage(t, admin, '/admin/campaigns');
     const row = (id: number) => new RegExp(`<tr data-campaign="${id}">(.*?)</tr>`, 's').exec(res.body)![1];
     assert.match(row(failed), /Failed: 2/);
@@ -62,8 +64,9 @@ describe('admin campaign pages', () => {
   it('says on a paused campaign\'s page why it stopped and what to do, with its progress bar, and puts paused campaigns on the dashboard', async () => {
     const paused = (await t.request('POST', '/api/campaigns', { name: 'Relay down', subject: 'S', lists: [listId] })).body.data.id;
     const byHand = (await t.request('POST', '/api/campaigns', { name: 'Held', subject: 'S', lists: [listId] })).body.data.id;
-    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'paused', to_send = 200, sent = 50, status_reason = 'the mail server refused the connection (ECONNREFUSED)' WHERE id = ?`).run(paused);
-    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'paused', status_reason = '' WHERE id = ?`).run(byHand);
+    const f = fixtures(t.server.ctx.db);
+    f.campaignState(paused, { status: 'paused', to_send: 200, sent: 50, status_reason: 'the mail server refused the connection (ECONNREFUSED)' });
+    f.campaignState(byHand, { status: 'paused', status_reason: '' });
     const page = await getPage(t, admin, `/admin/campaigns/${paused}`);
     const banner = /<section class="banner warn paused-banner"[^>]*>(.*?)<\/section>/s.exec(page.body)?.[1] ?? '';
     assert.match(banner, /This campaign is paused/);
@@ -228,7 +231,7 @@ describe('admin campaign pages', () => {
     const editable = await chips(`/admin/campaigns/${c}`);
     assert.match(editable, new RegExp(`<li class="chip" data-id="${media.body.data.id}"><span>price-list.pdf</span><input type="hidden" name="media" data-kind="ints" value="${media.body.data.id}"/?><button type="button" class="chip-remove"[^>]*aria-label="Remove price-list.pdf"`));
     assert.match(editable, /x-on:click="add">Add attachments</);
-    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c);
+    fixtures(t.server.ctx.db).campaignState(c, { status: 'finished' });
     const readOnly = await getPage(t, admin, `/admin/campaigns/${c}`);
     const fixed = /<fieldset class="field attachments"(.*?)<\/fieldset>/s.exec(readOnly.body)![1];
     assert.match(fixed, /<span>price-list.pdf<\/span>/);
@@ -278,11 +281,10 @@ describe('admin campaign pages', () => {
   it('charts views, clicks and bounces of the chosen campaigns, with totals and the top links', async () => {
     const sub = (await t.request('POST', '/api/subscribers', { email: 'viewer@example.com', name: 'Viewer', lists: [listId] })).body.data.id;
     const day = new Date(Date.now() - 2 * 86_400_000).toISOString();
-    const view = t.server.ctx.db.prepare('INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES (?, ?, ?)');
-    for (let i = 0; i < 3; i++) view.run(ids.draft, sub, day);
-    view.run(ids.hostile, sub, day);
-    const link = Number(t.server.ctx.db.prepare(`INSERT INTO links (uuid, url) VALUES ('analytics-link', 'https://example.com/read-more')`).run().lastInsertRowid);
-    t.server.ctx.db.prepare('INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) VALUES (?, ?, ?, ?)').run(ids.draft, link, sub, day);
+    const f = fixtures(t.server.ctx.db);
+    for (let i = 0; i < 3; i++) f.view(ids.draft, sub, day);
+    f.view(ids.hostile, sub, day);
+    f.click(ids.draft, f.link('https://example.com/read-more').id, sub, day);
     const none = await getPage(t, admin, '/admin/campaigns/analytics');
     assert.equal(none.status, 200);
     assert.match(none.body, /Choose one or more campaigns/);

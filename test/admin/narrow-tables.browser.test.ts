@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { useFreshServer, type TestServer } from '../helpers/server.ts';
 
 /** The admin's pages that show a table (or, for media, a grid), with the name of their screenshot. */
@@ -62,8 +63,8 @@ async function fill(t: TestServer): Promise<void> {
   for (const [i, name] of names.entries()) {
     const c = await t.request('POST', '/api/campaigns', { name, subject: `Subject of ${name}`, lists: [list], tags: ['news', 'monthly'], body: '<p>Hi</p>', content_type: 'html' });
     ok(c);
-    if (i === 1) t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c.body.data.id);
-    if (i === 2) t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'paused' WHERE id = ?`).run(c.body.data.id);
+    if (i === 1) fixtures(t.server.ctx.db).campaignState(c.body.data.id, { status: 'finished' });
+    if (i === 2) fixtures(t.server.ctx.db).campaignState(c.body.data.id, { status: 'paused' });
   }
   ok(await t.request('POST', '/api/templates', { name: 'Receipt for orders placed in the online shop', type: 'tx', subject: 'Your order', body: '<p>Thanks</p>' }));
   const role = await t.request('POST', '/api/roles/users', { name: 'Campaign writers and editors', permissions: ['campaigns:get', 'campaigns:manage'] });

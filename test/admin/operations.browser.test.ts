@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
@@ -164,8 +165,9 @@ describe('admin operations in a browser', { skip: browserSkip() }, () => {
 
     // The export asks with what it holds, then downloads the CSV.
     const db = t.server.ctx.db;
-    db.exec(`INSERT INTO campaigns (id, uuid, name, subject, from_email) VALUES (901, 'c901', 'C', 'S', 'f@x.io');
-      INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES (901, NULL, '2025-02-01T00:00:00.000Z'), (901, NULL, '2025-03-01T00:00:00.000Z'), (901, NULL, '2024-01-01T00:00:00.000Z')`);
+    const f = fixtures(db);
+    const viewed = f.campaign({ name: 'C', subject: 'S', from_email: 'f@x.io' }).id;
+    for (const at of ['2025-02-01T00:00:00.000Z', '2025-03-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z']) f.view(viewed, null, at);
     const exporting = page.getByRole('form', { name: 'Export analytics' });
     await exporting.getByLabel('Since').fill('2025-01-01');
     await exporting.getByRole('button', { name: 'Export CSV' }).click();

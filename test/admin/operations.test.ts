@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { adminSession, apiAs, assertEscaped, getPage, HOSTILE, userWithRole } from '../helpers/admin.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { sendRequest, useFreshServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { until } from '../campaigns/fixtures.ts';
@@ -152,21 +153,23 @@ describe('maintenance counts', () => {
   it('count exactly what each deletion then deletes, and what the export holds', async () => {
     const t = server();
     const db = t.server.ctx.db;
-    db.exec(`
-      INSERT INTO lists (id, uuid, name, optin) VALUES (101, 'l101', 'Single', 'single'), (102, 'l102', 'Double', 'double');
-      INSERT INTO subscribers (id, uuid, email, name, status) VALUES
-        (101, 'u101', 'a@x.io', 'A', 'enabled'), (102, 'u102', 'b@x.io', 'B', 'blocklisted'), (103, 'u103', 'c@x.io', 'C', 'enabled'),
-        (104, 'u104', 'd@x.io', 'D', 'blocklisted'), (105, 'u105', 'e@x.io', 'E', 'enabled'), (106, 'u106', 'f@x.io', 'F', 'enabled');
-      INSERT INTO subscriber_lists (subscriber_id, list_id, status, created_at) VALUES
-        (101, 102, 'unconfirmed', '2024-06-01T00:00:00.000Z'), (102, 102, 'unconfirmed', '2025-06-01T00:00:00.000Z'),
-        (103, 101, 'unconfirmed', '2024-06-01T00:00:00.000Z'), (105, 102, 'unconfirmed', '2024-07-01T00:00:00.000Z');
-      INSERT INTO campaigns (id, uuid, name, subject, from_email) VALUES (101, 'c101', 'C', 'S', 'f@x.io');
-      INSERT INTO links (id, uuid, url) VALUES (101, 'k101', 'https://x.io');
-      INSERT INTO campaign_views (campaign_id, subscriber_id, created_at) VALUES
-        (101, 101, '2024-12-31T23:59:59.000Z'), (101, 101, '2025-01-01T00:00:00.000Z'), (101, 103, '2025-02-01T00:00:00.000Z');
-      INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) VALUES
-        (101, 101, 101, '2024-12-01T00:00:00.000Z'), (101, 101, 103, '2025-03-01T00:00:00.000Z'), (101, 101, 103, '2024-03-01T00:00:00.000Z');
-    `);
+    const f = fixtures(db);
+    const single = f.list({ name: 'Single', optin: 'single' }).id;
+    const double = f.list({ name: 'Double', optin: 'double' }).id;
+    const a = f.subscriber({ email: 'a@x.io', name: 'A', lists: [[double, 'unconfirmed', '2024-06-01T00:00:00.000Z']] }).id;
+    f.subscriber({ email: 'b@x.io', name: 'B', status: 'blocklisted', lists: [[double, 'unconfirmed', '2025-06-01T00:00:00.000Z']] });
+    const c = f.subscriber({ email: 'c@x.io', name: 'C', lists: [[single, 'unconfirmed', '2024-06-01T00:00:00.000Z']] }).id;
+    f.subscriber({ email: 'd@x.io', name: 'D', status: 'blocklisted' });
+    f.subscriber({ email: 'e@x.io', name: 'E', lists: [[double, 'unconfirmed', '2024-07-01T00:00:00.000Z']] });
+    f.subscriber({ email: 'f@x.io', name: 'F' });
+    const campaign = f.campaign({ name: 'C', subject: 'S', from_email: 'f@x.io' }).id;
+    const link = f.link('https://x.io').id;
+    f.view(campaign, a, '2024-12-31T23:59:59.000Z');
+    f.view(campaign, a, '2025-01-01T00:00:00.000Z');
+    f.view(campaign, c, '2025-02-01T00:00:00.000Z');
+    f.click(campaign, link, a, '2024-12-01T00:00:00.000Z');
+    f.click(campaign, link, c, '2025-03-01T00:00:00.000Z');
+    f.click(campaign, link, c, '2024-03-01T00:00:00.000Z');
     const get = async (path: string) => {
       const res = await t.request('GET', path);
       assert.equal(res.status, 200, res.text);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 describe('paused campaigns and approximate rates in a browser', { skip: browserSkip() }, () => {
@@ -21,8 +22,9 @@ describe('paused campaigns and approximate rates in a browser', { skip: browserS
     const paused = await create('Relay down');
     const running = await create('Going out');
     const db = t.server.ctx.db;
-    db.prepare(`UPDATE campaigns SET status = 'paused', to_send = 400, sent = 100, status_reason = 'the mail server refused the connection (ECONNREFUSED)' WHERE id = ?`).run(paused);
-    db.prepare(`UPDATE campaigns SET status = 'running', to_send = 400, sent = 300, started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`).run(running);
+    const f = fixtures(db);
+    f.campaignState(paused, { status: 'paused', to_send: 400, sent: 100, status_reason: 'the mail server refused the connection (ECONNREFUSED)' });
+    f.campaignState(running, { status: 'running', to_send: 400, sent: 300, started_at: new Date().toISOString() });
 
     const tab = await signedInTab(browser(), t);
     const { page } = tab;
@@ -47,7 +49,7 @@ describe('paused campaigns and approximate rates in a browser', { skip: browserS
     await page.locator('dialog[open]').getByRole('button', { name: 'Resume' }).click();
     await page.getByText('"Relay down" is now running').waitFor();
     assert.equal(db.prepare('SELECT status FROM campaigns WHERE id = ?').pluck().get(paused), 'running');
-    db.prepare(`UPDATE campaigns SET status = 'paused', status_reason = 'the mail server refused the connection (ECONNREFUSED)' WHERE id = ?`).run(paused);
+    f.campaignState(paused, { status: 'paused', status_reason: 'the mail server refused the connection (ECONNREFUSED)' });
 
     await page.goto(`${t.url}/admin`);
     const dash = page.getByRole('region', { name: 'A campaign is paused' });
@@ -60,8 +62,9 @@ describe('paused campaigns and approximate rates in a browser', { skip: browserS
     assert.equal(t.server.ctx.settings.bool('privacy.individual_tracking'), true);
     assert.equal(await page.getByRole('button', { name: 'Yes, per subscriber' }).getAttribute('aria-pressed'), 'true');
     assert.equal((await t.request('PUT', '/api/settings', { 'privacy.individual_tracking': false })).status, 200);
-    db.prepare(`UPDATE campaigns SET status = 'finished', sent = 400 WHERE id = ?`).run(running);
-    db.prepare('INSERT INTO campaign_views (campaign_id, subscriber_id) VALUES (?, NULL), (?, NULL)').run(running, running);
+    f.campaignState(running, { status: 'finished', sent: 400 });
+    f.view(running, null);
+    f.view(running, null);
     assert.deepEqual(tab.problems, []);
     await tab.close();
 

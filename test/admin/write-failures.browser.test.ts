@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { startSmtpSink } from '../helpers/smtp.ts';
 
@@ -48,7 +49,7 @@ describe('every admin write that fails says so', { skip: browserSkip() }, () => 
     const t = server();
     const list = (await t.request('POST', '/api/lists', { name: 'Readers', type: 'public', optin: 'double' })).body.data;
     const sub = (await t.request('POST', '/api/subscribers', { email: 'reader@example.com', name: 'Reader', lists: [list.id] })).body.data;
-    t.server.ctx.db.prepare(`INSERT INTO bounces (subscriber_id, type, source) VALUES (?, 'soft', 'api')`).run(sub.id);
+    fixtures(t.server.ctx.db).bounce({ subscriber: sub.id, type: 'soft' });
     const campaign = (await t.request('POST', '/api/campaigns', { name: 'Spring', subject: 'Spring news', lists: [list.id], content_type: 'html', body: '<p>Hi</p>' })).body.data;
     const template = (await t.request('POST', '/api/templates', { name: 'Extra', type: 'campaign', subject: '', body: '<main>{{ template "content" . }}</main>' })).body.data;
     const upload = new FormData();

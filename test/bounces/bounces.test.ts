@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
-import { addCampaign, addList, addSubscriber, bounceCount, subscriberStatus, subscriptionStatuses, userWith, type Seeded } from './seed.ts';
+import { addCampaign, addList, addSubscriber, bounceCount, subscriberStatus, subscriptionStatuses, userWith } from './seed.ts';
+import { fixtures, type Seeded } from '../helpers/fixtures.ts';
 
 let t: TestServer;
 let list: number;
@@ -26,7 +27,7 @@ before(async () => {
 after(() => t.stop());
 
 async function seedThree(): Promise<number[]> {
-  t.server.ctx.db.prepare('DELETE FROM bounces').run();
+  fixtures(t.server.ctx.db).clearBounces();
   const sent = [
     { email: 'A@x.org', type: 'hard', campaign_uuid: beta.uuid, source: 'api', created_at: '2025-01-01T10:00:00Z', meta: { n: 1 } },
     { subscriber_uuid: b.uuid, type: 'soft', campaign_uuid: alpha.uuid, source: 'ses', created_at: '2025-01-02T10:00:00Z' },
@@ -128,7 +129,7 @@ describe('GET/DELETE /api/bounces/{id}', () => {
 
 describe('PUT /api/bounces/blocklist', () => {
   it('blocklists every bounced subscriber and unsubscribes their lists, no one else', async () => {
-    t.server.ctx.db.prepare('DELETE FROM bounces').run();
+    fixtures(t.server.ctx.db).clearBounces();
     const bounced = addSubscriber(t, 'bounced@x.org', { lists: [list] });
     const clean = addSubscriber(t, 'clean@x.org', { lists: [list] });
     assert.equal((await post({ email: 'bounced@x.org', type: 'soft', source: 'api' })).status, 200);
@@ -167,7 +168,7 @@ describe('POST /webhooks/bounce', () => {
   const refused = (name: string, send: Pick<Scenario, 'body' | 'raw' | 'headers'>, message: RegExp): Scenario => ({
     name: `refuses ${name} with 400 and records nothing`, method: 'POST', path: '/webhooks/bounce', ...send, status: 400, contains: [message],
     before: () => {
-      t.server.ctx.db.prepare('DELETE FROM bounces').run();
+      fixtures(t.server.ctx.db).clearBounces();
     },
     after: () => assert.equal(bounceCount(t), 0),
   });
@@ -186,7 +187,7 @@ describe('POST /webhooks/bounce', () => {
   ]);
 
   it('records by subscriber UUID with the campaign, meta and time; unknown subscribers are ignored', async () => {
-    t.server.ctx.db.prepare('DELETE FROM bounces').run();
+    fixtures(t.server.ctx.db).clearBounces();
     const res = await post({ subscriber_uuid: c.uuid, campaign_uuid: alpha.uuid, type: 'soft', source: 'my-mta', meta: { code: 421 }, created_at: '2025-02-03T04:05:06+01:00' });
     assert.deepEqual(res.body, { data: true });
     const row = t.server.ctx.db.prepare('SELECT * FROM bounces').get() as any;
@@ -200,7 +201,7 @@ describe('POST /webhooks/bounce', () => {
   });
 
   it('records bounces of addresses on a blocklisted domain (the domain rules govern subscribing only)', async () => {
-    t.server.ctx.db.prepare('DELETE FROM bounces').run();
+    fixtures(t.server.ctx.db).clearBounces();
     const sub = addSubscriber(t, 'old@blocked.example');
     await withSettings(t, { 'privacy.domain_blocklist': ['blocked.example'] }, async () => {
       assert.equal((await post({ email: ' OLD@blocked.example ', type: 'hard' })).status, 200);
@@ -224,7 +225,7 @@ describe('POST /webhooks/bounce', () => {
   });
 
   it('answers 404 with webhooks off and 503 with bounce processing off, read at each request', async () => {
-    t.server.ctx.db.prepare('DELETE FROM bounces').run();
+    fixtures(t.server.ctx.db).clearBounces();
     await withSettings(t, { 'bounce.webhooks_enabled': false }, async () => {
       for (const path of ['/webhooks/bounce', '/webhooks/service/ses']) {
         assert.equal((await t.request('POST', path, { email: 'a@x.org', type: 'hard' })).status, 404, path);

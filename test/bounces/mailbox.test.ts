@@ -10,7 +10,8 @@ import { Pop3Client } from '../../src/bounces/pop3.ts';
 import { Logger } from '../../src/log.ts';
 import { keepSettings, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startFakeImap, startFakePop3, type FakeMailbox } from './fake-servers.ts';
-import { addCampaign, addSubscriber, bounceCount, type Seeded } from './seed.ts';
+import { bounceCount } from './seed.ts';
+import { fixtures, type Seeded } from '../helpers/fixtures.ts';
 
 const CAMPAIGN_UUID = '0e6f2b7a-3c1d-4e5f-8a9b-0c1d2e3f4a5b';
 const SUBSCRIBER_UUID = '7d3c2b1a-0f9e-4d8c-b7a6-5e4d3c2b1a09';
@@ -123,13 +124,13 @@ describe('scanning bounce mailboxes', () => {
 
   before(async () => {
     t = await startTestServer();
-    camp = addCampaign(t, 'March digest #1');
-    t.server.ctx.db.prepare('UPDATE campaigns SET uuid = ? WHERE id = ?').run(CAMPAIGN_UUID, camp.id);
+    const f = fixtures(t.server.ctx.db);
+    // The uuids the sample bounce messages carry.
+    camp = f.campaign({ name: 'March digest #1', uuid: CAMPAIGN_UUID });
     subs = {};
     for (const email of ['old.address@example.net', 'jane.roe@contoso.example', 'slow.box@example.com', 'angry.reader@hotmail.example']) {
-      subs[email] = addSubscriber(t, email);
+      subs[email] = f.subscriber({ email, uuid: email === 'old.address@example.net' ? SUBSCRIBER_UUID : undefined });
     }
-    t.server.ctx.db.prepare('UPDATE subscribers SET uuid = ? WHERE id = ?').run(SUBSCRIBER_UUID, subs['old.address@example.net'].id);
     const res = await t.request('PUT', '/api/settings', {
       'bounce.enabled': true,
       'bounce.actions': { soft: { count: 5, action: 'none' }, hard: { count: 5, action: 'none' }, complaint: { count: 5, action: 'none' } },
@@ -140,7 +141,7 @@ describe('scanning bounce mailboxes', () => {
   // Each test points the server at its own fake mailbox: put the settings back after each.
   keepSettings(() => t, ['bounce.mailboxes', 'bounce.enabled'], { each: true });
   beforeEach(() => {
-    t.server.ctx.db.prepare('DELETE FROM bounces').run();
+    fixtures(t.server.ctx.db).clearBounces();
   });
 
   const mailbox = (type: 'pop' | 'imap', port: number, password = 'secret') => ({

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { createHmac, createSign, generateKeyPairSync, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
-import { addCampaign, addSubscriber, bounceCount, type Seeded } from './seed.ts';
+import { addCampaign, addSubscriber, bounceCount } from './seed.ts';
+import { fixtures, type Seeded } from '../helpers/fixtures.ts';
 
 const fixture = (f: string) => readFileSync(new URL(`./fixtures/${f}`, import.meta.url), 'utf8');
 const CERT = fixture('sns-test-cert.pem');
@@ -48,7 +49,7 @@ before(async () => {
 });
 after(() => t.stop());
 beforeEach(() => {
-  t.server.ctx.db.prepare('DELETE FROM bounces').run();
+  fixtures(t.server.ctx.db).clearBounces();
 });
 
 const lastBounce = () => t.server.ctx.db.prepare('SELECT * FROM bounces ORDER BY id DESC LIMIT 1').get() as any;

@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
+import type { CampaignStatus } from '../../src/campaigns/store.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { addList, addSubscriber } from './fixtures.ts';
 
@@ -17,13 +19,8 @@ let listB: number;
  * (get and manage); returns its credentials.
  */
 function campaignManagerOnListB(username: string, roleName: string, listRoleName: string): string {
-  const db = t.server.ctx.db;
-  const role = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', ?, '["campaigns:get","campaigns:manage"]')`).run(roleName).lastInsertRowid);
-  const listRole = Number(db.prepare(`INSERT INTO roles (type, name) VALUES ('list', ?)`).run(listRoleName).lastInsertRowid);
-  db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, listB);
-  const creds = t.apiUser(username, role);
-  db.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, username);
-  return creds;
+  const f = fixtures(t.server.ctx.db);
+  return f.apiUser(username, { roleId: f.role(['campaigns:get', 'campaigns:manage'], roleName), lists: [listB], listRoleName });
 }
 
 const base = () => ({ name: 'News', subject: 'Hi {{ .Subscriber.Name }}', lists: [listA], body: '<p>Hello {{ .Subscriber.Name }}</p>', content_type: 'html' });
@@ -126,9 +123,9 @@ describe('create and update', () => {
 });
 
 describe('status changes', () => {
-  const setStatus = (id: number, s: string) => t.server.ctx.db.prepare('UPDATE campaigns SET status = ? WHERE id = ?').run(s, id);
+  const setStatus = (id: number, status: CampaignStatus) => fixtures(t.server.ctx.db).campaignState(id, { status });
   // [from, requested, has send_at]: every change the state machine refuses.
-  const forbidden: [string, string, boolean][] = [
+  const forbidden: [CampaignStatus, string, boolean][] = [
     ['draft', 'draft', false], ['running', 'draft', false], ['paused', 'draft', false], ['cancelled', 'draft', false], ['finished', 'draft', false],
     ['draft', 'scheduled', false], ['running', 'scheduled', true], ['cancelled', 'scheduled', true], ['finished', 'scheduled', true], ['scheduled', 'scheduled', true],
     ['running', 'running', false], ['scheduled', 'running', true], ['cancelled', 'running', false], ['finished', 'running', false],
@@ -174,7 +171,7 @@ describe('status changes', () => {
 });
 
 describe('bulk delete', () => {
-  const setStatus = (id: number, st: string) => t.server.ctx.db.prepare('UPDATE campaigns SET status = ? WHERE id = ?').run(st, id);
+  const setStatus = (id: number, status: CampaignStatus) => fixtures(t.server.ctx.db).campaignState(id, { status });
   const exists = (id: number) => t.server.ctx.db.prepare('SELECT 1 FROM campaigns WHERE id = ?').get(id) !== undefined;
   const make = async (name: string, lists = [listA]) => (await t.request('POST', '/api/campaigns', { ...base(), name, lists })).body.data.id as number;
 
@@ -228,7 +225,7 @@ describe('bulk delete', () => {
     assert.ok(exists(onA));
     assert.equal((await t.request('DELETE', '/api/campaigns?all=true', undefined, { auth: creds })).status, 200);
     assert.ok(exists(onA) && !exists(onB));
-    const noPerm = t.apiUser('bulk-reader', Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'bulk-reader', '["campaigns:get_all"]')`).run().lastInsertRowid));
+    const noPerm = fixtures(db).apiUser('bulk-reader', { permissions: ['campaigns:get_all'] });
     assert.equal((await t.request('DELETE', '/api/campaigns?all=true', undefined, { auth: noPerm })).status, 403);
     assert.ok(exists(onA));
   });
@@ -254,7 +251,7 @@ describe('preview, test send, archive', () => {
     let tx = 0;
     before(async () => {
       c = (await t.request('POST', '/api/campaigns', base())).body.data.id;
-      tx = Number(t.server.ctx.db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Tx', 'tx', 'S', '<p>tx</p>')`).run().lastInsertRowid);
+      tx = fixtures(t.server.ctx.db).template({ name: 'Tx', type: 'tx', subject: 'S', body: '<p>tx</p>' });
     });
     const refused = (what: string, template: () => number): Scenario[] => [
       {
@@ -278,7 +275,7 @@ describe('preview, test send, archive', () => {
     assert.match(stored.headers.get('content-type')!, /text\/html/);
     assert.equal(stored.headers.get('content-security-policy'), 'sandbox');
     assert.match(stored.text, /Hello Stored Reader/);
-    const tpl = Number(t.server.ctx.db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Archive frame', 'campaign', '', '<main class="frame">{{ template "content" . }}</main>')`).run().lastInsertRowid);
+    const tpl = fixtures(t.server.ctx.db).template({ name: 'Archive frame', body: '<main class="frame">{{ template "content" . }}</main>' });
     const posted = await t.request('POST', `/api/campaigns/${c.id}/preview/archive`, undefined, {
       raw: new URLSearchParams({ template_id: String(tpl), archive_meta: JSON.stringify({ Name: 'Posted <Reader>', email: 'p@example.com' }) }),
     });
@@ -318,8 +315,8 @@ describe('preview, test send, archive', () => {
   it('refuses a test to an address that is no subscriber without campaigns:send (403), and more than 10 addresses (400), sending nothing', async () => {
     const c = (await t.request('POST', '/api/campaigns', base())).body.data;
     const before = sink.messages.length;
-    const role = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'test-no-send', '["campaigns:get_all","campaigns:manage_all","lists:get_all","subscribers:get_all"]')`).run().lastInsertRowid);
-    const creds = t.apiUser('no-send', role);
+    const f = fixtures(t.server.ctx.db);
+    const creds = f.apiUser('no-send', { roleId: f.role(['campaigns:get_all', 'campaigns:manage_all', 'lists:get_all', 'subscribers:get_all'], 'test-no-send') });
     const stranger = await t.request('POST', `/api/campaigns/${c.id}/test`, { ...base(), subscribers: ['stranger@elsewhere.example'] }, { auth: creds });
     assert.equal(stranger.status, 403, stranger.text);
     assert.match(stranger.body.message, /stranger@elsewhere\.example is not a subscriber you can access; a test to any address needs the campaigns:send permission/);
@@ -397,7 +394,7 @@ describe('preview, test send, archive', () => {
     const r = await t.request('PUT', `/api/campaigns/${c.id}/archive`, { archive: true, archive_slug: 'Issue One', archive_meta: { name: 'Reader' } });
     assert.deepEqual(r.body, { data: true });
     assert.equal((await fetch(`${t.url}/archive/issue-one`)).status, 404);
-    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c.id);
+    fixtures(t.server.ctx.db).campaignState(c.id, { status: 'finished' });
     const page = await fetch(`${t.url}/archive/issue-one`);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /Hello Reader/);
@@ -417,7 +414,7 @@ describe('preview, test send, archive', () => {
     for (const subject of ['Paged one', 'Paged two']) {
       const c = (await t.request('POST', '/api/campaigns', { ...base(), subject })).body.data;
       await t.request('PUT', `/api/campaigns/${c.id}/archive`, { archive: true });
-      t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c.id);
+      fixtures(t.server.ctx.db).campaignState(c.id, { status: 'finished' });
     }
     const first = await (await fetch(`${t.url}/archive?per_page=1`)).text();
     assert.match(first, /<a href="\?page=2&amp;per_page=1">Older →<\/a>/);

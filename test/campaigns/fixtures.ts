@@ -1,16 +1,15 @@
-// Audience fixtures written straight into the test server's database (the lists/subscribers
-// API lives on another branch), and small polling helpers.
-import { randomUUID } from 'node:crypto';
+// Audience shorthands over the shared fixture builders for the delivery tests, and small
+// polling helpers.
 import type { DB } from '../../src/db/connection.ts';
+import type { SubscriberStatus, SubscriptionStatus } from '../../src/subscribers/store.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 export function addList(db: DB, name: string, optin: 'single' | 'double'): number {
-  return Number(db.prepare('INSERT INTO lists (uuid, name, optin) VALUES (?, ?, ?)').run(randomUUID(), name, optin).lastInsertRowid);
+  return fixtures(db).list({ name, optin }).id;
 }
 
-export function addSubscriber(db: DB, email: string, name: string, subs: [number, 'unconfirmed' | 'confirmed' | 'unsubscribed'][], status = 'enabled'): number {
-  const id = Number(db.prepare('INSERT INTO subscribers (uuid, email, name, status) VALUES (?, ?, ?, ?)').run(randomUUID(), email, name, status).lastInsertRowid);
-  for (const [list, st] of subs) db.prepare('INSERT INTO subscriber_lists (subscriber_id, list_id, status) VALUES (?, ?, ?)').run(id, list, st);
-  return id;
+export function addSubscriber(db: DB, email: string, name: string, subs: [number, SubscriptionStatus][], status: SubscriberStatus = 'enabled'): number {
+  return fixtures(db).subscriber({ email, name, status, lists: subs }).id;
 }
 
 /** n subscribers confirmed on one list: s{prefix}-0001@example.com … */

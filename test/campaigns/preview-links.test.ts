@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 const ZERO = '00000000-0000-0000-0000-000000000000';
 const tracked = (n: string) => `<a href="{{ TrackLink "https://evil.example/${n}" }}">go</a> <a href="https://evil.example/${n}-short@TrackLink">short</a>`;
@@ -17,10 +18,9 @@ describe('previews and tracking links', () => {
 
   before(async () => {
     t = await startTestServer();
-    const db = t.server.ctx.db;
-    const list = Number(db.prepare("INSERT INTO lists (uuid, name, type, optin) VALUES (?, 'L', 'private', 'single')").run(randomUUID()).lastInsertRowid);
-    const role = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'Readers', '["campaigns:get_all","campaigns:get","templates:get"]')`).run().lastInsertRowid);
-    reader = t.apiUser('reader', role);
+    const f = fixtures(t.server.ctx.db);
+    const list = f.list({ name: 'L' }).id;
+    reader = f.apiUser('reader', { permissions: ['campaigns:get_all', 'campaigns:get', 'templates:get'] });
     const res = await t.request('POST', '/api/campaigns', { name: 'C', subject: 'S', lists: [list], body: tracked('stored'), content_type: 'html', archive: true });
     assert.equal(res.status, 200, res.text);
     campaign = res.body.data.id;

@@ -4,6 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { keepSettings, startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { addList, addSubscriber } from '../campaigns/fixtures.ts';
 
@@ -18,7 +19,7 @@ before(async () => {
   sink = await startSmtpSink();
   await useSmtpSink(t, sink);
   const db = t.server.ctx.db;
-  tpl = Number(db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Note', 'tx', 'Note', '<p>Hi {{ .Subscriber.Name }}</p>')`).run().lastInsertRowid);
+  tpl = fixtures(db).template({ name: 'Note', type: 'tx', subject: 'Note', body: '<p>Hi {{ .Subscriber.Name }}</p>' });
   addSubscriber(db, 'ann@example.com', 'Ann', [[addList(db, 'L', 'single'), 'confirmed']]);
 });
 after(async () => {

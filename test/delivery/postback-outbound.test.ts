@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { refusedAddress } from '../../src/mail/outbound.ts';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { addSubscriber } from '../campaigns/fixtures.ts';
 
 let t: TestServer;
@@ -39,7 +40,7 @@ before(async () => {
   ok = await receiver((res) => res.writeHead(200).end('ok'));
   redirect = await receiver((res) => res.writeHead(307, { location: `http://127.0.0.1:${ok.port}/moved` }).end());
   const db = t.server.ctx.db;
-  tpl = Number(db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Hook', 'tx', 'Hi', '<p>Hi</p>')`).run().lastInsertRowid);
+  tpl = fixtures(db).template({ name: 'Hook', type: 'tx', subject: 'Hi', body: '<p>Hi</p>' });
   addSubscriber(db, 'ann@example.com', 'Ann', []);
 });
 after(async () => {

@@ -2,6 +2,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
+import { SUPER_ADMIN_ROLE_ID } from '../../src/core/authz.ts';
 
 let t: TestServer;
 before(async () => {
@@ -45,17 +47,14 @@ describe('authentication', () => {
   });
 
   it('refuses a disabled API user', async () => {
-    const creds = t.apiUser('disabled-bot');
-    t.server.ctx.db.prepare(`UPDATE users SET status = 'disabled' WHERE username = 'disabled-bot'`).run();
+    const creds = fixtures(t.server.ctx.db).apiUser('disabled-bot', { roleId: SUPER_ADMIN_ROLE_ID, status: 'disabled' });
     assert.equal((await t.request('GET', '/api/health', undefined, { auth: creds })).status, 403);
   });
 });
 
 describe('permissions', () => {
   it('denies a route without its permission, naming it', async () => {
-    const db = t.server.ctx.db;
-    const roleId = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'Readers', '["settings:get"]')`).run().lastInsertRowid);
-    const creds = t.apiUser('reader', roleId);
+    const creds = fixtures(t.server.ctx.db).apiUser('reader', { permissions: ['settings:get'] });
     assert.equal((await t.request('GET', '/api/settings', undefined, { auth: creds })).status, 200);
     const res = await t.request('PUT', '/api/settings', { 'app.site_name': 'x' }, { auth: creds });
     assert.equal(res.status, 403);

@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { adminSession } from '../helpers/admin.ts';
 import { addList, addSubscriber } from '../campaigns/fixtures.ts';
@@ -59,7 +60,7 @@ describe('GET /metrics', () => {
 
   it('answers Prometheus text with the metrics, requests counted by route pattern and status', async () => {
     const db = t.server.ctx.db;
-    const tpl = Number(db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Note', 'tx', 'Note', '<p>Hi</p>')`).run().lastInsertRowid);
+    const tpl = fixtures(db).template({ name: 'Note', type: 'tx', subject: 'Note', body: '<p>Hi</p>' });
     addSubscriber(db, 'ann@example.com', 'Ann', [[addList(db, 'L', 'single'), 'confirmed']]);
     for (let i = 0; i < 3; i++) assert.equal((await t.request('GET', '/api/lists')).status, 200);
     assert.equal((await t.request('GET', '/api/subscribers/987654')).status, 404);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { diffSnapshots, runScenario, runScenarios, snapshotDatabase } from './scenario.ts';
+import { fixtures } from './fixtures.ts';
 import { keepSettings, startTestServer, useFreshServer, withSettings, type TestServer } from './server.ts';
 
 describe('the database snapshot', () => {
@@ -15,10 +16,11 @@ describe('the database snapshot', () => {
     assert.deepEqual(diffSnapshots(a, snapshotDatabase(t().dbPath)), []);
     assert.ok(a.subscribers && a.settings && a.subscribers_fts_data, 'every table, the search index\'s shadow tables too');
     assert.equal(a.subscribers_fts, undefined, 'virtual tables are read through their shadow tables');
-    db.prepare(`INSERT INTO lists (uuid, name) VALUES ('l-1', 'Snap')`).run();
+    const list = fixtures(db).list({ name: 'Snap' });
     const b = snapshotDatabase(t().dbPath);
     assert.deepEqual(diffSnapshots(a, b), [`lists: ${a.lists.rows} → ${a.lists.rows + 1} rows`, `sqlite_sequence: ${a.sqlite_sequence.rows} → ${a.sqlite_sequence.rows + 1} rows`]);
-    db.prepare(`UPDATE lists SET name = 'Snapped' WHERE uuid = 'l-1'`).run();
+    // A change in place, as no store makes it: what the snapshot must see is a row that differs.
+    db.prepare(`UPDATE lists SET name = 'Snapped' WHERE id = ?`).run(list.id);
     assert.deepEqual(diffSnapshots(b, snapshotDatabase(t().dbPath)), ['lists: rows changed']);
   });
 });
@@ -27,7 +29,7 @@ describe('a scenario', () => {
   const t = useFreshServer();
   /** Sends the request after writing a row, as a refusal that wrongly wrote would. */
   const writesFirst: TestServer['request'] = (method, path, body, opts) => {
-    t().server.ctx.db.prepare(`INSERT INTO lists (uuid, name) VALUES (lower(hex(randomblob(8))), 'Leak')`).run();
+    fixtures(t().server.ctx.db).list({ name: 'Leak' });
     return t().request(method, path, body, opts);
   };
 
@@ -74,7 +76,7 @@ describe('a scenario', () => {
     await runScenario(t(), {
       name: 'x', method: 'GET', path: '/api/lists/9999', status: 404,
       before: (srv) => {
-        srv.server.ctx.db.prepare(`INSERT INTO lists (uuid, name) VALUES ('l-setup', 'Set up')`).run();
+        fixtures(srv.server.ctx.db).list({ name: 'Set up' });
         order.push('before');
       },
       after: (res, srv) => {

@@ -11,6 +11,7 @@ import { install } from '../../src/install.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import type { Permission } from '../../src/core/authz.ts';
 import { UserStore } from '../../src/users/store.ts';
+import { fixtures } from './fixtures.ts';
 
 export const ADMIN_USER = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -225,10 +226,5 @@ let roleCallers = 0;
  * `list:get` on those lists; returns its "user:token".
  */
 export function roleCaller(t: TestServer, permissions: string[], lists?: number[]): string {
-  const users = t.server.ctx.users;
-  const name = `role-caller-${++roleCallers}`;
-  const role = users.createUserRole(name, permissions as Permission[]);
-  const listRole = lists ? users.createListRole(name, lists.map((id) => ({ id, permissions: ['list:get'] }))) : null;
-  const { token } = users.createUser({ username: name, type: 'api', status: 'enabled', userRoleId: role.id, listRoleId: listRole?.id ?? null });
-  return `${name}:${token}`;
+  return fixtures(t.server.ctx.db).apiUser(`role-caller-${++roleCallers}`, { permissions: permissions as Permission[], lists, listPermissions: ['list:get'] });
 }

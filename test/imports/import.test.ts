@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ImportStore, isLargeImport } from '../../src/imports/store.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { zipOfEntries } from '../helpers/zip.ts';
 
@@ -45,10 +46,9 @@ before(async () => {
   sink = await startSmtpSink();
   await useSmtpSink(t, sink);
   assert.equal((await t.request('PUT', '/api/settings', { 'app.notify_emails': ['admin@example.org'], 'privacy.domain_blocklist': ['blocked.example'] })).status, 200);
-  const db = t.server.ctx.db;
-  const list = db.prepare("INSERT INTO lists (uuid, name, type, optin) VALUES (?, ?, 'private', 'single')");
-  listA = Number(list.run('00000000-0000-4000-8000-00000000000a', 'A').lastInsertRowid);
-  listB = Number(list.run('00000000-0000-4000-8000-00000000000b', 'B').lastInsertRowid);
+  const f = fixtures(t.server.ctx.db);
+  listA = f.list({ name: 'A' }).id;
+  listB = f.list({ name: 'B' }).id;
 });
 after(async () => {
   await t.stop();
@@ -83,8 +83,7 @@ describe('refused uploads change nothing', () => {
     });
   }
   it('needs subscribers:import', async () => {
-    const role = t.server.ctx.db.prepare("INSERT INTO roles (type, name, permissions) VALUES ('user', 'viewer', '[\"subscribers:get\"]')").run().lastInsertRowid;
-    const creds = t.apiUser('viewer', Number(role));
+    const creds = fixtures(t.server.ctx.db).apiUser('viewer', { permissions: ['subscribers:get'] });
     for (const [method, path] of [['GET', '/api/import/subscribers'], ['GET', '/api/import/subscribers/logs'], ['DELETE', '/api/import/subscribers']]) {
       const res = await t.request(method, path, undefined, { auth: creds });
       assert.equal(res.status, 403);
@@ -479,15 +478,10 @@ describe('a list-restricted importer', () => {
 
   before(async () => {
     s = await startTestServer();
-    const d = db();
-    const list = d.prepare("INSERT INTO lists (uuid, name, type, optin) VALUES (?, ?, 'private', 'single')");
-    mine = Number(list.run('00000000-0000-4000-8000-0000000000a1', 'Mine').lastInsertRowid);
-    theirs = Number(list.run('00000000-0000-4000-8000-0000000000b1', 'Theirs').lastInsertRowid);
-    const role = Number(d.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'Importers', '["subscribers:get","subscribers:manage","subscribers:import"]')`).run().lastInsertRowid);
-    const listRole = Number(d.prepare(`INSERT INTO roles (type, name) VALUES ('list', 'Mine only')`).run().lastInsertRowid);
-    d.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, mine);
-    importer = s.apiUser('importer', role);
-    d.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, 'importer');
+    const f = fixtures(db());
+    mine = f.list({ name: 'Mine' }).id;
+    theirs = f.list({ name: 'Theirs' }).id;
+    importer = f.apiUser('importer', { permissions: ['subscribers:get', 'subscribers:manage', 'subscribers:import'], lists: [mine] });
     for (const [email, name, lists] of [['on.mine@x.io', 'On Mine', [mine]], ['on.theirs@x.io', 'On Theirs', [theirs]], ['on.none@x.io', 'On None', []]] as const) {
       const res = await s.request('POST', '/api/subscribers', { email, name, attribs: { keep: true }, lists, preconfirm_subscriptions: true });
       assert.equal(res.status, 200, res.text);

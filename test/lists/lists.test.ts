@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 let t: TestServer;
 const ids: Record<string, number> = {};
@@ -102,14 +102,11 @@ describe('lists API', () => {
 
 describe('list visibility for a restricted user', () => {
   let restricted: string;
+  let listRole: number;
   before(() => {
-    const db = new Database(t.dbPath);
-    const userRole = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'Editors', '["subscribers:get","subscribers:manage"]')`).run().lastInsertRowid);
-    const listRole = Number(db.prepare(`INSERT INTO roles (type, name) VALUES ('list', 'News only')`).run().lastInsertRowid);
-    db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, ids.news);
-    restricted = t.apiUser('editor', userRole);
-    db.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, 'editor');
-    db.close();
+    const f = fixtures(t.server.ctx.db);
+    listRole = f.listRole([ids.news], undefined, 'News only');
+    restricted = f.apiUser('editor', { roleId: f.role(['subscribers:get', 'subscribers:manage'], 'Editors'), listRoleId: listRole });
   });
 
   runScenarios(() => t, [
@@ -123,8 +120,7 @@ describe('list visibility for a restricted user', () => {
 
   it('deleting by id ignores the lists it may not manage (spec)', async () => {
     const scratch = (await t.request('POST', '/api/lists', { name: 'Scratch', type: 'private', optin: 'single' })).body.data.id;
-    const db = t.server.ctx.db;
-    db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) SELECT id, ?, '["list:get","list:manage"]' FROM roles WHERE name = 'News only'`).run(scratch);
+    fixtures(t.server.ctx.db).grant(listRole, [scratch]);
     assert.equal((await t.request('DELETE', `/api/lists?id=${scratch}&id=${ids.vip}`, undefined, { auth: restricted })).status, 200);
     assert.equal((await t.request('GET', `/api/lists/${scratch}`)).status, 404);
     assert.equal((await t.request('GET', `/api/lists/${ids.vip}`)).status, 200);

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { BackupSchedule } from '../../src/maintenance/backups.ts';
 import { SettingsService } from '../../src/settings/service.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { installDatabase, killChildServers, startChildServer } from '../helpers/child-server.ts';
 import { until } from '../campaigns/fixtures.ts';
 
@@ -80,7 +81,7 @@ describe('the backup schedule', () => {
   });
 
   it('writes a consistent copy of the database when due, records it and logs it', async () => {
-    t.server.ctx.db.prepare("INSERT INTO subscribers (uuid, email, name, attribs, status) VALUES ('0190a000-0000-7000-8000-000000000001', 'kept@example.com', 'Kept', '{}', 'enabled')").run();
+    fixtures(t.server.ctx.db).subscriber({ uuid: '0190a000-0000-7000-8000-000000000001', email: 'kept@example.com', name: 'Kept' });
     const before = t.server.ctx.log.recent().length;
     const written = await t.server.ctx.backups.tick(at(0));
     assert.ok(written);

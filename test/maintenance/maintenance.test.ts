@@ -4,11 +4,16 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { parseCron } from '../../src/maintenance/cron.ts';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { roleCaller, startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 let t: TestServer;
 const count = (sql: string) => t.server.ctx.db.prepare(sql).pluck().get() as number;
 
-/** Two lists (single, double opt-in), five subscribers, views and clicks around 2025-01-01. */
+/**
+ * Two lists (single, double opt-in), five subscribers, views and clicks around 2025-01-01, with
+ * the ids and uuids the exports below are compared with: written as rows, since a builder's rows
+ * take the next free ids.
+ */
 function seed(): void {
   const db = t.server.ctx.db;
   db.exec(`
@@ -95,7 +100,7 @@ describe('GET /api/maintenance/analytics/{type}/export', () => {
   };
 
   it('streams the views since the date as CSV, deleted subscribers as 0 and empty', async () => {
-    t.server.ctx.db.exec('DELETE FROM subscribers WHERE id = 3');
+    assert.equal((await t.request('DELETE', '/api/subscribers/3')).status, 200);
     const res = await exported('/api/maintenance/analytics/views/export?since=2025-01-01T00:00:00Z');
     assert.equal(res.status, 200);
     assert.match(res.type ?? '', /text\/csv/);
@@ -109,8 +114,8 @@ describe('GET /api/maintenance/analytics/{type}/export', () => {
   });
 
   it('streams the clicks with their URL, in batches of app.batch_size', async () => {
-    const db = t.server.ctx.db;
-    db.exec("INSERT INTO link_clicks (campaign_id, link_id, subscriber_id, created_at) SELECT 1, 1, 1, '2025-04-01T00:00:00.000Z' FROM json_each('[1,2,3,4,5]')");
+    const f = fixtures(t.server.ctx.db);
+    for (let i = 0; i < 5; i++) f.click(1, 1, 1, '2025-04-01T00:00:00.000Z');
     await withSettings(t, { 'app.batch_size': 2 }, async () => {
       const res = await exported('/api/maintenance/analytics/clicks/export?since=2025-01-01T00:00:00%2B01:00');
       const lines = res.text.trim().split('\n');
@@ -168,8 +173,7 @@ describe('bad input changes nothing', () => {
     {
       name: 'needs settings:maintain', method: 'DELETE', path: '/api/maintenance/subscribers/blocklisted', auth: () => ops, status: 403,
       before: () => {
-        const role = t.server.ctx.db.prepare("INSERT INTO roles (type, name, permissions) VALUES ('user', 'ops', '[\"settings:get\"]')").run().lastInsertRowid;
-        ops = t.apiUser('ops', Number(role));
+        ops = fixtures(t.server.ctx.db).apiUser('ops', { permissions: ['settings:get'] });
       },
       after: () => assert.equal(count('SELECT COUNT(*) FROM subscribers'), 5),
     },

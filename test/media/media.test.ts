@@ -7,6 +7,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 let t: TestServer;
 let png: Buffer;
@@ -184,10 +185,9 @@ describe('media upload', () => {
     let reader = '';
     let nobody = '';
     before(() => {
-      const roleId = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'media-reader', '["media:get"]')`).run().lastInsertRowid);
-      reader = t.apiUser('media-reader', roleId);
-      const noRole = Number(t.server.ctx.db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'nothing', '[]')`).run().lastInsertRowid);
-      nobody = t.apiUser('nobody', noRole);
+      const f = fixtures(t.server.ctx.db);
+      reader = f.apiUser('media-reader', { permissions: ['media:get'] });
+      nobody = f.apiUser('nobody', { permissions: [] });
     });
     runScenarios(() => t, [
       { name: 'a reader cannot upload', method: 'POST', path: '/api/media', raw: () => form('x.png', png, 'image/png'), auth: () => reader, status: 403, contains: [/media:manage/] },

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeDatabase, openDatabase } from '../../src/db/connection.ts';
 import { installDatabase, killChildServers, LAUNCHER, startChildServer, type ChildServer } from '../helpers/child-server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startPostgres, type Postgres } from '../helpers/postgres.ts';
 import { sessionCookie } from '../users/helpers.ts';
 import { API_TOKEN, fillListmonk, fillListmonkV2, listmonkSchema, LOGIN_PASSWORD, TOTP_SECRET, type ListmonkVersion } from './listmonk-fixture.ts';
@@ -274,7 +275,7 @@ describe('listmgr migrate listmonk', () => {
 
   it('a target holding subscribers is refused untouched without --yes, and replaced with it', async () => {
     const dbPath = join(dir, 'taken.db');
-    await installDatabase(dbPath, (db) => db.prepare("INSERT INTO subscribers (uuid, email, name) VALUES ('u-1', 'kept@example.org', 'Kept')").run());
+    await installDatabase(dbPath, (db) => fixtures(db).subscriber({ uuid: 'u-1', email: 'kept@example.org', name: 'Kept' }));
     const hash = fileHash(dbPath);
     const refused = migrateCli('lm62', dbPath);
     assert.equal(refused.status, 1);
@@ -305,7 +306,7 @@ describe('listmgr migrate listmonk', () => {
       await c.query(`INSERT INTO subscriber_lists (subscriber_id, list_id, status) SELECT id, 1, 'confirmed' FROM subscribers`);
     });
     const dbPath = join(dir, 'kill.db');
-    await installDatabase(dbPath, (db) => db.prepare("INSERT INTO subscribers (uuid, email, name) VALUES ('u-1', 'kept@example.org', 'Kept')").run());
+    await installDatabase(dbPath, (db) => fixtures(db).subscriber({ uuid: 'u-1', email: 'kept@example.org', name: 'Kept' }));
     const hash = fileHash(dbPath);
     const proc = spawn(LAUNCHER, ['migrate', 'listmonk', '--from', pg.url('lmbig'), '--db', dbPath, '--yes'], { env: { ...process.env, LISTMGR_UPLOADS: join(dir, 'uploads') } });
     let err = '';

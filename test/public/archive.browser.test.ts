@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Locator } from 'playwright-core';
 import { browserSkip, screenshot, signedInTab, useBrowser } from '../helpers/browser.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { useFreshServer } from '../helpers/server.ts';
 
 /** What runs in the page (the tests are typed without the DOM library). */
@@ -105,7 +106,7 @@ describe('the archive and the brand in a browser', { skip: browserSkip() }, () =
     for (const [i, subject] of subjects.entries()) {
       const body = `<p>Hello {{ .Subscriber.FirstName }},</p><p>${i === 1 ? 'Peas want cool soil.' : 'Notes from the garden.'}</p><p><a class="button" href="https://example.com/">Read more</a></p>`;
       const c = (await t.request('POST', '/api/campaigns', { name: subject, subject, lists: [listId], content_type: 'html', body })).body.data;
-      t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished', started_at = ? WHERE id = ?`).run(`2026-0${i + 3}-01T09:00:00.000Z`, c.id);
+      fixtures(t.server.ctx.db).campaignState(c.id, { status: 'finished', started_at: `2026-0${i + 3}-01T09:00:00.000Z` });
       if (i === 1) slug = c.archive_slug;
     }
     const context = await browser().newContext({ viewport: { width: 1280, height: 900 } });

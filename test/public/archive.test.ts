@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { archiveSearchQuery } from '../../src/campaigns/store.ts';
 
 let t: TestServer;
@@ -28,7 +29,7 @@ async function campaign(over: Record<string, unknown>): Promise<Issue> {
 
 /** Marks a campaign sent on `day` (what the archive shows and orders by). */
 function sent(c: Issue, day: string): void {
-  t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished', started_at = ? WHERE id = ?`).run(`${day}T09:00:00.000Z`, c.id);
+  fixtures(t.server.ctx.db).campaignState(c.id, { status: 'finished', started_at: `${day}T09:00:00.000Z` });
 }
 
 const page = async (path: string) => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/users/secrets.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 /** A value that is a script, an onerror image and an attribute breakout at once, named by its field. */
@@ -121,7 +122,7 @@ before(async () => {
     const c = await t.request('POST', '/api/campaigns', { name: CAMPAIGN_NAME, subject: SUBJECT, lists: [pub.id], body: '<p>Hello</p>', content_type: 'html' });
     assert.equal(c.status, 200, c.text);
     assert.equal((await t.request('PUT', `/api/campaigns/${c.body.data.id}/archive`, { archive: true })).status, 200);
-    t.server.ctx.db.prepare(`UPDATE campaigns SET status = 'finished' WHERE id = ?`).run(c.body.data.id);
+    fixtures(t.server.ctx.db).campaignState(c.body.data.id, { status: 'finished' });
   }
 });
 after(async () => {

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { loadLanguage } from '../../src/i18n/index.ts';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 let t: TestServer;
@@ -229,10 +230,7 @@ describe('unsubscribe, preferences, export and wipe pages', () => {
     const id = (await t.request('POST', '/api/subscribers', { email: 'oneclick@example.com', name: 'One', lists: [lists.pub.id, lists.dbl.id], preconfirm_subscriptions: true })).body.data.id;
     const uuid = subscriberByEmail('oneclick@example.com')!.uuid;
     const campUuid = '22222222-2222-4222-8222-222222222222';
-    const db = new Database(t.dbPath);
-    const cid = Number(db.prepare(`INSERT INTO campaigns (uuid, name, subject, from_email) VALUES (?, 'c', 's', 'a@b.c')`).run(campUuid).lastInsertRowid);
-    db.prepare('INSERT INTO campaign_lists (campaign_id, list_id, list_name) VALUES (?, ?, ?)').run(cid, lists.pub.id, 'Public single');
-    db.close();
+    fixtures(t.server.ctx.db).campaign({ uuid: campUuid, name: 'c', subject: 's', from_email: 'a@b.c', lists: [lists.pub.id] });
     const res = await fetch(`${t.url}/subscription/${campUuid}/${uuid}`, {
       method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });

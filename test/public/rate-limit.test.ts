@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { clientBucket, RateLimiter } from '../../src/http/rate-limit.ts';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 let t: TestServer;
 before(async () => {
@@ -12,12 +12,8 @@ after(() => t.stop());
 
 /** Finished campaigns in the public archive; their UUIDs. */
 function archiveCampaigns(n: number): string[] {
-  const insert = t.server.ctx.db.prepare(`INSERT INTO campaigns (uuid, name, subject, from_email, body, status, archive) VALUES (?, ?, ?, 'news@example.org', '<p>Hello</p>', 'finished', 1)`);
-  return Array.from({ length: n }, (_, i) => {
-    const uuid = randomUUID();
-    insert.run(uuid, `Issue ${i}`, `Issue ${i}`);
-    return uuid;
-  });
+  const f = fixtures(t.server.ctx.db);
+  return Array.from({ length: n }, (_, i) => f.campaign({ name: `Issue ${i}`, body: '<p>Hello</p>', archive: true, status: 'finished' }).uuid);
 }
 
 describe('public rate limit', () => {

@@ -2,10 +2,10 @@
 // a confirm link; where the outcome pages lead; heading order; the landing page's title; and
 // links whose UUID a mail client's linkifier followed with punctuation.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { PAGE_STYLE } from '../../src/http/layout.tsx';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 const ZERO = '00000000-0000-0000-0000-000000000000';
@@ -173,8 +173,7 @@ describe('links followed by punctuation', () => {
     sub = subscriberUuid('punct@example.com');
     const c = await t.request('POST', '/api/campaigns', { name: 'P', subject: 'P', lists: [lists.one.id], body: '<p>x</p>', content_type: 'html' });
     camp = c.body.data.uuid;
-    link = randomUUID();
-    db().prepare('INSERT INTO links (uuid, url) VALUES (?, ?)').run(link, 'https://example.org/target');
+    link = fixtures(db()).link('https://example.org/target').uuid;
   });
 
   for (const p of [')', '.', ',', '>', ']', ').', '%3E', '%29']) {

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { LIMITS } from '../../src/core/limits.ts';
 import { type ChildServer, healthMs, installDatabase, killChildServers, RESPONSIVE_MS, startChildServer } from '../helpers/child-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 after(killChildServers);
 
@@ -52,14 +52,10 @@ describe('a segment query that would run for hours (the built server)', () => {
     dir = mkdtempSync(join(tmpdir(), 'listmgr-segment-limits-'));
     const dbPath = join(dir, 'listmgr.db');
     const token = await installDatabase(dbPath, (db) => {
-      const listId = Number(db.prepare(`INSERT INTO lists (uuid, name, type, optin) VALUES ('00000000-0000-4000-8000-000000000001', 'All', 'private', 'single')`).run().lastInsertRowid);
-      const sub = db.prepare(`INSERT INTO subscribers (uuid, email, name) VALUES (?, ?, 'Someone')`);
-      const member = db.prepare(`INSERT INTO subscriber_lists (subscriber_id, list_id, status) VALUES (?, ?, 'confirmed')`);
+      const f = fixtures(db);
+      const listId = f.list({ name: 'All' }).id;
       db.transaction(() => {
-        for (let i = 0; i < 2000; i++) {
-          const id = Number(sub.run(`00000000-0000-4000-9000-${String(i).padStart(12, '0')}`, `s${i}@example.com`).lastInsertRowid);
-          member.run(id, listId);
-        }
+        for (let i = 0; i < 2000; i++) f.subscriber({ email: `s${i}@example.com`, name: 'Someone', lists: [listId] });
       })();
     });
     s = await startChildServer({ dbPath, uploads: join(dir, 'uploads'), token });
@@ -129,18 +125,9 @@ describe('segment queries (the server from source)', () => {
     await t.request('POST', '/api/subscribers', { email: 'theirs-too@example.com', name: 'Theirs too', lists: [mine, theirs], preconfirm_subscriptions: true });
     await t.request('POST', '/api/subscribers', { email: 'mine-only@example.com', name: 'Mine only', lists: [mine], preconfirm_subscriptions: true });
     await t.request('POST', '/api/campaigns', { name: 'Secret', subject: 'Launch of project Zeppelin', lists: [theirs], content_type: 'html', body: '<p>x</p>' });
-    const db = new Database(t.dbPath);
-    try {
-      const sqlOnly = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'Segments', '["subscribers:get_all","subscribers:get","subscribers:sql_query"]')`).run().lastInsertRowid);
-      campaignsReader = t.apiUser('segments', sqlOnly);
-      const listUser = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'List segments', '["subscribers:get","subscribers:sql_query"]')`).run().lastInsertRowid);
-      const listRole = Number(db.prepare(`INSERT INTO roles (type, name) VALUES ('list', 'Mine only')`).run().lastInsertRowid);
-      db.prepare(`INSERT INTO role_lists (role_id, list_id, permissions) VALUES (?, ?, '["list:get","list:manage"]')`).run(listRole, mine);
-      restricted = t.apiUser('restricted', listUser);
-      db.prepare('UPDATE users SET list_role_id = ? WHERE username = ?').run(listRole, 'restricted');
-    } finally {
-      db.close();
-    }
+    const f = fixtures(t.server.ctx.db);
+    campaignsReader = f.apiUser('segments', { permissions: ['subscribers:get_all', 'subscribers:get', 'subscribers:sql_query'] });
+    restricted = f.apiUser('restricted', { permissions: ['subscribers:get', 'subscribers:sql_query'], lists: [mine] });
   });
   after(() => t?.stop());
 

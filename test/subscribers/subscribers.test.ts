@@ -5,6 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { neutraliseCell } from '../../src/http/csv.ts';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 
 let t: TestServer;
@@ -295,10 +296,7 @@ describe('reads, paging, ordering, search and segments', () => {
   describe('query needs subscribers:sql_query', () => {
     let reader = '';
     before(() => {
-      const db = new Database(t.dbPath);
-      const role = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'Readers', '["subscribers:get_all","subscribers:get"]')`).run().lastInsertRowid);
-      db.close();
-      reader = t.apiUser('reader', role);
+      reader = fixtures(t.server.ctx.db).apiUser('reader', { permissions: ['subscribers:get_all', 'subscribers:get'] });
     });
     runScenarios(() => t, [
       { name: 'a reader lists subscribers', method: 'GET', path: '/api/subscribers', auth: () => reader, status: 200 },
@@ -547,9 +545,7 @@ describe('list changes, blocklist and deletes', () => {
 
   it('bounces of a subscriber', async () => {
     const a = await mk('bounce@example.net');
-    const db = new Database(t.dbPath);
-    db.prepare(`INSERT INTO bounces (subscriber_id, type, source, meta) VALUES (?, 'hard', 'api', '{"x":1}')`).run(a);
-    db.close();
+    fixtures(t.server.ctx.db).bounce({ subscriber: a, meta: { x: 1 } });
     const res = await t.request('GET', `/api/subscribers/${a}/bounces`);
     assert.equal(res.status, 200);
     assert.equal(res.body.data.length, 1);

@@ -2,9 +2,9 @@
 // request, the status it must get, what the answer must (not) hold, and the side effects.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 let t: TestServer;
 const db = () => t.server.ctx.db;
@@ -23,12 +23,8 @@ const run = (scenarios: Scenario[]) => runScenarios(() => t, scenarios);
 const row = (id: number) => db().prepare('SELECT * FROM templates WHERE id = ?').get(id) as Record<string, unknown> | undefined;
 const count = () => db().prepare('SELECT count(*) FROM templates').pluck().get() as number;
 const defaultId = () => db().prepare('SELECT id FROM templates WHERE is_default = 1').pluck().get() as number | undefined;
-function insertTemplate(name: string, type: string, body: string, subject = ''): number {
-  return Number(db().prepare('INSERT INTO templates (name, type, subject, body) VALUES (?, ?, ?, ?)').run(name, type, subject, body).lastInsertRowid);
-}
 function insertCampaign(templateId: number | null, archiveTemplateId: number | null, body = '<p>Hi {{ .Subscriber.FirstName }}</p>'): number {
-  return Number(db().prepare(`INSERT INTO campaigns (uuid, name, subject, from_email, body, template_id, archive_template_id)
-    VALUES (?, 'Spring news', 'Spring', 'News <news@example.com>', ?, ?, ?)`).run(randomUUID(), body, templateId, archiveTemplateId).lastInsertRowid);
+  return fixtures(db()).campaign({ name: 'Spring news', subject: 'Spring', from_email: 'News <news@example.com>', body, template_id: templateId, archive_template_id: archiveTemplateId }).id;
 }
 function unchanged(id: number): () => void {
   let before: unknown;
@@ -194,8 +190,9 @@ describe('updating templates', () => {
   let campaignTpl = 0;
   let txTpl = 0;
   it('(fixtures)', () => {
-    campaignTpl = insertTemplate('Wrap', 'campaign', LAYOUT);
-    txTpl = insertTemplate('Notice', 'tx', '<p>Hello {{ .Subscriber.Name }}</p>', 'Notice for {{ .Subscriber.Name }}');
+    const f = fixtures(db());
+    campaignTpl = f.template({ name: 'Wrap', body: LAYOUT });
+    txTpl = f.template({ name: 'Notice', type: 'tx', body: '<p>Hello {{ .Subscriber.Name }}</p>', subject: 'Notice for {{ .Subscriber.Name }}' });
   });
   const guard = { campaign: () => unchanged(campaignTpl), tx: () => unchanged(txTpl) };
   let snapshot: () => void = () => {};
@@ -273,7 +270,7 @@ describe('updating templates', () => {
 describe('the default template', () => {
   let second = 0;
   it('(fixture)', () => {
-    second = insertTemplate('Second campaign layout', 'campaign', LAYOUT);
+    second = fixtures(db()).template({ name: 'Second campaign layout', body: LAYOUT });
   });
   run([
     {
@@ -308,8 +305,9 @@ describe('deleting templates', () => {
   let campaign = 0;
   let tx = 0;
   it('(fixtures: a campaign using a template for its body and its archive)', () => {
-    inUse = insertTemplate('Soon gone', 'campaign', LAYOUT);
-    tx = insertTemplate('Old notice', 'tx', '<p>x</p>', 'x');
+    const f = fixtures(db());
+    inUse = f.template({ name: 'Soon gone', body: LAYOUT });
+    tx = f.template({ name: 'Old notice', type: 'tx', body: '<p>x</p>', subject: 'x' });
     campaign = insertCampaign(inUse, inUse);
   });
   run([
@@ -437,10 +435,9 @@ describe('permissions', () => {
   let nobody = '';
   let keep: () => void = () => {};
   it('(API users: one may only read templates, one has no template permission)', () => {
-    const role = (name: string, perms: string[]) =>
-      Number(db().prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', ?, ?)`).run(name, JSON.stringify(perms)).lastInsertRowid);
-    reader = t.apiUser('tpl-reader', role('Template readers', ['templates:get']));
-    nobody = t.apiUser('tpl-nobody', role('No templates', ['campaigns:get']));
+    const f = fixtures(db());
+    reader = f.apiUser('tpl-reader', { permissions: ['templates:get'] });
+    nobody = f.apiUser('tpl-nobody', { permissions: ['campaigns:get'] });
     keep = unchanged(ARCHIVE);
     keep();
   });

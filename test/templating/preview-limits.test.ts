@@ -12,15 +12,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 let t: TestServer;
 let reader = '';
 
 before(async () => {
   t = await startTestServer();
-  const db = t.server.ctx.db;
-  const roleId = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'Template readers', '["templates:get"]')`).run().lastInsertRowid);
-  reader = t.apiUser('template-reader', roleId);
+  reader = fixtures(t.server.ctx.db).apiUser('template-reader', { permissions: ['templates:get'] });
 });
 after(() => t.stop());
 

@@ -3,6 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { addList, addSubscriber } from '../campaigns/fixtures.ts';
 
@@ -16,7 +17,7 @@ before(async () => {
   sink = await startSmtpSink();
   assert.equal((await t.request('PUT', '/api/settings', { smtp: [sink.settingsBlock()] })).status, 200);
   const db = t.server.ctx.db;
-  tpl = Number(db.prepare(`INSERT INTO templates (name, type, subject, body) VALUES ('Order', 'tx', 'Order {{ .Tx.Data.order }} for {{ .Subscriber.Name }}', '<p>Thanks {{ .Subscriber.Name }}, order {{ .Tx.Data.order }}</p>')`).run().lastInsertRowid);
+  tpl = fixtures(db).template({ name: 'Order', type: 'tx', subject: 'Order {{ .Tx.Data.order }} for {{ .Subscriber.Name }}', body: '<p>Thanks {{ .Subscriber.Name }}, order {{ .Tx.Data.order }}</p>' });
   const list = addList(db, 'L', 'single');
   annId = addSubscriber(db, 'ann@example.com', 'Ann', [[list, 'confirmed']]);
   addSubscriber(db, 'bob@example.com', 'Bob', []);
@@ -104,11 +105,9 @@ describe('POST /api/tx', () => {
   }
 
   it('with tx:send alone, a failing subject shows neither the recipient\'s e-mail nor their attributes, and sends nothing', async () => {
-    const db = t.server.ctx.db;
-    const secretId = addSubscriber(db, 'hidden-7c1@example.com', 'Hidden Person', []);
-    db.prepare(`UPDATE subscribers SET attribs = '{"ssn":"078-05-1120","city":"Quito"}' WHERE id = ?`).run(secretId);
-    const roleId = Number(db.prepare(`INSERT INTO roles (type, name, permissions) VALUES ('user', 'tx only', '["tx:send"]')`).run().lastInsertRowid);
-    const txOnly = t.apiUser('tx-only', roleId);
+    const f = fixtures(t.server.ctx.db);
+    const secretId = f.subscriber({ email: 'hidden-7c1@example.com', name: 'Hidden Person', attribs: { ssn: '078-05-1120', city: 'Quito' } }).id;
+    const txOnly = f.apiUser('tx-only', { permissions: ['tx:send'] });
     const n = sink.messages.length;
     for (const subject of ['{{ fail (printf "%v" .Subscriber.Attribs) }}', '{{ fail .Subscriber.Email }}', '{{ range .Subscriber.Attribs.ssn }}{{ end }}', '{{ index .Subscriber.Attribs.city 99 }}']) {
       const r = await t.request('POST', '/api/tx', { subscriber_id: secretId, template_id: tpl, subject }, { auth: txOnly });

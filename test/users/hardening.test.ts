@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import { ADMIN_PASSWORD, startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { parseAdminPaging } from '../../src/core/paging.ts';
 import { passwordHashFor } from '../../src/users/rules.ts';
 import { sha256Hex } from '../../src/users/secrets.ts';
@@ -94,7 +95,7 @@ describe('sign-in hardening', () => {
     it('DELETE twofa with wrong passwords is limited the same way', async () => {
       const id = await newUser('disabler', 'disabler-password-1');
       await enableTotp(id, 'disabler', 'disabler-password-1');
-      t.server.ctx.db.prepare('UPDATE users SET totp_last_step = 0 WHERE id = ?').run(id);
+      fixtures(t.server.ctx.db).forgetTotpStep(id);
       const secret = q('SELECT twofa_key FROM users WHERE id = ?', id)[0].twofa_key as string;
       const challenge = await signIn(r, t, 'disabler', 'disabler-password-1', {}, { 'x-forwarded-for': nextAddress() });
       const token = new URL(challenge.location!, t.url).searchParams.get('token')!;
@@ -174,7 +175,7 @@ describe('sign-in hardening', () => {
       assert.equal(answers.filter((a) => a.status === 429).length, 110);
       assert.ok(answers.slice(10).every((a) => /Too many attempts/.test(a.text)));
       // The right code, from a new address with a new challenge, waits for the window too.
-      t.server.ctx.db.prepare('UPDATE users SET totp_last_step = 0 WHERE id = ?').run(id);
+      fixtures(t.server.ctx.db).forgetTotpStep(id);
       const first = await signIn(r, t, 'guarded', 'guarded-password-1', {}, { 'x-forwarded-for': '10.241.0.1' });
       const token = new URL(first.location!, t.url).searchParams.get('token')!;
       const right = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: totpCode(secret) }), headers: { origin: t.url, 'x-forwarded-for': '10.241.0.1' } });
@@ -261,9 +262,9 @@ describe('sign-in hardening', () => {
       await newUser('idler', 'idler-password-1');
       const idle = await session('idler', 'idler-password-1');
       const busy = await session('idler', 'idler-password-1');
-      const usedAgo = (s: string, ms: number) => t.server.ctx.db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?').run(new Date(Date.now() - ms).toISOString(), sha256Hex(s));
-      usedAgo(idle, 61_000);
-      usedAgo(busy, 30_000);
+      const f = fixtures(t.server.ctx.db);
+      f.sessionUsed(idle, 61_000);
+      f.sessionUsed(busy, 30_000);
       assert.equal((await withCookie(r, t, idle, 'GET', '/api/profile')).status, 403);
       assert.equal((await withCookie(r, t, idle, 'GET', '/admin')).status, 307);
       assert.equal((await withCookie(r, t, busy, 'GET', '/api/profile')).status, 200);
@@ -271,9 +272,9 @@ describe('sign-in hardening', () => {
       assert.ok(Date.now() - used < 10_000, 'the use was recorded');
       // The default, 8 hours, within the 24-hour lifetime.
       await withSettings(t, { 'security.session_idle_timeout': '8h' }, async () => {
-        usedAgo(busy, 7 * 3_600_000);
+        f.sessionUsed(busy, 7 * 3_600_000);
         assert.equal((await withCookie(r, t, busy, 'GET', '/api/profile')).status, 200);
-        usedAgo(busy, 8 * 3_600_000 + 1000);
+        f.sessionUsed(busy, 8 * 3_600_000 + 1000);
         assert.equal((await withCookie(r, t, busy, 'GET', '/api/profile')).status, 403);
       });
     }));
@@ -319,9 +320,9 @@ describe('sign-in hardening', () => {
 
   describe('admin list pages', () => {
     it('per_page is at most 500; "all" and negative sizes are the default 20', async () => {
-      const insert = t.server.ctx.db.prepare("INSERT INTO lists (uuid, name) VALUES (?, ?)");
+      const f = fixtures(t.server.ctx.db);
       t.server.ctx.db.transaction(() => {
-        for (let i = 0; i < 510; i++) insert.run(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, `bulk-list-${i}`);
+        for (let i = 0; i < 510; i++) f.list({ name: `bulk-list-${i}` });
       })();
       const admin = await session('admin', ADMIN_PASSWORD);
       const shown = async (perPage: string) => {

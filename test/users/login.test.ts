@@ -8,6 +8,7 @@ import { passwordHashFor } from '../../src/users/rules.ts';
 import { sha256Hex } from '../../src/users/secrets.ts';
 import { slowestHealthWhile } from '../helpers/child-server.ts';
 import { ADMIN_PASSWORD, startTestServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
 import { assertNoSecrets, form, recorder, sessionCookie, signIn, withCookie, type Recorder } from './helpers.ts';
 
@@ -140,7 +141,7 @@ describe('admin sign-in', () => {
 
     it('sessions expire 24 hours after login; expired rows are pruned at the next login', async () => {
       const s = await login('sofia', SOFIA_PASSWORD);
-      t.server.ctx.db.prepare('UPDATE sessions SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), sha256Hex(s.session!));
+      fixtures(t.server.ctx.db).expireSession(s.session!);
       assert.equal((await withCookie(r, t, s.session!, 'GET', '/api/profile')).status, 403);
       assert.equal((await withCookie(r, t, s.session!, 'GET', '/admin')).status, 307);
       await login('sofia', SOFIA_PASSWORD);
@@ -386,7 +387,7 @@ describe('admin sign-in', () => {
       const [, mail] = await sink.waitFor(2);
       const tok = new URL(/http:\/\/localhost:9000\/admin\/reset\?token=[A-Za-z0-9]+/.exec(mail.parsed.text ?? '')![0]).searchParams.get('token')!;
       pageTokens.push(tok);
-      t.server.ctx.db.prepare('UPDATE password_resets SET expires_at = ?').run(new Date(Date.now() - 1000).toISOString());
+      fixtures(t.server.ctx.db).expirePasswordResets();
       assert.equal((await r.request('GET', `/admin/reset?token=${tok}`, undefined, { auth: null })).status, 400);
       const res = await r.request('POST', '/admin/reset', undefined, { auth: null, raw: form({ token: tok, password: 'another-pass-1', password2: 'another-pass-1' }), headers: { origin: t.url } });
       assert.equal(res.status, 400);
@@ -505,7 +506,7 @@ describe('admin sign-in', () => {
       assert.match((await r.request('GET', loc.pathname + loc.search, undefined, { auth: null })).text, /name="totp_code"/);
       // The reset ended every session, the 2FA-managing one too.
       assert.equal((await withCookie(r, t, session, 'GET', '/api/profile')).status, 403);
-      t.server.ctx.db.prepare('UPDATE users SET totp_last_step = 0 WHERE id = ?').run(sofia); // earlier tests used up the current codes
+      fixtures(t.server.ctx.db).forgetTotpStep(sofia); // earlier tests used up the current codes
       const right = await r.request('POST', '/admin/login/twofa', undefined, { auth: null, raw: form({ token, totp_code: code(secret) }), headers: { origin: t.url } });
       assert.equal(right.status, 302);
       assert.equal(right.headers.get('location'), '/admin');

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { ALL_PERMISSIONS, authorize, can, canAccessList, filterLists, permittedLists, type Permission } from '../../src/core/authz.ts';
 import { PERMISSION_MATRIX } from '../helpers/permission-matrix.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 
 describe('permission table', () => {
   let t: TestServer;
@@ -87,10 +88,9 @@ describe('list roles: which lists a user may see and change', () => {
   after(() => t.stop());
 
   it('grants come from the list role; lists:get_all / lists:manage_all override it', () => {
-    const db = t.server.ctx.db;
     const users = t.server.ctx.users;
-    const addList = (name: string) => Number(db.prepare('INSERT INTO lists (uuid, name) VALUES (?, ?)').run(crypto.randomUUID(), name).lastInsertRowid);
-    const [a, b, c] = [addList('A'), addList('B'), addList('C')];
+    const f = fixtures(t.server.ctx.db);
+    const [a, b, c] = ['A', 'B', 'C'].map((name) => f.list({ name }).id);
     const listRole = users.createListRole('A read, B manage', [{ id: a, permissions: ['list:get'] }, { id: b, permissions: ['list:manage'] }]);
     const plain = users.createUserRole('plain', ['subscribers:get']);
     const getAll = users.createUserRole('get all', ['lists:get_all']);

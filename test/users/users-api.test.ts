@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtures } from '../helpers/fixtures.ts';
 import { assertNoSecrets, recorder, type Recorder } from './helpers.ts';
 
 describe('users and roles API', () => {
@@ -19,7 +20,7 @@ describe('users and roles API', () => {
     t = await startTestServer();
     r = recorder(t);
     secrets.push(t.token.split(':')[1]);
-    ids.list = Number(t.server.ctx.db.prepare('INSERT INTO lists (uuid, name) VALUES (?, ?)').run(crypto.randomUUID(), 'Digest').lastInsertRowid);
+    ids.list = fixtures(t.server.ctx.db).list({ name: 'Digest' }).id;
   });
   after(async () => {
     // Neither tokens nor password hashes ever left the server, in answers or in the log.
