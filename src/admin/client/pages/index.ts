@@ -10,7 +10,6 @@ import { maintenancePage } from './maintenance.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
 import { settingsPage } from './settings.ts';
-import { templatePage, templatesPage } from './templates.ts';
 import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
@@ -22,8 +21,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   campaignPage,
   listPicker,
   attachments,
-  templatesPage,
-  templatePage,
   mediaPage,
   usersPage,
   userPage,
