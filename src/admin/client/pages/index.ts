@@ -8,7 +8,6 @@ import { importPage } from './import.ts';
 import { logsPage } from './logs.ts';
 import { maintenancePage } from './maintenance.ts';
 import { subscriber, subscribers } from './subscribers.ts';
-import { mediaPage } from './media.ts';
 import { settingsPage } from './settings.ts';
 import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
@@ -21,7 +20,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   campaignPage,
   listPicker,
   attachments,
-  mediaPage,
   usersPage,
   userPage,
   rolesPage,
