@@ -1,20 +1,27 @@
 // The admin's template pages: the table of templates (/admin/campaigns/templates) and one
 // template's page (/admin/campaigns/templates/:id, `new` creates) with its body in the code
 // editor and a preview beside it. Reads go through the template service with the signed-in
-// user; every change is an /api call from the page's script.
+// user; every change is an /api call from the page's script (admin.client.ts), and each
+// control shows only when the user may call the route it names.
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
-import { Field, PageData, PageHead, Tag, Time } from '../admin/components.tsx';
+import { adminPage, adminView, type AdminContext, type AdminDeps, type AdminView } from '../admin/page.tsx';
+import { bind, data } from '../admin/bind.ts';
+import type { EditorData } from '../admin/client/editor.ts';
+import { apiFormAttrs, Field, fieldAttrs, formBusy, PageData, PageHead, Tag, Time } from '../admin/components.tsx';
 import { HelpLink } from '../help/link.tsx';
-import { can } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import { pathId } from '../http/schema.ts';
-import type { Services } from '../services.ts';
 import { PreviewDialog } from '../campaigns/admin.tsx';
+import type { TemplateButton, TemplatePageSetup, templatePage as templateScript, templatesPage as templatesScript, TemplateTypeData } from './admin.client.ts';
 import type { TemplateType } from './defaults/index.ts';
-import type { TemplateRow } from './store.ts';
+import type { TemplateRow, TemplateService } from './service.ts';
 
-const route = routesFor<Services>();
+/** What the template pages use. */
+interface Deps extends AdminDeps {
+  templates: TemplateService;
+}
+
+const route = routesFor<Deps>();
 
 export const TEMPLATE_ADMIN_PAGES = [
   route({ method: 'GET', path: '/admin/campaigns/templates', access: 'templates:get', handler: templatesPage, raw: 'text/html', summary: 'The templates' }),
@@ -55,9 +62,13 @@ function TemplatingHint({ t }: { t: AdminView['t'] }): JSX.Element {
   return <p class="help">{t('templates.placeholderHelp', { placeholder: PLACEHOLDER })} {t('admin.templates.docs')} <HelpLink topic="templating" t={t} /></p>;
 }
 
-function Row({ tp, view, manage }: { tp: TemplateRow; view: AdminView; manage: boolean }): JSX.Element {
+const table = bind<typeof templatesScript>('templatesPage');
+const editor = bind<typeof templateScript>('templatePage');
+
+function Row({ tp, view }: { tp: TemplateRow; view: AdminView }): JSX.Element {
   const { t } = view;
-  const data = { 'data-id': String(tp.id), 'data-name': tp.name };
+  const button = data<TemplateButton>({ id: tp.id, name: tp.name });
+  const id = { id: tp.id };
   return (
     <tr data-template={String(tp.id)}>
       <td>
@@ -70,27 +81,26 @@ function Row({ tp, view, manage }: { tp: TemplateRow; view: AdminView; manage: b
       <td class="hide-narrow small"><Time value={tp.updated_at} /></td>
       <td>
         <div class="row-actions">
-          <button type="button" class="link" {...data} x-on:click="preview">{t('templates.preview')}</button>
-          {manage ? <button type="button" class="link" {...data} x-on:click="cloneOne">{t('globals.buttons.clone')}</button> : null}
-          {manage && tp.type === 'campaign' && tp.is_default !== 1 ? <button type="button" class="link" {...data} x-on:click="makeDefault">{t('templates.makeDefault')}</button> : null}
-          {manage && tp.is_default !== 1 ? <button type="button" class="link" {...data} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
+          {view.may('GET /api/templates/:id/preview', id) ? <button type="button" class="link" {...button} {...table.on('click', 'preview')}>{t('templates.preview')}</button> : null}
+          {view.may('POST /api/templates') ? <button type="button" class="link" {...button} {...table.on('click', 'cloneOne')}>{t('globals.buttons.clone')}</button> : null}
+          {tp.type === 'campaign' && tp.is_default !== 1 && view.may('PUT /api/templates/:id/default', id) ? <button type="button" class="link" {...button} {...table.on('click', 'makeDefault')}>{t('templates.makeDefault')}</button> : null}
+          {tp.is_default !== 1 && view.may('DELETE /api/templates/:id', id) ? <button type="button" class="link" {...button} {...table.on('click', 'deleteOne')}>{t('globals.buttons.delete')}</button> : null}
         </div>
       </td>
     </tr>
   );
 }
 
-function templatesPage(c: AdminContext, s: Services) {
+function templatesPage(c: AdminContext, s: Deps) {
   const view = adminView(c, s);
   const { t, actor } = view;
   const templates = s.templates.all(actor);
-  const manage = can(actor, 'templates:manage');
   return adminPage(c, s, {
     title: t('globals.terms.templates'),
     body: (
-      <div x-data="templatesPage">
+      <div {...table.root()}>
         <PageHead title={t('globals.terms.templates')} count={templates.length}>
-          {manage ? <a class="button" href="/admin/campaigns/templates/new">+ {t('templates.newTemplate')}</a> : null}
+          {view.may('GET /admin/campaigns/templates/new') ? <a class="button" href="/admin/campaigns/templates/new">+ {t('templates.newTemplate')}</a> : null}
         </PageHead>
         <TemplatingHint t={t} />
         <div class="table-wrap">
@@ -105,7 +115,7 @@ function templatesPage(c: AdminContext, s: Services) {
               </tr>
             </thead>
             <tbody>
-              {templates.map((tp) => <Row tp={tp} view={view} manage={manage} />)}
+              {templates.map((tp) => <Row tp={tp} view={view} />)}
             </tbody>
           </table>
         </div>
@@ -121,10 +131,10 @@ function TemplateForm({ tp, view, editable }: { tp: TemplateRow | null; view: Ad
   const type = tp?.type ?? 'campaign';
   return (
     <form
-      x-data="apiForm" x-on:submit="submit" id="template-form" class="card"
-      data-method={tp ? 'PUT' : 'POST'} data-action={tp ? `/api/templates/${tp.id}` : '/api/templates'}
-      data-done={tp ? `/admin/campaigns/templates/${tp.id}` : '/admin/campaigns/templates/{id}'}
-      data-flash={tp ? t('admin.saved') : t('admin.templates.created')}
+      id="template-form" class="card"
+      {...(tp
+        ? apiFormAttrs('PUT /api/templates/:id', { id: tp.id }, { done: `/admin/campaigns/templates/${tp.id}`, flash: t('admin.saved') })
+        : apiFormAttrs('POST /api/templates', {}, { done: '/admin/campaigns/templates/{id}', flash: t('admin.templates.created') }))}
     >
       <div class="grid2">
         <Field id="t-name" label={t('globals.fields.name')}>
@@ -132,26 +142,26 @@ function TemplateForm({ tp, view, editable }: { tp: TemplateRow | null; view: Ad
         </Field>
         <Field id="t-type" label={t('globals.fields.type')} help={tp ? t('admin.templates.typeLocked') : undefined}>
           {/* A template keeps its type: on edit the choice is shown but not sent. */}
-          <select id="t-type" name="type" disabled={!!tp || !editable} x-on:change="typeChanged">
+          <select id="t-type" name="type" disabled={!!tp || !editable} {...editor.on('change', 'typeChanged')}>
             {(tp?.type === 'campaign_visual' ? (['campaign_visual'] as const) : (['campaign', 'tx'] as const)).map((v) => (
               <option value={v} selected={v === type}>{t(TYPE_LABELS[v])}</option>
             ))}
           </select>
         </Field>
       </div>
-      <div x-show="isTx()" x-cloak>
+      <div {...editor.show('isTx()')} x-cloak>
         <Field id="t-subject" label={t('templates.subject')} help={t('admin.campaigns.subjectHelp')}>
           <input type="text" id="t-subject" name="subject" value={tp?.subject ?? ''} {...dis} />
         </Field>
       </div>
       <Field id="t-body" label={t('admin.campaigns.body')}>
-        <textarea id="t-body" name="body" class="editor" rows={22} data-editor="html" data-error-keys="body,template,line" {...dis}>{tp?.body ?? STARTERS.campaign}</textarea>
+        <textarea id="t-body" name="body" class="editor" rows={22} {...data<EditorData>({ editor: 'html' })} {...fieldAttrs({ errorKeys: 'body,template,line' })} {...dis}>{tp?.body ?? STARTERS.campaign}</textarea>
       </Field>
       <TemplatingHint t={t} />
       <p class="alert" data-error-for="_form" role="alert"></p>
       <div class="actions">
-        {editable ? <button type="submit" x-bind:disabled="busy">{tp ? t('globals.buttons.saveChanges') : t('templates.newTemplate')}</button> : null}
-        <button type="button" class="secondary" x-on:click="preview">{t('templates.preview')} (F9)</button>
+        {editable ? <button type="submit" {...formBusy()}>{tp ? t('globals.buttons.saveChanges') : t('templates.newTemplate')}</button> : null}
+        {view.may('POST /api/templates/preview') ? <button type="button" class="secondary" {...editor.on('click', 'preview')}>{t('templates.preview')} (F9)</button> : null}
         {editable ? <span class="muted small">{t('admin.campaigns.ctrlS')}</span> : <span class="muted">{t('admin.templates.readOnly')}</span>}
       </div>
     </form>
@@ -162,19 +172,19 @@ function TemplateForm({ tp, view, editable }: { tp: TemplateRow | null; view: Ad
 function TemplateEditor({ tp, view, editable }: { tp: TemplateRow | null; view: AdminView; editable: boolean }): JSX.Element {
   const { t } = view;
   return (
-    <div x-data="templatePage" data-type={tp?.type ?? 'campaign'} class="editor-layout">
+    <div {...editor.root()} {...data<TemplateTypeData>({ type: tp?.type ?? 'campaign' })} class="editor-layout">
       <TemplateForm tp={tp} view={view} editable={editable} />
       <section class="card" aria-labelledby="preview-title">
         <h2 id="preview-title">{t('templates.preview')}</h2>
         <iframe id="template-preview" name="template-preview" class="preview-frame" title={t('templates.preview')} sandbox=""></iframe>
       </section>
       {/* A stored template is previewed on arrival; a new one swaps its starting body with its type. */}
-      <PageData id="template-page" value={{ preview: tp !== null, starters: tp ? null : STARTERS }} />
+      <PageData<TemplatePageSetup> id="template-page" value={{ preview: tp !== null, starters: tp ? null : STARTERS }} />
     </div>
   );
 }
 
-function newTemplatePage(c: AdminContext, s: Services) {
+function newTemplatePage(c: AdminContext, s: Deps) {
   const view = adminView(c, s);
   return adminPage(c, s, {
     title: view.t('templates.newTemplate'),
@@ -189,7 +199,7 @@ function newTemplatePage(c: AdminContext, s: Services) {
   });
 }
 
-function templatePage(c: AdminContext, s: Services) {
+function templatePage(c: AdminContext, s: Deps) {
   const view = adminView(c, s);
   const { t, actor } = view;
   const tp = s.templates.get(actor, pathId(c));
@@ -207,7 +217,7 @@ function templatePage(c: AdminContext, s: Services) {
           <span>{t('globals.fields.type')}: {t(TYPE_LABELS[tp.type])}</span>
           <span>{t('globals.fields.updatedAt')}: <Time value={tp.updated_at} /></span>
         </div>
-        <TemplateEditor tp={tp} view={view} editable={can(actor, 'templates:manage')} />
+        <TemplateEditor tp={tp} view={view} editable={view.may('PUT /api/templates/:id', { id: tp.id })} />
       </>
     ),
   });

@@ -10,6 +10,7 @@ import { DUMMY_UUID, hasContentPlaceholder } from '../templating/index.ts';
 import type { TrackingStore } from '../tracking/store.ts';
 import type { TemplateType } from './defaults/index.ts';
 import { TEMPLATE_TYPES, type TemplateRow, type TemplateStore } from './store.ts';
+export type { TemplateRow } from './store.ts';
 
 /** What a campaign template previews around: paragraphs, a heading and a tracked link. */
 export const SAMPLE_BODY = `<p>Hello {{ .Subscriber.Name }},</p>

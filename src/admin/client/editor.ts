@@ -12,10 +12,17 @@ import { html } from '@codemirror/lang-html';
 import { javascript } from '@codemirror/lang-javascript';
 import { markdown } from '@codemirror/lang-markdown';
 import { basicSetup, EditorView } from 'codemirror';
+import { readData } from './component.ts';
 
 /** How a body is edited: null is the textarea itself; `source` is rich text's HTML, in the code editor. */
 type Mode = 'html' | 'markdown' | 'css' | 'javascript' | 'richtext' | 'source' | null;
 type Language = keyof typeof LANGUAGES;
+
+/** What a body's textarea says of its editor: a fixed language, or the format <select> it follows (its id). */
+export interface EditorData {
+  editor?: Language;
+  editorFormat?: string;
+}
 
 const LANGUAGES = { html, markdown, css, javascript };
 
@@ -38,9 +45,9 @@ const theme = EditorView.theme({
 const nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce ?? '';
 
 function modeFor(source: HTMLTextAreaElement): Mode {
-  const fixed = source.dataset.editor;
+  const { editor: fixed, editorFormat } = readData<EditorData>(source);
   if (fixed === 'html' || fixed === 'markdown' || fixed === 'css' || fixed === 'javascript') return fixed;
-  const select = document.getElementById(source.dataset.editorFormat ?? '') as HTMLSelectElement | null;
+  const select = document.getElementById(editorFormat ?? '') as HTMLSelectElement | null;
   switch (select?.value) {
     case 'markdown':
     case 'richtext':
@@ -128,7 +135,7 @@ function enhance(source: HTMLTextAreaElement): void {
     };
   };
   void mount(modeFor(source));
-  document.getElementById(source.dataset.editorFormat ?? '')?.addEventListener('change', () => void mount(modeFor(source)));
+  document.getElementById(readData<EditorData>(source).editorFormat ?? '')?.addEventListener('change', () => void mount(modeFor(source)));
   // A page that sets the textarea's value itself asks for the editor to show it.
   source.addEventListener('editor:reload', () => void mount(modeFor(source)));
   const slot = document.getElementById(`${source.id}-error`);

@@ -8,9 +8,7 @@ import { importPage } from './import.ts';
 import { logsPage } from './logs.ts';
 import { maintenancePage } from './maintenance.ts';
 import { subscriber, subscribers } from './subscribers.ts';
-import { mediaPage } from './media.ts';
 import { settingsPage } from './settings.ts';
-import { templatePage, templatesPage } from './templates.ts';
 import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
@@ -22,9 +20,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   campaignPage,
   listPicker,
   attachments,
-  templatesPage,
-  templatePage,
-  mediaPage,
   usersPage,
   userPage,
   rolesPage,
