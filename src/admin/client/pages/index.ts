@@ -11,7 +11,6 @@ import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
 import { settingsPage } from './settings.ts';
 import { templatePage, templatesPage } from './templates.ts';
-import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
   subscribers,
@@ -25,13 +24,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   templatesPage,
   templatePage,
   mediaPage,
-  usersPage,
-  userPage,
-  rolesPage,
-  permissionMatrix,
-  listRoleForm,
-  profileForm,
-  twofa,
   settingsPage,
   campaignPicker,
   logsPage,
