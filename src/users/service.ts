@@ -307,7 +307,7 @@ export class UserService {
     return this.allows(() => this.changeableUser(actor, id));
   }
 
-  /** Whether the actor may turn this user's 2FA on or off: the check of enableTotp() and disableTotp(). */
+  /** Whether the actor may enrol, turn on or turn off this user's 2FA: the check of totpEnrolment(), enableTotp() and disableTotp(). */
   mayChangeTwofa(actor: Actor, id: number): boolean {
     return this.allows(() => this.twofaTarget(actor, id));
   }
