@@ -63,17 +63,22 @@ export function CopyButton({ value, label, t }: { value: string; label: string; 
 const form = bind<typeof apiForm>('apiForm');
 
 /**
- * The attributes of a form that sends its fields to an API route (the shell's `apiForm`): the
- * route as its table names it, its path parameters filled in, and where to go after (`{id}`
- * is filled from the answer). Whether the user may send it is the page's `view.may(route)`.
+ * Where a form sends (ApiFormData): the route as its table names it, its path parameters
+ * filled in, and where to go after (`{id}` is filled from the answer). For a form whose own
+ * script sends it. Whether the user may send it is the page's `view.may(route)`.
  */
-export function apiFormAttrs(route: RouteKey, params: RouteParams, after: { done?: string; flash?: string } = {}): Attrs {
+export function apiTarget(route: RouteKey, params: RouteParams, after: { done?: string; flash?: string } = {}): Attrs {
   const [method, path] = route.split(' ') as [ApiFormData['method'], string];
   const action = path.replace(/:(\w+)/g, (m, name: string) => {
     if (!(name in params)) throw new Error(`${route}: no value for :${name}`);
     return encodeURIComponent(String(params[name]));
   });
-  return { ...form.root(), ...form.on('submit', 'submit'), ...data<ApiFormData>({ method, action, ...after }) };
+  return data<ApiFormData>({ method, action, ...after });
+}
+
+/** The attributes of a form the shell's `apiForm` sends to an API route (apiTarget's). */
+export function apiFormAttrs(route: RouteKey, params: RouteParams, after: { done?: string; flash?: string } = {}): Attrs {
+  return { ...form.root(), ...form.on('submit', 'submit'), ...apiTarget(route, params, after) };
 }
 
 /** How an apiForm reads a field: its kind and options (data-kind, data-off, ...). */

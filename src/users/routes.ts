@@ -5,7 +5,7 @@ import { clearSessionCookie } from '../http/auth.ts';
 import { ok } from '../http/envelope.ts';
 import { invalid } from '../core/errors.ts';
 import { LIMITS } from '../core/limits.ts';
-import { LIST_PERMISSIONS, type Authenticator } from '../core/authz.ts';
+import { LIST_PERMISSIONS, type Actor, type Authenticator } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { f, parseInput, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
@@ -22,27 +22,31 @@ const USER_TYPES = ['user', 'api'] as const satisfies readonly UserType[];
 const USER_STATUSES = ['enabled', 'disabled'] as const satisfies readonly UserStatus[];
 
 const route = routesFor<Deps>();
+/** The user the path names is one the caller may change (users:manage, holding no more than the caller). */
+const changesUser = (d: Deps, actor: Actor, p: Readonly<Record<string, string>>) => d.userService.mayChangeUser(actor, Number(p.id));
+/** The caller's own 2FA, or that of a user it may change. */
+const changesTwofa = (d: Deps, actor: Actor, p: Readonly<Record<string, string>>) => d.userService.mayChangeTwofa(actor, Number(p.id));
 export const USER_ROUTES = [
   route({ method: 'GET', path: '/users', access: 'users:get', handler: listUsers, summary: 'Every user, in id order' }),
   route({ method: 'GET', path: '/users/:id', access: 'users:get', handler: getUser, summary: 'One user' }),
   route({ method: 'POST', path: '/users', access: 'users:manage', handler: createUser, body: newUserInput, summary: 'Creates a login or API user (an API user\'s token is answered once, in `password`)' }),
-  route({ method: 'PUT', path: '/users/:id', access: 'users:manage', handler: updateUser, body: userChanges, summary: 'Changes a user (fields not given keep their value, except list_role_id)' }),
-  route({ method: 'POST', path: '/users/:id/token', access: 'users:manage', handler: regenerateToken, summary: 'Gives an API user a new token, answered once in `password`; the old token stops working (listmgr\'s addition)' }),
-  route({ method: 'DELETE', path: '/users/:id', access: 'users:manage', handler: deleteUser, summary: 'Deletes a user (an enabled Super Admin must remain)' }),
+  route({ method: 'PUT', path: '/users/:id', access: 'users:manage', may: changesUser, handler: updateUser, body: userChanges, summary: 'Changes a user (fields not given keep their value, except list_role_id)' }),
+  route({ method: 'POST', path: '/users/:id/token', access: 'users:manage', may: changesUser, handler: regenerateToken, summary: 'Gives an API user a new token, answered once in `password`; the old token stops working (listmgr\'s addition)' }),
+  route({ method: 'DELETE', path: '/users/:id', access: 'users:manage', may: changesUser, handler: deleteUser, summary: 'Deletes a user (an enabled Super Admin must remain)' }),
   route({ method: 'DELETE', path: '/users', access: 'users:manage', handler: deleteUsers, query: deleteQuery, summary: 'Deletes users by id (an enabled Super Admin must remain)' }),
   route({ method: 'GET', path: '/profile', access: 'signed-in', handler: getProfile, summary: 'The caller\'s own user' }),
   route({ method: 'PUT', path: '/profile', access: 'signed-in', handler: updateProfile, body: profileChanges, summary: 'Changes the caller\'s name, and e-mail and password if they sign in with one' }),
   route({ method: 'POST', path: '/profile/first-run/dismiss', access: 'signed-in', handler: dismissFirstRun, summary: 'Hides the dashboard\'s first-run checklist for the caller (listmgr\'s addition)' }),
   route({ method: 'POST', path: '/logout', access: 'signed-in', handler: logout, summary: 'Ends the caller\'s session' }),
-  route({ method: 'GET', path: '/users/:id/twofa/totp', access: 'signed-in', handler: startTotp, summary: 'A new TOTP secret and QR code to enrol (the caller\'s own, or anyone\'s with users:manage)' }),
-  route({ method: 'PUT', path: '/users/:id/twofa', access: 'signed-in', handler: enableTotp, body: totpInput, bodyKind: 'json-or-form', summary: 'Turns TOTP on with the enrolled secret and a current code, confirmed with the caller\'s password (own, or with users:manage); the user\'s other sessions end' }),
-  route({ method: 'DELETE', path: '/users/:id/twofa', access: 'signed-in', handler: disableTotp, body: passwordConfirmation, bodyKind: 'json-or-form', summary: 'Turns TOTP off, confirmed with the caller\'s password (own, or with users:manage)' }),
+  route({ method: 'GET', path: '/users/:id/twofa/totp', access: 'signed-in', may: changesTwofa, handler: startTotp, summary: 'A new TOTP secret and QR code to enrol (the caller\'s own, or anyone\'s with users:manage)' }),
+  route({ method: 'PUT', path: '/users/:id/twofa', access: 'signed-in', may: changesTwofa, handler: enableTotp, body: totpInput, bodyKind: 'json-or-form', summary: 'Turns TOTP on with the enrolled secret and a current code, confirmed with the caller\'s password (own, or with users:manage); the user\'s other sessions end' }),
+  route({ method: 'DELETE', path: '/users/:id/twofa', access: 'signed-in', may: changesTwofa, handler: disableTotp, body: passwordConfirmation, bodyKind: 'json-or-form', summary: 'Turns TOTP off, confirmed with the caller\'s password (own, or with users:manage)' }),
   route({ method: 'GET', path: '/roles/users', access: 'roles:get', handler: listUserRoles, summary: 'The user roles (sets of permissions)' }),
   route({ method: 'GET', path: '/roles/lists', access: 'roles:get', handler: listListRoles, summary: 'The list roles (per-list grants)' }),
   route({ method: 'POST', path: '/roles/users', access: 'roles:manage', handler: createUserRole, body: userRoleInput, summary: 'Creates a user role' }),
   route({ method: 'POST', path: '/roles/lists', access: 'roles:manage', handler: createListRole, body: listRoleInput, summary: 'Creates a list role' }),
-  route({ method: 'PUT', path: '/roles/users/:id', access: 'roles:manage', handler: updateUserRole, body: userRoleInput, summary: 'Replaces a user role\'s name and permissions' }),
-  route({ method: 'PUT', path: '/roles/lists/:id', access: 'roles:manage', handler: updateListRole, body: listRoleInput, summary: 'Replaces a list role\'s name and grants' }),
+  route({ method: 'PUT', path: '/roles/users/:id', access: 'roles:manage', may: (d, actor, p) => d.userService.mayEditRole(actor, Number(p.id), 'user'), handler: updateUserRole, body: userRoleInput, summary: 'Replaces a user role\'s name and permissions' }),
+  route({ method: 'PUT', path: '/roles/lists/:id', access: 'roles:manage', may: (d, actor, p) => d.userService.mayEditRole(actor, Number(p.id), 'list'), handler: updateListRole, body: listRoleInput, summary: 'Replaces a list role\'s name and grants' }),
   route({ method: 'DELETE', path: '/roles/:id', access: 'roles:manage', handler: deleteRole, summary: 'Deletes a role no user holds' }),
 ];
 

@@ -13,6 +13,9 @@ import type { SignIn } from './sign-in.ts';
 import type { ListRoleGrant, ListRoleJson, UserInput, UserJson, UserRoleJson, UserStore, UserType } from './store.ts';
 import { isTotpSecret, newTotpEnrolment, totpCodeStep } from './totp.ts';
 
+// What the users pages show, typed by the service they read it from (a page imports no store).
+export type { ListRoleJson, UserJson, UserRoleJson } from './store.ts';
+
 /** What a user may change on their own profile (PUT /api/profile). */
 export interface ProfileInput {
   name?: string;
@@ -93,10 +96,8 @@ export class UserService {
 
   /** The checks of update(): the user, its normalised e-mail, and whether the given password is to be set. */
   private checkedUpdate(actor: Actor, id: number, changes: UserInput): { checked: Authorized<number>; email: string | undefined; setsPassword: boolean } {
-    const checked = this.authorize(actor, id);
+    const { checked, user: current } = this.changeableUser(actor, id);
     const account = this.store.account(checked);
-    const current = this.store.getUser(checked);
-    this.assertHolderWithin(actor, current);
     if (changes.username) assertUsername(changes.username);
     let { email } = changes;
     let setsPassword = false;
@@ -117,17 +118,14 @@ export class UserService {
 
   /** A new token for an API user (the old one stops working), answered this once. */
   regenerateToken(actor: Actor, id: number): string {
-    const checked = this.authorize(actor, id);
-    const user = this.store.getUser(checked);
-    this.assertHolderWithin(actor, user);
+    const { checked, user } = this.changeableUser(actor, id);
     const token = this.store.newApiToken(checked);
     this.ctx.log.info(`a new API token for user "${user.username}" made by ${actor.username}`);
     return token;
   }
 
   delete(actor: Actor, id: number): void {
-    const checked = this.authorize(actor, id);
-    this.assertHolderWithin(actor, this.store.getUser(checked));
+    const { checked } = this.changeableUser(actor, id);
     this.store.deleteUsers([checked]);
     this.ctx.log.info(`user ${id} deleted by ${actor.username}`);
   }
@@ -274,7 +272,6 @@ export class UserService {
 
   updateUserRole(actor: Actor, id: number, input: UserRoleInput): UserRoleJson {
     const checked = this.editableRole(actor, id, 'user');
-    this.permissionsWithin(actor, this.store.userRole(checked)!.permissions, 'edit');
     const role = this.store.updateUserRole(checked, input.name, this.permissionsWithin(actor, this.checkPermissions(input)));
     this.ctx.log.info(`user role ${id} updated by ${actor.username}`);
     return role;
@@ -290,7 +287,6 @@ export class UserService {
   /** Replaces the name and the whole set of per-list grants. */
   updateListRole(actor: Actor, id: number, input: ListRoleInput): ListRoleJson {
     const checked = this.editableRole(actor, id, 'list');
-    this.grantsWithin(actor, this.store.listRole(checked)!.lists, 'edit');
     const role = this.store.updateListRole(checked, input.name, this.grantsWithin(actor, this.checkGrants(input)));
     this.ctx.log.info(`list role ${id} updated by ${actor.username}`);
     return role;
@@ -304,24 +300,24 @@ export class UserService {
     this.ctx.log.info(`role ${id} deleted by ${actor.username}`);
   }
 
-  // ---- what the admin pages offer (the writes check again) -----------------------------------
+  // ---- what the admin pages offer (the routes' `may`; the writes check again) ----------------
 
-  /** Whether the actor may change or delete this user (users:manage, and roles within its own). */
-  mayChangeUser(actor: Actor, user: UserJson): boolean {
-    return this.allows(() => {
-      this.assertCan(actor, 'users:manage');
-      this.assertHolderWithin(actor, user);
-    });
+  /** Whether the actor may change, delete or give a new token to this user: the check of update(), delete() and regenerateToken(). */
+  mayChangeUser(actor: Actor, id: number): boolean {
+    return this.allows(() => this.changeableUser(actor, id));
   }
 
-  /** Whether the actor may edit or delete this role (roles:manage, not Super Admin, within its own permissions). */
-  mayChangeRole(actor: Actor, role: { id: number; permissions?: readonly string[]; lists?: { id: number; permissions: readonly string[] }[] | null }): boolean {
-    return this.allows(() => {
-      this.assertCan(actor, 'roles:manage');
-      if (role.id === SUPER_ADMIN_ROLE_ID) throw denied('the Super Admin role cannot be changed');
-      this.permissionsWithin(actor, role.permissions ?? [], 'edit');
-      this.grantsWithin(actor, role.lists ?? [], 'edit');
-    });
+  /** Whether the actor may enrol, turn on or turn off this user's 2FA: the check of totpEnrolment(), enableTotp() and disableTotp(). */
+  mayChangeTwofa(actor: Actor, id: number): boolean {
+    return this.allows(() => this.twofaTarget(actor, id));
+  }
+
+  /**
+   * Whether the actor may edit this role: the check of updateUserRole() and updateListRole(). The
+   * Super Admin role never is (a PUT of it is refused as invalid, not denied).
+   */
+  mayEditRole(actor: Actor, id: number, type: 'user' | 'list'): boolean {
+    return id !== SUPER_ADMIN_ROLE_ID && this.allows(() => this.editableRole(actor, id, type));
   }
 
   private allows(check: () => void): boolean {
@@ -348,6 +344,14 @@ export class UserService {
   /** The actor's own account, which everyone may change (their profile, their dashboard). */
   private own(actor: Actor): Authorized<number> {
     return authorize(actor.id, (id) => id === actor.id, () => denied('permission denied: not your own account'));
+  }
+
+  /** A user the actor may change: users:manage, and the user holds no more than the actor. 404 for an unknown user. */
+  private changeableUser(actor: Actor, id: number): { checked: Authorized<number>; user: UserJson } {
+    const checked = this.authorize(actor, id);
+    const user = this.store.getUser(checked);
+    this.assertHolderWithin(actor, user);
+    return { checked, user };
   }
 
   /** Users manage their own 2FA; someone else's takes users:manage. 404 for an unknown user. */
@@ -404,11 +408,16 @@ export class UserService {
     return lists;
   }
 
-  /** A role that may be changed: it exists with this type, and is not the Super Admin role. */
+  /**
+   * A role the actor may change: it exists with this type, is not the Super Admin role, and
+   * gives nothing beyond the actor's own permissions.
+   */
   private editableRole(actor: Actor, id: number, type: 'user' | 'list'): Authorized<number> {
     const checked = this.authorize(actor, id, 'roles:manage');
     if (id === SUPER_ADMIN_ROLE_ID) throw invalid('the Super Admin role cannot be changed');
     if (this.store.roleType(id) !== type) throw notFound(`${type} role ${id} not found`);
+    if (type === 'user') this.permissionsWithin(actor, this.store.userRole(checked)!.permissions, 'edit');
+    else this.grantsWithin(actor, this.store.listRole(checked)!.lists, 'edit');
     return checked;
   }
 

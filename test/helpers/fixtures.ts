@@ -7,7 +7,7 @@
 // that SQL lives in one place.
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../../src/db/connection.ts';
-import { authorized, type ListPermission, type Permission } from '../../src/core/authz.ts';
+import { authorize, type ListPermission, type Permission } from '../../src/core/authz.ts';
 import { ListStore, type List, type ListFields } from '../../src/lists/store.ts';
 import type { SubscriberStatus, SubscriptionStatus } from '../../src/subscribers/store.ts';
 import { CampaignStore, type CampaignFields, type CampaignStatus } from '../../src/campaigns/store.ts';
@@ -141,10 +141,11 @@ export function fixtures(db: DB) {
     /** Adds `lists` to a list role's grants, keeping those it has. */
     grant(listRoleId: number, lists: number[], permissions: ListPermission[] = ['list:get', 'list:manage']): void {
       const store = users();
-      const current = store.listRole(listRoleId)!;
-      const kept = current.lists.map((l) => ({ id: l.id, permissions: l.permissions as ListPermission[] }));
-      // A fixture is the test's own set-up: no caller to authorise.
-      store.updateListRole(authorized(listRoleId), current.name, [...kept, ...lists.map((id) => ({ id, permissions }))]);
+      const current = store.listRole(listRoleId);
+      const kept = current?.lists.map((l) => ({ id: l.id, permissions: l.permissions as ListPermission[] })) ?? [];
+      // A fixture is the test's own set-up, with no caller: the check is that the list role exists.
+      const checked = authorize(listRoleId, () => current !== null, (id) => new Error(`no list role ${id}`));
+      store.updateListRole(checked, current!.name, [...kept, ...lists.map((id) => ({ id, permissions }))]);
     },
 
     /** An API user with a user role and, with `lists`, a list role; returns its "name:token". */

@@ -9,7 +9,6 @@ import { logsPage } from './logs.ts';
 import { maintenancePage } from './maintenance.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { settingsPage } from './settings.ts';
-import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
   subscribers,
@@ -20,13 +19,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   campaignPage,
   listPicker,
   attachments,
-  usersPage,
-  userPage,
-  rolesPage,
-  permissionMatrix,
-  listRoleForm,
-  profileForm,
-  twofa,
   settingsPage,
   campaignPicker,
   logsPage,
