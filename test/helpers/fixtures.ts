@@ -144,7 +144,7 @@ export function fixtures(db: DB) {
       const current = store.listRole(listRoleId);
       const kept = current?.lists.map((l) => ({ id: l.id, permissions: l.permissions as ListPermission[] })) ?? [];
       // A fixture is the test's own set-up, with no caller: the check is that the list role exists.
-      const checked = authorize(listRoleId, () => current !== null, (id) => new Error(`no list role ${id}`));
+      const checked = authorize(listRoleId, () => current !== undefined, (id) => new Error(`no list role ${id}`));
       store.updateListRole(checked, current!.name, [...kept, ...lists.map((id) => ({ id, permissions }))]);
     },
 
