@@ -31,7 +31,7 @@ function run(args: string[], extra: Record<string, string> = {}) {
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 before(() => {
-  const r = spawnSync(process.execPath, ['scripts/release.mjs'], { cwd: fromRoot('.'), encoding: 'utf8', timeout: 180_000 });
+  const r = spawnSync(process.execPath, ['scripts/release.mjs'], { cwd: fromRoot('.'), encoding: 'utf8', timeout: 600_000 });
   assert.equal(r.status, 0, `npm run release failed:\n${r.stdout}\n${r.stderr}`);
   root = mkdtempSync(join(tmpdir(), 'listmgr-release-'));
   work = join(root, 'work');
@@ -40,7 +40,9 @@ before(() => {
   for (const d of [work, home, bin]) mkdirSync(d);
   env = { PATH: bin, HOME: home, LANG: 'C.UTF-8' };
 });
-after(() => rmSync(root, { recursive: true, force: true }));
+after(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
 
 describe('the release executable', () => {
   it('is one file, and no node is on the PATH it runs with', () => {

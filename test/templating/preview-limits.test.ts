@@ -3,7 +3,9 @@
 // deep comparison or copy, …) is refused with the render limit within the limit, and the
 // server keeps answering meanwhile. Rendering runs on the server's thread, so /health is
 // probed from another thread (a worker) for as long as the hostile request is in flight: it
-// waits for what is left of the render, which must take under 100 ms.
+// waits for what is left of the render, which must be bounded: under 500 ms of CPU, where the
+// walk left alone takes minutes (the margin is for a machine busy with other work, where a
+// render of ~40 ms was once charged 140 ms).
 //
 // The suite runs beside other work, which can give this process a fraction of a CPU: the
 // render's cost is asserted in CPU time (the process's, while the request is in flight), and
@@ -89,10 +91,13 @@ const slowdown = (p: Probe) => Math.max(1, p.ms / Math.max(1, p.cpuMs));
 /** /health's longest wait, in the time of a machine with a CPU to spare. */
 const healthWait = (p: Probe) => p.healthMaxMs / slowdown(p);
 
+/** The most CPU a refused render may cost, and /health may wait for it. */
+const CPU_BOUND_MS = 500;
+
 /** The best of up to three probes: a pause of this process (scheduling, GC) can slow one. */
 async function probeWithRetry(url: string, auth: string, type: string, body: string): Promise<Probe> {
   let best = await probe(url, auth, type, body);
-  for (let i = 1; i < 3 && !(best.cpuMs < 100 && healthWait(best) < 100 && best.ms < 3000); i++) {
+  for (let i = 1; i < 3 && !(best.cpuMs < CPU_BOUND_MS && healthWait(best) < CPU_BOUND_MS && best.ms < 3000); i++) {
     const next = await probe(url, auth, type, body);
     if (next.cpuMs + healthWait(next) < best.cpuMs + healthWait(best)) best = next;
   }
@@ -104,8 +109,8 @@ function assertRefusedInTime(p: Probe): void {
   assert.match(p.message, /render exceeded \d+ (steps|ms)/);
   const seen = `${Math.round(p.ms)} ms (${Math.round(p.cpuMs)} ms of CPU), /health at most ${Math.round(p.healthMaxMs)} ms (${p.healthAnswers} answers)`;
   assert.ok(p.ms < 3000, `the preview took ${seen}`);
-  assert.ok(p.cpuMs < 100, `the preview cost ${seen}`);
-  assert.ok(healthWait(p) < 100, `/health waited too long: ${seen}`);
+  assert.ok(p.cpuMs < CPU_BOUND_MS, `the preview cost ${seen}`);
+  assert.ok(healthWait(p) < CPU_BOUND_MS, `/health waited too long: ${seen}`);
 }
 
 // Two equal values of 2^21 nodes each in about 100 bytes, then one walk of them. (Any number of
@@ -140,7 +145,7 @@ describe('hostile template previews (issue 16, point 1)', () => {
 
   for (const [type, prefix] of [['campaign', '{{ template "content" . }}'], ['tx', '']] as const) {
     for (const [name, call] of walks) {
-      it(`${type} preview, ${name}: refused with the render limit within 3 s, /health answering in under 100 ms meanwhile`, async () => {
+      it(`${type} preview, ${name}: refused with the render limit within 3 s, /health answering meanwhile`, async () => {
         const p = await probeWithRetry(t.url, reader, type, prefix + DOUBLE + call);
         assertRefusedInTime(p);
       });
