@@ -24,6 +24,7 @@ import type {
 } from './admin.client.ts';
 import { PASSWORD_MIN } from './rules.ts';
 import type { ListRoleJson, UserJson, UserRoleJson, UserService } from './service.ts';
+import { PERMISSION_GUIDES, PERMISSION_NOTES, POWERFUL } from './permission-notes.ts';
 
 /** What the users pages use. */
 interface Deps extends AdminDeps {
@@ -448,15 +449,6 @@ function readOnlyRole({ t, may }: AdminView, kind: RoleKind): string {
   return may(`POST /api/roles/${kind}`) ? t('admin.roles.beyondYours') : t('admin.roles.readOnly');
 }
 
-/** Permissions that reach far beyond their name, marked on the role form. */
-const POWERFUL = new Set(['subscribers:sql_query', 'settings:manage']);
-/** What a permission reaches, said under it on the role form (docs/security.md has the whole list). */
-const PERMISSION_NOTES: Readonly<Record<string, string>> = {
-  'subscribers:sql_query': 'admin.roles.sqlQueryWarning',
-  'settings:manage': 'admin.roles.settingsManageNote',
-  'settings:maintain': 'admin.roles.settingsMaintainNote',
-};
-
 function UserRoleForm({ role, view, editable }: { role: UserRoleJson | null; view: AdminView; editable: boolean }): JSX.Element {
   const { t } = view;
   const superAdmin = role?.id === SUPER_ADMIN_ROLE_ID;
@@ -482,7 +474,7 @@ function UserRoleForm({ role, view, editable }: { role: UserRoleJson | null; vie
                   <code>{p}</code>
                   {POWERFUL.has(p) ? <Tag tone="danger">{t('admin.roles.powerful')}</Tag> : null}
                 </label>
-                {PERMISSION_NOTES[p] ? <p class={POWERFUL.has(p) ? 'help danger-text' : 'help'} data-note-for={p}>{t(PERMISSION_NOTES[p])}{p === 'subscribers:sql_query' ? <> <HelpLink topic="segments" t={t} /></> : null}</p> : null}
+                {PERMISSION_NOTES[p] ? <p class={POWERFUL.has(p) ? 'help danger-text' : 'help'} data-note-for={p}>{t(PERMISSION_NOTES[p])}{PERMISSION_GUIDES[p] ? <> <HelpLink topic={PERMISSION_GUIDES[p]} t={t} /></> : null}</p> : null}
               </div>
             ))}
           </fieldset>

@@ -1,7 +1,7 @@
 // The markup of the admin sign-in pages (login-routes.ts): login and its TOTP step, forgot and
 // reset password. No scripts; every value is escaped by JSX.
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { PASSWORD_MIN } from './store.ts';
+import { PASSWORD_MIN } from './rules.ts';
 import { CLI_NAME } from '../sea.ts';
 
 function ErrorLine({ message }: { message: string }): JSX.Element | null {
