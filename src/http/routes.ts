@@ -83,6 +83,16 @@ export interface Route<S, B = undefined, Q = undefined> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute<S> = Route<S, any, any>;
 
+/**
+ * Who may call one route of an API table: the access of a page that shows what that route
+ * reads (or offers what it does), so the two are stated once, in the API's table.
+ */
+export function accessOf<S>(table: readonly AnyRoute<S>[], method: Method, path: string): Access {
+  const r = table.find((x) => x.method === method && x.path === path);
+  if (!r) throw new Error(`no route ${method} ${path} in the table`);
+  return r.access;
+}
+
 /** A table's route builder: `const route = routesFor<Deps>()`, then `route({...})` per row. */
 export function routesFor<S>() {
   return <B extends Schema | undefined = undefined, Q extends Schema | undefined = undefined>(r: Route<S, B, Q>): AnyRoute<S> => r;

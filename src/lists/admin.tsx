@@ -9,13 +9,14 @@ import { bind, data } from '../admin/bind.ts';
 import { allRowsBox, apiFormAttrs, BulkBar, matchingRows, CopyButton, Field, fieldAttrs, formatNumber, formBusy, PageData, PageHead, Pager, rowBox, SearchToolbar, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import type { Actor } from '../core/authz.ts';
 import { parseAdminPaging } from '../core/paging.ts';
-import { routesFor, type Input } from '../http/routes.ts';
+import { accessOf, routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import { captchaProvider, type CaptchaSettings } from '../public/captcha.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { ListButton, listPage as listScript, ListsQuery as ListsFilters, listsPage as listsScript } from './admin.client.ts';
 import type { FormsData, formsPage as formsScript } from './forms.client.ts';
 import { LIST_ORDER_COLUMNS, type List, type ListService, type OptinCounts } from './service.ts';
+import { LIST_ROUTES } from './routes.ts';
 
 /** What the list pages use. */
 interface Deps extends AdminDeps {
@@ -29,7 +30,7 @@ const seesLists = (d: Deps, actor: Actor) => d.lists.seesAny(actor);
 export const LIST_ADMIN_PAGES = [
   route({ method: 'GET', path: '/admin/lists', access: 'signed-in', may: seesLists, handler: listsPage, query: listsPageQuery, raw: 'text/html', summary: 'The lists' }),
   route({ method: 'GET', path: '/admin/lists/forms', access: 'signed-in', may: seesLists, handler: formsPage, raw: 'text/html', summary: 'The subscription form builder' }),
-  route({ method: 'GET', path: '/admin/lists/new', access: 'lists:manage_all', handler: newListPage, raw: 'text/html', summary: 'A form for a new list' }),
+  route({ method: 'GET', path: '/admin/lists/new', access: accessOf(LIST_ROUTES, 'POST', '/lists'), handler: newListPage, raw: 'text/html', summary: 'A form for a new list' }),
   route({ method: 'GET', path: '/admin/lists/:id', access: 'signed-in', handler: listPage, raw: 'text/html', summary: 'One list' }),
 ];
 

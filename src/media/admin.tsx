@@ -8,11 +8,12 @@ import { adminPage, adminView, type AdminContext, type AdminDeps, type AdminView
 import { bind, data } from '../admin/bind.ts';
 import { formatBytes } from '../admin/client/bytes.ts';
 import { PageHead, Time } from '../admin/components.tsx';
-import { routesFor, type Input } from '../http/routes.ts';
+import { accessOf, routesFor, type Input } from '../http/routes.ts';
 import { q, z } from '../http/schema.ts';
 import type { MediaButton, mediaPage as mediaScript } from './admin.client.ts';
 import { extensionOf } from './files.ts';
 import type { Media, MediaService } from './service.ts';
+import { MEDIA_ROUTES } from './routes.ts';
 
 /** What the media page uses. */
 interface Deps extends AdminDeps {
@@ -22,7 +23,7 @@ interface Deps extends AdminDeps {
 const route = routesFor<Deps>();
 
 export const MEDIA_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/campaigns/media', access: 'media:get', handler: mediaPage, query: mediaPageQuery, raw: 'text/html', summary: 'The uploaded files' }),
+  route({ method: 'GET', path: '/admin/campaigns/media', access: accessOf(MEDIA_ROUTES, 'GET', '/media'), handler: mediaPage, query: mediaPageQuery, raw: 'text/html', summary: 'The uploaded files' }),
 ];
 
 function mediaPageQuery() {

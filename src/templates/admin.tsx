@@ -9,12 +9,13 @@ import { bind, data } from '../admin/bind.ts';
 import type { EditorData } from '../admin/client/editor.ts';
 import { apiFormAttrs, Field, fieldAttrs, formBusy, PageData, PageHead, Tag, Time } from '../admin/components.tsx';
 import { HelpLink } from '../help/link.tsx';
-import { routesFor } from '../http/routes.ts';
+import { accessOf, routesFor } from '../http/routes.ts';
 import { pathId } from '../http/schema.ts';
 import { PreviewDialog } from '../campaigns/admin.tsx';
 import type { TemplateButton, TemplatePageSetup, templatePage as templateScript, templatesPage as templatesScript, TemplateTypeData } from './admin.client.ts';
 import type { TemplateType } from './defaults/index.ts';
 import type { TemplateRow, TemplateService } from './service.ts';
+import { TEMPLATE_ROUTES } from './routes.ts';
 
 /** What the template pages use. */
 interface Deps extends AdminDeps {
@@ -24,9 +25,9 @@ interface Deps extends AdminDeps {
 const route = routesFor<Deps>();
 
 export const TEMPLATE_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/campaigns/templates', access: 'templates:get', handler: templatesPage, raw: 'text/html', summary: 'The templates' }),
-  route({ method: 'GET', path: '/admin/campaigns/templates/new', access: 'templates:manage', handler: newTemplatePage, raw: 'text/html', summary: 'A form for a new template' }),
-  route({ method: 'GET', path: '/admin/campaigns/templates/:id', access: 'templates:get', handler: templatePage, raw: 'text/html', summary: 'One template: its body in the editor, with a preview' }),
+  route({ method: 'GET', path: '/admin/campaigns/templates', access: accessOf(TEMPLATE_ROUTES, 'GET', '/templates'), handler: templatesPage, raw: 'text/html', summary: 'The templates' }),
+  route({ method: 'GET', path: '/admin/campaigns/templates/new', access: accessOf(TEMPLATE_ROUTES, 'POST', '/templates'), handler: newTemplatePage, raw: 'text/html', summary: 'A form for a new template' }),
+  route({ method: 'GET', path: '/admin/campaigns/templates/:id', access: accessOf(TEMPLATE_ROUTES, 'GET', '/templates/:id'), handler: templatePage, raw: 'text/html', summary: 'One template: its body in the editor, with a preview' }),
 ];
 
 const TYPE_LABELS: Record<TemplateType, string> = {

@@ -14,7 +14,7 @@ import type { Translate } from '../admin/i18n.ts';
 import { HelpLink } from '../help/link.tsx';
 import { notFound } from '../core/errors.ts';
 import { LIST_PERMISSIONS, PERMISSION_GROUPS, SUPER_ADMIN_ROLE_ID } from '../core/authz.ts';
-import { routesFor, type Input } from '../http/routes.ts';
+import { accessOf, routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type { ListService } from '../lists/service.ts';
 import type {
@@ -25,6 +25,7 @@ import type {
 import { PASSWORD_MIN } from './rules.ts';
 import type { ListRoleJson, UserJson, UserRoleJson, UserService } from './service.ts';
 import { PERMISSION_GUIDES, PERMISSION_NOTES, POWERFUL } from './permission-notes.ts';
+import { USER_ROUTES } from './routes.ts';
 
 /** What the users pages use. */
 interface Deps extends AdminDeps {
@@ -36,15 +37,15 @@ interface Deps extends AdminDeps {
 const route = routesFor<Deps>();
 // Static paths before `:id`.
 export const USER_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/users', access: 'users:get', handler: usersPage, query: usersPageQuery, raw: 'text/html', summary: 'The users' }),
-  route({ method: 'GET', path: '/admin/users/new', access: 'users:manage', handler: newUserPage, raw: 'text/html', summary: 'A form for a new user' }),
-  route({ method: 'GET', path: '/admin/users/roles/users', access: 'roles:get', handler: userRolesPage, raw: 'text/html', summary: 'The user roles' }),
-  route({ method: 'GET', path: '/admin/users/roles/users/new', access: 'roles:manage', handler: newUserRolePage, raw: 'text/html', summary: 'A form for a new user role' }),
-  route({ method: 'GET', path: '/admin/users/roles/users/:id', access: 'roles:get', handler: userRolePage, raw: 'text/html', summary: 'One user role' }),
-  route({ method: 'GET', path: '/admin/users/roles/lists', access: 'roles:get', handler: listRolesPage, raw: 'text/html', summary: 'The list roles' }),
-  route({ method: 'GET', path: '/admin/users/roles/lists/new', access: 'roles:manage', handler: newListRolePage, raw: 'text/html', summary: 'A form for a new list role' }),
-  route({ method: 'GET', path: '/admin/users/roles/lists/:id', access: 'roles:get', handler: listRolePage, raw: 'text/html', summary: 'One list role' }),
-  route({ method: 'GET', path: '/admin/users/:id', access: 'users:get', handler: userPage, raw: 'text/html', summary: 'One user' }),
+  route({ method: 'GET', path: '/admin/users', access: accessOf(USER_ROUTES, 'GET', '/users'), handler: usersPage, query: usersPageQuery, raw: 'text/html', summary: 'The users' }),
+  route({ method: 'GET', path: '/admin/users/new', access: accessOf(USER_ROUTES, 'POST', '/users'), handler: newUserPage, raw: 'text/html', summary: 'A form for a new user' }),
+  route({ method: 'GET', path: '/admin/users/roles/users', access: accessOf(USER_ROUTES, 'GET', '/roles/users'), handler: userRolesPage, raw: 'text/html', summary: 'The user roles' }),
+  route({ method: 'GET', path: '/admin/users/roles/users/new', access: accessOf(USER_ROUTES, 'POST', '/roles/users'), handler: newUserRolePage, raw: 'text/html', summary: 'A form for a new user role' }),
+  route({ method: 'GET', path: '/admin/users/roles/users/:id', access: accessOf(USER_ROUTES, 'GET', '/roles/users'), handler: userRolePage, raw: 'text/html', summary: 'One user role' }),
+  route({ method: 'GET', path: '/admin/users/roles/lists', access: accessOf(USER_ROUTES, 'GET', '/roles/lists'), handler: listRolesPage, raw: 'text/html', summary: 'The list roles' }),
+  route({ method: 'GET', path: '/admin/users/roles/lists/new', access: accessOf(USER_ROUTES, 'POST', '/roles/lists'), handler: newListRolePage, raw: 'text/html', summary: 'A form for a new list role' }),
+  route({ method: 'GET', path: '/admin/users/roles/lists/:id', access: accessOf(USER_ROUTES, 'GET', '/roles/lists'), handler: listRolePage, raw: 'text/html', summary: 'One list role' }),
+  route({ method: 'GET', path: '/admin/users/:id', access: accessOf(USER_ROUTES, 'GET', '/users/:id'), handler: userPage, raw: 'text/html', summary: 'One user' }),
   route({ method: 'GET', path: '/admin/profile', access: 'signed-in', handler: profilePage, raw: 'text/html', summary: 'The signed-in user\'s own profile and two-factor sign-in' }),
 ];
 
