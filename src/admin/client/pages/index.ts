@@ -1,6 +1,5 @@
 // One Alpine component per admin page, by the name its x-data uses.
 import { campaignPicker } from './analytics.ts';
-import { bouncesPage } from './bounces.ts';
 import { firstRun } from './dashboard.ts';
 import { attachments, listPicker } from './campaign-parts.ts';
 import { campaignPage, campaignsPage } from './campaigns.ts';
@@ -17,7 +16,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   subscribers,
   subscriber,
   importPage,
-  bouncesPage,
   campaignsPage,
   campaignPage,
   listPicker,
