@@ -19,6 +19,9 @@ import type {
   Subscription, SubscriptionSource, SubscriptionStatus,
 } from './store.ts';
 
+// What callers (routes, pages) use of a subscriber, without reaching the store.
+export { SUBSCRIBER_ORDER_COLUMNS, SUBSCRIPTION_STATUSES, type ActivityClick, type ActivityView, type Subscriber, type SubscriberStatus, type SubscriptionStatus } from './store.ts';
+
 /** The audience stores the public pages and opt-in mails work with. */
 export interface Audience {
   subscribers: SubscriberStore;
@@ -132,6 +135,11 @@ export class SubscriberService {
   byLink(uuid: string): (SubscriberRow & { id: Authorized<number> }) | null {
     const row = this.store.rowByUuid(uuid.toLowerCase());
     return row ? { ...row, id: authorized(row.id) } : null;
+  }
+
+  /** Whether the actor may select subscribers by a segment (an SQL expression): the check of every query below. */
+  queriesSegments(actor: Actor): boolean {
+    return can(actor, 'subscribers:sql_query');
   }
 
   // Reads ---------------------------------------------------------------------------------
@@ -367,7 +375,7 @@ export class SubscriberService {
     };
     const query = cleanQuery(q.query);
     if (query) {
-      if (!can(actor, 'subscribers:sql_query')) throw denied('permission denied: subscribers:sql_query');
+      if (!this.queriesSegments(actor)) throw denied('permission denied: subscribers:sql_query');
       filter.segment = translateSegment(query, { access: segmentAccess(actor) });
     }
     return filter;

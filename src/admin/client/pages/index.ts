@@ -6,15 +6,12 @@ import { campaignPage, campaignsPage } from './campaigns.ts';
 import { importPage } from './import.ts';
 import { logsPage } from './logs.ts';
 import { maintenancePage } from './maintenance.ts';
-import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
 import { settingsPage } from './settings.ts';
 import { templatePage, templatesPage } from './templates.ts';
 import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
-  subscribers,
-  subscriber,
   importPage,
   campaignsPage,
   campaignPage,
