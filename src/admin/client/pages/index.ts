@@ -3,7 +3,6 @@ import { campaignPicker } from './analytics.ts';
 import { firstRun } from './dashboard.ts';
 import { attachments, listPicker } from './campaign-parts.ts';
 import { campaignPage, campaignsPage } from './campaigns.ts';
-import { importPage } from './import.ts';
 import { logsPage } from './logs.ts';
 import { maintenancePage } from './maintenance.ts';
 import { mediaPage } from './media.ts';
@@ -12,7 +11,6 @@ import { templatePage, templatesPage } from './templates.ts';
 import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
 export const PAGE_COMPONENTS: Record<string, () => object> = {
-  importPage,
   campaignsPage,
   campaignPage,
   listPicker,
