@@ -1,7 +1,8 @@
 // Typed Alpine bindings. A page names its script's component by type (an `import type` of the
 // script) and writes every directive through these helpers, so tsc checks the names: the
 // component in x-data, methods in x-on, fields in x-model, what x-show, x-text and x-bind read,
-// the items of x-for, and the data-* attributes the script reads (readData in the script).
+// the items of x-for, the data-* attributes the script reads (readData in the script) and the
+// elements it reads by x-ref.
 import type { Component } from './client/component.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -10,8 +11,13 @@ type Fn = (...args: any[]) => unknown;
 export type MethodOf<T> = { [K in keyof T]-?: T[K] extends Fn ? K : never }[keyof T] & string;
 /** The keys of T that hold data. */
 export type FieldOf<T> = { [K in keyof T]-?: T[K] extends Fn ? never : K }[keyof T] & string;
-/** What a directive may read: a field or a method called without arguments, maybe negated. */
-export type Read<T> = FieldOf<T> | `${MethodOf<T>}()` | `!${FieldOf<T>}` | `!${MethodOf<T>}()`;
+/** A field of an object the component holds (`status.name`), one level down. */
+type FieldPath<T> = { [K in FieldOf<T>]: T[K] extends readonly unknown[] ? never : T[K] extends object ? `${K}.${FieldOf<T[K]>}` : never }[FieldOf<T>];
+/**
+ * What a directive may read: a field (or a field of one), or a method called without arguments,
+ * maybe negated; or a method named bare, which Alpine calls.
+ */
+export type Read<T> = FieldOf<T> | FieldPath<T> | MethodOf<T> | `${MethodOf<T>}()` | `!${FieldOf<T>}` | `!${MethodOf<T>}()`;
 /** The fields and argument-less methods of T that give arrays, and what each array holds. */
 type ListOf<T> = { [K in keyof T & string]-?: T[K] extends readonly unknown[] ? K : T[K] extends () => readonly unknown[] ? `${K}()` : never }[keyof T & string];
 type ItemOf<T, L> = L extends `${infer K}()` ? (K extends keyof T ? (T[K] extends () => readonly (infer E)[] ? E : never) : never) : L extends keyof T ? (T[L] extends readonly (infer E)[] ? E : never) : never;
@@ -28,6 +34,14 @@ export function data<D extends { [K in keyof D]: string | undefined }>(values: {
     out[`data-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`] = String(value);
   }
   return out;
+}
+
+/**
+ * x-ref: an element a script reads as `this.$refs.<name>`, named by the refs interface the
+ * script declares (`ref<ImportRefs>('form')`), so a renamed ref fails in tsc.
+ */
+export function ref<R>(name: keyof R & string): Attrs {
+  return { 'x-ref': name };
 }
 
 /** The directives inside an x-for: each reads the item's fields, or calls the component with the item. */

@@ -2,23 +2,30 @@
 // campaign, source or type (a click on a value filters by it), sorted, paged, with their meta
 // unfolding; with bounces:manage, deleting one, the selected or all, and blocklisting the
 // subscribers of the selected bounces (that is the subscriber API, so subscribers:manage too)
-// or of every bounce. The browser script is client/pages/bounces.ts.
+// or of every bounce. The browser script is admin.client.ts; every control names the route it
+// calls and shows only when the user may call it.
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { Pager, PageHead, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
+import { bind, data } from '../admin/bind.ts';
+import { allRowsBox, matchingRows, Pager, PageHead, rowBox, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
-import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { adminPage, adminView, type AdminContext, type AdminDeps } from '../admin/page.tsx';
 import { parseOrder, parseOrderBy, parseAdminPaging } from '../core/paging.ts';
-import { can } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
-import type { Services } from '../services.ts';
-import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type Bounce, type BounceType } from './store.ts';
+import type { BounceButton, BounceRow, bouncesPage as bouncesScript } from './admin.client.ts';
+import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type Bounce, type BounceService, type BounceType } from './service.ts';
 
-const route = routesFor<Services>();
+/** What the bounces page uses. */
+interface Deps extends AdminDeps {
+  bounces: BounceService;
+}
+
+const route = routesFor<Deps>();
 export const BOUNCE_ADMIN_PAGES = [
   route({ method: 'GET', path: '/admin/subscribers/bounces', access: 'bounces:get', handler: bouncesPage, raw: 'text/html', summary: 'The bounces page: bounce records by campaign, source and type' }),
 ];
 
 const PATH = '/admin/subscribers/bounces';
+const ui = bind<typeof bouncesScript>('bouncesPage');
 
 interface Filters {
   campaignId?: number;
@@ -46,14 +53,15 @@ function FilterChip({ label, value, query, param, t }: { label: string; value: s
   );
 }
 
-function Row({ b, query, manage, t, lang }: { b: Bounce; query: URLSearchParams; manage: boolean; t: Translate; lang: string }): JSX.Element {
+/** A bounce's row; `manage` when the user may delete bounces (the tick box and the actions column). */
+function Row({ b, query, manage, deletable, t, lang }: { b: Bounce; query: URLSearchParams; manage: boolean; deletable: boolean; t: Translate; lang: string }): JSX.Element {
   const filter = (param: string, value: string | number) => withQuery(PATH, query, { [param]: value, page: null });
   const hasMeta = Object.keys(b.meta).length > 0;
   return (
     <tr>
       {manage ? (
         <td class="check">
-          <input type="checkbox" data-row value={String(b.id)} data-subscriber={String(b.subscriber_id)} x-model="selected" aria-label={`${t('admin.bounces.select')} ${b.email}`} />
+          <input type="checkbox" {...rowBox(b.id)} {...data<BounceRow>({ subscriber: b.subscriber_id })} aria-label={`${t('admin.bounces.select')} ${b.email}`} />
         </td>
       ) : null}
       <td>
@@ -74,15 +82,16 @@ function Row({ b, query, manage, t, lang }: { b: Bounce; query: URLSearchParams;
       </td>
       {manage ? (
         <td>
-          <button type="button" class="link small" data-id={String(b.id)} data-email={b.email} x-on:click="deleteOne" aria-label={`${t('globals.buttons.delete')} ${t('admin.bounces.bounceOf')} ${b.email}`}>{t('globals.buttons.delete')}</button>
+          {deletable ? <button type="button" class="link small" {...data<BounceButton>({ id: b.id, email: b.email })} {...ui.on('click', 'deleteOne')} aria-label={`${t('globals.buttons.delete')} ${t('admin.bounces.bounceOf')} ${b.email}`}>{t('globals.buttons.delete')}</button> : null}
         </td>
       ) : null}
     </tr>
   );
 }
 
-function bouncesPage(c: AdminContext, s: Services) {
-  const { t, actor } = adminView(c, s);
+function bouncesPage(c: AdminContext, s: Deps) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
   const lang = t('_.code');
   const query = new URL(c.req.url).searchParams;
   const filters = readFilters(query);
@@ -94,20 +103,21 @@ function bouncesPage(c: AdminContext, s: Services) {
     campaignId: filters.campaignId, source: filters.source, type: filters.type,
     orderBy: parseOrderBy(sortedBy, BOUNCE_ORDER_COLUMNS, 'b.created_at'), order, paging,
   });
-  const manage = can(actor, 'bounces:manage');
-  const blocklistSelected = manage && can(actor, 'subscribers:manage');
+  const manage = view.may('DELETE /api/bounces');
+  const blocklistSelected = manage && view.may('PUT /api/subscribers/blocklist');
+  const blocklistAll = view.may('PUT /api/bounces/blocklist');
   const filtered = filters.campaignId !== undefined || filters.source !== '' || filters.type !== undefined;
   const sort = { path: PATH, query, current: sortedBy, order: order === 'ASC' ? 'asc' as const : 'desc' as const };
   const campaignName = results.find((b) => b.campaign?.id === filters.campaignId)?.campaign?.name ?? `#${filters.campaignId}`;
   return adminPage(c, s, {
     title: t('globals.terms.bounces'),
     body: (
-      <div x-data="bouncesPage" data-total={String(total)}>
+      <div {...ui.root()} {...matchingRows(total)}>
         <PageHead title={t('globals.terms.bounces')} count={total}>
-          {manage && total > 0 && !filtered ? (
+          {total > 0 && !filtered ? (
             <>
-              <button type="button" class="secondary" x-on:click="blocklistAll">{t('admin.bounces.blocklistAll')}</button>
-              <button type="button" class="danger" x-on:click="deleteAll">{t('globals.buttons.deleteAll')}</button>
+              {blocklistAll ? <button type="button" class="secondary" {...ui.on('click', 'blocklistAll')}>{t('admin.bounces.blocklistAll')}</button> : null}
+              {manage ? <button type="button" class="danger" {...ui.on('click', 'deleteAll')}>{t('globals.buttons.deleteAll')}</button> : null}
             </>
           ) : null}
         </PageHead>
@@ -135,11 +145,11 @@ function bouncesPage(c: AdminContext, s: Services) {
           </p>
         ) : null}
         {manage ? (
-          <div class="bulk" hidden x-bind:hidden="noSelection" role="region" aria-label={t('admin.bounces.bulk')}>
-            <strong x-text="selectedLabel"></strong>
-            <button type="button" class="danger small" x-on:click="deleteSelected">{t('admin.bounces.deleteSelected')}</button>
-            {blocklistSelected ? <button type="button" class="secondary small" x-on:click="blocklistSelected">{t('admin.bounces.blocklistSelected')}</button> : null}
-            <button type="button" class="link small" x-on:click="clearSelection">{t('globals.buttons.clear')}</button>
+          <div class="bulk" hidden {...ui.attr('hidden', 'noSelection()')} role="region" aria-label={t('admin.bounces.bulk')}>
+            <strong {...ui.text('selectedLabel()')}></strong>
+            <button type="button" class="danger small" {...ui.on('click', 'deleteSelected')}>{t('admin.bounces.deleteSelected')}</button>
+            {blocklistSelected ? <button type="button" class="secondary small" {...ui.on('click', 'blocklistSelected')}>{t('admin.bounces.blocklistSelected')}</button> : null}
+            <button type="button" class="link small" {...ui.on('click', 'clearSelection')}>{t('globals.buttons.clear')}</button>
           </div>
         ) : null}
         <div class="table-wrap">
@@ -147,7 +157,7 @@ function bouncesPage(c: AdminContext, s: Services) {
             <table class="cards">
               <thead>
                 <tr>
-                  {manage ? <th scope="col" class="check"><input type="checkbox" aria-label={t('globals.buttons.toggleSelect')} x-on:change="toggleAll" x-bind:checked="allOnPage" /></th> : null}
+                  {manage ? <th scope="col" class="check"><input type="checkbox" aria-label={t('globals.buttons.toggleSelect')} {...allRowsBox()} /></th> : null}
                   <SortHeader label={t('subscribers.email')} column="email" {...sort} />
                   <SortHeader label={t('admin.bounces.campaign')} column="campaign_name" {...sort} />
                   <SortHeader label={t('admin.bounces.source')} column="source" {...sort} />
@@ -158,7 +168,7 @@ function bouncesPage(c: AdminContext, s: Services) {
                 </tr>
               </thead>
               <tbody>
-                {results.map((b) => <Row b={b} query={query} manage={manage} t={t} lang={lang} />)}
+                {results.map((b) => <Row b={b} query={query} manage={manage} deletable={view.may('DELETE /api/bounces/:id', { id: b.id })} t={t} lang={lang} />)}
               </tbody>
             </table>
           ) : <p class="empty">{filtered ? t('admin.bounces.noneMatching') : t('admin.bounces.none')}</p>}

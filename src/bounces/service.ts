@@ -11,6 +11,9 @@ import { NotConfigured, PROVIDERS, type ProviderRequest } from './providers.ts';
 import { SnsVerifier } from './sns.ts';
 import type { Bounce, BounceActions, BounceFilter, BounceInput, BounceStore, RecordOutcome } from './store.ts';
 
+// What callers (routes, pages) use of a bounce, without reaching the store.
+export { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type Bounce, type BounceType } from './store.ts';
+
 const DONE = { blocklist: 'blocklisted', unsubscribe: 'unsubscribed from all lists', delete: 'deleted' } as const;
 
 export interface BounceQueryInput extends BounceFilter {

@@ -12,8 +12,8 @@ import { domainRules } from '../mail/address.ts';
 import type { ImportSource } from './source.ts';
 import type { SearchIndexer } from './search-indexer.ts';
 import { noCounts, type ImportCounts, type ImportMode, type ImportStore, type SubscriptionStatus, type WriteOptions } from './store.ts';
-import type { ColumnMapping } from '../admin/client/import-columns.ts';
-import { countsSentence } from '../admin/client/import-summary.ts';
+import type { ColumnMapping } from './columns.ts';
+import { countsSentence } from './summary.ts';
 import {
   CONTROL_DUPLICATES, CONTROL_IMPORTED, CONTROL_NEW, CONTROL_SKIPPED, CONTROL_SLOTS, CONTROL_STOP, CONTROL_UNCHANGED, CONTROL_UPDATED, startThread, type WriterMessage,
 } from './threads.ts';
@@ -173,8 +173,13 @@ export class Importer {
     return byName;
   }
 
+  /** Whether the actor may import subscribers into the list: the check of every list an import subscribes to. */
+  importsInto(actor: Actor, listId: number): boolean {
+    return can(actor, 'list:manage', listId);
+  }
+
   private subscribeLists(actor: Actor, asked: number[]) {
-    const lists = authorizeEach([...new Set(asked)], (id) => can(actor, 'list:manage', id));
+    const lists = authorizeEach([...new Set(asked)], (id) => this.importsInto(actor, id));
     if (!lists.length) throw denied(asked.length ? 'you may not manage any of the given lists (list:manage)' : '"lists" is required in subscribe mode');
     const existing = this.store.existingLists(lists);
     const missing = lists.filter((id) => !existing.includes(id));

@@ -3,7 +3,7 @@
 import type { Readable } from 'node:stream';
 import { Parser } from 'csv-parse';
 import { emailProblem, nameFromEmail, type DomainRules } from '../mail/address.ts';
-import { headerName, planColumns, rowStatus, type ColumnMapping, type ColumnPlan, type ColumnTarget, type RowStatus } from '../admin/client/import-columns.ts';
+import { headerName, planColumns, rowStatus, type ColumnMapping, type ColumnPlan, type ColumnTarget, type RowStatus } from './columns.ts';
 import { openSource, type ImportSource } from './source.ts';
 
 export interface ParseOptions {

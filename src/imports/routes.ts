@@ -14,7 +14,7 @@ import type { Config } from '../config.ts';
 import type { AppEnv } from '../http/types.ts';
 import { SUBSCRIPTION_STATUSES } from '../subscribers/store.ts';
 import type { Importer, ImportParams } from './importer.ts';
-import { ROW_STATUSES, SIMPLE_TARGETS, type RowStatus } from '../admin/client/import-columns.ts';
+import { ROW_STATUSES, SIMPLE_TARGETS, type RowStatus } from './columns.ts';
 import { inspectUpload } from './source.ts';
 
 interface Deps {

@@ -1,25 +1,36 @@
 // The subscribers pages of the admin: the table (search, segment query, list and status
 // filters, sort, paging, bulk actions) and one subscriber (the form, its subscriptions,
 // bounces and activity). Reads call the subscriber service with the signed-in user, so a
-// page shows exactly what the API would; writes go through /api from the page's script.
+// page shows exactly what the API would; writes go through /api from the page's script
+// (admin.client.ts). Every control names the route it calls and shows only when the user may
+// call it.
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { BulkBar, CopyButton, Field, formatNumber, PageData, PageHead, Pager, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
+import { bind, data } from '../admin/bind.ts';
+import { allRowsBox, apiFormAttrs, BulkBar, CopyButton, Field, fieldAttrs, formatNumber, formBusy, matchingRows, PageData, PageHead, Pager, rowBox, SortHeader, Tag, Time, withQuery } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
-import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { adminPage, adminView, type AdminContext, type AdminDeps, type AdminView } from '../admin/page.tsx';
 import { HelpLink } from '../help/link.tsx';
 import { DomainError } from '../core/errors.ts';
-import { can, type Actor, type Permission } from '../core/authz.ts';
+import type { Actor, Permission } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import { pathId } from '../http/schema.ts';
-import type { List } from '../lists/store.ts';
+import type { List, ListService } from '../lists/service.ts';
 import { SegmentError } from '../segments/index.ts';
-import type { Services } from '../services.ts';
-import type { SubscriberQuery } from './service.ts';
-import { SUBSCRIBER_ORDER_COLUMNS, SUBSCRIPTION_STATUSES, type ActivityClick, type ActivityView, type Subscriber, type SubscriberStatus, type SubscriptionStatus } from './store.ts';
+import type { BouncesButton, QueryExample, SubscriberButton, SubscribersQuery, subscriber as subscriberScript, subscribers as subscribersScript } from './admin.client.ts';
+import {
+  SUBSCRIBER_ORDER_COLUMNS, SUBSCRIPTION_STATUSES, type ActivityClick, type ActivityView, type Subscriber, type SubscriberQuery, type SubscriberService, type SubscriberStatus,
+  type SubscriptionStatus,
+} from './service.ts';
+
+/** What the subscribers pages use. */
+interface Deps extends AdminDeps {
+  lists: ListService;
+  subscriberService: SubscriberService;
+}
 
 const READ: Permission[] = ['subscribers:get_all', 'subscribers:get'];
 
-const route = routesFor<Services>();
+const route = routesFor<Deps>();
 export const SUBSCRIBERS_ADMIN_PAGES = [
   route({ method: 'GET', path: '/admin/subscribers', access: READ, handler: subscribersPage, raw: 'text/html', summary: 'The subscribers table' }),
   route({ method: 'GET', path: '/admin/subscribers/new', access: 'subscribers:manage', handler: newSubscriberPage, raw: 'text/html', summary: 'The new subscriber form' }),
@@ -30,9 +41,11 @@ export const SUBSCRIBERS_ADMIN_PAGES = [
 const MAX_PER_PAGE = 500;
 const DEFAULT_PER_PAGE = 20;
 const PATH = '/admin/subscribers';
+const table = bind<typeof subscribersScript>('subscribers');
+const one = bind<typeof subscriberScript>('subscriber');
 
 /** The lists the actor may see, by name (filters, the bulk dialog, the subscriber form). */
-function visibleLists(s: Services, actor: Actor): List[] {
+function visibleLists(s: Deps, actor: Actor): List[] {
   const { results } = s.lists.query(actor, { search: '', tags: [], orderBy: 'l.id', order: 'ASC', limit: -1, offset: 0, minimal: true });
   return results.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -93,7 +106,7 @@ function QueryExamples({ list, t }: { list: List | undefined; t: Translate }): J
       <p class="help" id="query-examples">{t('admin.subscribers.examples')}</p>
       <ul aria-labelledby="query-examples">
         {examples.map((e) => (
-          <li><button type="button" class="link" data-example={e.query} x-on:click="useExample"><code>{e.query}</code></button> <span class="muted small">{e.about}</span></li>
+          <li><button type="button" class="link" {...data<QueryExample>({ example: e.query })} {...table.on('click', 'useExample')}><code>{e.query}</code></button> <span class="muted small">{e.about}</span></li>
         ))}
       </ul>
     </div>
@@ -113,12 +126,14 @@ function OtherLists({ n, t }: { n: number; t: Translate }): JSX.Element | null {
   return n ? <Tag>{t('admin.subscribers.otherLists', { n })}</Tag> : null;
 }
 
-async function subscribersPage(c: AdminContext, s: Services) {
-  const { t, actor } = adminView(c, s);
+async function subscribersPage(c: AdminContext, s: Deps) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
   const params = new URL(c.req.url).searchParams;
   const q = tableQuery(params);
-  const manage = can(actor, 'subscribers:manage');
-  const sqlQuery = can(actor, 'subscribers:sql_query');
+  const bulk = { lists: view.may('PUT /api/subscribers/lists'), blocklist: view.may('PUT /api/subscribers/blocklist'), delete: view.may('DELETE /api/subscribers') };
+  const anyBulk = bulk.lists || bulk.blocklist || bulk.delete;
+  const sqlQuery = s.subscriberService.queriesSegments(actor);
   const lists = visibleLists(s, actor);
   const listName = new Map(lists.map((l) => [l.id, l.name]));
   const filter: SubscriberQuery = {
@@ -146,17 +161,17 @@ async function subscribersPage(c: AdminContext, s: Services) {
   if (q.subscriptionStatus) exportParams.set('subscription_status', q.subscriptionStatus);
   if (q.search) exportParams.set('search', q.search);
   if (filter.query) exportParams.set('query', filter.query);
-  const manageableLists = lists.filter((l) => can(actor, 'list:manage', l.id));
+  const manageableLists = lists.filter((l) => s.lists.manages(actor, l.id));
   const sortHeader = (label: string, column: string, cls?: string) => <SortHeader label={label} column={column} path={PATH} query={params} current={q.orderBy} order={q.order} class={cls} />;
 
   return adminPage(c, s, {
     title,
     body: (
-      <div x-data="subscribers" data-total={page.total}>
-        <PageData id="subscribers-query" value={selectionQuery} />
+      <div {...table.root()} {...matchingRows(page.total)}>
+        <PageData<SubscribersQuery> id="subscribers-query" value={selectionQuery} />
         <PageHead title={title} count={queryError ? undefined : page.total}>
           {byQuery && !queryError ? <a class="button secondary" href={`/api/subscribers/export?${exportParams.toString()}`} download="subscribers.csv">{t('admin.subscribers.exportCsv')}</a> : null}
-          {manage ? <a class="button" href="/admin/subscribers/new">{t('subscribers.newSubscriber')}</a> : null}
+          {view.may('GET /admin/subscribers/new') ? <a class="button" href="/admin/subscribers/new">{t('subscribers.newSubscriber')}</a> : null}
         </PageHead>
         {q.status || q.orphans ? (
           <p class="banner">
@@ -209,11 +224,11 @@ async function subscribersPage(c: AdminContext, s: Services) {
             </details>
           ) : null}
         </form>
-        {manage ? (
+        {anyBulk ? (
           <BulkBar t={t} matchingLabel={byQuery ? t('admin.subscribers.selectMatching', { num: formatNumber(page.total) }) : undefined}>
-            <button type="button" class="secondary small" x-on:click="openLists">{t('subscribers.manageLists')}</button>
-            <button type="button" class="secondary small" x-on:click="blocklistSelected">{t('admin.subscribers.blocklist')}</button>
-            <button type="button" class="danger small" x-on:click="deleteSelected">{t('globals.buttons.delete')}</button>
+            {bulk.lists ? <button type="button" class="secondary small" {...table.on('click', 'openLists')}>{t('subscribers.manageLists')}</button> : null}
+            {bulk.blocklist ? <button type="button" class="secondary small" {...table.on('click', 'blocklistSelected')}>{t('admin.subscribers.blocklist')}</button> : null}
+            {bulk.delete ? <button type="button" class="danger small" {...table.on('click', 'deleteSelected')}>{t('globals.buttons.delete')}</button> : null}
           </BulkBar>
         ) : null}
         <div class="table-wrap">
@@ -221,7 +236,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
             <caption class="visually-hidden">{title}</caption>
             <thead>
               <tr>
-                {manage ? <th scope="col" class="check"><input type="checkbox" aria-label={t('globals.buttons.toggleSelect')} x-on:change="toggleAll" x-bind:checked="allOnPage()" /></th> : null}
+                {anyBulk ? <th scope="col" class="check"><input type="checkbox" aria-label={t('globals.buttons.toggleSelect')} {...allRowsBox()} /></th> : null}
                 {sortHeader(t('subscribers.email'), 'email')}
                 {sortHeader(t('globals.fields.name'), 'name')}
                 <th scope="col" class="num">{t('globals.terms.lists')}</th>
@@ -235,7 +250,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
                 <tr><td colspan={7} class="empty">{queryError ? t('admin.subscribers.fixQuery') : t('globals.messages.emptyState')}</td></tr>
               ) : page.results.map((sub) => (
                 <tr>
-                  {manage ? <td class="check"><input type="checkbox" data-row value={String(sub.id)} x-model="selected" aria-label={t('admin.subscribers.selectRow', { email: sub.email })} /></td> : null}
+                  {anyBulk ? <td class="check"><input type="checkbox" {...rowBox(sub.id)} aria-label={t('admin.subscribers.selectRow', { email: sub.email })} /></td> : null}
                   <td>
                     <a class="address" href={`/admin/subscribers/${sub.id}`}><strong>{sub.email}</strong></a>{' '}
                     {sub.status !== 'enabled' ? <StatusTag status={sub.status} t={t} /> : null}
@@ -254,7 +269,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
                   <td class="nowrap">
                     <div class="row-actions">
                       <a href={`/api/subscribers/${sub.id}/export`} download={`subscriber-${sub.id}.json`} aria-label={`${t('subscribers.downloadData')}: ${sub.email}`}>{t('subscribers.downloadData')}</a>
-                      {manage ? <button type="button" class="link" data-id={String(sub.id)} data-email={sub.email} x-on:click="deleteOne" aria-label={`${t('globals.buttons.delete')}: ${sub.email}`}>{t('globals.buttons.delete')}</button> : null}
+                      {view.may('DELETE /api/subscribers/:id', { id: sub.id }) ? <button type="button" class="link" {...data<SubscriberButton>({ id: sub.id, email: sub.email })} {...table.on('click', 'deleteOne')} aria-label={`${t('globals.buttons.delete')}: ${sub.email}`}>{t('globals.buttons.delete')}</button> : null}
                     </div>
                   </td>
                 </tr>
@@ -263,7 +278,7 @@ async function subscribersPage(c: AdminContext, s: Services) {
           </table>
         </div>
         <Pager page={q.page} perPage={q.perPage} total={page.total} path={PATH} query={params} t={t} />
-        {manage ? <ListsDialog lists={manageableLists} t={t} /> : null}
+        {bulk.lists ? <ListsDialog lists={manageableLists} t={t} /> : null}
       </div>
     ),
   });
@@ -272,16 +287,16 @@ async function subscribersPage(c: AdminContext, s: Services) {
 /** The bulk "manage lists" dialog: the action, the target lists and the new subscriptions' status. */
 function ListsDialog({ lists, t }: { lists: List[]; t: Translate }): JSX.Element {
   return (
-    <dialog x-ref="listsDialog" aria-labelledby="lists-dialog-title">
-      <form {...{ 'x-on:submit.prevent': 'applyLists' }}>
+    <dialog id="lists-dialog" aria-labelledby="lists-dialog-title">
+      <form {...table.on('submit.prevent', 'applyLists')}>
         <h2 id="lists-dialog-title">{t('subscribers.manageLists')}</h2>
-        <p class="muted" x-text="selectedLabel()"></p>
+        <p class="muted" {...table.text('selectedLabel()')}></p>
         <fieldset>
           <legend>{t('admin.subscribers.action')}</legend>
           <div class="inline">
-            <label class="check-label"><input type="radio" name="action" value="add" checked x-model="listAction" /> {t('globals.buttons.add')}</label>
-            <label class="check-label"><input type="radio" name="action" value="remove" x-model="listAction" /> {t('globals.buttons.remove')}</label>
-            <label class="check-label"><input type="radio" name="action" value="unsubscribe" x-model="listAction" /> {t('subscribers.markUnsubscribed')}</label>
+            <label class="check-label"><input type="radio" name="action" value="add" checked {...table.model('listAction')} /> {t('globals.buttons.add')}</label>
+            <label class="check-label"><input type="radio" name="action" value="remove" {...table.model('listAction')} /> {t('globals.buttons.remove')}</label>
+            <label class="check-label"><input type="radio" name="action" value="unsubscribe" {...table.model('listAction')} /> {t('subscribers.markUnsubscribed')}</label>
           </div>
         </fieldset>
         <fieldset>
@@ -290,7 +305,7 @@ function ListsDialog({ lists, t }: { lists: List[]; t: Translate }): JSX.Element
             <label class="check-label"><input type="checkbox" name="target_list_ids" value={String(l.id)} /> <span class="choice-text">{l.name} <Tag>{t(`lists.optins.${l.optin}`)}</Tag></span></label>
           ))}
         </fieldset>
-        <div class="field" x-show="listAction === 'add'">
+        <div class="field" {...table.show('adding()')}>
           <label for="bulk-status">{t('admin.subscribers.subscriptionStatus')}</label>
           <select id="bulk-status" name="status">
             <option value="unconfirmed">{t('subscribers.status.unconfirmed')}</option>
@@ -301,7 +316,7 @@ function ListsDialog({ lists, t }: { lists: List[]; t: Translate }): JSX.Element
         <p class="alert" role="alert" data-error-for="_form"></p>
         <div class="actions">
           <button type="submit">{t('globals.buttons.save')}</button>
-          <button type="button" class="secondary" x-on:click="closeLists">{t('globals.buttons.cancel')}</button>
+          <button type="button" class="secondary" {...table.on('click', 'closeLists')}>{t('globals.buttons.cancel')}</button>
         </div>
       </form>
     </dialog>
@@ -313,8 +328,9 @@ function ListsDialog({ lists, t }: { lists: List[]; t: Translate }): JSX.Element
 const TABS = ['subscriptions', 'bounces', 'activity'] as const;
 type TabName = (typeof TABS)[number];
 
-function newSubscriberPage(c: AdminContext, s: Services) {
-  const { t, actor } = adminView(c, s);
+function newSubscriberPage(c: AdminContext, s: Deps) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
   const title = t('subscribers.newSubscriber');
   return adminPage(c, s, {
     title,
@@ -322,30 +338,30 @@ function newSubscriberPage(c: AdminContext, s: Services) {
       <>
         <p><a href={PATH}>← {t('globals.terms.subscribers')}</a></p>
         <PageHead title={title} />
-        <SubscriberForm sub={null} lists={visibleLists(s, actor)} actor={actor} t={t} />
+        <SubscriberForm sub={null} lists={visibleLists(s, actor)} manages={(id) => s.lists.manages(actor, id)} view={view} />
       </>
     ),
   });
 }
 
-function subscriberPage(c: AdminContext, s: Services) {
-  const { t, actor } = adminView(c, s);
+function subscriberPage(c: AdminContext, s: Deps) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
   const sub = s.subscriberService.get(actor, pathId(c));
-  // Bounces are shown with bounces:get, as GET /api/subscribers/:id/bounces needs.
-  const tabs = TABS.filter((name) => name !== 'bounces' || can(actor, 'bounces:get'));
+  const id = { id: sub.id };
+  const tabs = TABS.filter((name) => name !== 'bounces' || view.may('GET /api/subscribers/:id/bounces', id));
   const tab: TabName = oneOf(c.req.query('tab') ?? null, tabs) ?? 'subscriptions';
-  const manage = can(actor, 'subscribers:manage');
   const base = `${PATH}/${sub.id}`;
   return adminPage(c, s, {
     title: sub.email,
     body: (
-      <div x-data="subscriber" data-id={String(sub.id)} data-email={sub.email}>
+      <div {...one.root()} {...data<SubscriberButton>({ id: sub.id, email: sub.email })}>
         <p><a href={PATH}>← {t('globals.terms.subscribers')}</a></p>
         <PageHead title={sub.email}>
           <StatusTag status={sub.status} t={t} />
           <a class="button secondary" href={`/api/subscribers/${sub.id}/export`} download={`subscriber-${sub.id}.json`}>{t('subscribers.downloadData')}</a>
-          {manage ? <button type="button" class="secondary" x-on:click="sendOptin">{t('subscribers.sendOptinConfirm')}</button> : null}
-          {manage ? <button type="button" class="danger" x-on:click="remove">{t('globals.buttons.delete')}</button> : null}
+          {view.may('POST /api/subscribers/:id/optin', id) ? <button type="button" class="secondary" {...one.on('click', 'sendOptin')}>{t('subscribers.sendOptinConfirm')}</button> : null}
+          {view.may('DELETE /api/subscribers/:id', id) ? <button type="button" class="danger" {...one.on('click', 'remove')}>{t('globals.buttons.delete')}</button> : null}
         </PageHead>
         <div class="ids">
           <span>{t('globals.fields.id')}: <code>{sub.id}</code> <CopyButton value={String(sub.id)} label={t('globals.fields.id')} t={t} /></span>
@@ -353,37 +369,41 @@ function subscriberPage(c: AdminContext, s: Services) {
           <span>{t('globals.fields.createdAt')}: <Time value={sub.created_at} /></span>
           <span>{t('globals.fields.updatedAt')}: <Time value={sub.updated_at} /></span>
         </div>
-        <SubscriberForm sub={sub} lists={visibleLists(s, actor)} actor={actor} t={t} />
+        <SubscriberForm sub={sub} lists={visibleLists(s, actor)} manages={(listId) => s.lists.manages(actor, listId)} view={view} />
         <nav class="tabs" aria-label={t('admin.subscribers.sections')}>
           {tabs.map((name) => (
             <a href={`${base}?tab=${name}`} aria-current={tab === name ? 'page' : undefined}>{t(`admin.subscribers.tab.${name}`)}</a>
           ))}
         </nav>
         {tab === 'subscriptions' ? <SubscriptionsTab sub={sub} t={t} /> : null}
-        {tab === 'bounces' ? <BouncesTab bounces={s.subscriberService.bounces(actor, sub.id) as BounceRow[]} manage={can(actor, 'bounces:manage')} t={t} /> : null}
+        {tab === 'bounces' ? <BouncesTab bounces={s.subscriberService.bounces(actor, sub.id) as BounceRow[]} manage={view.may('DELETE /api/subscribers/:id/bounces', id)} t={t} /> : null}
         {tab === 'activity' ? <ActivityTab activity={s.subscriberService.activity(actor, sub.id)} t={t} /> : null}
       </div>
     ),
   });
 }
 
-/** The subscriber's fields, lists and attributes; read-only without subscribers:manage. */
-function SubscriberForm({ sub, lists, actor, t }: { sub: Subscriber | null; lists: List[]; actor: Actor; t: Translate }): JSX.Element {
-  const manage = can(actor, 'subscribers:manage');
+/**
+ * The subscriber's fields, lists and attributes; read-only for a user who may not send it. A
+ * list the user may not manage (`manages`) cannot be ticked or unticked.
+ */
+function SubscriberForm({ sub, lists, manages, view }: { sub: Subscriber | null; lists: List[]; manages: (listId: number) => boolean; view: AdminView }): JSX.Element {
+  const { t } = view;
+  const manage = sub ? view.may('PUT /api/subscribers/:id', { id: sub.id }) : view.may('POST /api/subscribers');
   const subscribed = new Map((sub?.lists ?? []).map((l) => [l.id, l.subscription_status]));
   const statuses: SubscriberStatus[] = sub?.status === 'disabled' ? ['enabled', 'disabled', 'blocklisted'] : ['enabled', 'blocklisted'];
   return (
     <form
-      class="card" x-data="apiForm" {...{ 'x-on:submit.prevent': 'submit' }}
-      data-method={sub ? 'PUT' : 'POST'} data-action={sub ? `/api/subscribers/${sub.id}` : '/api/subscribers'}
-      data-done={sub ? `${PATH}/${sub.id}` : `${PATH}/{id}`}
-      data-flash={sub ? t('globals.messages.updated', { name: sub.email }) : t('admin.subscribers.created')}
+      class="card"
+      {...(sub
+        ? apiFormAttrs('PUT /api/subscribers/:id', { id: sub.id }, { done: `${PATH}/${sub.id}`, flash: t('globals.messages.updated', { name: sub.email }) })
+        : apiFormAttrs('POST /api/subscribers', {}, { done: `${PATH}/{id}`, flash: t('admin.subscribers.created') }))}
     >
       <fieldset class="plain" disabled={!manage || undefined}>
         <legend class="visually-hidden">{t('globals.terms.subscriber')}</legend>
         <div class="grid2">
           <Field id="email" label={t('subscribers.email')}>
-            <input type="email" id="email" name="email" value={sub?.email ?? ''} required autocomplete="off" data-error-keys="e-mail,address" />
+            <input type="email" id="email" name="email" value={sub?.email ?? ''} required autocomplete="off" {...fieldAttrs({ errorKeys: 'e-mail,address' })} />
           </Field>
           <Field id="name" label={t('globals.fields.name')}>
             <input type="text" id="name" name="name" value={sub?.name ?? ''} autocomplete="off" />
@@ -403,7 +423,7 @@ function SubscriberForm({ sub, lists, actor, t }: { sub: Subscriber | null; list
                 const st = subscribed.get(l.id);
                 return (
                   <label class="check-label">
-                    <input type="checkbox" name="lists" data-kind="ints" value={String(l.id)} checked={st !== undefined} disabled={!can(actor, 'list:manage', l.id) || undefined} />
+                    <input type="checkbox" name="lists" {...fieldAttrs({ kind: 'ints' })} value={String(l.id)} checked={st !== undefined} disabled={!manages(l.id) || undefined} />
                     <span class="choice-text">
                       {l.name} {st ? <Tag tone={subscriptionTone(st)}>{t(`subscribers.status.${st}`)}</Tag> : null}
                       <span class="muted small">{t(`lists.optins.${l.optin}`)}</span>
@@ -417,18 +437,18 @@ function SubscriberForm({ sub, lists, actor, t }: { sub: Subscriber | null; list
         </fieldset>
         <div class="field">
           <label class="check-label">
-            <input type="checkbox" id="preconfirm" name="preconfirm_subscriptions" data-kind="bool" value="true" aria-describedby="preconfirm-help" /> {t('subscribers.preconfirm')}
+            <input type="checkbox" id="preconfirm" name="preconfirm_subscriptions" {...fieldAttrs({ kind: 'bool' })} value="true" aria-describedby="preconfirm-help" /> {t('subscribers.preconfirm')}
           </label>
           <p class="help" id="preconfirm-help">{t('subscribers.preconfirmHelp')}</p>
         </div>
         <Field id="attribs" label={t('globals.terms.attribs')} help={`${t('subscribers.attribsHelp')} {"city": "Berlin", "projects": 3}`}>
-          <textarea id="attribs" name="attribs" data-kind="json" rows={8} spellcheck={false} aria-describedby="attribs-help attribs-error">{JSON.stringify(sub?.attribs ?? {}, null, 2)}</textarea>
+          <textarea id="attribs" name="attribs" {...fieldAttrs({ kind: 'json' })} rows={8} spellcheck={false} aria-describedby="attribs-help attribs-error">{JSON.stringify(sub?.attribs ?? {}, null, 2)}</textarea>
         </Field>
       </fieldset>
       <p class="alert" role="alert" data-error-for="_form"></p>
       {manage ? (
         <div class="actions">
-          <button type="submit" x-bind:disabled="busy">{sub ? t('globals.buttons.saveChanges') : t('globals.buttons.save')}</button>
+          <button type="submit" {...formBusy()}>{sub ? t('globals.buttons.saveChanges') : t('globals.buttons.save')}</button>
         </div>
       ) : null}
     </form>
@@ -487,7 +507,7 @@ function BouncesTab({ bounces, manage, t }: { bounces: BounceRow[]; manage: bool
   return (
     <>
       {manage && bounces.length ? (
-        <div class="actions"><button type="button" class="danger small" x-on:click="deleteBounces" data-count={String(bounces.length)}>{t('admin.subscribers.deleteBounces')}</button></div>
+        <div class="actions"><button type="button" class="danger small" {...one.on('click', 'deleteBounces')} {...data<BouncesButton>({ count: bounces.length })}>{t('admin.subscribers.deleteBounces')}</button></div>
       ) : null}
       {!bounces.length ? <p class="muted">{t('admin.subscribers.noBounces')}</p> : (
         <div class="table-wrap">

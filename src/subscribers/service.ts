@@ -18,6 +18,9 @@ import type {
   Subscription, SubscriptionSource, SubscriptionStatus,
 } from './store.ts';
 
+// What callers (routes, pages) use of a subscriber, without reaching the store.
+export { SUBSCRIBER_ORDER_COLUMNS, SUBSCRIPTION_STATUSES, type ActivityClick, type ActivityView, type Subscriber, type SubscriberStatus, type SubscriptionStatus } from './store.ts';
+
 /** Which subscribers a listing, an export or a by-query change is about, as the caller asks. */
 export interface SubscriberQuery {
   /** Members of these lists (kept to the ones the caller may see). */
@@ -117,6 +120,11 @@ function campaignScope(actor: Actor): number[] | null {
 
 export class SubscriberService {
   constructor(private readonly ctx: AppContext, private readonly store: SubscriberStore) {}
+
+  /** Whether the actor may select subscribers by a segment (an SQL expression): the check of every query below. */
+  queriesSegments(actor: Actor): boolean {
+    return can(actor, 'subscribers:sql_query');
+  }
 
   // Reads ---------------------------------------------------------------------------------
 
@@ -354,7 +362,7 @@ export class SubscriberService {
     };
     const query = cleanQuery(q.query);
     if (query) {
-      if (!can(actor, 'subscribers:sql_query')) throw denied('permission denied: subscribers:sql_query');
+      if (!this.queriesSegments(actor)) throw denied('permission denied: subscribers:sql_query');
       filter.segment = translateSegment(query, { access: segmentAccess(actor) });
     }
     return filter;

@@ -1,4 +1,4 @@
-// What the admin's import page (src/imports/admin.tsx and pages/import.ts) says about an
+// What the admin's import page (admin.tsx and its script admin.client.ts) says about an
 // import: from its log (src/imports/importer.ts, parse.ts and store.ts write the lines) why
 // rows were skipped, counted by reason, and whether it was stopped; durations for people;
 // where its subscribers are. Pure, so the page's server side and its browser script share it.
