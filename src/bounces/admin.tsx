@@ -10,9 +10,10 @@ import { allRowsBox, matchingRows, Pager, PageHead, rowBox, SortHeader, Tag, Tim
 import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext, type AdminDeps } from '../admin/page.tsx';
 import { parseOrder, parseOrderBy, parseAdminPaging } from '../core/paging.ts';
-import { routesFor } from '../http/routes.ts';
+import { accessOf, routesFor } from '../http/routes.ts';
 import type { BounceButton, BounceRow, bouncesPage as bouncesScript } from './admin.client.ts';
 import { BOUNCE_ORDER_COLUMNS, BOUNCE_TYPES, type Bounce, type BounceService, type BounceType } from './service.ts';
+import { BOUNCE_ROUTES } from './routes.ts';
 
 /** What the bounces page uses. */
 interface Deps extends AdminDeps {
@@ -21,7 +22,7 @@ interface Deps extends AdminDeps {
 
 const route = routesFor<Deps>();
 export const BOUNCE_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/subscribers/bounces', access: 'bounces:get', handler: bouncesPage, raw: 'text/html', summary: 'The bounces page: bounce records by campaign, source and type' }),
+  route({ method: 'GET', path: '/admin/subscribers/bounces', access: accessOf(BOUNCE_ROUTES, 'GET', '/bounces'), handler: bouncesPage, raw: 'text/html', summary: 'The bounces page: bounce records by campaign, source and type' }),
 ];
 
 const PATH = '/admin/subscribers/bounces';

@@ -10,12 +10,13 @@ import type { Translate } from '../admin/i18n.ts';
 import { adminPage, adminView, type AdminContext, type AdminDeps } from '../admin/page.tsx';
 import { HelpLink } from '../help/link.tsx';
 import type { Actor } from '../core/authz.ts';
-import { routesFor } from '../http/routes.ts';
+import { accessOf, routesFor } from '../http/routes.ts';
 import { readAppFile } from '../paths.ts';
 import type { List, ListService } from '../lists/service.ts';
 import type { ImportList, importPage as importScript, ImportRefs } from './admin.client.ts';
 import { countsSentence, formatDuration, onFileText, IMPORT_PAGE_STATES, importedSubscribersUrl, skipReasons, stateLabel, type ImportPageData } from './summary.ts';
 import type { Importer, ImportRun, ImportStatus } from './importer.ts';
+import { IMPORT_ROUTES } from './routes.ts';
 
 /** What the import page uses. */
 interface Deps extends AdminDeps {
@@ -25,8 +26,8 @@ interface Deps extends AdminDeps {
 
 const route = routesFor<Deps>();
 export const IMPORT_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/subscribers/import', access: 'subscribers:import', handler: importPage, raw: 'text/html', summary: 'The import page: the upload form, or the running or last import' }),
-  route({ method: 'GET', path: '/admin/subscribers/import/example.csv', access: 'subscribers:import', handler: exampleCsv, raw: 'text/csv', summary: 'An example CSV file for the import' }),
+  route({ method: 'GET', path: '/admin/subscribers/import', access: accessOf(IMPORT_ROUTES, 'POST', '/import/subscribers'), handler: importPage, raw: 'text/html', summary: 'The import page: the upload form, or the running or last import' }),
+  route({ method: 'GET', path: '/admin/subscribers/import/example.csv', access: accessOf(IMPORT_ROUTES, 'POST', '/import/subscribers'), handler: exampleCsv, raw: 'text/csv', summary: 'An example CSV file for the import' }),
 ];
 
 /** docs/examples/subscribers.csv: a test imports that very file, so it stays valid. */

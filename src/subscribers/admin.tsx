@@ -12,11 +12,12 @@ import { adminPage, adminView, type AdminContext, type AdminDeps, type AdminView
 import { HelpLink } from '../help/link.tsx';
 import { DomainError } from '../core/errors.ts';
 import type { Actor, Permission } from '../core/authz.ts';
-import { routesFor } from '../http/routes.ts';
+import { accessOf, routesFor } from '../http/routes.ts';
 import { pathId } from '../http/schema.ts';
 import type { List, ListService } from '../lists/service.ts';
 import { SegmentError } from '../segments/index.ts';
 import type { BouncesButton, QueryExample, SubscriberButton, SubscribersQuery, subscriber as subscriberScript, subscribers as subscribersScript } from './admin.client.ts';
+import { SUBSCRIBER_ROUTES } from './routes.ts';
 import {
   SUBSCRIBER_ORDER_COLUMNS, SUBSCRIPTION_STATUSES, type ActivityClick, type ActivityView, type Subscriber, type SubscriberQuery, type SubscriberService, type SubscriberStatus,
   type SubscriptionStatus,
@@ -28,13 +29,12 @@ interface Deps extends AdminDeps {
   subscriberService: SubscriberService;
 }
 
-const READ: Permission[] = ['subscribers:get_all', 'subscribers:get'];
 
 const route = routesFor<Deps>();
 export const SUBSCRIBERS_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/subscribers', access: READ, handler: subscribersPage, raw: 'text/html', summary: 'The subscribers table' }),
-  route({ method: 'GET', path: '/admin/subscribers/new', access: 'subscribers:manage', handler: newSubscriberPage, raw: 'text/html', summary: 'The new subscriber form' }),
-  route({ method: 'GET', path: '/admin/subscribers/:id{[0-9]+}', access: READ, handler: subscriberPage, raw: 'text/html', summary: 'One subscriber: the form, subscriptions, bounces and activity' }),
+  route({ method: 'GET', path: '/admin/subscribers', access: accessOf(SUBSCRIBER_ROUTES, 'GET', '/subscribers'), handler: subscribersPage, raw: 'text/html', summary: 'The subscribers table' }),
+  route({ method: 'GET', path: '/admin/subscribers/new', access: accessOf(SUBSCRIBER_ROUTES, 'POST', '/subscribers'), handler: newSubscriberPage, raw: 'text/html', summary: 'The new subscriber form' }),
+  route({ method: 'GET', path: '/admin/subscribers/:id{[0-9]+}', access: accessOf(SUBSCRIBER_ROUTES, 'GET', '/subscribers/:id'), handler: subscriberPage, raw: 'text/html', summary: 'One subscriber: the form, subscriptions, bounces and activity' }),
 ];
 
 /** The page sizes the pager offers; larger ones are not rendered as one page. */
