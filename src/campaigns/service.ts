@@ -18,6 +18,9 @@ import {
   type Bucket, type CampaignStore, type ContentType, type EngagementRow, type SubscriberRow,
 } from './store.ts';
 
+// What callers (routes, pages) use of a campaign, without reaching the store.
+export { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type Bucket, type CampaignJson } from './store.ts';
+
 export const CAMPAIGN_TYPES = ['regular', 'optin'] as const;
 
 /**
@@ -239,15 +242,30 @@ export class CampaignService {
     return p === 'all' ? null : p;
   }
 
+  /**
+   * Whether the actor may see (get) or change (manage) the campaign: every one in their scope,
+   * else one of its lists must be in it (so a restricted actor is refused one that does not exist).
+   */
+  private allows(actor: Actor, id: number, kind: 'get' | 'manage'): boolean {
+    const lists = this.scope(actor, kind);
+    return lists === null || this.store.listIds(id).some((l) => lists.includes(l));
+  }
+
+  /** Whether the actor may see the campaign: the check of every read below. */
+  sees(actor: Actor, id: number): boolean {
+    return this.allows(actor, id, 'get');
+  }
+
+  /** Whether the actor may change (and delete, start, test) the campaign: the check of every change below. */
+  manages(actor: Actor, id: number): boolean {
+    return this.allows(actor, id, 'manage');
+  }
+
   /** The campaign if the actor may see (get) or change (manage) it; 404/403 otherwise. */
   private check(actor: Actor, id: number, kind: 'get' | 'manage'): CampaignRow {
-    const lists = this.scope(actor, kind);
+    if (!(kind === 'get' ? this.sees(actor, id) : this.manages(actor, id))) throw denied(`permission denied: campaigns:${kind}`);
     const c = this.store.get(id);
-    if (!c) {
-      if (lists !== null) throw denied(`permission denied: campaigns:${kind}`);
-      throw notFound('campaign not found');
-    }
-    if (lists !== null && !this.store.listIds(id).some((l) => lists.includes(l))) throw denied(`permission denied: campaigns:${kind}`);
+    if (!c) throw notFound('campaign not found');
     return c;
   }
 
@@ -616,6 +634,16 @@ export class CampaignService {
     });
   }
 
+  /** Whether the actor may see a campaign's readers (with the campaign): it takes subscriber read access. */
+  private readsSubscribers(actor: Actor): boolean {
+    return can(actor, 'subscribers:get_all') || can(actor, 'subscribers:get');
+  }
+
+  /** Whether the actor may see who of the campaign's readers opened or clicked it (engagementScope's checks). */
+  seesReaders(actor: Actor, id: number): boolean {
+    return this.sees(actor, id) && this.readsSubscribers(actor);
+  }
+
   /**
    * Who of the campaign's readers the actor may see: it needs the campaign (as `get`) and
    * subscriber read access, and a caller restricted to some lists sees only their members, as
@@ -624,7 +652,7 @@ export class CampaignService {
   private engagementScope(actor: Actor, id: number, type: string): { type: EngagementType; lists: number[] | null } {
     if (!(ENGAGEMENT_TYPES as readonly string[]).includes(type)) throw invalid(`invalid type "${type}": one of views, clicks`);
     this.visible(actor, id);
-    if (!can(actor, 'subscribers:get_all') && !can(actor, 'subscribers:get')) throw denied('permission denied: subscribers:get');
+    if (!this.readsSubscribers(actor)) throw denied('permission denied: subscribers:get');
     return { type: type as EngagementType, lists: subscriberScope(actor) };
   }
 

@@ -1,9 +1,6 @@
 // One Alpine component per admin page, by the name its x-data uses.
-import { campaignPicker } from './analytics.ts';
 import { bouncesPage } from './bounces.ts';
 import { firstRun } from './dashboard.ts';
-import { attachments, listPicker } from './campaign-parts.ts';
-import { campaignPage, campaignsPage } from './campaigns.ts';
 import { importPage } from './import.ts';
 import { logsPage } from './logs.ts';
 import { maintenancePage } from './maintenance.ts';
@@ -18,10 +15,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   subscriber,
   importPage,
   bouncesPage,
-  campaignsPage,
-  campaignPage,
-  listPicker,
-  attachments,
   templatesPage,
   templatePage,
   mediaPage,
@@ -33,7 +26,6 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   profileForm,
   twofa,
   settingsPage,
-  campaignPicker,
   logsPage,
   maintenancePage,
   firstRun,
