@@ -76,8 +76,9 @@ export function StatusTag({ campaign, t }: { campaign: CampaignJson; t: AdminVie
 }
 
 /**
- * What a start or schedule button carries for its confirmation ("Send to 12,408 subscribers of
- * 2 lists?"): the campaign's lists and type, whose audience the script counts, and its time.
+ * What a status button carries: the campaign, the new status and the button's label; a start or
+ * a schedule also what its confirmation counts ("Send to 12,408 subscribers of 2 lists?"): the
+ * campaign's lists and type, whose audience the script counts, and its time.
  */
 function statusButton(c: CampaignJson, status: string, label: string): StatusButton {
   const button = { id: String(c.id), name: c.name, status, label };
