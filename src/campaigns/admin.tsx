@@ -1,20 +1,41 @@
 // The admin's campaign pages: the table of campaigns (/admin/campaigns) with live progress of
 // the running ones, and one campaign's page (/admin/campaigns/:id, `new` creates); the
-// analytics pages are in analytics-admin.tsx. Reads go
-// through the campaign service with the signed-in user; every change is an /api call.
+// analytics pages are in analytics-admin.tsx. Reads go through the campaign service with the
+// signed-in user; every change is an /api call. The pages' scripts are admin.client.ts and
+// form-parts.client.ts (the list picker and the attachments); every control names the route it
+// calls and shows only when the user may call it (for one campaign: by its lists).
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
-import { BulkBar, Field, formatNumber, PageData, PageHead, Pager, SearchToolbar, SortHeader, Tag, Time } from '../admin/components.tsx';
+import { adminPage, adminView, type AdminContext, type AdminDeps, type AdminView } from '../admin/page.tsx';
+import { bind, bindMixin, data } from '../admin/bind.ts';
+import { allRowsBox, apiFormAttrs, BulkBar, Field, fieldAttrs, formatNumber, formBusy, matchingRows, PageData, PageHead, Pager, rowBox, SearchToolbar, SortHeader, Tag, Time } from '../admin/components.tsx';
+import type { closePreview } from '../admin/client/dialog.ts';
 import { HelpLink } from '../help/link.tsx';
 import { parseAdminPaging } from '../core/paging.ts';
-import { can, type Actor } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
-import type { Services } from '../services.ts';
+import type { ListService } from '../lists/service.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { SettingsService } from '../settings/service.ts';
+import type { TemplateService } from '../templates/service.ts';
+import type {
+  ArchiveSample, CampaignButton, CampaignPageData, campaignPage as campaignScript, CampaignRowData, CampaignsQuery as CampaignsFilters,
+  campaignsPage as campaignsScript, StatusButton,
+} from './admin.client.ts';
+import type { attachments as attachmentsScript, ChipButton, ChipsData, ListBox, listPicker as listPickerScript, ListOption, ListPickerData } from './form-parts.client.ts';
 import { ARCHIVE_SUBSCRIBER_NAME } from './archive.ts';
-import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type CampaignJson } from './store.ts';
+import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type CampaignJson, type CampaignService } from './service.ts';
 
-const route = routesFor<Services>();
+/** What the campaign pages use. */
+interface Deps extends AdminDeps {
+  campaigns: CampaignService;
+  lists: ListService;
+  templates: TemplateService;
+  settings: SettingsService;
+  /** The messengers a campaign may go through. */
+  mailer: Pick<Mailer, 'names'>;
+}
+
+const route = routesFor<Deps>();
 const READ = ['campaigns:get_all', 'campaigns:get'] as const;
 
 export const CAMPAIGN_ADMIN_PAGES = [
@@ -36,16 +57,12 @@ function campaignsPageQuery() {
 type CampaignsQuery = ReturnType<typeof campaignsPageQuery>;
 type OrderColumn = keyof typeof CAMPAIGN_ORDER_BY;
 
-/** What the signed-in user may do to campaigns (the API checks again). */
-interface CampaignRights {
-  manage: boolean;
-  send: boolean;
-  analytics: boolean;
-}
-
-function rights(actor: Actor): CampaignRights {
-  return { manage: can(actor, 'campaigns:manage') || can(actor, 'campaigns:manage_all'), send: can(actor, 'campaigns:send'), analytics: can(actor, 'campaigns:get_analytics') };
-}
+const list = bind<typeof campaignsScript>('campaignsPage');
+const one = bind<typeof campaignScript>('campaignPage');
+const picker = bind<typeof listPickerScript>('listPicker');
+const files = bind<typeof attachmentsScript>('attachments');
+/** The preview dialog's close button: on every page that has the dialog, its component closes it. */
+const dialog = bindMixin<{ closePreview: typeof closePreview }>();
 
 const STATUS_TONE: Partial<Record<CampaignJson['status'], 'accent' | 'danger'>> = { running: 'accent', scheduled: 'accent', paused: 'danger', cancelled: 'danger' };
 
@@ -59,13 +76,15 @@ export function StatusTag({ campaign, t }: { campaign: CampaignJson; t: AdminVie
 }
 
 /**
- * What a start or schedule button carries for its confirmation ("Send to 12,408 subscribers of
- * 2 lists?"): the campaign's lists and type, whose audience the script counts, and its time.
+ * What a status button carries: the campaign, the new status and the button's label; a start or
+ * a schedule also what its confirmation counts ("Send to 12,408 subscribers of 2 lists?"): the
+ * campaign's lists and type, whose audience the script counts, and its time.
  */
-function summaryData(c: CampaignJson, status: string): Record<string, string> {
+function statusButton(c: CampaignJson, status: string, label: string): StatusButton {
+  const button = { id: String(c.id), name: c.name, status, label };
   const start = c.status === 'draft' && (status === 'running' || status === 'scheduled');
-  if (!start) return {};
-  return { 'data-summary': status, 'data-lists': c.lists.flatMap((l) => (l.id ? [String(l.id)] : [])).join(','), 'data-type': c.type, 'data-send-at': c.send_at ?? '' };
+  if (!start) return button;
+  return { ...button, summary: status, lists: c.lists.flatMap((l) => (l.id ? [String(l.id)] : [])).join(','), type: c.type, sendAt: c.send_at ?? '' };
 }
 
 /** The status changes a campaign's state allows, as [label key, new status]. */
@@ -117,10 +136,14 @@ function Progress({ c, t }: { c: CampaignJson; t: AdminView['t'] }): JSX.Element
   );
 }
 
-function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignRights }): JSX.Element {
+function Row({ c, view, checks }: { c: CampaignJson; view: AdminView; checks: boolean }): JSX.Element {
+  const { t } = view;
+  const id = { id: c.id };
+  const button = data<CampaignButton>({ id: c.id, name: c.name });
+  const manages = view.may('DELETE /api/campaigns/:id', id);
   return (
-    <tr data-campaign={String(c.id)} data-running={c.status === 'running' ? '' : undefined}>
-      {may.manage ? <td class="check">{c.status === 'running' ? null : <input type="checkbox" data-row value={String(c.id)} x-model="selected" aria-label={t('admin.selectRow', { name: c.name })} />}</td> : null}
+    <tr {...data<CampaignRowData>({ campaign: c.id, running: c.status === 'running' ? '' : undefined })}>
+      {checks ? <td class="check">{c.status === 'running' || !manages ? null : <input type="checkbox" {...rowBox(c.id)} aria-label={t('admin.selectRow', { name: c.name })} />}</td> : null}
       <td>
         <StatusTag campaign={c} t={t} />
         {c.status === 'scheduled' && c.send_at ? <div class="small muted"><Time value={c.send_at} /></div> : null}
@@ -151,13 +174,13 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
       </td>
       <td>
         <div class="row-actions">
-          {may.send ? statusActions(c).map(([label, status]) => (
-            <button type="button" class="link" data-id={String(c.id)} data-name={c.name} data-status={status} data-label={t(label)} {...summaryData(c, status)} x-on:click="changeStatus">{t(label)}</button>
+          {view.may('PUT /api/campaigns/:id/status', id) ? statusActions(c).map(([label, status]) => (
+            <button type="button" class="link" {...data<StatusButton>(statusButton(c, status, t(label)))} {...list.on('click', 'changeStatus')}>{t(label)}</button>
           )) : null}
-          <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="preview">{t('campaigns.preview')}</button>
-          {may.analytics ? <a href={`/admin/campaigns/analytics?id=${c.id}`}>{t('globals.terms.analytics')}</a> : null}
-          {may.manage ? <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="cloneOne">{t('globals.buttons.clone')}</button> : null}
-          {may.manage && c.status !== 'running' ? <button type="button" class="link" data-id={String(c.id)} data-name={c.name} x-on:click="deleteOne">{t('globals.buttons.delete')}</button> : null}
+          {view.may('GET /api/campaigns/:id/preview', id) ? <button type="button" class="link" {...button} {...list.on('click', 'preview')}>{t('campaigns.preview')}</button> : null}
+          {view.may('GET /admin/campaigns/analytics') ? <a href={`/admin/campaigns/analytics?id=${c.id}`}>{t('globals.terms.analytics')}</a> : null}
+          {view.may('POST /api/campaigns') ? <button type="button" class="link" {...button} {...list.on('click', 'cloneOne')}>{t('globals.buttons.clone')}</button> : null}
+          {manages && c.status !== 'running' ? <button type="button" class="link" {...button} {...list.on('click', 'deleteOne')}>{t('globals.buttons.delete')}</button> : null}
         </div>
       </td>
     </tr>
@@ -168,17 +191,19 @@ function Row({ c, t, may }: { c: CampaignJson; t: AdminView['t']; may: CampaignR
  * Why a campaign is paused (the sender's reason: a relay that refused, a messenger gone...) and
  * what to do: Resume goes on where it stopped; a mail server fault is fixed under Settings → SMTP.
  */
-function PausedBanner({ c, t, may, settings }: { c: CampaignJson; t: AdminView['t']; may: CampaignRights; settings: boolean }): JSX.Element {
+function PausedBanner({ c, view }: { c: CampaignJson; view: AdminView }): JSX.Element {
+  const { t } = view;
+  const resumes = view.may('PUT /api/campaigns/:id/status', { id: c.id });
   return (
     <section class="banner warn paused-banner" aria-labelledby="paused-title">
       <h2 id="paused-title">{t('admin.campaigns.pausedTitle')}</h2>
       <p>{c.status_reason ? t('admin.campaigns.pausedReason', { reason: c.status_reason }) : t('admin.campaigns.pausedByHand')}</p>
       <p>
-        {may.send ? t('admin.campaigns.pausedResume') : t('admin.campaigns.pausedResumeAsk')}{' '}
-        {settings ? <>{t('admin.campaigns.pausedSmtp')} <a href="/admin/settings#smtp">{t('admin.campaigns.pausedSmtpLink')}</a>.</> : null}
+        {resumes ? t('admin.campaigns.pausedResume') : t('admin.campaigns.pausedResumeAsk')}{' '}
+        {view.may('GET /admin/settings') ? <>{t('admin.campaigns.pausedSmtp')} <a href="/admin/settings#smtp">{t('admin.campaigns.pausedSmtpLink')}</a>.</> : null}
       </p>
-      {may.send ? (
-        <button type="button" data-id={String(c.id)} data-name={c.name} data-status="running" data-label={t('admin.campaigns.resume')} x-on:click="changeStatus">{t('admin.campaigns.resume')}</button>
+      {resumes ? (
+        <button type="button" {...data<StatusButton>(statusButton(c, 'running', t('admin.campaigns.resume')))} {...one.on('click', 'changeStatus')}>{t('admin.campaigns.resume')}</button>
       ) : null}
     </section>
   );
@@ -190,15 +215,16 @@ export function PreviewDialog({ t }: { t: AdminView['t'] }): JSX.Element {
     <dialog id="preview-dialog" class="preview-dialog" aria-labelledby="preview-title">
       <div class="page-head">
         <h2 id="preview-title">{t('campaigns.preview')}</h2>
-        <button type="button" class="secondary small" x-on:click="closePreview">{t('globals.buttons.close')}</button>
+        <button type="button" class="secondary small" {...dialog.on('click', 'closePreview')}>{t('globals.buttons.close')}</button>
       </div>
       <iframe id="preview-frame" name="preview-frame" class="preview-frame" title={t('campaigns.preview')} sandbox=""></iframe>
     </dialog>
   );
 }
 
-function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, CampaignsQuery>) {
-  const { t, actor } = adminView(c, s);
+function campaignsPage(c: AdminContext, s: Deps, { query: p }: Input<undefined, CampaignsQuery>) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
   const status = (CAMPAIGN_STATUSES as readonly string[]).includes(p.status) ? p.status : '';
   const orderBy: OrderColumn = Object.hasOwn(CAMPAIGN_ORDER_BY, p.order_by) ? (p.order_by as OrderColumn) : 'created_at';
   const order = p.order === 'asc' ? 'asc' : p.order === 'desc' ? 'desc' : orderBy === 'name' ? 'asc' : 'desc';
@@ -210,30 +236,30 @@ function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefin
   const path = '/admin/campaigns';
   const query = new URL(c.req.url).searchParams;
   const sort = { path, query, current: orderBy, order } as const;
-  const may = rights(actor);
+  const anyManaged = view.may('DELETE /api/campaigns') && results.some((camp) => view.may('DELETE /api/campaigns/:id', { id: camp.id }));
   return adminPage(c, s, {
     title: t('globals.terms.campaigns'),
     body: (
-      <div x-data="campaignsPage" data-total={String(total)}>
+      <div {...list.root()} {...matchingRows(total)}>
         <PageHead title={t('globals.terms.campaigns')} count={total}>
-          {may.manage ? <a class="button" href="/admin/campaigns/new">+ {t('campaigns.newCampaign')}</a> : null}
+          {view.may('GET /admin/campaigns/new') ? <a class="button" href="/admin/campaigns/new">+ {t('campaigns.newCampaign')}</a> : null}
         </PageHead>
         <SearchToolbar
           path={path} t={t}
           search={{ id: 'campaign-search', label: t('admin.campaigns.search'), value: p.query, placeholder: t('campaigns.queryPlaceholder') }}
           status={{ id: 'campaign-status', value: status, options: [{ value: '', label: t('globals.terms.all') }, ...CAMPAIGN_STATUSES.map((v) => ({ value: v, label: t(`campaigns.status.${v}`) }))] }}
         />
-        {may.manage ? (
+        {anyManaged ? (
           <BulkBar t={t} matchingLabel={t('admin.selectAllMatching', { n: formatNumber(total) })}>
-            <button type="button" class="danger small" x-on:click="deleteSelected">{t('globals.buttons.delete')}</button>
+            <button type="button" class="danger small" {...list.on('click', 'deleteSelected')}>{t('globals.buttons.delete')}</button>
           </BulkBar>
         ) : null}
-        <PageData id="campaigns-query" value={{ query: p.query, status }} />
+        <PageData<CampaignsFilters> id="campaigns-query" value={{ query: p.query, status }} />
         <div class="table-wrap">
           <table>
             <thead>
               <tr>
-                {may.manage ? <th scope="col" class="check"><input type="checkbox" aria-label={t('admin.selectPage')} x-on:change="toggleAll" x-bind:checked="allOnPage()" /></th> : null}
+                {anyManaged ? <th scope="col" class="check"><input type="checkbox" aria-label={t('admin.selectPage')} {...allRowsBox()} /></th> : null}
                 <SortHeader label={t('globals.fields.status')} column="status" {...sort} />
                 <SortHeader label={t('globals.fields.name')} column="name" {...sort} />
                 <th scope="col" class="hide-narrow">{t('globals.terms.lists')}</th>
@@ -245,7 +271,7 @@ function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefin
             <tbody>
               {results.length === 0 ? (
                 <tr><td colspan={7} class="empty">{p.query || status ? t('admin.campaigns.noMatch') : t('admin.campaigns.none')}</td></tr>
-              ) : results.map((camp) => <Row c={camp} t={t} may={may} />)}
+              ) : results.map((camp) => <Row c={camp} view={view} checks={anyManaged} />)}
             </tbody>
           </table>
         </div>
@@ -260,7 +286,7 @@ function campaignsPage(c: AdminContext, s: Services, { query: p }: Input<undefin
  * The stand-in subscriber the archive meta's fill button proposes: a subscriber's fields
  * (listmonk's `{"email", "name", "attribs"}` sample), the name archive pages fall back on.
  */
-const ARCHIVE_SAMPLE = { email: 'email@domain.com', name: ARCHIVE_SUBSCRIBER_NAME, attribs: {} };
+const ARCHIVE_SAMPLE: ArchiveSample = { email: 'email@domain.com', name: ARCHIVE_SUBSCRIBER_NAME, attribs: {} };
 
 /** Statuses in which a campaign can still be changed (as the API allows). */
 const EDITABLE = ['draft', 'scheduled', 'paused'];
@@ -291,7 +317,7 @@ function Chip({ id, name, editable, t, children }: { id: number; name: string; e
     <li class="chip" data-id={String(id)}>
       <span>{name}</span>
       {children}
-      {editable ? <button type="button" class="chip-remove" data-remove={String(id)} aria-label={t('admin.campaigns.remove', { name })}>×</button> : null}
+      {editable ? <button type="button" class="chip-remove" {...data<ChipButton>({ remove: id })} aria-label={t('admin.campaigns.remove', { name })}>×</button> : null}
     </li>
   );
 }
@@ -304,18 +330,18 @@ function Chip({ id, name, editable, t, children }: { id: number; name: string; e
 function ListPicker({ d, chosen, editable, t }: { d: CampaignFormData; chosen: Set<number>; editable: boolean; t: AdminView['t'] }): JSX.Element {
   const picked = d.lists.filter((l) => chosen.has(l.id));
   return (
-    <fieldset class="field list-picker" x-data="listPicker" data-type={d.campaign?.type ?? 'regular'} data-remove-label={t('admin.campaigns.remove', { name: '{name}' })} aria-describedby={editable ? 'c-lists-help' : undefined}>
+    <fieldset class="field list-picker" {...picker.root()} {...data<ListPickerData>({ type: d.campaign?.type ?? 'regular', removeLabel: t('admin.campaigns.remove', { name: '{name}' }) })} aria-describedby={editable ? 'c-lists-help' : undefined}>
       <legend>{t('campaigns.sendToLists')}</legend>
-      <ul class="chips" data-chips aria-label={t('admin.campaigns.chosenLists')} x-on:click="remove">
+      <ul class="chips" data-chips aria-label={t('admin.campaigns.chosenLists')} {...picker.on('click', 'remove')}>
         {picked.map((l) => <Chip id={l.id} name={l.name} editable={editable} t={t} />)}
       </ul>
       {editable ? (
         <>
-          <input type="search" id="c-lists-search" class="list-search" aria-label={t('admin.campaigns.searchLists')} placeholder={t('admin.campaigns.searchLists')} x-on:input="filter" x-on:keydown="keepForm" />
+          <input type="search" id="c-lists-search" class="list-search" aria-label={t('admin.campaigns.searchLists')} placeholder={t('admin.campaigns.searchLists')} {...picker.on('input', 'filter')} {...picker.on('keydown', 'keepForm')} />
           <ul class="choices" data-options>
             {d.lists.map((l) => (
-              <li data-name={l.name.toLowerCase()}>
-                <label class="check-label"><input type="checkbox" id={`c-list-${l.id}`} name="lists" value={String(l.id)} data-kind="ints" data-error-keys="list,lists" data-name={l.name} checked={chosen.has(l.id)} x-on:change="changed" /> {l.name}</label>
+              <li {...data<ListOption>({ name: l.name.toLowerCase() })}>
+                <label class="check-label"><input type="checkbox" id={`c-list-${l.id}`} name="lists" value={String(l.id)} {...fieldAttrs({ kind: 'ints', errorKeys: 'list,lists' })} {...data<ListBox>({ name: l.name })} checked={chosen.has(l.id)} {...picker.on('change', 'changed')} /> {l.name}</label>
               </li>
             ))}
           </ul>
@@ -349,17 +375,17 @@ function MessengerSelect({ d, current, editable, t }: { d: CampaignFormData; cur
 /** The campaign's attachments from the media library, as chips; the `attachments` script adds through the media picker. */
 function Attachments({ media, editable, t }: { media: { id: number; filename: string }[]; editable: boolean; t: AdminView['t'] }): JSX.Element {
   return (
-    <fieldset class="field attachments" x-data="attachments" data-remove-label={t('admin.campaigns.remove', { name: '{name}' })} aria-describedby="c-media-help">
+    <fieldset class="field attachments" {...files.root()} {...data<ChipsData>({ removeLabel: t('admin.campaigns.remove', { name: '{name}' }) })} aria-describedby="c-media-help">
       <legend>{t('campaigns.attachments')}</legend>
-      <ul class="chips" data-chips aria-label={t('campaigns.attachments')} x-on:click="remove">
+      <ul class="chips" data-chips aria-label={t('campaigns.attachments')} {...files.on('click', 'remove')}>
         {media.map((m) => (
           <Chip id={m.id} name={m.filename} editable={editable} t={t}>
-            <input type="hidden" name="media" data-kind="ints" value={String(m.id)} disabled={!editable} />
+            <input type="hidden" name="media" {...fieldAttrs({ kind: 'ints' })} value={String(m.id)} disabled={!editable} />
           </Chip>
         ))}
       </ul>
       <p class="muted small" data-none hidden={media.length > 0}>{t('admin.campaigns.noAttachments')}</p>
-      {editable ? <button type="button" class="secondary small" x-on:click="add">{t('campaigns.addAttachments')}</button> : null}
+      {editable ? <button type="button" class="secondary small" {...files.on('click', 'add')}>{t('campaigns.addAttachments')}</button> : null}
       <p class="help" id="c-media-help">{t('admin.campaigns.attachmentsHelp')}</p>
       <p class="field-error" id="c-media-error" data-error-for="c-media" role="alert"></p>
     </fieldset>
@@ -375,9 +401,10 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
   const templateId = c ? c.template_id : defaultTemplate;
   return (
     <form
-      x-data="apiForm" x-on:submit="submit" id="campaign-form" class="card"
-      data-method={c ? 'PUT' : 'POST'} data-action={c ? `/api/campaigns/${c.id}` : '/api/campaigns'}
-      data-done={c ? `/admin/campaigns/${c.id}` : '/admin/campaigns/{id}'} data-flash={c ? t('admin.saved') : t('admin.campaigns.created')}
+      id="campaign-form" class="card"
+      {...(c
+        ? apiFormAttrs('PUT /api/campaigns/:id', { id: c.id }, { done: `/admin/campaigns/${c.id}`, flash: t('admin.saved') })
+        : apiFormAttrs('POST /api/campaigns', {}, { done: '/admin/campaigns/{id}', flash: t('admin.campaigns.created') }))}
     >
       <div class="grid2">
         <Field id="c-name" label={t('globals.fields.name')}>
@@ -398,19 +425,19 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
       <ListPicker d={d} chosen={chosen} editable={editable} t={t} />
       <div class="grid2">
         <Field id="c-template" label={t('globals.terms.template')}>
-          <select id="c-template" name="template_id" data-kind="int" {...dis}>
+          <select id="c-template" name="template_id" {...fieldAttrs({ kind: 'int' })} {...dis}>
             {d.templates.map((tp) => <option value={String(tp.id)} selected={tp.id === templateId}>{tp.name}</option>)}
           </select>
         </Field>
         <Field id="c-send-at" label={t('campaigns.sendLater')} help={t('admin.campaigns.sendAtHelp')}>
-          <input type="datetime-local" id="c-send-at" name="send_at" data-kind="datetime" value={localInput(c?.send_at ?? null)} {...dis} />
+          <input type="datetime-local" id="c-send-at" name="send_at" {...fieldAttrs({ kind: 'datetime' })} value={localInput(c?.send_at ?? null)} {...dis} />
         </Field>
       </div>
       <Field id="c-tags" label={t('globals.terms.tags')} help={t('admin.lists.tagsHelp')}>
-        <input type="text" id="c-tags" name="tags" data-kind="tags" value={c?.tags.join(', ') ?? ''} {...dis} />
+        <input type="text" id="c-tags" name="tags" {...fieldAttrs({ kind: 'tags' })} value={c?.tags.join(', ') ?? ''} {...dis} />
       </Field>
       <div class="field">
-        <label class="check-label"><input type="checkbox" name="track_links" value="true" data-kind="bool" checked={c ? c.track_links : d.trackLinks} {...dis} /> {t('admin.campaigns.trackLinks')}</label>
+        <label class="check-label"><input type="checkbox" name="track_links" value="true" {...fieldAttrs({ kind: 'bool' })} checked={c ? c.track_links : d.trackLinks} {...dis} /> {t('admin.campaigns.trackLinks')}</label>
         <p class="help">{t('admin.campaigns.trackLinksHelp')}</p>
       </div>
       <h2>{t('campaigns.content')}</h2>
@@ -420,25 +447,25 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
         </select>
       </Field>
       <Field id="c-body" label={t('admin.campaigns.body')} help={<>{t('admin.campaigns.bodyHelp')} <HelpLink topic="templating" t={t} /></>}>
-        <textarea id="c-body" name="body" class="editor" rows={18} data-editor-format="c-format" data-error-keys="body,template" {...dis}>{c?.body ?? ''}</textarea>
+        <textarea id="c-body" name="body" class="editor" rows={18} data-editor-format="c-format" {...fieldAttrs({ errorKeys: 'body,template' })} {...dis}>{c?.body ?? ''}</textarea>
       </Field>
       <Attachments media={c ? c.media.flatMap((m) => (m.id ? [{ id: m.id, filename: m.filename }] : [])) : []} editable={editable} t={t} />
       <Field id="c-altbody" label={t('admin.campaigns.altbody')} help={t('admin.campaigns.altbodyHelp')}>
-        <textarea id="c-altbody" name="altbody" data-kind="nullable" rows={5} {...dis}>{c?.altbody ?? ''}</textarea>
+        <textarea id="c-altbody" name="altbody" {...fieldAttrs({ kind: 'nullable' })} rows={5} {...dis}>{c?.altbody ?? ''}</textarea>
       </Field>
       <details>
         <summary>{t('admin.campaigns.advanced')}</summary>
         <Field id="c-headers" label={t('admin.campaigns.headers')} help={t('admin.campaigns.headersHelp')}>
-          <textarea id="c-headers" name="headers" data-kind="json" data-empty="[]" rows={3} {...dis}>{JSON.stringify(c?.headers ?? [], null, 2)}</textarea>
+          <textarea id="c-headers" name="headers" {...fieldAttrs({ kind: 'json', empty: '[]' })} rows={3} {...dis}>{JSON.stringify(c?.headers ?? [], null, 2)}</textarea>
         </Field>
         <Field id="c-attribs" label={t('admin.campaigns.attribs')} help={t('admin.campaigns.attribsHelp')}>
-          <textarea id="c-attribs" name="attribs" data-kind="json" rows={3} {...dis}>{JSON.stringify(c?.attribs ?? {}, null, 2)}</textarea>
+          <textarea id="c-attribs" name="attribs" {...fieldAttrs({ kind: 'json' })} rows={3} {...dis}>{JSON.stringify(c?.attribs ?? {}, null, 2)}</textarea>
         </Field>
       </details>
       <p class="alert" data-error-for="_form" role="alert"></p>
       {editable ? (
         <div class="actions">
-          <button type="submit" x-bind:disabled="busy">{c ? t('globals.buttons.saveChanges') : t('campaigns.newCampaign')}</button>
+          <button type="submit" {...formBusy()}>{c ? t('globals.buttons.saveChanges') : t('campaigns.newCampaign')}</button>
           <span class="muted small">{t('admin.campaigns.ctrlS')}</span>
         </div>
       ) : <p class="muted">{t('admin.campaigns.readOnly')}</p>}
@@ -446,12 +473,13 @@ function CampaignForm({ d, view, editable }: { d: CampaignFormData; view: AdminV
   );
 }
 
-function campaignFormData(s: Services, actor: Actor, campaign: CampaignJson | null, listId: number | null): CampaignFormData {
+function campaignFormData(s: Deps, view: AdminView, campaign: CampaignJson | null, listId: number | null): CampaignFormData {
+  const { actor } = view;
   const { results } = s.lists.query(actor, { search: '', status: 'active', tags: [], orderBy: 'l.name', order: 'ASC', limit: -1, offset: 0, minimal: false });
   const lists = results.map((l) => ({ id: l.id, name: l.name }));
   // An archived list the campaign already goes to stays on offer (else a save would drop it).
   for (const l of campaign?.lists ?? []) if (l.id && !lists.some((x) => x.id === l.id)) lists.push({ id: l.id, name: l.name });
-  const templates = can(actor, 'templates:get') ? s.templates.all(actor).filter((tp) => tp.type === 'campaign' || tp.id === campaign?.template_id) : [];
+  const templates = view.may('GET /api/templates') ? s.templates.all(actor).filter((tp) => tp.type === 'campaign' || tp.id === campaign?.template_id) : [];
   const names = s.mailer.names();
   const isEmail = (m: string) => m === 'email' || m.startsWith('email-');
   return {
@@ -466,42 +494,42 @@ function campaignFormData(s: Services, actor: Actor, campaign: CampaignJson | nu
   };
 }
 
-function newCampaignPage(c: AdminContext, s: Services, { query }: Input<undefined, ReturnType<typeof newCampaignQuery>>) {
+function newCampaignPage(c: AdminContext, s: Deps, { query }: Input<undefined, ReturnType<typeof newCampaignQuery>>) {
   const view = adminView(c, s);
   return adminPage(c, s, {
     title: view.t('campaigns.newCampaign'),
     islands: ['editor'],
     body: (
-      <div x-data="campaignPage">
+      <div {...one.root()}>
         <a class="back" href="/admin/campaigns">← {view.t('globals.terms.campaigns')}</a>
         <PageHead title={view.t('campaigns.newCampaign')} />
-        <CampaignForm d={campaignFormData(s, view.actor, null, query.list_id)} view={view} editable />
+        <CampaignForm d={campaignFormData(s, view, null, query.list_id)} view={view} editable />
       </div>
     ),
   });
 }
 
-function campaignPage(c: AdminContext, s: Services) {
+function campaignPage(c: AdminContext, s: Deps) {
   const view = adminView(c, s);
   const { t, actor } = view;
   const campaign = s.campaigns.get(actor, pathId(c));
-  const may = rights(actor);
-  const editable = may.manage && EDITABLE.includes(campaign.status);
-  const d = campaignFormData(s, actor, campaign, null);
+  const id = { id: campaign.id };
+  const editable = view.may('PUT /api/campaigns/:id', id) && EDITABLE.includes(campaign.status);
+  const d = campaignFormData(s, view, campaign, null);
   return adminPage(c, s, {
     title: campaign.name,
     islands: ['editor'],
     body: (
-      <div x-data="campaignPage" data-id={String(campaign.id)} data-campaign-status={campaign.status}>
+      <div {...one.root()} {...data<CampaignPageData>({ id: campaign.id, campaignStatus: campaign.status })}>
         <a class="back" href="/admin/campaigns">← {t('globals.terms.campaigns')}</a>
         <PageHead title={campaign.name}>
           <StatusTag campaign={campaign} t={t} />
-          <button type="button" class="secondary" x-on:click="preview">{t('campaigns.preview')} (F9)</button>
-          {may.send ? statusActions(campaign).map(([label, status]) => (
-            <button type="button" class={status === 'cancelled' ? 'danger' : ''} data-id={String(campaign.id)} data-name={campaign.name} data-status={status} data-label={t(label)} {...summaryData(campaign, status)} x-on:click="changeStatus">{t(label)}</button>
+          {view.may('POST /api/campaigns/:id/preview', id) ? <button type="button" class="secondary" {...one.on('click', 'preview')}>{t('campaigns.preview')} (F9)</button> : null}
+          {view.may('PUT /api/campaigns/:id/status', id) ? statusActions(campaign).map(([label, status]) => (
+            <button type="button" class={status === 'cancelled' ? 'danger' : ''} {...data<StatusButton>(statusButton(campaign, status, t(label)))} {...one.on('click', 'changeStatus')}>{t(label)}</button>
           )) : null}
         </PageHead>
-        {campaign.status === 'paused' ? <PausedBanner c={campaign} t={t} may={may} settings={can(actor, 'settings:get')} /> : null}
+        {campaign.status === 'paused' ? <PausedBanner c={campaign} view={view} /> : null}
         <div class="ids">
           <span>{t('globals.fields.id')}: <code>{campaign.id}</code></span>
           <span>{t('globals.fields.uuid')}: <code>{campaign.uuid}</code></span>
@@ -510,10 +538,10 @@ function campaignPage(c: AdminContext, s: Services) {
         </div>
         {campaign.status === 'running' || campaign.status === 'paused' ? <div class="campaign-progress"><Progress c={campaign} t={t} /></div> : null}
         <CampaignForm d={d} view={view} editable={editable} />
-        {may.manage ? (
+        {view.may('POST /api/campaigns/:id/test', id) ? (
           <section class="card" aria-labelledby="test-title">
             <h2 id="test-title">{t('campaigns.sendTest')}</h2>
-            <form x-on:submit="sendTest">
+            <form {...one.on('submit', 'sendTest')}>
               <Field id="test-emails" label={t('campaigns.testEmails')} help={t('admin.campaigns.testHelp')}>
                 <input type="text" id="test-emails" name="subscribers" required />
               </Field>
@@ -521,30 +549,30 @@ function campaignPage(c: AdminContext, s: Services) {
             </form>
           </section>
         ) : null}
-        {may.manage ? (
+        {view.may('PUT /api/campaigns/:id/archive', id) ? (
           <section class="card" aria-labelledby="archive-title">
             <h2 id="archive-title">{t('campaigns.archive')}</h2>
-            <form x-data="apiForm" x-on:submit="submit" data-method="PUT" data-action={`/api/campaigns/${campaign.id}/archive`} data-done={`/admin/campaigns/${campaign.id}`} data-flash={t('admin.saved')}>
+            <form {...apiFormAttrs('PUT /api/campaigns/:id/archive', id, { done: `/admin/campaigns/${campaign.id}`, flash: t('admin.saved') })}>
               <div class="field">
-                <label class="check-label"><input type="checkbox" name="archive" value="true" data-kind="bool" checked={campaign.archive} /> {t('campaigns.archiveEnable')}</label>
+                <label class="check-label"><input type="checkbox" name="archive" value="true" {...fieldAttrs({ kind: 'bool' })} checked={campaign.archive} /> {t('campaigns.archiveEnable')}</label>
                 {campaign.archive ? <p class="help"><a href={`/archive/${campaign.archive_slug ?? campaign.uuid}`}>{t('admin.campaigns.archiveLink')}</a></p> : null}
               </div>
               <div class="grid2">
                 <Field id="archive-slug" label={t('campaigns.archiveSlug')}>
-                  <input type="text" id="archive-slug" name="archive_slug" value={campaign.archive_slug ?? ''} data-kind="nullable" />
+                  <input type="text" id="archive-slug" name="archive_slug" value={campaign.archive_slug ?? ''} {...fieldAttrs({ kind: 'nullable' })} />
                 </Field>
                 <Field id="archive-template" label={t('globals.terms.template')}>
-                  <select id="archive-template" name="archive_template_id" data-kind="int" data-omit-empty>
+                  <select id="archive-template" name="archive_template_id" {...fieldAttrs({ kind: 'int', omitEmpty: '' })}>
                     <option value="">{t('admin.campaigns.archiveTemplateDefault')}</option>
                     {d.templates.map((tp) => <option value={String(tp.id)} selected={tp.id === campaign.archive_template_id}>{tp.name}</option>)}
                   </select>
                 </Field>
               </div>
               <Field id="archive-meta" label={t('admin.campaigns.archiveMeta')} help={t('admin.campaigns.archiveMetaHelp')}>
-                <textarea id="archive-meta" name="archive_meta" data-kind="json" rows={4}>{JSON.stringify(campaign.archive_meta ?? {}, null, 2)}</textarea>
-                <button type="button" class="secondary small fill" x-on:click="fillArchiveMeta">{t('admin.campaigns.archiveMetaFill')}</button>
+                <textarea id="archive-meta" name="archive_meta" {...fieldAttrs({ kind: 'json' })} rows={4}>{JSON.stringify(campaign.archive_meta ?? {}, null, 2)}</textarea>
+                <button type="button" class="secondary small fill" {...one.on('click', 'fillArchiveMeta')}>{t('admin.campaigns.archiveMetaFill')}</button>
               </Field>
-              <PageData id="archive-sample" value={ARCHIVE_SAMPLE} />
+              <PageData<ArchiveSample> id="archive-sample" value={ARCHIVE_SAMPLE} />
               <p class="alert" data-error-for="_form" role="alert"></p>
               <button type="submit" class="secondary">{t('globals.buttons.save')}</button>
             </form>

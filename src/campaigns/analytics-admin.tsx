@@ -4,17 +4,23 @@
 // (/admin/campaigns/:id/analytics), exportable as CSV. Reads go through the campaign service
 // with the signed-in user, which decides which campaigns and which subscribers they may see.
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { adminPage, adminView, type AdminContext, type AdminView } from '../admin/page.tsx';
+import { adminPage, adminView, type AdminContext, type AdminDeps, type AdminView } from '../admin/page.tsx';
+import { bind } from '../admin/bind.ts';
 import { Field, formatNumber, PageData, PageHead, Pager, Time } from '../admin/components.tsx';
 import { parseAdminPaging } from '../core/paging.ts';
-import { can } from '../core/authz.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
-import type { Services } from '../services.ts';
-import { ENGAGEMENT_TYPES, type CampaignRates, type EngagementType } from './service.ts';
-import type { Bucket } from './store.ts';
+import type { SettingsService } from '../settings/service.ts';
+import type { campaignPicker, Choice } from './analytics-admin.client.ts';
+import { ENGAGEMENT_TYPES, type Bucket, type CampaignRates, type CampaignService, type EngagementType } from './service.ts';
 
-const route = routesFor<Services>();
+/** What the analytics pages use. */
+interface Deps extends AdminDeps {
+  campaigns: CampaignService;
+  settings: SettingsService;
+}
+
+const route = routesFor<Deps>();
 
 /** Mounted before the campaign pages: /admin/campaigns/:id would take /admin/campaigns/analytics. */
 export const CAMPAIGN_ANALYTICS_ADMIN_PAGES = [
@@ -119,52 +125,56 @@ function UrlLink({ url }: { url: string }): JSX.Element {
 }
 
 /** The notice of how tracking is set, when it limits what the page can show. */
-function TrackingNotice({ s, t }: { s: Services; t: AdminView['t'] }): JSX.Element | null {
+function TrackingNotice({ s, t }: { s: Deps; t: AdminView['t'] }): JSX.Element | null {
   if (s.settings.bool('privacy.disable_tracking')) return <p class="banner warn">{t('admin.analytics.trackingOff')}</p>;
   if (!s.settings.bool('privacy.individual_tracking')) return <p class="banner">{t('admin.analytics.anonymous')}</p>;
   return null;
 }
+
+const picker = bind<typeof campaignPicker>('campaignPicker');
 
 /**
  * The campaigns to analyse: the chosen ones (from the URL) as removable chips, and a search
  * box that finds campaigns by name through the API (the page's `campaignPicker`); each chosen
  * campaign is a hidden `id` field of the form, so the URL keeps the choice.
  */
-function CampaignPicker({ chosen, t }: { chosen: { id: number; name: string }[]; t: AdminView['t'] }): JSX.Element {
+function CampaignPicker({ chosen, t }: { chosen: Choice[]; t: AdminView['t'] }): JSX.Element {
+  const choice = picker.list('chosen', 'c');
+  const found = picker.list('results', 'r');
   return (
-    <fieldset class="picker" x-data="campaignPicker">
+    <fieldset class="picker" {...picker.root()}>
       <legend>{t('globals.terms.campaigns')}</legend>
-      <PageData id="analytics-chosen" value={chosen} />
+      <PageData<Choice[]> id="analytics-chosen" value={chosen} />
       <ul class="chips picker-chosen" aria-label={t('admin.analytics.chosen')}>
-        <template x-for="c in chosen" x-bind:key="c.id">
+        <template {...choice.each('id')}>
           <li class="chip">
-            <input type="hidden" name="id" x-bind:value="c.id" />
-            <span x-text="c.name"></span>
-            <button type="button" class="link" x-bind:aria-label="removeLabel(c)" x-on:click="remove(c.id)">×</button>
+            <input type="hidden" name="id" {...choice.attr('value', 'id')} />
+            <span {...choice.text('name')}></span>
+            <button type="button" class="link" {...choice.attrOf('aria-label', 'removeLabel')} {...choice.on('click', 'remove', 'id')}>×</button>
           </li>
         </template>
       </ul>
       <label for="analytics-campaign-search">{t('admin.campaigns.search')}</label>
       <input
         type="search" id="analytics-campaign-search" role="combobox" autocomplete="off" aria-autocomplete="list"
-        aria-controls="analytics-campaign-results" x-bind:aria-expanded="open" aria-describedby="analytics-campaign-search-help"
+        aria-controls="analytics-campaign-results" {...picker.attr('aria-expanded', 'open')} aria-describedby="analytics-campaign-search-help"
         placeholder={t('admin.analytics.searchPlaceholder')}
-        x-on:input="search" x-on:focus="search" x-on:keydown="keydown"
+        {...picker.on('input', 'search')} {...picker.on('focus', 'search')} {...picker.on('keydown', 'keydown')}
       />
       <p class="help" id="analytics-campaign-search-help">{t('admin.analytics.campaignsHelp')}</p>
-      <ul id="analytics-campaign-results" class="picker-results" role="listbox" aria-multiselectable="true" aria-label={t('admin.analytics.found')} x-show="open" x-cloak>
-        <template x-for="r in results" x-bind:key="r.id">
-          <li role="option" x-bind:aria-selected="isChosen(r)">
-            <button type="button" class="link" x-on:click="toggle(r)"><span x-text="r.name"></span> <span class="muted small" x-text="r.status"></span></button>
+      <ul id="analytics-campaign-results" class="picker-results" role="listbox" aria-multiselectable="true" aria-label={t('admin.analytics.found')} {...picker.show('open')} x-cloak>
+        <template {...found.each('id')}>
+          <li role="option" {...found.attrOf('aria-selected', 'isChosen')}>
+            <button type="button" class="link" {...found.on('click', 'toggle')}><span {...found.text('name')}></span> <span class="muted small" {...found.text('status')}></span></button>
           </li>
         </template>
-        <li class="muted small" x-show="noResults()">{t('admin.campaigns.noMatch')}</li>
+        <li class="muted small" {...picker.show('noResults()')}>{t('admin.campaigns.noMatch')}</li>
       </ul>
     </fieldset>
   );
 }
 
-function analyticsPage(c: AdminContext, s: Services, { query: p }: Input<undefined, ReturnType<typeof analyticsPageQuery>>) {
+function analyticsPage(c: AdminContext, s: Deps, { query: p }: Input<undefined, ReturnType<typeof analyticsPageQuery>>) {
   const { t, actor } = adminView(c, s);
   const today = new Date().toISOString().slice(0, 10);
   const to = p.to || today;
@@ -260,13 +270,14 @@ function readersPageQuery() {
   return z.object({ type: str(), page: str(), per_page: str() });
 }
 
-function readersPage(c: AdminContext, s: Services, { query: p }: Input<undefined, ReturnType<typeof readersPageQuery>>) {
-  const { t, actor } = adminView(c, s);
+function readersPage(c: AdminContext, s: Deps, { query: p }: Input<undefined, ReturnType<typeof readersPageQuery>>) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
   const campaign = s.campaigns.get(actor, pathId(c), true);
   const type: EngagementType = (ENGAGEMENT_TYPES as readonly string[]).includes(p.type) ? (p.type as EngagementType) : 'views';
   const paging = parseAdminPaging(p);
-  const seesSubscribers = can(actor, 'subscribers:get_all') || can(actor, 'subscribers:get');
-  const page = seesSubscribers ? s.campaigns.engagement(actor, campaign.id, type, paging) : null;
+  // The readers are shown to whoever may export them (who may read subscribers).
+  const page = view.may('GET /api/campaigns/:id/analytics/:type/export', { id: campaign.id, type }) ? s.campaigns.engagement(actor, campaign.id, type, paging) : null;
   const rates = s.campaigns.rates(actor, [campaign.id]);
   const individual = s.campaigns.individualTracking();
   const path = `/admin/campaigns/${campaign.id}/analytics`;

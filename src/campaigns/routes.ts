@@ -11,6 +11,7 @@ import { f, pathId, q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
 import { sendCsv } from '../http/csv.ts';
 import type { AppContext } from '../context.ts';
+import type { Actor } from '../core/authz.ts';
 import { CAMPAIGN_TYPES, type CampaignService } from './service.ts';
 import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES } from './store.ts';
 
@@ -24,25 +25,32 @@ const GET = ['campaigns:get_all', 'campaigns:get'] as const;
 const MANAGE = ['campaigns:manage_all', 'campaigns:manage'] as const;
 
 const route = routesFor<Deps>();
+type Params = Readonly<Record<string, string>>;
+/** The routes that read one campaign ask the campaign service whether the caller sees it (by its lists). */
+const seesCampaign = (d: Deps, actor: Actor, p: Params) => d.campaigns.sees(actor, Number(p.id));
+/** The routes that change one campaign ask whether the caller manages it (by its lists). */
+const managesCampaign = (d: Deps, actor: Actor, p: Params) => d.campaigns.manages(actor, Number(p.id));
+/** Who opened or clicked a campaign: the caller must see the campaign and read subscribers. */
+const seesReaders = (d: Deps, actor: Actor, p: Params) => d.campaigns.seesReaders(actor, Number(p.id));
 export const CAMPAIGN_ROUTES = [
   route({ method: 'GET', path: '/campaigns', access: GET, handler: queryCampaigns, query: campaignQuery, summary: 'Campaigns the caller may see, paged, filtered by status, tag and name or subject' }),
   route({ method: 'GET', path: '/campaigns/running/stats', access: GET, handler: runningStats, query: runningQuery, summary: 'Progress and send rate of the running campaigns (or of one)' }),
   route({ method: 'GET', path: '/campaigns/audience', access: GET, handler: campaignAudience, query: audienceQuery, summary: 'listmgr: how many subscribers a campaign to these lists would reach if started now (as its to_send), how many members the lists have, who is left out and why (unconfirmed on double opt-in lists, unsubscribed, blocklisted), and the double opt-in lists whose opt-in action reaches the unconfirmed' }),
   route({ method: 'GET', path: '/campaigns/analytics/:type', access: 'campaigns:get_analytics', handler: campaignAnalytics, query: analyticsQuery, summary: 'Views, clicks or bounces per campaign over time, or the most clicked links' }),
-  route({ method: 'GET', path: '/campaigns/:id', access: GET, handler: getCampaign, query: noBodyQuery, summary: 'One campaign' }),
-  route({ method: 'GET', path: '/campaigns/:id/analytics/:type/export', access: 'campaigns:get_analytics', handler: exportEngagement, raw: 'text/csv', summary: 'Who viewed the campaign (type views: each subscriber with their count) or clicked its links (type clicks: each subscriber and link), as CSV; subscribers the caller may see only' }),
-  route({ method: 'GET', path: '/campaigns/:id/preview', access: GET, handler: previewCampaign, query: previewQuery, raw: 'text/html', summary: 'The campaign rendered for the demo subscriber, with the body, content type or template given in the query instead of the stored ones' }),
-  route({ method: 'POST', path: '/campaigns/:id/preview', access: GET, handler: previewPostedCampaign, body: previewInput, bodyKind: 'json-or-form', raw: 'text/html', summary: 'The campaign rendered for the demo subscriber, with a posted (unsaved) body, content type or template' }),
-  route({ method: 'POST', path: '/campaigns/:id/text', access: GET, handler: previewPostedCampaign, body: previewInput, bodyKind: 'json-or-form', raw: 'text/html', summary: 'As POST /campaigns/{id}/preview (listmonk\'s path for previews of plain-text content)' }),
-  route({ method: 'POST', path: '/campaigns/:id/preview/archive', access: GET, handler: previewArchive, body: archivePreviewInput, bodyKind: 'json-or-form', raw: 'text/html', summary: 'The campaign\'s archive page as it would be published, with a posted archive_meta or template' }),
+  route({ method: 'GET', path: '/campaigns/:id', access: GET, may: seesCampaign, handler: getCampaign, query: noBodyQuery, summary: 'One campaign' }),
+  route({ method: 'GET', path: '/campaigns/:id/analytics/:type/export', access: 'campaigns:get_analytics', may: seesReaders, handler: exportEngagement, raw: 'text/csv', summary: 'Who viewed the campaign (type views: each subscriber with their count) or clicked its links (type clicks: each subscriber and link), as CSV; subscribers the caller may see only' }),
+  route({ method: 'GET', path: '/campaigns/:id/preview', access: GET, may: seesCampaign, handler: previewCampaign, query: previewQuery, raw: 'text/html', summary: 'The campaign rendered for the demo subscriber, with the body, content type or template given in the query instead of the stored ones' }),
+  route({ method: 'POST', path: '/campaigns/:id/preview', access: GET, may: seesCampaign, handler: previewPostedCampaign, body: previewInput, bodyKind: 'json-or-form', raw: 'text/html', summary: 'The campaign rendered for the demo subscriber, with a posted (unsaved) body, content type or template' }),
+  route({ method: 'POST', path: '/campaigns/:id/text', access: GET, may: seesCampaign, handler: previewPostedCampaign, body: previewInput, bodyKind: 'json-or-form', raw: 'text/html', summary: 'As POST /campaigns/{id}/preview (listmonk\'s path for previews of plain-text content)' }),
+  route({ method: 'POST', path: '/campaigns/:id/preview/archive', access: GET, may: seesCampaign, handler: previewArchive, body: archivePreviewInput, bodyKind: 'json-or-form', raw: 'text/html', summary: 'The campaign\'s archive page as it would be published, with a posted archive_meta or template' }),
   route({ method: 'POST', path: '/campaigns/:id/content', access: MANAGE, handler: convertCampaignContent, body: contentConversion, summary: 'Converts a body between content types (markdown, HTML, rich text, plain text)' }),
   route({ method: 'POST', path: '/campaigns', access: MANAGE, handler: createCampaign, body: campaignInput, summary: 'Creates a draft campaign' }),
-  route({ method: 'PUT', path: '/campaigns/:id', access: MANAGE, handler: updateCampaign, body: campaignChanges, summary: 'Changes a draft, scheduled or paused campaign (fields not given keep their value)' }),
-  route({ method: 'PUT', path: '/campaigns/:id/status', access: 'campaigns:send', handler: setCampaignStatus, body: statusChange, summary: 'Starts, schedules, pauses, cancels or unschedules a campaign' }),
-  route({ method: 'PUT', path: '/campaigns/:id/archive', access: MANAGE, handler: setCampaignArchive, body: archiveChanges, summary: 'Publishes a campaign in the public archive or withdraws it, with its slug, template and stand-in subscriber' }),
-  route({ method: 'POST', path: '/campaigns/:id/test', access: MANAGE, handler: testCampaign, body: campaignTest, bodyKind: 'json-or-form', summary: 'Sends the campaign as edited (unsaved) to up to 10 addresses, uncounted: subscribers the caller may see get their own message; other addresses (campaigns:send only) a stand-in subscriber' }),
+  route({ method: 'PUT', path: '/campaigns/:id', access: MANAGE, may: managesCampaign, handler: updateCampaign, body: campaignChanges, summary: 'Changes a draft, scheduled or paused campaign (fields not given keep their value)' }),
+  route({ method: 'PUT', path: '/campaigns/:id/status', access: 'campaigns:send', may: managesCampaign, handler: setCampaignStatus, body: statusChange, summary: 'Starts, schedules, pauses, cancels or unschedules a campaign' }),
+  route({ method: 'PUT', path: '/campaigns/:id/archive', access: MANAGE, may: managesCampaign, handler: setCampaignArchive, body: archiveChanges, summary: 'Publishes a campaign in the public archive or withdraws it, with its slug, template and stand-in subscriber' }),
+  route({ method: 'POST', path: '/campaigns/:id/test', access: MANAGE, may: managesCampaign, handler: testCampaign, body: campaignTest, bodyKind: 'json-or-form', summary: 'Sends the campaign as edited (unsaved) to up to 10 addresses, uncounted: subscribers the caller may see get their own message; other addresses (campaigns:send only) a stand-in subscriber' }),
   route({ method: 'DELETE', path: '/campaigns', access: MANAGE, handler: deleteCampaigns, query: deleteQuery, summary: 'Deletes campaigns by id, by name or subject search, or all the caller may manage' }),
-  route({ method: 'DELETE', path: '/campaigns/:id', access: MANAGE, handler: deleteCampaign, summary: 'Deletes a campaign that is not running' }),
+  route({ method: 'DELETE', path: '/campaigns/:id', access: MANAGE, may: managesCampaign, handler: deleteCampaign, summary: 'Deletes a campaign that is not running' }),
 ];
 
 function campaignQuery() {

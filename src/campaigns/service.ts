@@ -19,6 +19,9 @@ import {
   type Bucket, type CampaignStore, type ContentType, type EngagementRow, type SubscriberRow,
 } from './store.ts';
 
+// What callers (routes, pages) use of a campaign, without reaching the store.
+export { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type Bucket, type CampaignJson } from './store.ts';
+
 export const CAMPAIGN_TYPES = ['regular', 'optin'] as const;
 
 /**
@@ -245,6 +248,16 @@ export class CampaignService {
     return lists === null || this.store.listIds(id).some((l) => lists.includes(l));
   }
 
+  /** Whether the actor may see the campaign: the check of every read below. */
+  sees(actor: Actor, id: number): boolean {
+    return this.inScope(this.scope(actor, 'get'), id);
+  }
+
+  /** Whether the actor may change (and delete, start, test) the campaign: the check of every change below. */
+  manages(actor: Actor, id: number): boolean {
+    return this.inScope(this.scope(actor, 'manage'), id);
+  }
+
   /** The campaign; 404, or 403 to an actor limited to some lists (whether the id exists is not theirs to learn). */
   private found(id: number, lists: number[] | null, kind: 'get' | 'manage'): CampaignRow {
     const c = this.store.get(id);
@@ -255,17 +268,15 @@ export class CampaignService {
 
   /** The campaign if the actor may see it; 404/403 otherwise. */
   private visible(actor: Actor, id: number): CampaignRow {
-    const lists = this.scope(actor, 'get');
-    const c = this.found(id, lists, 'get');
-    if (!this.inScope(lists, id)) throw denied('permission denied: campaigns:get');
+    const c = this.found(id, this.scope(actor, 'get'), 'get');
+    if (!this.sees(actor, id)) throw denied('permission denied: campaigns:get');
     return c;
   }
 
   /** The campaign if the actor may change it, its id authorised for that; 404/403 otherwise. */
   private manageable(actor: Actor, id: number): ManageableCampaign {
-    const lists = this.scope(actor, 'manage');
-    const c = this.found(id, lists, 'manage');
-    return { ...c, id: authorize(c.id, (id) => this.inScope(lists, id), () => denied('permission denied: campaigns:manage')) };
+    const c = this.found(id, this.scope(actor, 'manage'), 'manage');
+    return { ...c, id: authorize(c.id, (id) => this.manages(actor, id), () => denied('permission denied: campaigns:manage')) };
   }
 
   private json(id: number, noBody = false): CampaignJson {
@@ -625,6 +636,16 @@ export class CampaignService {
     });
   }
 
+  /** Whether the actor may see a campaign's readers (with the campaign): it takes subscriber read access. */
+  private readsSubscribers(actor: Actor): boolean {
+    return can(actor, 'subscribers:get_all') || can(actor, 'subscribers:get');
+  }
+
+  /** Whether the actor may see who of the campaign's readers opened or clicked it (engagementScope's checks). */
+  seesReaders(actor: Actor, id: number): boolean {
+    return this.sees(actor, id) && this.readsSubscribers(actor);
+  }
+
   /**
    * Who of the campaign's readers the actor may see: it needs the campaign (as `get`) and
    * subscriber read access, and a caller restricted to some lists sees only their members, as
@@ -633,7 +654,7 @@ export class CampaignService {
   private engagementScope(actor: Actor, id: number, type: string): { type: EngagementType; lists: number[] | null } {
     if (!(ENGAGEMENT_TYPES as readonly string[]).includes(type)) throw invalid(`invalid type "${type}": one of views, clicks`);
     this.visible(actor, id);
-    if (!can(actor, 'subscribers:get_all') && !can(actor, 'subscribers:get')) throw denied('permission denied: subscribers:get');
+    if (!this.readsSubscribers(actor)) throw denied('permission denied: subscribers:get');
     return { type: type as EngagementType, lists: subscriberScope(actor) };
   }
 

@@ -1,10 +1,56 @@
 // The campaigns table: status changes, preview, clone, delete (one, selected or all matching),
 // and the live progress of running campaigns (polled every second, as listmonk's admin does).
-import { api, navigate, notify, notifyError, pageData } from '../api.ts';
-import { clicked, closePreview, confirmAction, promptText, showPreview } from '../dialog.ts';
-import { clearErrors, FieldError, formJson, showError } from '../form.ts';
-import { selection } from '../selection.ts';
-import { startQuestion } from './campaign-parts.ts';
+import { api, navigate, notify, notifyError, pageData } from '../admin/client/api.ts';
+import { clicked, closePreview, confirmAction, promptText, showPreview } from '../admin/client/dialog.ts';
+import { clearErrors, FieldError, formJson, showError, type ApiFormData } from '../admin/client/form.ts';
+import { selection } from '../admin/client/selection.ts';
+import { component, readData } from '../admin/client/component.ts';
+import { startQuestion } from './form-parts.client.ts';
+
+/** What a campaign's buttons carry (preview, clone, delete). */
+export interface CampaignButton {
+  id: string;
+  name: string;
+}
+
+/**
+ * What a status button carries: the new status and the button's label; a start or a schedule
+ * also what its confirmation counts ("Send to 12,408 subscribers of 2 lists?"): the campaign's
+ * lists (comma-separated ids), its type and its time.
+ */
+export interface StatusButton extends CampaignButton {
+  status: string;
+  label: string;
+  summary?: string;
+  lists?: string;
+  type?: string;
+  sendAt?: string;
+}
+
+/** A row of the campaigns table: its campaign, and whether it is running (its progress is followed). */
+export interface CampaignRowData {
+  campaign: string;
+  running?: string;
+}
+
+/** A campaign's page: the campaign (none on a new one's) and its status. */
+export interface CampaignPageData {
+  id?: string;
+  campaignStatus?: string;
+}
+
+/** The filters of the campaigns page, for "all matching" (the page's `campaigns-query` data). */
+export interface CampaignsQuery {
+  query: string;
+  status: string;
+}
+
+/** The stand-in subscriber the archive's fill button proposes (the page's `archive-sample` data). */
+export interface ArchiveSample {
+  email: string;
+  name: string;
+  attribs: Record<string, unknown>;
+}
 
 interface RunningStat {
   id: number;
@@ -17,6 +63,11 @@ interface RunningStat {
 }
 
 const POLL_MS = 1000;
+
+/** The ids of the lists a start or schedule button names. */
+function listIds(b: StatusButton): number[] {
+  return (b.lists ?? '').split(',').filter(Boolean).map(Number);
+}
 
 /** Fields of a campaign that a copy takes over (the API's create body). */
 const COPIED = ['subject', 'from_email', 'content_type', 'messenger', 'tags', 'template_id', 'body', 'altbody', 'headers', 'attribs', 'archive', 'archive_template_id', 'archive_meta', 'type'] as const;
@@ -71,86 +122,84 @@ function showProgress(el: HTMLElement, stat: RunningStat): void {
   deferred.closest<HTMLElement>('[data-deferred-line]')!.hidden = stat.deferred === 0;
 }
 
-export function campaignsPage() {
-  return {
-    ...selection(),
-    init(this: { initSelection(): void; watchProgress(): void }) {
-      this.initSelection();
-      this.watchProgress();
-    },
-    /**
-     * While any row is running, update its progress every second; reload when one ends. Paused
-     * rows show a progress bar too but are not watched: they are not in the running stats, so
-     * watching them reloaded the page every second.
-     */
-    watchProgress(this: { $root: HTMLElement }) {
-      const running = () => [...this.$root.querySelectorAll<HTMLElement>('tr[data-campaign][data-running]')];
-      watchRunning(() => running().map((row) => row.dataset.campaign ?? ''), (id, stat) => showProgress(running().find((r) => r.dataset.campaign === id)!, stat));
-    },
-    /** A start or a schedule asks with the count of subscribers and lists it goes to ("Send to 12,408 subscribers of 2 lists?"). */
-    async changeStatus(this: { $event: Event }) {
-      const el = clicked(this.$event);
-      const plain = `${el.dataset.label}: "${el.dataset.name}"?`;
-      const { question, details } = el.dataset.summary
-        ? await startQuestion({ name: el.dataset.name ?? '', lists: (el.dataset.lists ?? '').split(',').filter(Boolean).map(Number), type: el.dataset.type ?? 'regular', sendAt: el.dataset.sendAt || null, fallback: plain })
-        : { question: plain, details: [] };
-      if (!(await confirmAction(question, el.dataset.label, el.dataset.status === 'cancelled', details))) return;
-      try {
-        await api('PUT', `/api/campaigns/${el.dataset.id}/status`, { status: el.dataset.status });
-        navigate(null, `"${el.dataset.name}" is now ${el.dataset.status}`);
-      } catch (err) {
-        notifyError(err);
+export const campaignsPage = component('campaignsPage', () => ({
+  ...selection(),
+  init(this: { initSelection(): void; watchProgress(): void }) {
+    this.initSelection();
+    this.watchProgress();
+  },
+  /**
+   * While any row is running, update its progress every second; reload when one ends. Paused
+   * rows show a progress bar too but are not watched: they are not in the running stats, so
+   * watching them reloaded the page every second.
+   */
+  watchProgress(this: { $root: HTMLElement }) {
+    const running = () => [...this.$root.querySelectorAll<HTMLElement>('tr[data-campaign][data-running]')];
+    const idOf = (row: HTMLElement) => readData<CampaignRowData>(row).campaign;
+    watchRunning(() => running().map(idOf), (id, stat) => showProgress(running().find((r) => idOf(r) === id)!, stat));
+  },
+  /** A start or a schedule asks with the count of subscribers and lists it goes to ("Send to 12,408 subscribers of 2 lists?"). */
+  async changeStatus(this: { $event: Event }) {
+    const b = readData<StatusButton>(clicked(this.$event));
+    const plain = `${b.label}: "${b.name}"?`;
+    const { question, details } = b.summary
+      ? await startQuestion({ name: b.name, lists: listIds(b), type: b.type ?? 'regular', sendAt: b.sendAt || null, fallback: plain })
+      : { question: plain, details: [] };
+    if (!(await confirmAction(question, b.label, b.status === 'cancelled', details))) return;
+    try {
+      await api('PUT', `/api/campaigns/${b.id}/status`, { status: b.status });
+      navigate(null, `"${b.name}" is now ${b.status}`);
+    } catch (err) {
+      notifyError(err);
+    }
+  },
+  preview(this: { $event: Event }) {
+    showPreview(`/api/campaigns/${readData<CampaignButton>(clicked(this.$event)).id}/preview`);
+  },
+  closePreview,
+  async cloneOne(this: { $event: Event }) {
+    const source = readData<CampaignButton>(clicked(this.$event));
+    const name = await promptText('Name of the copy', `Copy of ${source.name}`, 'Clone');
+    if (!name) return;
+    try {
+      const c = await api<Record<string, unknown> & { lists: { id: number | null }[]; send_at: string | null }>('GET', `/api/campaigns/${source.id}`);
+      const body: Record<string, unknown> = { name, lists: c.lists.map((l) => l.id).filter((id) => id !== null) };
+      for (const key of COPIED) body[key] = c[key];
+      const created = await api<{ id: number }>('POST', '/api/campaigns', body);
+      navigate(`/admin/campaigns/${created.id}`, `"${name}" created`);
+    } catch (err) {
+      notifyError(err);
+    }
+  },
+  async deleteOne(this: { $event: Event }) {
+    const c = readData<CampaignButton>(clicked(this.$event));
+    if (!(await confirmAction(`Delete the campaign "${c.name}"?`, 'Delete'))) return;
+    try {
+      await api('DELETE', `/api/campaigns/${c.id}`);
+      navigate(null, 'Campaign deleted');
+    } catch (err) {
+      notifyError(err);
+    }
+  },
+  async deleteSelected(this: { matching: boolean; selectedIds(): number[] }) {
+    try {
+      let ids = this.selectedIds();
+      if (this.matching) {
+        const q = pageData<CampaignsQuery>('campaigns-query');
+        const params = new URLSearchParams({ per_page: 'all', no_body: 'true', query: q.query });
+        if (q.status) params.set('status', q.status);
+        const page = await api<{ results: { id: number; status: string }[] }>('GET', `/api/campaigns?${params}`);
+        ids = page.results.filter((c) => c.status !== 'running').map((c) => c.id);
       }
-    },
-    preview(this: { $event: Event }) {
-      const el = clicked(this.$event);
-      showPreview(`/api/campaigns/${el.dataset.id}/preview`);
-    },
-    closePreview,
-    async cloneOne(this: { $event: Event }) {
-      const el = clicked(this.$event);
-      const name = await promptText('Name of the copy', `Copy of ${el.dataset.name}`, 'Clone');
-      if (!name) return;
-      try {
-        const c = await api<Record<string, unknown> & { lists: { id: number | null }[]; send_at: string | null }>('GET', `/api/campaigns/${el.dataset.id}`);
-        const body: Record<string, unknown> = { name, lists: c.lists.map((l) => l.id).filter((id) => id !== null) };
-        for (const key of COPIED) body[key] = c[key];
-        const created = await api<{ id: number }>('POST', '/api/campaigns', body);
-        navigate(`/admin/campaigns/${created.id}`, `"${name}" created`);
-      } catch (err) {
-        notifyError(err);
-      }
-    },
-    async deleteOne(this: { $event: Event }) {
-      const el = clicked(this.$event);
-      if (!(await confirmAction(`Delete the campaign "${el.dataset.name}"?`, 'Delete'))) return;
-      try {
-        await api('DELETE', `/api/campaigns/${el.dataset.id}`);
-        navigate(null, 'Campaign deleted');
-      } catch (err) {
-        notifyError(err);
-      }
-    },
-    async deleteSelected(this: { matching: boolean; selectedIds(): number[] }) {
-      try {
-        let ids = this.selectedIds();
-        if (this.matching) {
-          const q = pageData<{ query: string; status: string }>('campaigns-query');
-          const params = new URLSearchParams({ per_page: 'all', no_body: 'true', query: q.query });
-          if (q.status) params.set('status', q.status);
-          const page = await api<{ results: { id: number; status: string }[] }>('GET', `/api/campaigns?${params}`);
-          ids = page.results.filter((c) => c.status !== 'running').map((c) => c.id);
-        }
-        const what = ids.length === 1 ? '1 campaign' : `${ids.length.toLocaleString('en-US')} campaigns`;
-        if (!(await confirmAction(`Delete ${what}?`, 'Delete'))) return;
-        await api('DELETE', `/api/campaigns?${ids.map((id) => `id=${id}`).join('&')}`);
-        navigate(null, `${what} deleted`);
-      } catch (err) {
-        notifyError(err);
-      }
-    },
-  };
-}
+      const what = ids.length === 1 ? '1 campaign' : `${ids.length.toLocaleString('en-US')} campaigns`;
+      if (!(await confirmAction(`Delete ${what}?`, 'Delete'))) return;
+      await api('DELETE', `/api/campaigns?${ids.map((id) => `id=${id}`).join('&')}`);
+      navigate(null, `${what} deleted`);
+    } catch (err) {
+      notifyError(err);
+    }
+  },
+}));
 
 /** Posts the campaign form's current (unsaved) content into the preview frame. */
 function previewUnsaved(id: string): void {
@@ -177,7 +226,7 @@ function previewUnsaved(id: string): void {
  * Switching the format converts the body (the API's converter), after asking: the conversion
  * may lose formatting. Refused or cancelled, the select goes back to the format the body is in.
  */
-function convertOnFormatChange(): void {
+function convertOnFormatChange(id: string): void {
   const select = document.getElementById('c-format') as HTMLSelectElement | null;
   const body = document.getElementById('c-body') as HTMLTextAreaElement | null;
   if (!select || !body || select.disabled) return;
@@ -194,8 +243,6 @@ function convertOnFormatChange(): void {
       return;
     }
     try {
-      // The converter does not depend on the campaign: a new one (no id yet) uses 0.
-      const id = (document.querySelector('[x-data="campaignPage"]') as HTMLElement | null)?.dataset.id ?? '0';
       const converted = body.value.trim() ? await api<string>('POST', `/api/campaigns/${id}/content`, { from: current, to, body: body.value }) : body.value;
       current = to;
       body.value = converted;
@@ -215,7 +262,7 @@ async function fillArchiveMeta(): Promise<void> {
   const meta = document.getElementById('archive-meta') as HTMLTextAreaElement;
   const current = meta.value.trim();
   if (current && current !== '{}' && !(await confirmAction('Replace the archive subscriber data with a sample subscriber?', 'Replace'))) return;
-  meta.value = JSON.stringify(pageData('archive-sample'), null, 2);
+  meta.value = JSON.stringify(pageData<ArchiveSample>('archive-sample'), null, 2);
   meta.focus();
 }
 
@@ -224,43 +271,44 @@ async function fillArchiveMeta(): Promise<void> {
  * form, and what the form holds is saved first (as listmonk does), so what is sent is what is
  * shown. A refused save shows its message beside the field, and nothing starts.
  */
-async function startFromPage(el: HTMLElement): Promise<void> {
+async function startFromPage(b: StatusButton): Promise<void> {
   const form = document.getElementById('campaign-form') as HTMLFormElement;
   const editable = form.querySelector('input[name="lists"]:not(:disabled)') !== null;
-  const lists = [...form.querySelectorAll<HTMLInputElement>('input[name="lists"]:checked')].map((b) => Number(b.value));
-  const sendAt = (form.querySelector<HTMLInputElement>('#c-send-at:not(:disabled)')?.value ?? '') || el.dataset.sendAt || '';
+  const lists = [...form.querySelectorAll<HTMLInputElement>('input[name="lists"]:checked')].map((box) => Number(box.value));
+  const sendAt = (form.querySelector<HTMLInputElement>('#c-send-at:not(:disabled)')?.value ?? '') || b.sendAt || '';
   const { question, details } = await startQuestion({
-    name: el.dataset.name ?? '',
-    lists: editable ? lists : (el.dataset.lists ?? '').split(',').filter(Boolean).map(Number),
-    type: el.dataset.type ?? 'regular', sendAt: sendAt ? new Date(sendAt).toISOString() : null, fallback: `${el.dataset.label}: "${el.dataset.name}"?`,
+    name: b.name,
+    lists: editable ? lists : listIds(b),
+    type: b.type ?? 'regular', sendAt: sendAt ? new Date(sendAt).toISOString() : null, fallback: `${b.label}: "${b.name}"?`,
   });
-  if (!(await confirmAction(question, el.dataset.label, false, details))) return;
+  if (!(await confirmAction(question, b.label, false, details))) return;
   if (editable) {
     clearErrors(form);
     try {
-      await api('PUT', form.dataset.action ?? '', formJson(form));
+      await api('PUT', readData<ApiFormData>(form).action, formJson(form));
     } catch (err) {
       showError(form, err);
       return;
     }
   }
   try {
-    const done = await api<{ status: string }>('PUT', `/api/campaigns/${el.dataset.id}/status`, { status: el.dataset.status });
-    navigate(null, `"${el.dataset.name}" is now ${done.status}`);
+    const done = await api<{ status: string }>('PUT', `/api/campaigns/${b.id}/status`, { status: b.status });
+    navigate(null, `"${b.name}" is now ${done.status}`);
   } catch (err) {
     notifyError(err);
   }
 }
 
 /** One campaign's page: Ctrl+S saves, F9 previews what is in the editor, test sends, status changes. */
-export function campaignPage() {
-  const list = campaignsPage();
+export const campaignPage = component('campaignPage', () => {
+  const list = campaignsPage.make();
   return {
     init(this: { $root: HTMLElement }) {
-      const id = this.$root.dataset.id;
+      const { id, campaignStatus } = readData<CampaignPageData>(this.$root);
       // A running campaign's page follows its progress, and shows its new status once it ends.
-      if (this.$root.dataset.campaignStatus === 'running') watchRunning(() => [id ?? ''], (_, stat) => showProgress(this.$root, stat));
-      convertOnFormatChange();
+      if (campaignStatus === 'running') watchRunning(() => [id ?? ''], (_, stat) => showProgress(this.$root, stat));
+      // The converter does not depend on the campaign: a new one (no id yet) uses 0.
+      convertOnFormatChange(id ?? '0');
       window.addEventListener('keydown', (e) => {
         if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
           e.preventDefault();
@@ -272,12 +320,12 @@ export function campaignPage() {
       });
     },
     preview(this: { $root: HTMLElement }) {
-      previewUnsaved(this.$root.dataset.id ?? '');
+      previewUnsaved(readData<CampaignPageData>(this.$root).id ?? '');
     },
     closePreview: list.closePreview,
     changeStatus(this: { $event: Event }) {
-      const el = clicked(this.$event);
-      return el.dataset.summary ? startFromPage(el) : list.changeStatus.call(this);
+      const b = readData<StatusButton>(clicked(this.$event));
+      return b.summary ? startFromPage(b) : list.changeStatus.call(this);
     },
     fillArchiveMeta,
     async sendTest(this: { $root: HTMLElement; $event: Event }) {
@@ -288,7 +336,7 @@ export function campaignPage() {
       const subscribers = input.value.split(/[\s,;]+/).filter(Boolean);
       try {
         const campaign = formJson(document.getElementById('campaign-form') as HTMLFormElement);
-        await api('POST', `/api/campaigns/${this.$root.dataset.id}/test`, { ...campaign, subscribers });
+        await api('POST', `/api/campaigns/${readData<CampaignPageData>(this.$root).id}/test`, { ...campaign, subscribers });
         notify(`Test sent to ${subscribers.join(', ')}`);
       } catch (err) {
         // Every refusal (the addresses, the permission, the campaign's own content) is about this test: beside its field.
@@ -296,4 +344,4 @@ export function campaignPage() {
       }
     },
   };
-}
+});

@@ -1,9 +1,35 @@
 // Parts of a campaign's form with a script of their own: the list picker (search, chips, and
 // the live count of the subscribers the campaign would reach), the attachments (chips fed by
 // the media picker), and the summary a start or a schedule asks to confirm.
-import { api } from '../api.ts';
-import { clicked } from '../dialog.ts';
-import { pickMedia } from '../media-picker.ts';
+import { api } from '../admin/client/api.ts';
+import { component, readData } from '../admin/client/component.ts';
+import { clicked } from '../admin/client/dialog.ts';
+import { pickMedia } from '../admin/client/media-picker.ts';
+
+/** What the chips' owner carries: the remove buttons' label, "Remove {name}". */
+export interface ChipsData {
+  removeLabel: string;
+}
+
+/** What the list picker carries: the campaign's type (its audience is counted by it). */
+export interface ListPickerData extends ChipsData {
+  type: string;
+}
+
+/** A chip's remove button: the id of what it removes. */
+export interface ChipButton {
+  remove: string;
+}
+
+/** A list on offer: its name in lower case, which the search matches. */
+export interface ListOption {
+  name: string;
+}
+
+/** A list's tick box: the list's name, for its chip. */
+export interface ListBox {
+  name: string;
+}
 
 /** GET /api/campaigns/audience: who a campaign to some lists reaches, and who of their members not, and why. */
 export interface Audience {
@@ -109,16 +135,18 @@ interface PartThis {
 
 /** The id of the chip whose remove button was clicked (the chips' list handles the clicks), or null. */
 function removed(event: Event): string | null {
-  return (event.target as Element).closest<HTMLElement>('[data-remove]')?.dataset.remove ?? null;
+  const button = (event.target as Element).closest<HTMLElement>('[data-remove]');
+  return button ? readData<ChipButton>(button).remove : null;
 }
 
-export function listPicker() {
+export const listPicker = component('listPicker', () => {
   let generation = 0;
   const boxes = (root: HTMLElement) => [...root.querySelectorAll<HTMLInputElement>('input[type="checkbox"][name="lists"]')];
   const refresh = async (root: HTMLElement) => {
     const chosen = boxes(root).filter((b) => b.checked);
+    const { type, removeLabel } = readData<ListPickerData>(root);
     const chips = root.querySelector<HTMLElement>('[data-chips]')!;
-    chips.replaceChildren(...chosen.map((b) => chip(b.value, b.dataset.name ?? '', root.dataset.removeLabel ?? 'Remove {name}')));
+    chips.replaceChildren(...chosen.map((b) => chip(b.value, readData<ListBox>(b).name, removeLabel)));
     const slot = root.querySelector<HTMLElement>('[data-audience]');
     if (!slot) return;
     const mine = ++generation;
@@ -128,7 +156,7 @@ export function listPicker() {
     }
     slot.textContent = 'Counting the subscribers…';
     try {
-      const a = await audience(chosen.map((b) => Number(b.value)), root.dataset.type ?? 'regular');
+      const a = await audience(chosen.map((b) => Number(b.value)), type);
       if (mine !== generation) return;
       const excluded = exclusionText(a);
       slot.textContent = excluded ? `Reaches ${audienceText(a)}: ${excluded}` : `Reaches ${audienceText(a)} (subscribed, not blocklisted).`;
@@ -148,7 +176,7 @@ export function listPicker() {
       const query = (this.$event.target as HTMLInputElement).value.trim().toLowerCase();
       let shown = 0;
       for (const li of this.$root.querySelectorAll<HTMLElement>('[data-options] li')) {
-        li.hidden = !(li.dataset.name ?? '').includes(query);
+        li.hidden = !readData<ListOption>(li).name.includes(query);
         if (!li.hidden) shown++;
       }
       const none = this.$root.querySelector<HTMLElement>('[data-no-match]');
@@ -170,9 +198,9 @@ export function listPicker() {
       this.$root.querySelector<HTMLElement>('#c-lists-search')?.focus();
     },
   };
-}
+});
 
-export function attachments() {
+export const attachments = component('attachments', () => {
   const sync = (root: HTMLElement) => {
     root.querySelector<HTMLElement>('[data-none]')!.hidden = root.querySelector('[data-chips] li') !== null;
   };
@@ -190,7 +218,7 @@ export function attachments() {
       input.name = 'media';
       input.value = String(picked.id);
       input.dataset.kind = 'ints';
-      chips.append(chip(String(picked.id), picked.filename, root.dataset.removeLabel ?? 'Remove {name}', input));
+      chips.append(chip(String(picked.id), picked.filename, readData<ChipsData>(root).removeLabel, input));
       sync(root);
     },
     remove(this: PartThis) {
@@ -200,4 +228,4 @@ export function attachments() {
       sync(this.$root);
     },
   };
-}
+});
