@@ -42,6 +42,7 @@ import { SearchIndexer } from './imports/search-indexer.ts';
 import { ImportStore } from './imports/store.ts';
 import { Importer } from './imports/importer.ts';
 import { MaintenanceStore } from './maintenance/store.ts';
+import { DatabaseService } from './maintenance/service.ts';
 import { VacuumSchedule } from './maintenance/schedule.ts';
 import { BackupSchedule } from './maintenance/backups.ts';
 import { Metrics } from './system/metrics.ts';
@@ -72,6 +73,8 @@ export interface Services extends AppContext {
   bounces: BounceService;
   importer: Importer;
   maintenance: MaintenanceStore;
+  /** The database's sizes, last backup and SQLite version, as the admin shows them. */
+  database: DatabaseService;
   vacuum: VacuumSchedule;
   /** Scheduled backups (backup.* settings); `status()` for the About page. */
   backups: BackupSchedule;
@@ -149,6 +152,7 @@ export function buildServices(config: Config, log: Logger): Services {
     bounces: new BounceService(core, new BounceStore(db)),
     importer,
     maintenance,
+    database: new DatabaseService(core, maintenance),
     vacuum: new VacuumSchedule(core, maintenance),
     backups: new BackupSchedule(core),
     metrics: new Metrics(core, campaignStore, importer),

@@ -5,8 +5,6 @@ import { firstRun } from './dashboard.ts';
 import { attachments, listPicker } from './campaign-parts.ts';
 import { campaignPage, campaignsPage } from './campaigns.ts';
 import { importPage } from './import.ts';
-import { logsPage } from './logs.ts';
-import { maintenancePage } from './maintenance.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
 import { settingsPage } from './settings.ts';
@@ -34,7 +32,5 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   twofa,
   settingsPage,
   campaignPicker,
-  logsPage,
-  maintenancePage,
   firstRun,
 };
