@@ -47,6 +47,7 @@ import { VacuumSchedule } from './maintenance/schedule.ts';
 import { BackupSchedule } from './maintenance/backups.ts';
 import { Metrics } from './system/metrics.ts';
 import { DashboardStore } from './dashboard/store.ts';
+import { DashboardService } from './dashboard/service.ts';
 import { Captcha, type CaptchaSettings } from './public/captcha.ts';
 import { AttemptLimiter } from './users/attempts.ts';
 import { LIMITS } from './core/limits.ts';
@@ -80,7 +81,7 @@ export interface Services extends AppContext {
   backups: BackupSchedule;
   /** GET /metrics and the request counts behind it (off unless metrics.enabled). */
   metrics: Metrics;
-  dashboard: DashboardStore;
+  dashboard: DashboardService;
   captcha: Captcha;
   /** Per-address counts of public requests (the public API and pages share them). */
   publicLimiter: RateLimiter;
@@ -127,6 +128,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db);
   const importer = new Importer(core, new ImportStore(db), searchIndexer);
+  const campaigns = new CampaignService(core, campaignStore, tracking, delivery);
 
   mailer.rebuild(settings.all());
 
@@ -144,7 +146,7 @@ export function buildServices(config: Config, log: Logger): Services {
     subscribers,
     tracking,
     campaignStore,
-    campaigns: new CampaignService(core, campaignStore, tracking, delivery),
+    campaigns,
     delivery,
     templates: new TemplateService(core, new TemplateStore(db), tracking),
     tx: new TxService(core, new TxStore(db), subscribers, tracking),
@@ -156,7 +158,7 @@ export function buildServices(config: Config, log: Logger): Services {
     vacuum: new VacuumSchedule(core, maintenance),
     backups: new BackupSchedule(core),
     metrics: new Metrics(core, campaignStore, importer),
-    dashboard: new DashboardStore(db),
+    dashboard: new DashboardService(new DashboardStore(db), campaigns),
     captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
     subscriberExports: new AttemptLimiter(LIMITS.subscriberExportsPerHour, 3_600_000),

@@ -1,7 +1,6 @@
 // One Alpine component per admin page, by the name its x-data uses.
 import { campaignPicker } from './analytics.ts';
 import { bouncesPage } from './bounces.ts';
-import { firstRun } from './dashboard.ts';
 import { attachments, listPicker } from './campaign-parts.ts';
 import { campaignPage, campaignsPage } from './campaigns.ts';
 import { importPage } from './import.ts';
@@ -32,5 +31,4 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   twofa,
   settingsPage,
   campaignPicker,
-  firstRun,
 };
