@@ -6,7 +6,6 @@ import { campaignPage, campaignsPage } from './campaigns.ts';
 import { importPage } from './import.ts';
 import { subscriber, subscribers } from './subscribers.ts';
 import { mediaPage } from './media.ts';
-import { settingsPage } from './settings.ts';
 import { templatePage, templatesPage } from './templates.ts';
 import { listRoleForm, permissionMatrix, profileForm, rolesPage, twofa, userPage, usersPage } from './users.ts';
 
@@ -29,6 +28,5 @@ export const PAGE_COMPONENTS: Record<string, () => object> = {
   listRoleForm,
   profileForm,
   twofa,
-  settingsPage,
   campaignPicker,
 };
