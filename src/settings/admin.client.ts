@@ -1,4 +1,4 @@
-// The settings page (src/settings/admin.tsx): tabs kept in the URL's hash and moved with the
+// The settings page (admin.tsx beside it): tabs kept in the URL's hash and moved with the
 // arrow keys; the form read back into settings (each control says which setting and path it
 // edits, blocks are read in their order on the page), Save enabled once something differs from
 // what the page loaded, and only the settings that changed sent to PUT /api/settings. A refusal
@@ -320,10 +320,11 @@ export const settingsPage = component('settingsPage', () => ({
     this.dirty = keys === null || keys.length > 0;
     this.status = this.dirty ? text('unsaved') : '';
   },
-  cannotSave(this: State) {
+  // Getters: the page binds them as values (x-bind:disabled="cannotSave").
+  get cannotSave(): boolean {
     return !this.dirty || this.busy;
   },
-  scanBlocked(this: State) {
+  get scanBlocked(): boolean {
     return this.dirty || this.scanning;
   },
   async save(this: State & { saveChanges(): Promise<void> }) {

@@ -107,7 +107,11 @@ function Control(p: ControlProps): JSX.Element {
   const { c } = p;
   const kind = p.kind ?? 'text';
   const { name, id, where, value } = place(c, p.at);
-  const common = { id, name, disabled: c.ro, 'aria-describedby': p.help ? `${id}-help ${id}-error` : `${id}-error`, ...data<ControlData>({ kind, errorKeys: p.errorKeys, ...where }) };
+  // The attributes in the order the page has always written them.
+  const common = {
+    id, name, ...data<Pick<ControlData, 'kind'>>({ kind }), disabled: c.ro, ...data<Pick<ControlData, 'errorKeys'>>({ errorKeys: p.errorKeys }),
+    'aria-describedby': p.help ? `${id}-help ${id}-error` : `${id}-error`, ...data<Pick<ControlData, 'key' | 'sub'>>(where),
+  };
   if (kind === 'bool') {
     return (
       <div class="field">
@@ -518,7 +522,7 @@ function Bounces({ c, last, scans }: { c: Ctx; last: ScanRecord | null; scans: b
           <p><strong>{t('admin.settings.lastScan')}:</strong> <span id="scan-result" role="status" aria-live="polite"><ScanResult last={last} t={t} /></span></p>
           {c.ro || !scans ? null : (
             <div class="inline">
-              <button type="button" class="secondary" id="scan-now" {...ui.on('click', 'scanNow')} {...ui.attr('disabled', 'scanBlocked()')}>{t('admin.settings.scanNow')}</button>
+              <button type="button" class="secondary" id="scan-now" {...ui.on('click', 'scanNow')} {...ui.attr('disabled', 'scanBlocked')}>{t('admin.settings.scanNow')}</button>
               <span class="help" {...ui.show('dirty')} x-cloak>{t('admin.settings.scanSaveFirst')}</span>
             </div>
           )}
@@ -616,7 +620,7 @@ function settingsPage(c: AdminContext, s: Deps) {
         {manage ? (
           <div class="save-bar">
             <span class="muted small" {...ui.text('status')}></span>
-            <button type="submit" id="settings-save" {...ui.attr('disabled', 'cannotSave()')}>{t('globals.buttons.save')}</button>
+            <button type="submit" id="settings-save" {...ui.attr('disabled', 'cannotSave')}>{t('globals.buttons.save')}</button>
           </div>
         ) : null}
       </form>
