@@ -45,13 +45,13 @@ export function firstRunSteps(s: FirstRunDeps): FirstRunStep[] {
   ];
 }
 
+const ui = bind<typeof firstRunScript>('firstRun');
+
 /**
  * The choice of how opens and clicks are counted (privacy.individual_tracking, off by default):
  * per subscriber, or anonymously; the current one pressed, the other one click away (the
  * `firstRun` script saves it through PUT /api/settings).
  */
-const ui = bind<typeof firstRunScript>('firstRun');
-
 function TrackingChoice({ individual, t }: { individual: boolean; t: AdminView['t'] }): JSX.Element {
   const option = (value: boolean, label: string) => (
     <button type="button" class={value === individual ? 'small' : 'secondary small'} aria-pressed={value === individual ? 'true' : 'false'}
