@@ -43,10 +43,12 @@ import { SearchIndexer } from './imports/search-indexer.ts';
 import { ImportStore } from './imports/store.ts';
 import { Importer } from './imports/importer.ts';
 import { MaintenanceStore } from './maintenance/store.ts';
+import { DatabaseService } from './maintenance/service.ts';
 import { VacuumSchedule } from './maintenance/schedule.ts';
 import { BackupSchedule } from './maintenance/backups.ts';
 import { Metrics } from './system/metrics.ts';
 import { DashboardStore } from './dashboard/store.ts';
+import { DashboardService } from './dashboard/service.ts';
 import { Captcha, type CaptchaSettings } from './public/captcha.ts';
 import { AttemptLimiter } from './users/attempts.ts';
 import { LIMITS } from './core/limits.ts';
@@ -75,12 +77,14 @@ export interface Services extends AppContext {
   bounces: BounceService;
   importer: Importer;
   maintenance: MaintenanceStore;
+  /** The database's sizes, last backup and SQLite version, as the admin shows them. */
+  database: DatabaseService;
   vacuum: VacuumSchedule;
   /** Scheduled backups (backup.* settings); `status()` for the About page. */
   backups: BackupSchedule;
   /** GET /metrics and the request counts behind it (off unless metrics.enabled). */
   metrics: Metrics;
-  dashboard: DashboardStore;
+  dashboard: DashboardService;
   captcha: Captcha;
   /** Per-address counts of public requests (the public API and pages share them). */
   publicLimiter: RateLimiter;
@@ -125,6 +129,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db);
   const importer = new Importer(core, new ImportStore(db), searchIndexer);
+  const campaigns = new CampaignService(core, campaignStore, tracking, delivery);
 
   mailer.rebuild(settings.all());
 
@@ -144,7 +149,7 @@ export function buildServices(config: Config, log: Logger): Services {
     subscribers,
     tracking,
     campaignStore,
-    campaigns: new CampaignService(core, campaignStore, tracking, delivery),
+    campaigns,
     delivery,
     templates: new TemplateService(core, new TemplateStore(db), tracking),
     tx: new TxService(core, new TxStore(db), subscribers, tracking),
@@ -152,10 +157,11 @@ export function buildServices(config: Config, log: Logger): Services {
     bounces: new BounceService(core, new BounceStore(db)),
     importer,
     maintenance,
+    database: new DatabaseService(core, maintenance),
     vacuum: new VacuumSchedule(core, maintenance),
     backups: new BackupSchedule(core),
     metrics: new Metrics(core, campaignStore, importer),
-    dashboard: new DashboardStore(db),
+    dashboard: new DashboardService(new DashboardStore(db), campaigns),
     captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
     routes: new RouteAccess(),

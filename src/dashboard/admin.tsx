@@ -1,17 +1,21 @@
 // The admin dashboard (/admin): the counts of the audience, campaigns and messages, each tile
 // linking to the page it counts, and campaign views and link clicks over the last 30 days.
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { adminPage, adminView, type AdminContext, type AdminDeps, type AdminView } from '../admin/page.tsx';
 import { formatNumber, PageData, PageHead } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
-import { can, type Actor } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
-import { CAMPAIGN_ORDER_BY } from '../campaigns/store.ts';
-import type { Services } from '../services.ts';
-import type { DayCount } from './store.ts';
-import { FirstRun } from './first-run.tsx';
+import type { SettingsService } from '../settings/service.ts';
+import { FirstRun, type FirstRunDeps } from './first-run.tsx';
+import type { DashboardService, DayCount } from './service.ts';
 
-const route = routesFor<Services>();
+/** What the dashboard uses: its figures, and what the first-run checklist reads. */
+interface Deps extends AdminDeps, FirstRunDeps {
+  dashboard: DashboardService;
+  settings: SettingsService;
+}
+
+const route = routesFor<Deps>();
 export const DASHBOARD_ADMIN_PAGES = [
   route({ method: 'GET', path: '/admin', access: 'signed-in', handler: dashboardPage, raw: 'text/html', summary: 'The dashboard' }),
 ];
@@ -60,11 +64,10 @@ function Chart({ id, title, data, t }: { id: string; title: string; data: { labe
 const PAUSED_SHOWN = 5;
 
 /** A banner for campaigns that stopped sending, each with its reason and a link to its page (which says what to do). */
-function PausedCampaigns({ s, actor, t }: { s: Services; actor: Actor; t: Translate }): JSX.Element | null {
-  if (!can(actor, 'campaigns:get_all') && !can(actor, 'campaigns:get')) return null;
-  const { results, total } = s.campaigns.query(actor, {
-    statuses: ['paused'], tags: [], search: '', orderBy: CAMPAIGN_ORDER_BY.updated_at, order: 'DESC', limit: PAUSED_SHOWN, offset: 0, noBody: true,
-  });
+function PausedCampaigns({ s, view }: { s: Deps; view: AdminView }): JSX.Element | null {
+  const { t, actor } = view;
+  if (!view.may('GET /admin/campaigns')) return null;
+  const { results, total } = s.dashboard.paused(actor, PAUSED_SHOWN);
   if (total === 0) return null;
   return (
     <section class="banner warn paused-campaigns" aria-labelledby="paused-campaigns-title">
@@ -81,9 +84,9 @@ function PausedCampaigns({ s, actor, t }: { s: Services; actor: Actor; t: Transl
   );
 }
 
-function dashboardPage(c: AdminContext, s: Services) {
+function dashboardPage(c: AdminContext, s: Deps) {
   const view = adminView(c, s);
-  const { t, actor } = view;
+  const { t } = view;
   const counts = s.dashboard.counts();
   const charts = s.dashboard.charts();
   const lists = view.may('GET /admin/lists');
@@ -98,8 +101,8 @@ function dashboardPage(c: AdminContext, s: Services) {
     body: (
       <>
         <PageHead title={t('globals.terms.dashboard')}><span class="muted">{today}</span></PageHead>
-        <PausedCampaigns s={s} actor={actor} t={t} />
-        <FirstRun s={s} actor={actor} t={t} />
+        <PausedCampaigns s={s} view={view} />
+        <FirstRun s={s} view={view} />
         <div class="tiles">
           <Tile title={t('globals.terms.subscribers')} total={counts.subscribers.total ?? 0} href={subscribers ? '/admin/subscribers' : undefined}>
             <Figure label={t('subscribers.status.blocklisted')} value={counts.subscribers.blocklisted ?? 0} href={subscribers ? '/admin/subscribers?status=blocklisted' : undefined} />

@@ -4,12 +4,22 @@
 // click; the checklist goes once every step is done, or when the user dismisses it (kept per
 // user: each admin decides for their own dashboard). Shown to those who may change settings.
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import type { Translate } from '../admin/i18n.ts';
-import { can, type Actor } from '../core/authz.ts';
+import { bind, data } from '../admin/bind.ts';
+import type { AdminView } from '../admin/page.tsx';
 import type { SmtpServerSettings } from '../mail/smtp.ts';
-import type { Services } from '../services.ts';
 import { DEFAULT_SETTINGS } from '../settings/defaults.ts';
+import type { SettingsService } from '../settings/service.ts';
 import { CLI_NAME } from '../sea.ts';
+import type { UserService } from '../users/service.ts';
+import type { DismissButton, firstRun as firstRunScript, TrackingButton } from './admin.client.ts';
+import type { DashboardService } from './service.ts';
+
+/** What the checklist reads. */
+export interface FirstRunDeps {
+  dashboard: DashboardService;
+  settings: SettingsService;
+  userService: UserService;
+}
 
 export interface FirstRunStep {
   key: 'root' | 'smtp' | 'list' | 'form' | 'campaign';
@@ -18,7 +28,7 @@ export interface FirstRunStep {
 }
 
 /** The steps, each with whether it is done and where it is done. */
-export function firstRunSteps(s: Services): FirstRunStep[] {
+export function firstRunSteps(s: FirstRunDeps): FirstRunStep[] {
   const { settings } = s;
   const counts = s.dashboard.counts();
   const sent = (counts.messages ?? 0) > 0 || (counts.campaigns.by_status?.finished ?? 0) > 0;
@@ -35,15 +45,17 @@ export function firstRunSteps(s: Services): FirstRunStep[] {
   ];
 }
 
+const ui = bind<typeof firstRunScript>('firstRun');
+
 /**
  * The choice of how opens and clicks are counted (privacy.individual_tracking, off by default):
  * per subscriber, or anonymously; the current one pressed, the other one click away (the
  * `firstRun` script saves it through PUT /api/settings).
  */
-function TrackingChoice({ individual, t }: { individual: boolean; t: Translate }): JSX.Element {
+function TrackingChoice({ individual, t }: { individual: boolean; t: AdminView['t'] }): JSX.Element {
   const option = (value: boolean, label: string) => (
-    <button type="button" class={value === individual ? 'small' : 'secondary small'} aria-pressed={value === individual ? 'true' : 'false'} data-individual={String(value)}
-      data-done={t(value ? 'admin.firstRun.trackingSetIndividual' : 'admin.firstRun.trackingSetAnonymous')} x-on:click="setTracking">{t(label)}</button>
+    <button type="button" class={value === individual ? 'small' : 'secondary small'} aria-pressed={value === individual ? 'true' : 'false'}
+      {...data<TrackingButton>({ individual: String(value), done: t(value ? 'admin.firstRun.trackingSetIndividual' : 'admin.firstRun.trackingSetAnonymous') })} {...ui.on('click', 'setTracking')}>{t(label)}</button>
   );
   return (
     <div class="tracking-choice" role="group" aria-labelledby="tracking-choice-title" aria-describedby="tracking-choice-help">
@@ -58,13 +70,14 @@ function TrackingChoice({ individual, t }: { individual: boolean; t: Translate }
 }
 
 /** The checklist, or nothing once every step is done, once dismissed, or for those who cannot change settings. */
-export function FirstRun({ s, actor, t }: { s: Services; actor: Actor; t: Translate }): JSX.Element | null {
-  if (!can(actor, 'settings:manage') || s.userService.firstRunDismissed(actor)) return null;
+export function FirstRun({ s, view }: { s: FirstRunDeps; view: AdminView }): JSX.Element | null {
+  const { t, actor } = view;
+  if (!view.may('PUT /api/settings') || s.userService.firstRunDismissed(actor)) return null;
   const steps = firstRunSteps(s);
   const left = steps.filter((st) => !st.done).length;
   if (left === 0) return null;
   return (
-    <section class="card first-run" aria-labelledby="first-run-title" x-data="firstRun">
+    <section class="card first-run" aria-labelledby="first-run-title" {...ui.root()}>
       <h2 id="first-run-title">{t('admin.firstRun.title')}</h2>
       <p class="muted">{t('admin.firstRun.intro', { done: steps.length - left, total: steps.length })}</p>
       <ol class="checklist">
@@ -82,7 +95,7 @@ export function FirstRun({ s, actor, t }: { s: Services; actor: Actor; t: Transl
       <TrackingChoice individual={s.settings.bool('privacy.individual_tracking')} t={t} />
       <p class="help">{t('admin.firstRun.password')} <code>{CLI_NAME} user reset-password {actor.username}</code></p>
       <div class="actions">
-        <button type="button" class="secondary small" x-on:click="dismiss" data-confirm={t('admin.firstRun.dismissConfirm')} data-done={t('admin.firstRun.dismissed')}>
+        <button type="button" class="secondary small" {...ui.on('click', 'dismiss')} {...data<DismissButton>({ confirm: t('admin.firstRun.dismissConfirm'), done: t('admin.firstRun.dismissed') })}>
           {t('admin.firstRun.dismiss')}
         </button>
       </div>

@@ -3,10 +3,10 @@ import type { Context } from 'hono';
 import { ok } from '../http/envelope.ts';
 import { routesFor } from '../http/routes.ts';
 import type { AppEnv } from '../http/types.ts';
-import type { DashboardStore } from './store.ts';
+import type { DashboardService } from './service.ts';
 
 interface Deps {
-  dashboard: DashboardStore;
+  dashboard: DashboardService;
 }
 type C = Context<AppEnv>;
 

@@ -2,22 +2,21 @@
 // own (/admin/help/<topic>), and the files the guides show or link to (/admin/help/images/…,
 // /admin/help/examples/…). Any signed-in user may read them; they hold nothing but the docs.
 import { raw } from 'hono/html';
-import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { adminPage, adminView, type AdminContext, type AdminDeps } from '../admin/page.tsx';
 import { PageHead } from '../admin/components.tsx';
 import { notFound } from '../core/errors.ts';
 import { routesFor } from '../http/routes.ts';
 import { readAppBytes } from '../paths.ts';
-import type { Services } from '../services.ts';
 import { docFilePath, helpTopics, renderTopic } from './docs.ts';
 
-const route = routesFor<Services>();
+const route = routesFor<AdminDeps>();
 export const HELP_ADMIN_PAGES = [
   route({ method: 'GET', path: '/admin/help', access: 'signed-in', handler: helpIndex, raw: 'text/html', summary: 'The guides: quickstart, import, templating, segments, the API, operations…' }),
   route({ method: 'GET', path: '/admin/help/:topic', access: 'signed-in', handler: helpPage, raw: 'text/html', summary: 'One guide from docs/' }),
   route({ method: 'GET', path: '/admin/help/:folder/:file', access: 'signed-in', handler: helpFile, raw: 'application/octet-stream', summary: 'An image or example file the guides show or link to' }),
 ];
 
-function helpIndex(c: AdminContext, s: Services) {
+function helpIndex(c: AdminContext, s: AdminDeps) {
   const { t } = adminView(c, s);
   return adminPage(c, s, {
     title: t('admin.help.title'),
@@ -38,7 +37,7 @@ function helpIndex(c: AdminContext, s: Services) {
   });
 }
 
-function helpPage(c: AdminContext, s: Services) {
+function helpPage(c: AdminContext, s: AdminDeps) {
   const { t } = adminView(c, s);
   const doc = renderTopic(c.req.param('topic') ?? '');
   if (!doc) throw notFound('There is no such guide.');

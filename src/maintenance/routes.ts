@@ -15,10 +15,12 @@ import type { AppContext } from '../context.ts';
 import { databaseFiles } from '../db/files.ts';
 import { subscriberReadScope } from '../subscribers/service.ts';
 import { backupForDownload } from './backup.ts';
+import type { DatabaseService } from './service.ts';
 import { ANALYTICS_EXPORT_COLUMNS, ANALYTICS_EXPORT_TYPES, ANALYTICS_GC_TYPES, SUBSCRIBER_GC_TYPES, type MaintenanceStore } from './store.ts';
 
 interface Deps extends Pick<AppContext, 'config' | 'db' | 'log'> {
   maintenance: MaintenanceStore;
+  database: DatabaseService;
   settings: SettingsService;
 }
 type C = Context<AppEnv>;
@@ -91,9 +93,8 @@ function countAnalytics(c: C, s: Deps, { query }: Input<undefined, ReturnType<ty
 }
 
 function databaseInfo(c: C, s: Deps) {
-  const { pageSize, pages, free } = s.maintenance.pages();
-  const { bytes, walBytes } = databaseFiles(s.config.dbPath);
-  return ok(c, { size: bytes, wal_size: walBytes, used: (pages - free) * pageSize, free: free * pageSize, last_backup: SettingsService.lastBackup(s.db) });
+  const db = s.database.status();
+  return ok(c, { size: db.bytes, wal_size: db.walBytes, used: db.used, free: db.free, last_backup: db.lastBackup });
 }
 
 /** Holds the database (and the server) for as long as it runs, as the scheduled VACUUM does. */

@@ -117,4 +117,9 @@ export class MaintenanceStore {
     const n = (name: string) => this.db.pragma(name, { simple: true }) as number;
     return { pageSize: n('page_size'), pages: n('page_count'), free: n('freelist_count') };
   }
+
+  /** The version of the SQLite library the database runs on ("3.46.1"). */
+  sqliteVersion(): string {
+    return this.db.prepare('SELECT sqlite_version()').pluck().get() as string;
+  }
 }

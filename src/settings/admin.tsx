@@ -1,11 +1,11 @@
 // The admin's settings page (/admin/settings): every setting in nine tabs (the tab in the URL's
 // hash, #smtp), read through the settings service with secrets blanked, written only by the
-// page's script through PUT /api/settings. Without settings:manage the form is read-only and
-// Save, Test and Scan are not there (the API refuses them too). The script is
-// client/pages/settings.ts.
+// page's script through PUT /api/settings. To a user who may not call that route the form is
+// read-only, and Save, Test and Scan are not there (the API refuses them too). The script is
+// admin.client.ts.
 //
-// Each control names the setting it edits: data-key (the setting) and data-sub (the path inside
-// an object setting), or data-sub inside a block (data-block: smtp, messengers,
+// Each control names the setting it edits (its ControlData): key (the setting) and sub (the
+// path inside an object setting), or sub inside a block (BlockData: smtp, messengers,
 // bounce.mailboxes); its name is the path the API's messages use (`smtp[1].port`), so a refusal
 // is shown beside it. Secrets are never in the page: their inputs start empty (empty keeps the
 // saved secret) and only say whether one is saved.
@@ -18,18 +18,26 @@
 // Every other key of defaults.ts is on the page.
 import type { Child } from 'hono/jsx';
 import type { JSX } from 'hono/jsx/jsx-runtime';
+import { bind, data } from '../admin/bind.ts';
 import { Field, PageData, PageHead, Time } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
-import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { adminPage, adminView, type AdminContext, type AdminDeps } from '../admin/page.tsx';
 import type { ScanRecord } from '../bounces/mailbox.ts';
+import type { BounceService } from '../bounces/service.ts';
 import { HelpLink } from '../help/link.tsx';
-import { can } from '../core/authz.ts';
 import { routesFor } from '../http/routes.ts';
 import { availableLanguages } from '../i18n/index.ts';
-import type { Services } from '../services.ts';
+import type { AddButton, BlockData, ControlData, ControlKind, PageSetup, PanelData, SettingsTexts, settingsPage as settingsScript, TabData } from './admin.client.ts';
 import { DEFAULT_SETTINGS, smtpDefaults, type Settings } from './defaults.ts';
+import type { SettingsService } from './service.ts';
 
-const route = routesFor<Services>();
+/** What the settings page uses. */
+interface Deps extends AdminDeps {
+  settings: SettingsService;
+  bounces: BounceService;
+}
+
+const route = routesFor<Deps>();
 export const SETTINGS_ADMIN_PAGES = [
   route({ method: 'GET', path: '/admin/settings', access: 'settings:get', handler: settingsPage, raw: 'text/html', summary: 'The settings, in tabs' }),
 ];
@@ -49,12 +57,14 @@ const NEW_BLOCKS = {
 const DEFAULT_MAILBOX = (DEFAULT_SETTINGS['bounce.mailboxes'] as Record<string, unknown>[])[0];
 
 type Block = Record<string, unknown>;
-type Kind = 'text' | 'int' | 'bool' | 'lines' | 'tags' | 'json' | 'secret' | 'select' | 'code' | 'multiline' | 'colour';
+type Kind = Exclude<ControlKind, 'member' | 'captcha'>;
 
 /** What every control needs: the strings, read-only or not, the values, which secrets are saved. */
 interface Ctx {
   t: Translate;
   ro: boolean;
+  /** Whether the SMTP blocks offer their test (POST /api/settings/smtp/test). */
+  tests: boolean;
   v: Settings;
   secretsSet: Set<string>;
 }
@@ -87,17 +97,21 @@ const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-').replace(/-$/, '');
 function place(c: Ctx, at: Where) {
   if ('block' in at) {
     const name = `${at.block}[${at.index}].${at.sub}`;
-    return { name, id: `s-${slug(at.block)}-${at.bid}-${slug(at.sub)}`, data: { 'data-sub': at.sub }, value: dig(at.value, at.sub) };
+    return { name, id: `s-${slug(at.block)}-${at.bid}-${slug(at.sub)}`, where: { sub: at.sub }, value: dig(at.value, at.sub) };
   }
   const name = at.sub ? `${at.key}.${at.sub}` : at.key;
-  return { name, id: `s-${slug(name)}`, data: { 'data-key': at.key, 'data-sub': at.sub ?? '' }, value: dig(c.v[at.key], at.sub ?? '') };
+  return { name, id: `s-${slug(name)}`, where: { key: at.key, sub: at.sub ?? '' }, value: dig(c.v[at.key], at.sub ?? '') };
 }
 
 function Control(p: ControlProps): JSX.Element {
   const { c } = p;
   const kind = p.kind ?? 'text';
-  const { name, id, data, value } = place(c, p.at);
-  const common = { id, name, 'data-kind': kind, disabled: c.ro, 'data-error-keys': p.errorKeys, 'aria-describedby': p.help ? `${id}-help ${id}-error` : `${id}-error`, ...data };
+  const { name, id, where, value } = place(c, p.at);
+  // The attributes in the order the page has always written them.
+  const common = {
+    id, name, ...data<Pick<ControlData, 'kind'>>({ kind }), disabled: c.ro, ...data<Pick<ControlData, 'errorKeys'>>({ errorKeys: p.errorKeys }),
+    'aria-describedby': p.help ? `${id}-help ${id}-error` : `${id}-error`, ...data<Pick<ControlData, 'key' | 'sub'>>(where),
+  };
   if (kind === 'bool') {
     return (
       <div class="field">
@@ -116,7 +130,7 @@ function Control(p: ControlProps): JSX.Element {
       control = <textarea rows={4} {...common}>{((value as string[]) ?? []).join('\n')}</textarea>;
       break;
     case 'json':
-      control = <textarea rows={3} {...common} data-empty="[]">{JSON.stringify(value ?? [])}</textarea>;
+      control = <textarea rows={3} {...common} {...data<Pick<ControlData, 'empty'>>({ empty: '[]' })}>{JSON.stringify(value ?? [])}</textarea>;
       break;
     case 'code':
       control = <textarea rows={10} {...common} data-editor={p.lang}>{String(value ?? '')}</textarea>;
@@ -131,7 +145,7 @@ function Control(p: ControlProps): JSX.Element {
       const saved = c.secretsSet.has(name);
       // A saved one is only kept for the server it was saved for: the page's script says "type it
       // again" once the server's host, port, user name or TLS differ from the saved ones.
-      control = <input type="password" autocomplete="new-password" {...common} value="" placeholder={saved ? c.t('admin.settings.secretSaved') : c.t('admin.settings.secretNone')} data-secret-saved={saved ? 'true' : undefined} data-retype={saved ? c.t('admin.settings.secretRetype') : undefined} />;
+      control = <input type="password" autocomplete="new-password" {...common} value="" placeholder={saved ? c.t('admin.settings.secretSaved') : c.t('admin.settings.secretNone')} {...data<Pick<ControlData, 'secretSaved' | 'retype'>>(saved ? { secretSaved: 'true', retype: c.t('admin.settings.secretRetype') } : {})} />;
       break;
     }
     case 'tags':
@@ -148,7 +162,7 @@ function Control(p: ControlProps): JSX.Element {
 
 function Panel({ id, t, children }: { id: (typeof SETTINGS_TABS)[number]; t: Translate; children: Child }): JSX.Element {
   return (
-    <section class="tab-panel" role="tabpanel" id={`panel-${id}`} aria-labelledby={`tab-${id}`} data-tab-panel={id} hidden={id !== 'general'} tabindex={0}>
+    <section class="tab-panel" role="tabpanel" id={`panel-${id}`} aria-labelledby={`tab-${id}`} {...data<PanelData>({ tabPanel: id })} hidden={id !== 'general'} tabindex={0}>
       <h2 class="visually-hidden">{t(TAB_LABELS[id])}</h2>
       {children}
     </section>
@@ -198,7 +212,7 @@ function Brand({ c }: { c: Ctx }): JSX.Element {
       <div class="grid2">
         <div class="field">
           <Control c={c} at={k('app.logo_url')} label={t('settings.general.logoURL')} help={t('admin.settings.logoHelp')} />
-          {c.ro ? null : <button type="button" class="secondary small fill" x-on:click="pickLogo">{t('admin.settings.logoFromMedia')}</button>}
+          {c.ro ? null : <button type="button" class="secondary small fill" {...ui.on('click', 'pickLogo')}>{t('admin.settings.logoFromMedia')}</button>}
         </div>
         <Control c={c} at={k('app.accent_color')} kind="colour" label={t('admin.settings.accentColor')} help={t('admin.settings.accentColorHelp')} />
       </div>
@@ -264,7 +278,7 @@ function Privacy({ c }: { c: Ctx }): JSX.Element {
           <legend>{t('admin.settings.exportable')}</legend>
           {EXPORTABLE.map((e) => (
             <label class="check-label">
-              <input type="checkbox" id={`s-privacy-exportable-${e}`} name="privacy.exportable" value={e} data-key="privacy.exportable" data-sub="" data-kind="member" checked={exportable.includes(e)} disabled={c.ro} />
+              <input type="checkbox" id={`s-privacy-exportable-${e}`} name="privacy.exportable" value={e} {...data<ControlData>({ kind: 'member', key: 'privacy.exportable', sub: '' })} checked={exportable.includes(e)} disabled={c.ro} />
               {t(`admin.settings.exportables.${e}`)}
             </label>
           ))}
@@ -290,7 +304,7 @@ function Security({ c }: { c: Ctx }): JSX.Element {
       <div class="card" data-captcha={mode}>
         <h3>{t('admin.settings.captcha')}</h3>
         <Field id="s-security-captcha" label={t('settings.security.enableCaptcha')} help={t('settings.security.enableCaptchaHelp')}>
-          <select id="s-security-captcha" name="security.captcha" data-key="security.captcha" data-sub="" data-kind="captcha" disabled={c.ro} x-on:change="captchaChanged" aria-describedby="s-security-captcha-help s-security-captcha-error">
+          <select id="s-security-captcha" name="security.captcha" {...data<ControlData>({ kind: 'captcha', key: 'security.captcha', sub: '' })} disabled={c.ro} {...ui.on('change', 'captchaChanged')} aria-describedby="s-security-captcha-help s-security-captcha-error">
             {(['off', 'altcha', 'hcaptcha'] as const).map((m) => <option value={m} selected={m === mode}>{t(`admin.settings.captchas.${m}`)}</option>)}
           </select>
         </Field>
@@ -339,21 +353,21 @@ function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number; bid:
   const at = (sub: string) => ({ block: 'smtp', index, bid, sub, value: b });
   const head = `s-smtp-${bid}`;
   return (
-    <fieldset class="card block" data-block="smtp" data-uuid={String(b.uuid ?? '')} data-bid={bid}>
+    <fieldset class="card block" {...data<BlockData>({ block: 'smtp', uuid: String(b.uuid ?? ''), bid })}>
       <legend>{t('admin.settings.smtpServer')} <span data-block-title>{String(b.host ?? '')}</span></legend>
       <div class="inline block-head">
         <Control c={c} at={at('enabled')} kind="bool" label={t('settings.smtp.enabled')} />
         {c.ro ? null : (
           <div class="field">
             <label for={`${head}-preset`}>{t('admin.settings.preset')}</label>
-            <select id={`${head}-preset`} x-on:change="applyPreset" aria-describedby={`${head}-preset-help`}>
+            <select id={`${head}-preset`} {...ui.on('change', 'applyPreset')} aria-describedby={`${head}-preset-help`}>
               <option value="">{t('admin.settings.presetChoose')}</option>
               {SMTP_PRESETS.map((p) => <option value={p}>{t(`admin.settings.presets.${p}`)}</option>)}
             </select>
             <p class="help" id={`${head}-preset-help`}>{t('admin.settings.presetHelp')}</p>
           </div>
         )}
-        {c.ro ? null : <button type="button" class="secondary small" x-on:click="removeBlock">{t('admin.settings.removeServer')}</button>}
+        {c.ro ? null : <button type="button" class="secondary small" {...ui.on('click', 'removeBlock')}>{t('admin.settings.removeServer')}</button>}
       </div>
       <div class="grid2">
         <Control c={c} at={at('host')} label={t('settings.mailserver.host')} help={t('settings.mailserver.hostHelp')} placeholder={t('admin.settings.hostPlaceholder')} />
@@ -373,7 +387,7 @@ function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number; bid:
       </div>
       <Control c={c} at={at('email_headers')} kind="json" label={t('settings.smtp.customHeaders')} help={t('settings.smtp.customHeadersHelp')} />
       <Control c={c} at={at('from_addresses')} kind="tags" label={t('settings.smtp.fromAddresses')} help={t('admin.settings.fromAddressesHelp')} />
-      {c.ro ? null : (
+      {c.tests ? (
         <div class="smtp-test">
           <div class="inline">
             <div class="field grow">
@@ -381,12 +395,12 @@ function SmtpBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number; bid:
               <input type="email" id={`${head}-test-to`} data-test-to autocomplete="email" aria-describedby={`${head}-test-help`} />
               <p class="help" id={`${head}-test-help`}>{t('admin.settings.testHelp')}</p>
             </div>
-            <button type="button" class="secondary" x-on:click="testSmtp">{t('settings.smtp.testConnection')}</button>
+            <button type="button" class="secondary" {...ui.on('click', 'testSmtp')}>{t('settings.smtp.testConnection')}</button>
           </div>
           <p class="test-result" data-test-result role="status" aria-live="polite"></p>
-          <button type="button" data-enable-save hidden x-on:click="enableAndSave">{t('admin.settings.enableAndSave')}</button>
+          <button type="button" data-enable-save hidden {...ui.on('click', 'enableAndSave')}>{t('admin.settings.enableAndSave')}</button>
         </div>
-      )}
+      ) : null}
     </fieldset>
   );
 }
@@ -405,7 +419,7 @@ function BlockList({ c, id, intro, help, empty, addLabel, render }: {
       {c.ro ? null : (
         <>
           <template id={`${id}-template`}>{render({ ...c, secretsSet: new Set() }, NEW_BLOCKS[id], 0, '__b__')}</template>
-          <button type="button" class="secondary" data-add={id} x-on:click="addBlock">+ {addLabel}</button>
+          <button type="button" class="secondary" {...data<AddButton>({ add: id })} {...ui.on('click', 'addBlock')}>+ {addLabel}</button>
         </>
       )}
     </Panel>
@@ -423,7 +437,8 @@ function ScanResult({ last, t }: { last: ScanRecord | null; t: Translate }): JSX
   );
 }
 
-function Bounces({ c, last }: { c: Ctx; last: ScanRecord | null }): JSX.Element {
+/** `scans`: whether the user may scan the mailbox now (POST /api/bounces/scan); offered only on a form they may save. */
+function Bounces({ c, last, scans }: { c: Ctx; last: ScanRecord | null; scans: boolean }): JSX.Element {
   const { t } = c;
   const k = (key: string, sub?: string) => ({ key, sub });
   const mailbox = ((c.v['bounce.mailboxes'] as Block[]) ?? [])[0] ?? DEFAULT_MAILBOX;
@@ -488,7 +503,7 @@ function Bounces({ c, last }: { c: Ctx; last: ScanRecord | null }): JSX.Element 
           </div>
         </fieldset>
       </div>
-      <fieldset class="card block" data-block="bounce.mailboxes" data-uuid={String(mailbox.uuid ?? '')} data-bid="b0">
+      <fieldset class="card block" {...data<BlockData>({ block: 'bounce.mailboxes', uuid: String(mailbox.uuid ?? ''), bid: 'b0' })}>
         <legend>{t('admin.settings.mailbox')}</legend>
         <Control c={c} at={mb('enabled')} kind="bool" label={t('settings.bounces.enableMailbox')} help={t('admin.settings.mailboxHelp')} />
         <div class="grid2">
@@ -505,10 +520,10 @@ function Bounces({ c, last }: { c: Ctx; last: ScanRecord | null }): JSX.Element 
         </div>
         <div class="scan">
           <p><strong>{t('admin.settings.lastScan')}:</strong> <span id="scan-result" role="status" aria-live="polite"><ScanResult last={last} t={t} /></span></p>
-          {c.ro ? null : (
+          {c.ro || !scans ? null : (
             <div class="inline">
-              <button type="button" class="secondary" id="scan-now" x-on:click="scanNow" x-bind:disabled="scanBlocked">{t('admin.settings.scanNow')}</button>
-              <span class="help" x-show="dirty" x-cloak>{t('admin.settings.scanSaveFirst')}</span>
+              <button type="button" class="secondary" id="scan-now" {...ui.on('click', 'scanNow')} {...ui.attr('disabled', 'scanBlocked')}>{t('admin.settings.scanNow')}</button>
+              <span class="help" {...ui.show('dirty')} x-cloak>{t('admin.settings.scanSaveFirst')}</span>
             </div>
           )}
         </div>
@@ -521,11 +536,11 @@ function MessengerBlock({ c, b, index, bid }: { c: Ctx; b: Block; index: number;
   const { t } = c;
   const at = (sub: string) => ({ block: 'messengers', index, bid, sub, value: b });
   return (
-    <fieldset class="card block" data-block="messengers" data-uuid={String(b.uuid ?? '')} data-bid={bid}>
+    <fieldset class="card block" {...data<BlockData>({ block: 'messengers', uuid: String(b.uuid ?? ''), bid })}>
       <legend>{t('admin.settings.messenger')} <span data-block-title>{String(b.name ?? '')}</span></legend>
       <div class="inline block-head">
         <Control c={c} at={at('enabled')} kind="bool" label={t('settings.smtp.enabled')} />
-        {c.ro ? null : <button type="button" class="secondary small" x-on:click="removeBlock">{t('admin.settings.removeMessenger')}</button>}
+        {c.ro ? null : <button type="button" class="secondary small" {...ui.on('click', 'removeBlock')}>{t('admin.settings.removeMessenger')}</button>}
       </div>
       <div class="grid2">
         <Control c={c} at={at('name')} label={t('globals.fields.name')} help={t('settings.messengers.nameHelp')} />
@@ -564,25 +579,29 @@ function Appearance({ c, root, superAdmin }: { c: Ctx; root: string; superAdmin:
   );
 }
 
-function settingsPage(c: AdminContext, s: Services) {
-  const { t, actor } = adminView(c, s);
+const ui = bind<typeof settingsScript>('settingsPage');
+
+function settingsPage(c: AdminContext, s: Deps) {
+  const view = adminView(c, s);
+  const { t, actor } = view;
   const { values, secretsSet } = s.settings.forForm(actor);
-  const manage = can(actor, 'settings:manage');
-  const ctx: Ctx = { t, ro: !manage, v: values, secretsSet: new Set(secretsSet) };
+  const manage = view.may('PUT /api/settings');
+  const ctx: Ctx = { t, ro: !manage, tests: view.may('POST /api/settings/smtp/test'), v: values, secretsSet: new Set(secretsSet) };
   return adminPage(c, s, {
     title: t('settings.title'),
     islands: ['editor'],
     body: (
-      <form id="settings-form" class="settings" x-data="settingsPage" x-on:submit="save" x-on:input="changed" x-on:change="changed" novalidate
-        data-saved={t('admin.settings.saved')} data-unsaved={t('admin.settings.unsaved')} data-test-need-to={t('admin.settings.testNeedTo')}
-        data-test-sending={t('admin.settings.testSending')} data-test-sent={t('admin.settings.testSent')} data-scanning={t('admin.settings.scanning')}
-        data-scan-ok={t('admin.settings.scanOk')} data-scan-failed={t('admin.settings.scanFailed')}>
+      <form id="settings-form" class="settings" {...ui.root()} {...ui.on('submit', 'save')} {...ui.on('input', 'changed')} {...ui.on('change', 'changed')} novalidate
+        {...data<SettingsTexts>({
+          saved: t('admin.settings.saved'), unsaved: t('admin.settings.unsaved'), testNeedTo: t('admin.settings.testNeedTo'), testSending: t('admin.settings.testSending'),
+          testSent: t('admin.settings.testSent'), scanning: t('admin.settings.scanning'), scanOk: t('admin.settings.scanOk'), scanFailed: t('admin.settings.scanFailed'),
+        })}>
         <PageHead title={t('settings.title')} />
         {manage ? <p class="help">{t('admin.settings.appliesAtOnce')}</p> : <p class="banner">{t('admin.settings.readOnly')}</p>}
-        <PageData id="settings-data" value={{ values, blocks: { smtp: NEW_BLOCKS.smtp, messengers: NEW_BLOCKS.messengers } }} />
-        <div class="settings-tabs" role="tablist" aria-label={t('settings.title')} x-on:keydown="tabKey">
+        <PageData<PageSetup> id="settings-data" value={{ values, blocks: { smtp: NEW_BLOCKS.smtp, messengers: NEW_BLOCKS.messengers } }} />
+        <div class="settings-tabs" role="tablist" aria-label={t('settings.title')} {...ui.on('keydown', 'tabKey')}>
           {SETTINGS_TABS.map((id) => (
-            <button type="button" role="tab" id={`tab-${id}`} aria-controls={`panel-${id}`} aria-selected={id === 'general' ? 'true' : 'false'} tabindex={id === 'general' ? 0 : -1} data-tab={id} x-on:click="selectTab">
+            <button type="button" role="tab" id={`tab-${id}`} aria-controls={`panel-${id}`} aria-selected={id === 'general' ? 'true' : 'false'} tabindex={id === 'general' ? 0 : -1} {...data<TabData>({ tab: id })} {...ui.on('click', 'selectTab')}>
               {t(TAB_LABELS[id])}
             </button>
           ))}
@@ -594,14 +613,14 @@ function settingsPage(c: AdminContext, s: Services) {
         <Security c={ctx} />
         <Media c={ctx} />
         <BlockList c={ctx} id="smtp" intro={t(manage ? 'admin.settings.smtpIntro' : 'admin.settings.smtpIntroReadOnly')} help={<HelpLink topic="quickstart" anchor="3-connect-a-mail-server" t={t} />} addLabel={t('admin.settings.addServer')} render={(c, b, i, bid) => <SmtpBlock c={c} b={b} index={i} bid={bid} />} />
-        <Bounces c={ctx} last={s.bounces.lastScan(actor)} />
+        <Bounces c={ctx} last={s.bounces.lastScan(actor)} scans={view.may('POST /api/bounces/scan')} />
         <BlockList c={ctx} id="messengers" intro={t('admin.settings.messengersIntro')} empty={t('admin.settings.noMessengers')} addLabel={t('admin.settings.addMessenger')}
           render={(c, b, i, bid) => <MessengerBlock c={c} b={b} index={i} bid={bid} />} />
         <Appearance c={ctx} root={s.settings.rootUrl()} superAdmin={actor.superAdmin} />
         {manage ? (
           <div class="save-bar">
-            <span class="muted small" x-text="status"></span>
-            <button type="submit" id="settings-save" x-bind:disabled="cannotSave">{t('globals.buttons.save')}</button>
+            <span class="muted small" {...ui.text('status')}></span>
+            <button type="submit" id="settings-save" {...ui.attr('disabled', 'cannotSave')}>{t('globals.buttons.save')}</button>
           </div>
         ) : null}
       </form>

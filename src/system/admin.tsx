@@ -3,39 +3,48 @@
 // (/admin/settings/about: versions, the database, uptime, memory, the last backup).
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { arch, platform } from 'node:os';
-import { adminPage, adminView, type AdminContext } from '../admin/page.tsx';
+import { adminPage, adminView, type AdminContext, type AdminDeps } from '../admin/page.tsx';
+import { bind } from '../admin/bind.ts';
 import { Field, PageHead, Time } from '../admin/components.tsx';
 import { formatBytes } from '../admin/client/bytes.ts';
-import { logLevel } from '../admin/client/log-lines.ts';
 import { VERSION } from '../config.ts';
+import type { AppContext } from '../context.ts';
 import { routesFor } from '../http/routes.ts';
 import { LastBackup } from '../maintenance/admin.tsx';
-import { databaseFiles } from '../db/files.ts';
-import type { Services } from '../services.ts';
+import type { DatabaseService } from '../maintenance/service.ts';
+import type { logsPage as logsScript } from './admin.client.ts';
+import { logLevel } from './log-lines.ts';
 
-const route = routesFor<Services>();
+/** What the logs and About pages use. */
+interface Deps extends AdminDeps, Pick<AppContext, 'log' | 'startedAt'> {
+  database: DatabaseService;
+}
+
+const route = routesFor<Deps>();
 export const SYSTEM_ADMIN_PAGES = [
   route({ method: 'GET', path: '/admin/settings/logs', access: 'settings:get', handler: logsPage, raw: 'text/html', summary: 'The server log' }),
   route({ method: 'GET', path: '/admin/settings/about', access: 'settings:get', handler: aboutPage, raw: 'text/html', summary: 'Versions, the database, uptime and memory' }),
 ];
 
-function logsPage(c: AdminContext, s: Services) {
+const logs = bind<typeof logsScript>('logsPage');
+
+function logsPage(c: AdminContext, s: Deps) {
   const { t } = adminView(c, s);
   const lines = s.log.recent();
   return adminPage(c, s, {
     title: t('logs.title'),
     body: (
-      <div x-data="logsPage">
+      <div {...logs.root()}>
         <PageHead title={t('logs.title')} />
         <div class="log-tools">
           <Field id="log-filter" label={t('admin.logs.filter')} help={t('admin.logs.filterHelp')}>
-            <input type="search" id="log-filter" x-on:input="filterBy" autocomplete="off" />
+            <input type="search" id="log-filter" {...logs.on('input', 'filterBy')} autocomplete="off" />
           </Field>
-          <label class="check-label"><input type="checkbox" x-on:change="toggleAuto" checked /> {t('admin.logs.autoRefresh')}</label>
-          <button type="button" class="secondary" x-on:click="refresh">{t('globals.buttons.refresh')}</button>
+          <label class="check-label"><input type="checkbox" {...logs.on('change', 'toggleAuto')} checked /> {t('admin.logs.autoRefresh')}</label>
+          <button type="button" class="secondary" {...logs.on('click', 'refresh')}>{t('globals.buttons.refresh')}</button>
         </div>
-        <p class="muted small" role="status" x-text="summary">{t('admin.logs.count', { n: lines.length })}</p>
-        <div class="log-view" x-ref="view" tabindex={0} role="log" aria-label={t('logs.title')}>
+        <p class="muted small" role="status" {...logs.text('summary()')}>{t('admin.logs.count', { n: lines.length })}</p>
+        <div class="log-view" id="log-view" tabindex={0} role="log" aria-label={t('logs.title')}>
           {lines.map((line) => <div class={`log-line ${logLevel(line)}`}>{line}</div>)}
         </div>
       </div>
@@ -55,11 +64,10 @@ function Facts({ rows }: { rows: [string, JSX.Element | string][] }): JSX.Elemen
   return <dl class="facts aligned">{rows.map(([label, value]) => <><dt>{label}</dt><dd>{value}</dd></>)}</dl>;
 }
 
-function aboutPage(c: AdminContext, s: Services) {
+function aboutPage(c: AdminContext, s: Deps) {
   const { t } = adminView(c, s);
   const mem = process.memoryUsage();
-  const files = databaseFiles(s.config.dbPath);
-  const sqlite = s.db.prepare('SELECT sqlite_version()').pluck().get() as string;
+  const db = s.database.status();
   return adminPage(c, s, {
     title: t('admin.about.title'),
     body: (
@@ -70,7 +78,7 @@ function aboutPage(c: AdminContext, s: Services) {
           <Facts rows={[
             [t('admin.about.version'), VERSION],
             ['Node.js', process.version],
-            ['SQLite', sqlite],
+            ['SQLite', s.database.sqliteVersion()],
             [t('admin.about.platform'), `${platform()} ${arch()}`],
             [t('admin.about.started'), <><Time value={s.startedAt.toISOString()} /> ({uptime(Math.round((Date.now() - s.startedAt.getTime()) / 1000))})</>],
             [t('admin.about.rss'), formatBytes(mem.rss)],
@@ -80,10 +88,10 @@ function aboutPage(c: AdminContext, s: Services) {
         <section class="card" aria-labelledby="about-db">
           <h2 id="about-db">{t('admin.maintenance.database')}</h2>
           <Facts rows={[
-            [t('admin.about.path'), <code>{s.config.dbPath}</code>],
-            [t('admin.maintenance.size'), formatBytes(files.bytes)],
-            [t('admin.maintenance.walSize'), formatBytes(files.walBytes)],
-            [t('admin.maintenance.lastBackup'), <LastBackup s={s} t={t} />],
+            [t('admin.about.path'), <code>{db.path}</code>],
+            [t('admin.maintenance.size'), formatBytes(db.bytes)],
+            [t('admin.maintenance.walSize'), formatBytes(db.walBytes)],
+            [t('admin.maintenance.lastBackup'), <LastBackup last={db.lastBackup} t={t} />],
           ]} />
         </section>
       </>

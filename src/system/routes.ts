@@ -18,11 +18,13 @@ import { databaseFiles } from '../db/files.ts';
 import { Landing } from './pages.tsx';
 import { authenticate, readSessionCookie } from '../http/auth.ts';
 import type { Metrics } from './metrics.ts';
+import type { DatabaseService } from '../maintenance/service.ts';
 
 interface Deps extends AppContext {
   /** Re-reads settings and rebuilds the messengers. */
   reload(): void;
   metrics: Metrics;
+  database: DatabaseService;
   users: { authenticator(): Authenticator };
 }
 type C = Context<AppEnv>;
@@ -109,7 +111,7 @@ function about(c: C, s: Deps) {
     build: VERSION,
     go_version: process.version,
     go_arch: arch(),
-    database: { version: `SQLite ${s.db.prepare('SELECT sqlite_version()').pluck().get()}`, size_mb: databaseSizeMb(s.config.dbPath) },
+    database: { version: `SQLite ${s.database.sqliteVersion()}`, size_mb: databaseSizeMb(s.config.dbPath) },
     system: { num_cpu: cpus().length, memory_alloc_mb: Math.round(mem.heapUsed / 1048576), memory_from_os_mb: Math.round(mem.rss / 1048576) },
     host: { os: platform(), arch: arch(), hostname: hostname() },
   });

@@ -6,7 +6,6 @@ import pageScripts from 'listmgr:admin-scripts';
 import { isComponent, type Component } from './component.ts';
 import { apiForm } from './form.ts';
 import { copy, shell } from './shell.ts';
-import { PAGE_COMPONENTS } from './pages/index.ts';
 
 const components: Component[] = [shell, copy, apiForm, ...pageScripts.flatMap((script) => Object.values(script).filter(isComponent))];
 const names = new Set<string>();
@@ -16,5 +15,4 @@ for (const { name, make } of components) {
   names.add(name);
   Alpine.data(name, make);
 }
-for (const [name, make] of Object.entries(PAGE_COMPONENTS)) Alpine.data(name, make);
 Alpine.start();

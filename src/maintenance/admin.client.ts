@@ -1,10 +1,11 @@
 // The maintenance page: each card's form first reads how many rows its action will touch,
 // asks with that count, then acts and says what it did. The export downloads a CSV; compacting
 // reloads the page so that its sizes are the new ones.
-import { api, navigate, notify } from '../api.ts';
-import { formatBytes } from '../bytes.ts';
-import { confirmAction } from '../dialog.ts';
-import { clearErrors, FieldError, showError } from '../form.ts';
+import { api, navigate, notify } from '../admin/client/api.ts';
+import { formatBytes } from '../admin/client/bytes.ts';
+import { confirmAction } from '../admin/client/dialog.ts';
+import { clearErrors, FieldError, showError } from '../admin/client/form.ts';
+import { component, readData } from '../admin/client/component.ts';
 
 /** A date field's day as the API's RFC 3339 date-time (midnight UTC); '' when empty. */
 function dateTime(form: HTMLFormElement, name: string): string {
@@ -35,8 +36,13 @@ function requiredDate(form: HTMLFormElement, name: string): string {
   return at;
 }
 
+/** What each card's form carries: the operation it runs. */
+export interface OpForm {
+  op: 'subscribers' | 'unconfirmed' | 'analytics' | 'export' | 'vacuum';
+}
+
 function action(form: HTMLFormElement): Action {
-  const op = form.dataset.op;
+  const { op } = readData<OpForm>(form);
   if (op === 'subscribers') {
     const type = field(form, 'type');
     const what = type === 'orphan' ? ['orphan subscriber (on no list)', 'orphan subscribers (on no list)'] : ['blocklisted subscriber', 'blocklisted subscribers'];
@@ -112,32 +118,30 @@ function action(form: HTMLFormElement): Action {
   };
 }
 
-export function maintenancePage() {
-  return {
-    busy: false,
-    async run(this: { busy: boolean; $event: Event }) {
-      this.$event.preventDefault();
-      const form = this.$event.currentTarget as HTMLFormElement;
-      const result = form.querySelector<HTMLElement>('[data-result]')!;
-      clearErrors(form);
-      result.textContent = '';
-      this.busy = true;
-      try {
-        const a = action(form);
-        const { question, nothing } = await a.ask();
-        if (question === null) {
-          result.textContent = nothing;
-          return;
-        }
-        if (!(await confirmAction(question, a.confirmLabel, a.danger))) return;
-        const done = await a.act();
-        result.textContent = done;
-        notify(done);
-      } catch (err) {
-        showError(form, err);
-      } finally {
-        this.busy = false;
+export const maintenancePage = component('maintenancePage', () => ({
+  busy: false,
+  async run(this: { busy: boolean; $event: Event }) {
+    this.$event.preventDefault();
+    const form = this.$event.currentTarget as HTMLFormElement;
+    const result = form.querySelector<HTMLElement>('[data-result]')!;
+    clearErrors(form);
+    result.textContent = '';
+    this.busy = true;
+    try {
+      const a = action(form);
+      const { question, nothing } = await a.ask();
+      if (question === null) {
+        result.textContent = nothing;
+        return;
       }
-    },
-  };
-}
+      if (!(await confirmAction(question, a.confirmLabel, a.danger))) return;
+      const done = await a.act();
+      result.textContent = done;
+      notify(done);
+    } catch (err) {
+      showError(form, err);
+    } finally {
+      this.busy = false;
+    }
+  },
+}));
