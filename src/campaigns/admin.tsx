@@ -11,7 +11,7 @@ import { allRowsBox, apiFormAttrs, BulkBar, Field, fieldAttrs, formatNumber, for
 import type { closePreview } from '../admin/client/dialog.ts';
 import { HelpLink } from '../help/link.tsx';
 import { parseAdminPaging } from '../core/paging.ts';
-import { routesFor, type Input } from '../http/routes.ts';
+import { accessOf, routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type { ListService } from '../lists/service.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -24,6 +24,7 @@ import type {
 import type { attachments as attachmentsScript, ChipButton, ChipsData, ListBox, listPicker as listPickerScript, ListOption, ListPickerData } from './form-parts.client.ts';
 import { ARCHIVE_SUBSCRIBER_NAME } from './archive.ts';
 import { CAMPAIGN_ORDER_BY, CAMPAIGN_STATUSES, CONTENT_TYPES, type CampaignJson, type CampaignService } from './service.ts';
+import { CAMPAIGN_ROUTES } from './routes.ts';
 
 /** What the campaign pages use. */
 interface Deps extends AdminDeps {
@@ -36,12 +37,11 @@ interface Deps extends AdminDeps {
 }
 
 const route = routesFor<Deps>();
-const READ = ['campaigns:get_all', 'campaigns:get'] as const;
 
 export const CAMPAIGN_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/campaigns', access: READ, handler: campaignsPage, query: campaignsPageQuery, raw: 'text/html', summary: 'The campaigns' }),
-  route({ method: 'GET', path: '/admin/campaigns/new', access: ['campaigns:manage', 'campaigns:manage_all'], handler: newCampaignPage, query: newCampaignQuery, raw: 'text/html', summary: 'A form for a new campaign' }),
-  route({ method: 'GET', path: '/admin/campaigns/:id', access: READ, handler: campaignPage, raw: 'text/html', summary: 'One campaign: its settings, content, archive, preview and test' }),
+  route({ method: 'GET', path: '/admin/campaigns', access: accessOf(CAMPAIGN_ROUTES, 'GET', '/campaigns'), handler: campaignsPage, query: campaignsPageQuery, raw: 'text/html', summary: 'The campaigns' }),
+  route({ method: 'GET', path: '/admin/campaigns/new', access: accessOf(CAMPAIGN_ROUTES, 'POST', '/campaigns'), handler: newCampaignPage, query: newCampaignQuery, raw: 'text/html', summary: 'A form for a new campaign' }),
+  route({ method: 'GET', path: '/admin/campaigns/:id', access: accessOf(CAMPAIGN_ROUTES, 'GET', '/campaigns/:id'), handler: campaignPage, raw: 'text/html', summary: 'One campaign: its settings, content, archive, preview and test' }),
 ];
 
 function newCampaignQuery() {

@@ -8,11 +8,12 @@ import { adminPage, adminView, type AdminContext, type AdminDeps, type AdminView
 import { bind } from '../admin/bind.ts';
 import { Field, formatNumber, PageData, PageHead, Pager, Time } from '../admin/components.tsx';
 import { parseAdminPaging } from '../core/paging.ts';
-import { routesFor, type Input } from '../http/routes.ts';
+import { accessOf, routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { campaignPicker, Choice } from './analytics-admin.client.ts';
 import { ENGAGEMENT_TYPES, type Bucket, type CampaignRates, type CampaignService, type EngagementType } from './service.ts';
+import { CAMPAIGN_ROUTES } from './routes.ts';
 
 /** What the analytics pages use. */
 interface Deps extends AdminDeps {
@@ -24,8 +25,8 @@ const route = routesFor<Deps>();
 
 /** Mounted before the campaign pages: /admin/campaigns/:id would take /admin/campaigns/analytics. */
 export const CAMPAIGN_ANALYTICS_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/campaigns/analytics', access: 'campaigns:get_analytics', handler: analyticsPage, query: analyticsPageQuery, raw: 'text/html', summary: 'Views, clicks and bounces of chosen campaigns over a date range, their rates and top links' }),
-  route({ method: 'GET', path: '/admin/campaigns/:id/analytics', access: 'campaigns:get_analytics', handler: readersPage, query: readersPageQuery, raw: 'text/html', summary: 'Who opened a campaign and who clicked which link, paged' }),
+  route({ method: 'GET', path: '/admin/campaigns/analytics', access: accessOf(CAMPAIGN_ROUTES, 'GET', '/campaigns/analytics/:type'), handler: analyticsPage, query: analyticsPageQuery, raw: 'text/html', summary: 'Views, clicks and bounces of chosen campaigns over a date range, their rates and top links' }),
+  route({ method: 'GET', path: '/admin/campaigns/:id/analytics', access: accessOf(CAMPAIGN_ROUTES, 'GET', '/campaigns/analytics/:type'), handler: readersPage, query: readersPageQuery, raw: 'text/html', summary: 'Who opened a campaign and who clicked which link, paged' }),
 ];
 
 function analyticsPageQuery() {

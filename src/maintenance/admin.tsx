@@ -10,6 +10,7 @@ import { Field, PageHead, Time } from '../admin/components.tsx';
 import type { Translate } from '../admin/i18n.ts';
 import { formatBytes } from '../admin/client/bytes.ts';
 import { routesFor } from '../http/routes.ts';
+import type { Actor } from '../core/authz.ts';
 import type { maintenancePage as maintenanceScript, OpForm } from './admin.client.ts';
 import type { BackupRecord, DatabaseService } from './service.ts';
 
@@ -19,8 +20,10 @@ interface Deps extends AdminDeps {
 }
 
 const route = routesFor<Deps>();
+/** The page shows the database to those who may maintain it, and to those who may change the settings (its backup schedule). */
+const showsDatabase = (d: Deps, actor: Actor) => d.routes.may(actor, 'GET /api/maintenance/database') || d.routes.may(actor, 'PUT /api/settings');
 export const MAINTENANCE_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/settings/maintenance', access: ['settings:maintain', 'settings:manage'], handler: maintenancePage, raw: 'text/html', summary: 'Clean-ups, the analytics export, compacting and backing up the database' }),
+  route({ method: 'GET', path: '/admin/settings/maintenance', access: 'signed-in', may: showsDatabase, handler: maintenancePage, raw: 'text/html', summary: 'Clean-ups, the analytics export, compacting and backing up the database' }),
 ];
 
 /** When the last backup was made, its size and where it went (`listmgr backup` or a download). */

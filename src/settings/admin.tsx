@@ -25,11 +25,12 @@ import { adminPage, adminView, type AdminContext, type AdminDeps } from '../admi
 import type { ScanRecord } from '../bounces/mailbox.ts';
 import type { BounceService } from '../bounces/service.ts';
 import { HelpLink } from '../help/link.tsx';
-import { routesFor } from '../http/routes.ts';
+import { accessOf, routesFor } from '../http/routes.ts';
 import { availableLanguages } from '../i18n/index.ts';
 import type { AddButton, BlockData, ControlData, ControlKind, PageSetup, PanelData, SettingsTexts, settingsPage as settingsScript, TabData } from './admin.client.ts';
 import { DEFAULT_SETTINGS, smtpDefaults, type Settings } from './defaults.ts';
 import type { SettingsService } from './service.ts';
+import { SETTINGS_ROUTES } from './routes.ts';
 
 /** What the settings page uses. */
 interface Deps extends AdminDeps {
@@ -39,7 +40,7 @@ interface Deps extends AdminDeps {
 
 const route = routesFor<Deps>();
 export const SETTINGS_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/settings', access: 'settings:get', handler: settingsPage, raw: 'text/html', summary: 'The settings, in tabs' }),
+  route({ method: 'GET', path: '/admin/settings', access: accessOf(SETTINGS_ROUTES, 'GET', '/settings'), handler: settingsPage, raw: 'text/html', summary: 'The settings, in tabs' }),
 ];
 
 export const SETTINGS_TABS = ['general', 'performance', 'privacy', 'security', 'media', 'smtp', 'bounces', 'messengers', 'appearance'] as const;

@@ -9,11 +9,12 @@ import { Field, PageHead, Time } from '../admin/components.tsx';
 import { formatBytes } from '../admin/client/bytes.ts';
 import { VERSION } from '../config.ts';
 import type { AppContext } from '../context.ts';
-import { routesFor } from '../http/routes.ts';
+import { accessOf, routesFor } from '../http/routes.ts';
 import { LastBackup } from '../maintenance/admin.tsx';
 import type { DatabaseService } from '../maintenance/service.ts';
 import type { logsPage as logsScript } from './admin.client.ts';
 import { logLevel } from './log-lines.ts';
+import { SYSTEM_ROUTES } from './routes.ts';
 
 /** What the logs and About pages use. */
 interface Deps extends AdminDeps, Pick<AppContext, 'log' | 'startedAt'> {
@@ -22,8 +23,8 @@ interface Deps extends AdminDeps, Pick<AppContext, 'log' | 'startedAt'> {
 
 const route = routesFor<Deps>();
 export const SYSTEM_ADMIN_PAGES = [
-  route({ method: 'GET', path: '/admin/settings/logs', access: 'settings:get', handler: logsPage, raw: 'text/html', summary: 'The server log' }),
-  route({ method: 'GET', path: '/admin/settings/about', access: 'settings:get', handler: aboutPage, raw: 'text/html', summary: 'Versions, the database, uptime and memory' }),
+  route({ method: 'GET', path: '/admin/settings/logs', access: accessOf(SYSTEM_ROUTES, 'GET', '/logs'), handler: logsPage, raw: 'text/html', summary: 'The server log' }),
+  route({ method: 'GET', path: '/admin/settings/about', access: accessOf(SYSTEM_ROUTES, 'GET', '/about'), handler: aboutPage, raw: 'text/html', summary: 'Versions, the database, uptime and memory' }),
 ];
 
 const logs = bind<typeof logsScript>('logsPage');
