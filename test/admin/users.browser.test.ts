@@ -328,7 +328,7 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
     await tab.close();
   });
 
-  it('lays the users and roles pages out on a phone, hostile names inert', async () => {
+  it('lays the users and roles pages out on a phone, hostile names inert; a role is cloned as its own kind', async () => {
     const t = server();
     const hostileRole = await t.request('POST', '/api/roles/users', { name: HOSTILE, permissions: ['subscribers:get'] });
     assert.equal((await t.request('POST', '/api/users', { username: 'hostile', name: HOSTILE, type: 'api', status: 'enabled', user_role_id: hostileRole.body.data.id })).status, 200);
@@ -347,6 +347,13 @@ describe('admin users, roles and profile in a browser', { skip: browserSkip() },
     assert.equal(await page.getByRole('dialog').getByLabel('Name of the copy').inputValue(), `Copy of ${HOSTILE}`);
     await page.getByRole('dialog').getByRole('button', { name: 'Clone' }).click();
     await page.getByRole('heading', { name: `Copy of ${HOSTILE}` }).waitFor();
+    // A list role's copy is a list role with the same grants (it once asked for the user roles).
+    await page.goto(`${t.url}/admin/users/roles/lists`);
+    await page.getByRole('row').filter({ hasText: 'One list' }).getByRole('button', { name: 'Clone' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Clone' }).click();
+    await page.getByRole('heading', { name: 'Copy of One list' }).waitFor();
+    const listRoles = (await t.request('GET', '/api/roles/lists')).body.data as { name: string; lists: { id: number; permissions: string[] }[] }[];
+    assert.deepEqual(listRoles.find((r) => r.name === 'Copy of One list')?.lists.map((l) => [l.id, [...l.permissions].sort()]), [[list, ['list:get', 'list:manage']]]);
     await page.goto(`${t.url}/admin/users?query=hostile`);
     await page.getByRole('link', { name: 'hostile', exact: true }).click();
     await page.getByRole('heading', { name: 'hostile' }).waitFor();
