@@ -1,7 +1,7 @@
 // The bounces page (src/bounces/admin.tsx): deleting one bounce, the selected or all, and
 // blocklisting the subscribers of the selected bounces (PUT /api/subscribers/blocklist) or of
 // every bounce (PUT /api/bounces/blocklist); each asks first, with the count.
-import { api, navigate, notifyError } from '../admin/client/api.ts';
+import { api, writeThenReload } from '../admin/client/api.ts';
 import { confirmAction } from '../admin/client/dialog.ts';
 import { selection } from '../admin/client/selection.ts';
 import { component, readData } from '../admin/client/component.ts';
@@ -30,16 +30,6 @@ interface Page {
   rowBoxes(): HTMLInputElement[];
 }
 
-/** Runs a write, then reloads the page with `done` as its message; a refusal becomes a toast. */
-async function write(call: () => Promise<unknown>, done: string): Promise<void> {
-  try {
-    await call();
-    navigate(null, done);
-  } catch (err) {
-    notifyError(err);
-  }
-}
-
 export const bouncesPage = component('bouncesPage', () => ({
   ...selection(),
   init(this: Page) {
@@ -51,26 +41,26 @@ export const bouncesPage = component('bouncesPage', () => ({
   async deleteOne(this: Page) {
     const bounce = readData<BounceButton>(this.$event.currentTarget as HTMLElement);
     if (!(await confirmAction(`Delete the bounce of ${bounce.email}?`, 'Delete'))) return;
-    await write(() => api('DELETE', `/api/bounces/${bounce.id}`), 'Bounce deleted');
+    await writeThenReload(() => api('DELETE', `/api/bounces/${bounce.id}`), 'Bounce deleted');
   },
   async deleteSelected(this: Page) {
     const ids = this.selectedIds();
     if (!ids.length || !(await confirmAction(`Delete ${plural(ids.length, 'bounce', 'bounces')}?`, 'Delete'))) return;
-    await write(() => api('DELETE', `/api/bounces?${ids.map((id) => `id=${id}`).join('&')}`), `${plural(ids.length, 'bounce', 'bounces')} deleted`);
+    await writeThenReload(() => api('DELETE', `/api/bounces?${ids.map((id) => `id=${id}`).join('&')}`), `${plural(ids.length, 'bounce', 'bounces')} deleted`);
   },
   async deleteAll(this: Page) {
     if (!(await confirmAction(`Delete all ${plural(this.total, 'bounce', 'bounces')}?`, 'Delete all'))) return;
-    await write(() => api('DELETE', '/api/bounces?all=true'), 'All bounces deleted');
+    await writeThenReload(() => api('DELETE', '/api/bounces?all=true'), 'All bounces deleted');
   },
   /** The subscribers of the selected bounces (one subscriber may have bounced several times). */
   async blocklistSelected(this: Page) {
     const chosen = new Set(this.selected);
     const ids = [...new Set(this.rowBoxes().filter((b) => chosen.has(b.value)).map((b) => Number(readData<BounceRow>(b).subscriber)))];
     if (!ids.length || !(await confirmAction(`Blocklist ${plural(ids.length, 'subscriber', 'subscribers')} and unsubscribe them from every list?`, 'Blocklist'))) return;
-    await write(() => api('PUT', '/api/subscribers/blocklist', { ids }), `${plural(ids.length, 'subscriber', 'subscribers')} blocklisted`);
+    await writeThenReload(() => api('PUT', '/api/subscribers/blocklist', { ids }), `${plural(ids.length, 'subscriber', 'subscribers')} blocklisted`);
   },
   async blocklistAll(this: Page) {
     if (!(await confirmAction('Blocklist every subscriber with a bounce record and unsubscribe them from every list?', 'Blocklist'))) return;
-    await write(() => api('PUT', '/api/bounces/blocklist'), 'Bounced subscribers blocklisted');
+    await writeThenReload(() => api('PUT', '/api/bounces/blocklist'), 'Bounced subscribers blocklisted');
   },
 }));

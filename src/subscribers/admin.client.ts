@@ -2,7 +2,7 @@
 // page's query matches (list changes in a <dialog>, blocklist, delete), deleting one row, and on
 // a subscriber's page the opt-in mail, deleting its bounces and deleting it. Every change goes
 // through /api and asks first, with the count it will touch.
-import { api, ApiError, navigate, notify, notifyError, pageData } from '../admin/client/api.ts';
+import { api, ApiError, navigate, notify, notifyError, pageData, writeThenReload } from '../admin/client/api.ts';
 import { confirmAction } from '../admin/client/dialog.ts';
 import { selection, type Selection } from '../admin/client/selection.ts';
 import { component, readData } from '../admin/client/component.ts';
@@ -56,15 +56,6 @@ function byQuery(): Record<string, unknown> {
   return body;
 }
 
-async function run(action: () => Promise<unknown>, done: string): Promise<void> {
-  try {
-    await action();
-    navigate(null, done);
-  } catch (err) {
-    notifyError(err);
-  }
-}
-
 export const subscribers = component('subscribers', () => ({
   ...selection(),
   listAction: 'add',
@@ -80,12 +71,12 @@ export const subscribers = component('subscribers', () => ({
   async deleteOne(this: Table, e: Event) {
     const sub = readData<SubscriberButton>(e.currentTarget as HTMLElement);
     if (!(await confirmAction(`Delete ${sub.email}?`, 'Delete'))) return;
-    await run(() => api('DELETE', `/api/subscribers/${sub.id}`), 'Subscriber deleted');
+    await writeThenReload(() => api('DELETE', `/api/subscribers/${sub.id}`), 'Subscriber deleted');
   },
   async deleteSelected(this: Table) {
     const n = this.selectedCount();
     if (!(await confirmAction(`Delete ${plural(n)}${this.matching ? ' matching this query' : ''}?`, 'Delete'))) return;
-    await run(
+    await writeThenReload(
       () => (this.matching ? api('POST', '/api/subscribers/query/delete', byQuery()) : api('DELETE', `/api/subscribers?${this.selectedIds().map((id) => `id=${id}`).join('&')}`)),
       `${plural(n)} deleted`,
     );
@@ -93,7 +84,7 @@ export const subscribers = component('subscribers', () => ({
   async blocklistSelected(this: Table) {
     const n = this.selectedCount();
     if (!(await confirmAction(`Blocklist ${plural(n)}${this.matching ? ' matching this query' : ''}? They will be unsubscribed from every list.`, 'Blocklist'))) return;
-    await run(
+    await writeThenReload(
       () => (this.matching ? api('PUT', '/api/subscribers/query/blocklist', byQuery()) : api('PUT', '/api/subscribers/blocklist', { ids: this.selectedIds() })),
       `${plural(n)} blocklisted`,
     );
@@ -169,6 +160,6 @@ export const subscriber = component('subscriber', () => ({
     const { id } = subscriberOf(this);
     const n = Number(readData<BouncesButton>(e.currentTarget as HTMLElement).count);
     if (!(await confirmAction(`Delete all ${n.toLocaleString('en-US')} bounce${n === 1 ? '' : 's'} of this subscriber?`, 'Delete'))) return;
-    await run(() => api('DELETE', `/api/subscribers/${id}/bounces`), 'Bounces deleted');
+    await writeThenReload(() => api('DELETE', `/api/subscribers/${id}/bounces`), 'Bounces deleted');
   },
 }));

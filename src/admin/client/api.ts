@@ -73,3 +73,13 @@ export function pageData<T>(id: string): T {
 export function notifyError(err: unknown): void {
   notify(err instanceof Error ? err.message : String(err), 'error');
 }
+
+/** Runs a write, then reloads the page with `done` as its message; a refusal becomes a notice. */
+export async function writeThenReload(call: () => Promise<unknown>, done: string): Promise<void> {
+  try {
+    await call();
+    navigate(null, done);
+  } catch (err) {
+    notifyError(err);
+  }
+}
