@@ -110,7 +110,6 @@ const statements = (db: DB) => preparedStatements(db, {
   }).where(eq(lists.id, param('id'))).prepare(),
   delete: (orm) => orm.delete(lists).where(eq(lists.id, param('id'))).prepare(),
   existingIds: (orm) => orm.select({ id: lists.id }).from(lists).where(inArray(lists.id, jsonEach('ids'))).prepare(),
-  byIds: (orm) => orm.select().from(lists).where(inArray(lists.id, jsonEach('ids'))).orderBy(asc(lists.id)).prepare(),
   byUuids: (orm) => orm.select().from(lists).where(inArray(lists.uuid, jsonEach('uuids'))).orderBy(asc(lists.id)).prepare(),
   publicActive: (orm) => orm.select().from(lists).where(and(eq(lists.type, 'public'), eq(lists.status, 'active'))).orderBy(asc(lists.id)).prepare(),
 });
@@ -192,10 +191,6 @@ export class ListStore {
 
   existingIds(ids: number[]): number[] {
     return this.q.existingIds.all({ ids: JSON.stringify(ids) }).map((r) => r.id);
-  }
-
-  rowsByIds(ids: number[]): ListRow[] {
-    return this.q.byIds.all({ ids: JSON.stringify(ids) });
   }
 
   rowsByUuids(uuids: string[]): ListRow[] {
