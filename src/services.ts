@@ -52,6 +52,7 @@ import { DashboardService } from './dashboard/service.ts';
 import { Captcha, type CaptchaSettings } from './public/captcha.ts';
 import { AttemptLimiter } from './users/attempts.ts';
 import { LIMITS } from './core/limits.ts';
+import { EventLog } from './events/log.ts';
 
 export interface Services extends AppContext {
   /** The users' sessions, sign-in and password resets (the sign-in pages use it directly). */
@@ -88,6 +89,8 @@ export interface Services extends AppContext {
   captcha: Captcha;
   /** Per-address counts of public requests (the public API and pages share them). */
   publicLimiter: RateLimiter;
+  /** The change log: stores record each change's event in the change's transaction. */
+  events: EventLog;
   /** Who may call which route: filled from the route tables as the app mounts them (app.ts). */
   routes: RouteAccess;
   /** Re-reads settings and rebuilds the messengers (after a settings change). */
@@ -115,6 +118,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const rootUrlCheck = new RootUrlCheck(settings, config.rootUrl !== null, log);
   const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(db), log, settings, rootUrlCheck, mailer, startedAt: new Date() };
 
+  const events = new EventLog(db);
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());
   users.useSessionIdleTimeout(() => parseDuration(settings.str('security.session_idle_timeout')) ?? SESSION_IDLE_MS);
@@ -164,6 +168,7 @@ export function buildServices(config: Config, log: Logger): Services {
     dashboard: new DashboardService(new DashboardStore(db), campaigns),
     captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
+    events,
     routes: new RouteAccess(),
     reload() {
       settings.reload();

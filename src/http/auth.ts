@@ -7,6 +7,7 @@ import { denied } from '../core/errors.ts';
 import type { Authenticator, AuthUser } from '../core/authz.ts';
 import { accessDenied, type Access } from './routes.ts';
 import type { AppEnv } from './types.ts';
+import { actingAs } from '../events/actor.ts';
 
 const SESSION_COOKIE = 'session';
 
@@ -119,7 +120,8 @@ export function makeAuth(authn: Authenticator): Guard {
       if (refused) throw denied(refused);
       c.set('user', user);
       if (user.via === 'session' && session) c.set('session', session);
-      await next();
+      // The change log names this user as the actor of what the request changes.
+      await actingAs({ type: user.type, id: user.id, name: user.username }, next);
     });
   };
 }
