@@ -122,9 +122,9 @@ export function buildServices(config: Config, log: Logger): Services {
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());
   users.useSessionIdleTimeout(() => parseDuration(settings.str('security.session_idle_timeout')) ?? SESSION_IDLE_MS);
-  const listStore = new ListStore(db);
+  const listStore = new ListStore(db, events);
   const segmentRunner = new SegmentRunner(config.dbPath);
-  const subscribers = new SubscriberStore(db, reader, segmentRunner);
+  const subscribers = new SubscriberStore(db, reader, segmentRunner, events);
   const tracking = new TrackingStore(db);
   const campaignStore = new CampaignStore(db);
   const indexed = campaignStore.indexPendingText();
