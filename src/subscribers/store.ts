@@ -196,7 +196,7 @@ const SQL = {
     AND list_id NOT IN (SELECT value FROM json_each(@keep)) AND (@all OR list_id IN (SELECT value FROM json_each(@manageable)))`,
   // What a change's subscription events compare (@lists null: every list).
   subscriptionStates: `SELECT list_id, subscriber_id, status FROM subscriber_lists WHERE subscriber_id IN (SELECT value FROM json_each(@ids))
-    AND (@lists IS NULL OR list_id IN (SELECT value FROM json_each(@lists)))`,
+    AND (@lists IS NULL OR list_id IN (SELECT value FROM json_each(@lists))) ORDER BY list_id, subscriber_id`,
   notBlocklisted: `SELECT id FROM subscribers WHERE id IN (SELECT value FROM json_each(?)) AND status != 'blocklisted'`,
   allIds: 'SELECT id FROM subscribers',
   // Bulk list changes: @ids and @lists are JSON arrays.
