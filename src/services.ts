@@ -131,7 +131,7 @@ export function buildServices(config: Config, log: Logger): Services {
   if (indexed) log.info(`the archive's search now has the text of ${indexed} campaign(s) written before it or by another writer`);
   const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking, subscribers);
   const searchIndexer = new SearchIndexer(core);
-  const maintenance = new MaintenanceStore(db);
+  const maintenance = new MaintenanceStore(db, events);
   const importer = new Importer(core, new ImportStore(db), searchIndexer);
   const campaigns = new CampaignService(core, campaignStore, tracking, delivery);
 

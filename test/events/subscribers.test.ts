@@ -270,3 +270,47 @@ describe('subscriber and subscription events of the API', () => {
     for (const id of p.ids) assert.deepEqual((await subscriberNow(id)).lists.map((l: { id: number }) => l.id), [lists.a]);
   });
 });
+
+describe('subscriber and subscription events of the maintenance deletions (bulk)', () => {
+  const server = useFreshServer();
+  let consumer: ReturnType<typeof testConsumer>;
+
+  before(() => {
+    consumer = testConsumer(server());
+  });
+
+  async function call(method: string, path: string, body?: unknown) {
+    const res = await server().request(method, path, body);
+    assert.equal(res.status, 200, `${method} ${path}: ${res.text}`);
+    return res;
+  }
+
+  it('deleting the blocklisted and orphan subscribers: subscriber.deleted per subscriber, as it was, only with a consumer', async () => {
+    const t = server();
+    consumer.wants([]);
+    const make = async (email: string, status: string) => (await call('POST', '/api/subscribers', { email, status })).body.data.id as number;
+    await make('gc-quiet@example.com', 'blocklisted');
+    assert.deepEqual(await eventsOf(t, () => call('DELETE', '/api/maintenance/subscribers/blocklisted')), []);
+    const ids = [await make('gc-1@example.com', 'blocklisted'), await make('gc-2@example.com', 'blocklisted')];
+    const was = await Promise.all(ids.map(async (id) => (await call('GET', `/api/subscribers/${id}`)).body.data));
+    consumer.wants(['*']);
+    const events = await eventsOf(t, () => call('DELETE', '/api/maintenance/subscribers/blocklisted'));
+    assert.deepEqual(events.map((e) => [e.type, e.data]), was.map((subscriber) => ['subscriber.deleted', { subscriber }]));
+    const orphan = await make('orphan@example.com', 'enabled');
+    assert.deepEqual((await eventsOf(t, () => call('DELETE', '/api/maintenance/subscribers/orphan'))).map((e) => [e.type, e.data.subscriber.id]), [['subscriber.deleted', orphan]]);
+  });
+
+  it('deleting old unconfirmed subscriptions: subscription.removed per subscription, only with a consumer', async () => {
+    const t = server();
+    const list = (await call('POST', '/api/lists', { name: 'Double', type: 'private', optin: 'double' })).body.data.id as number;
+    const subscribe = async (email: string) => (await call('POST', '/api/subscribers', { email, lists: [list] })).body.data.id as number;
+    const deleteUnconfirmed = () => call('DELETE', `/api/maintenance/subscriptions/unconfirmed?before_date=${encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())}`);
+    consumer.wants([]);
+    await subscribe('unconfirmed-quiet@example.com');
+    assert.deepEqual(await eventsOf(t, deleteUnconfirmed), []);
+    const id = await subscribe('unconfirmed@example.com');
+    consumer.wants(['subscription.removed']);
+    const events = await eventsOf(t, deleteUnconfirmed);
+    assert.deepEqual(summary(events), [['subscription.removed', id, list, 'unconfirmed']]);
+  });
+});
