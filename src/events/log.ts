@@ -23,19 +23,29 @@ export const SUBSCRIBER_JSON = `json_object(
 /** A list (alias `l`) as a subscription event names it. */
 export const LIST_SUMMARY_JSON = `json_object('id', l.id, 'uuid', l.uuid, 'name', l.name, 'type', l.type, 'optin', l.optin)`;
 
-const SQL = {
-  insert: 'INSERT INTO events (type, actor, data) VALUES (?, ?, ?)',
-  // `extra` is a JSON object merged into each payload (json_patch).
-  subscribers: `INSERT INTO events (type, actor, data)
-    SELECT @type, @actor, json_patch(json_object('subscriber', json(${SUBSCRIBER_JSON})), @extra)
-    FROM subscribers s WHERE s.id IN (SELECT value FROM json_each(@ids)) ORDER BY s.id`,
-  subscriptions: `INSERT INTO events (type, actor, data)
-    SELECT @type, @actor, json_patch(json_object('subscriber', json(${SUBSCRIBER_JSON}), 'list', json(${LIST_SUMMARY_JSON}),
-      'status', sl.status), @extra)
-    FROM subscriber_lists sl JOIN subscribers s ON s.id = sl.subscriber_id JOIN lists l ON l.id = sl.list_id
+const INSERT = 'INSERT INTO events (type, actor, data) VALUES (?, ?, ?)';
+
+const SUBSCRIBER_PAYLOAD = `json_object('subscriber', json(${SUBSCRIBER_JSON}))`;
+const SUBSCRIBERS_FROM = 'FROM subscribers s WHERE s.id IN (SELECT value FROM json_each(@ids)) ORDER BY s.id';
+const SUBSCRIPTION_PAYLOAD = `json_object('subscriber', json(${SUBSCRIBER_JSON}), 'list', json(${LIST_SUMMARY_JSON}), 'status', sl.status)`;
+const SUBSCRIPTIONS_FROM = `FROM subscriber_lists sl JOIN subscribers s ON s.id = sl.subscriber_id JOIN lists l ON l.id = sl.list_id
     WHERE sl.subscriber_id IN (SELECT value FROM json_each(@ids)) AND sl.list_id IN (SELECT value FROM json_each(@lists))
-    ORDER BY s.id, l.id`,
-} as const;
+    ORDER BY s.id, l.id`;
+
+/**
+ * An INSERT of one event per row of `from`, its payload `payload` with each key of `extra` set
+ * (bound as @x_<key>). json_set keeps a null value, which json_patch (RFC 7396) would drop.
+ */
+function insertEach(payload: string, from: string, extra: Record<string, unknown>): { sql: string; params: Record<string, string> } {
+  const params: Record<string, string> = {};
+  let data = payload;
+  for (const [key, value] of Object.entries(extra)) {
+    if (!/^[a-z_]+$/.test(key)) throw new Error(`an event payload key is a plain name: ${key}`);
+    data = `json_set(${data}, '$.${key}', json(@x_${key}))`;
+    params[`x_${key}`] = JSON.stringify(value);
+  }
+  return { sql: `INSERT INTO events (type, actor, data) SELECT @type, @actor, ${data} ${from}`, params };
+}
 
 /** Subscriber ids go to SQLite as one JSON array per statement, in batches of this many. */
 const BATCH = 5000;
@@ -86,7 +96,7 @@ export class EventLog {
   record(type: EventType, data: Record<string, unknown>, opts: RecordOptions = {}): void {
     this.assertInTransaction();
     if (!this.records(type, opts)) return;
-    this.sql(SQL.insert).run(type, JSON.stringify(currentActor()), JSON.stringify(data));
+    this.sql(INSERT).run(type, JSON.stringify(currentActor()), JSON.stringify(data));
   }
 
   /** One event per subscriber, `{subscriber, ...extra}`, from the rows as they are now (before a delete, after anything else). */
@@ -94,8 +104,9 @@ export class EventLog {
     this.assertInTransaction();
     if (!ids.length || !this.records(type, opts)) return;
     const actor = JSON.stringify(currentActor());
+    const insert = insertEach(SUBSCRIBER_PAYLOAD, SUBSCRIBERS_FROM, extra);
     for (let i = 0; i < ids.length; i += BATCH) {
-      this.sql(SQL.subscribers).run({ type, actor, extra: JSON.stringify(extra), ids: JSON.stringify(ids.slice(i, i + BATCH)) });
+      this.sql(insert.sql).run({ ...insert.params, type, actor, ids: JSON.stringify(ids.slice(i, i + BATCH)) });
     }
   }
 
@@ -107,8 +118,9 @@ export class EventLog {
     this.assertInTransaction();
     if (!ids.length || !lists.length || !this.records(type, opts)) return;
     const actor = JSON.stringify(currentActor());
+    const insert = insertEach(SUBSCRIPTION_PAYLOAD, SUBSCRIPTIONS_FROM, extra);
     for (let i = 0; i < ids.length; i += BATCH) {
-      this.sql(SQL.subscriptions).run({ type, actor, extra: JSON.stringify(extra), ids: JSON.stringify(ids.slice(i, i + BATCH)), lists: JSON.stringify(lists) });
+      this.sql(insert.sql).run({ ...insert.params, type, actor, ids: JSON.stringify(ids.slice(i, i + BATCH)), lists: JSON.stringify(lists) });
     }
   }
 

@@ -98,6 +98,12 @@ describe('subscriber and subscription events of the API', () => {
     assert.deepEqual(back.map((e) => [e.type, e.data.changes]), [['subscriber.updated', { status: { from: 'blocklisted', to: 'enabled' } }]]);
   });
 
+  it('an attribute set to null is in the changes as null (the payload keeps nulls)', async () => {
+    const id = (await call('POST', '/api/subscribers', { email: 'nulls@example.com', name: 'Nulls', lists: [], attribs: { plan: 'pro' } })).body.data.id;
+    const events = await eventsOf(t, () => call('PATCH', `/api/subscribers/${id}`, { attribs: { plan: null } }));
+    assert.deepEqual(events.map((e) => [e.type, e.data.changes]), [['subscriber.updated', { attribs: { from: { plan: 'pro' }, to: { plan: null } } }]]);
+  });
+
   it('a change from the admin (a signed-in user) names the user', async () => {
     const id = await create('admin-made@example.com', []);
     const session = await adminSession(t);
