@@ -167,6 +167,9 @@ export class WebhookWorker {
   }
 
   private attempt(d: DeliveryRequest): Promise<void> {
+    // Made due again (a retry from the API) while its attempt is still out: that attempt stands.
+    const running = this.inFlight.get(d.id);
+    if (running) return running;
     this.perWebhook.set(d.webhook_id, (this.perWebhook.get(d.webhook_id) ?? 0) + 1);
     const attempt = this.send(d)
       .catch((e: unknown) => this.log.error(`webhooks: delivery ${d.id} failed in the worker: ${(e as Error).message}`))
