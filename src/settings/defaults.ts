@@ -95,6 +95,9 @@ export const DEFAULT_SETTINGS: Settings = {
   // loopback, private (RFC 1918, fc00::/7) and link-local addresses (metadata and unspecified
   // addresses stay refused).
   'security.allow_private_outbound': false,
+  // listmgr: webhooks may be sent to loopback, private, link-local and CGNAT addresses (a
+  // receiver on this machine or its LAN; metadata, unspecified and multicast stay refused).
+  'security.webhooks_allow_private': false,
   // listmgr: an admin session unused this long ends (a Go duration, 1m to 24h; a session ends
   // 24 hours after sign-in whatever its use).
   'security.session_idle_timeout': '8h',
@@ -146,6 +149,9 @@ export const DEFAULT_SETTINGS: Settings = {
     tls_enabled: true, tls_skip_verify: false, scan_interval: '15m',
   }],
 
+  // listmgr: the change log's events (webhooks, GET /api/changes) are kept this many days, then
+  // deleted with their deliveries by a daily prune (2-3650).
+  'events.retention_days': 30,
   'maintenance.db': { vacuum: false, vacuum_cron_interval: '0 2 * * *' },
   // listmgr: scheduled online backups of the database file (maintenance/backups.ts). `dir`
   // relative to the database file's folder; the newest `keep` of them are kept.

@@ -117,7 +117,8 @@ export type DbSnapshot = Record<string, { rows: number; hash: string }>;
 /**
  * Reads every table of the database file through a separate read-only connection (the
  * server's writes are committed before it answers; WAL lets this read alongside). Virtual
- * tables are skipped (their shadow tables hold their data) and so are SQLite's statistics.
+ * tables are skipped (their shadow tables hold their data) and so are SQLite's statistics and
+ * event_cursors (how far the background readers of the change log have read, not data).
  * A few milliseconds on a test database: cheap enough to run around every refusal.
  */
 export function snapshotDatabase(dbPath: string): DbSnapshot {
@@ -125,7 +126,7 @@ export function snapshotDatabase(dbPath: string): DbSnapshot {
   try {
     // One read transaction, so every table is read at the same point.
     return db.transaction(() => {
-      const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_stat%' ORDER BY name`).pluck().all() as string[];
+      const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_stat%' AND name != 'event_cursors' ORDER BY name`).pluck().all() as string[];
       const out: DbSnapshot = {};
       for (const name of tables) {
         const hash = createHash('sha1');
