@@ -71,8 +71,10 @@ interface PendingOutcome {
 }
 
 export class WebhookWorker {
-  /** The attempts in flight, by delivery id. */
+  /** The attempts under way, by delivery id, until their outcome is written. */
   private readonly inFlight = new Map<number, Promise<void>>();
+  /** Requests out, all together and per webhook (the caps count these: a slot is free again once the answer is in). */
+  private sending = 0;
   private readonly perWebhook = new Map<number, number>();
   private outcomes: PendingOutcome[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
@@ -162,8 +164,8 @@ export class WebhookWorker {
       this.firstWebhook = (this.firstWebhook + 1) % Math.max(1, webhooks.length);
       for (let i = 0; i < webhooks.length; i++) {
         const webhook = webhooks[(this.firstWebhook + i) % webhooks.length];
-        const room = Math.min(this.o.maxInFlight - this.inFlight.size, this.o.maxPerWebhook - (this.perWebhook.get(webhook) ?? 0));
-        if (this.inFlight.size >= this.o.maxInFlight) break;
+        const room = Math.min(this.o.maxInFlight - this.sending, this.o.maxPerWebhook - (this.perWebhook.get(webhook) ?? 0));
+        if (this.sending >= this.o.maxInFlight) break;
         if (room <= 0) continue;
         const now = Date.now();
         for (const d of this.store.claimDue(webhook, room, iso(now), iso(now + this.o.leaseMs))) void this.attempt(d);
@@ -183,24 +185,35 @@ export class WebhookWorker {
     // Made due again (a retry from the API) while its attempt is still out: that attempt stands.
     const running = this.inFlight.get(d.id);
     if (running) return running;
+    this.sending++;
     this.perWebhook.set(d.webhook_id, (this.perWebhook.get(d.webhook_id) ?? 0) + 1);
-    const attempt = this.send(d)
+    let answered = false;
+    // The slot is given back when the answer is in, not after the outcome's batched write (up to
+    // FLUSH_MS later): the lease keeps the row from being taken again meanwhile.
+    const answer = () => {
+      if (answered) return;
+      answered = true;
+      this.sending--;
+      const left = (this.perWebhook.get(d.webhook_id) ?? 1) - 1;
+      if (left) this.perWebhook.set(d.webhook_id, left);
+      else this.perWebhook.delete(d.webhook_id);
+      this.wake();
+    };
+    const attempt = this.send(d, answer)
       .catch((e: unknown) => this.log.error(`webhooks: delivery ${d.id} failed in the worker: ${(e as Error).message}`))
       .finally(() => {
+        answer();
         this.inFlight.delete(d.id);
-        const left = (this.perWebhook.get(d.webhook_id) ?? 1) - 1;
-        if (left) this.perWebhook.set(d.webhook_id, left);
-        else this.perWebhook.delete(d.webhook_id);
-        this.wake();
       });
     this.inFlight.set(d.id, attempt);
     return attempt;
   }
 
-  private async send(d: DeliveryRequest): Promise<void> {
+  private async send(d: DeliveryRequest, answered: () => void): Promise<void> {
     const now = Date.now();
     const { headers, body } = request(d, now);
     const res = await this.sender.post(d.url, headers, body);
+    answered();
     const result: AttemptResult = { attempted_at: iso(now), status: res.status, ms: res.ms, body: res.body.slice(0, STORED_BODY), error: res.error };
     const delivered = res.status !== null && res.status >= 200 && res.status < 300;
     if (delivered) return this.written({ delivery: d, delivered, result });
