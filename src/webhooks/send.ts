@@ -1,9 +1,10 @@
 // Sends webhook deliveries: one POST per call, never throwing (the worker records what happened
 // and decides on a retry). SSRF-safe through the outbound guard (src/mail/outbound.ts): http and
 // https only; the name resolved at each send and refused when any address is loopback, private,
-// link-local, CGNAT, multicast, unspecified or a metadata address (IPv4-mapped too), the private
-// ones allowed by security.webhooks_allow_private (a receiver on this machine or its LAN), the
-// others never; connected to the address checked; no redirect followed; 64 KB of the answer kept.
+// link-local, CGNAT, multicast, unspecified or a metadata address (IPv4-mapped and NAT64 forms
+// too), the private ones allowed by security.webhooks_allow_private (a receiver on this machine
+// or its LAN), the others never; connected to the address checked; no redirect followed; 64 KB
+// of the answer kept.
 import { GuardedClient, type Resolver } from '../mail/outbound.ts';
 
 /** What a send gave: status null when no answer came (refused, timed out, connection failed). */
