@@ -198,7 +198,7 @@ describe('auto-disable', () => {
     assert.equal(r.received.length, attempts);
   });
 
-  it('puts the disabled webhooks on the dashboard, with their reasons, for those who may manage settings', async () => {
+  it('puts the disabled webhooks on the dashboard, with their reasons, for those who may manage webhooks', async () => {
     const { id } = addWebhook(ctx().db, { url: r.url });
     ctx().db.prepare('UPDATE webhooks SET name = ? WHERE id = ?').run(HOSTILE, id);
     recordEvent(ctx().db, ctx().events, 'list.created');
@@ -209,8 +209,10 @@ describe('auto-disable', () => {
     assert.match(banner, new RegExp(`<a href="/admin/settings/webhooks/${id}">[^<]+</a>: Disabled on [^<]+ \\(last: HTTP 500\\)`));
     assert.match(banner, /<a href="\/admin\/settings\/webhooks">/);
     assertEscaped(dash);
-    const reader = await userWithRole(server(), ['subscribers:get_all']);
-    assert.ok(!(await getPage(server(), await adminSession(server(), reader.username, reader.password), '/admin')).body.includes('disabled-webhooks'));
+    const manager = await userWithRole(server(), ['webhooks:manage']);
+    assert.ok((await getPage(server(), await adminSession(server(), manager.username, manager.password), '/admin')).body.includes('disabled-webhooks'));
+    const settings = await userWithRole(server(), ['settings:get', 'settings:manage']);
+    assert.ok(!(await getPage(server(), await adminSession(server(), settings.username, settings.password), '/admin')).body.includes('disabled-webhooks'), 'webhooks are shown to those who may manage them only');
   });
 
   it('a success ends the failing streak, so failures spread over a long time disable nothing', async () => {
