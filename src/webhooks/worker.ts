@@ -84,6 +84,12 @@ export class WebhookWorker {
   private flushTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private pumpQueued = false;
+  /**
+   * Webhooks whose last claim took all they had due: asked again at the next poll, not each time
+   * a request ends. Finding that nothing is due costs a walk over the webhook's waiting retries
+   * (38 ms for 100,000), which must not run after every answer of another endpoint.
+   */
+  private readonly drained = new Set<number>();
   private pumping = false;
   /** A wake that came while a pump was under way: pump again after it. */
   private pumpAgain = false;
@@ -128,7 +134,10 @@ export class WebhookWorker {
 
   private poll(): void {
     if (!this.running) return;
-    void this.dispatch().then(() => this.pump()).finally(() => {
+    void this.dispatch().then(() => {
+      this.drained.clear();
+      return this.pump();
+    }).finally(() => {
       if (this.running) this.pollTimer = setTimeout(() => this.poll(), this.o.pollMs).unref();
     });
   }
@@ -170,9 +179,11 @@ export class WebhookWorker {
         const webhook = webhooks[(this.firstWebhook + i) % webhooks.length];
         const room = Math.min(this.o.maxInFlight - this.sending, this.o.maxPerWebhook - (this.perWebhook.get(webhook) ?? 0));
         if (this.sending >= this.o.maxInFlight) break;
-        if (room <= 0) continue;
+        if (room <= 0 || this.drained.has(webhook)) continue;
         const now = Date.now();
-        for (const d of this.store.claimDue(webhook, room, iso(now), iso(now + this.o.leaseMs))) void this.attempt(d);
+        const due = this.store.claimDue(webhook, room, iso(now), iso(now + this.o.leaseMs));
+        if (due.length < room) this.drained.add(webhook);
+        for (const d of due) void this.attempt(d);
       }
     } catch (e) {
       this.log.error(`webhooks: could not take due deliveries: ${(e as Error).message}`);
