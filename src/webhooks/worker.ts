@@ -33,6 +33,8 @@ const DISPATCH_BATCH = 1000;
 /** Outcomes are written together, up to this long after the first of them, or at once when this many wait. */
 const FLUSH_MS = 20;
 const FLUSH_AT = 200;
+/** How often a webhook's retries are looked through for due ones once none was (see claim()). */
+const RETRY_CHECK_MS = 1000;
 /** What is stored of a response's body (the sender reads at most 64 KB). */
 const STORED_BODY = 2048;
 /** How long stop() waits for requests in flight; the leases of those still out then run out and they are sent again. */
@@ -84,12 +86,8 @@ export class WebhookWorker {
   private flushTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private pumpQueued = false;
-  /**
-   * Webhooks whose last claim took all they had due: asked again at the next poll, not each time
-   * a request ends. Finding that nothing is due costs a walk over the webhook's waiting retries
-   * (38 ms for 100,000), which must not run after every answer of another endpoint.
-   */
-  private readonly drained = new Set<number>();
+  /** When each webhook's retries may be looked through again (they were all taken then). */
+  private readonly retriesSeen = new Map<number, number>();
   private pumping = false;
   /** A wake that came while a pump was under way: pump again after it. */
   private pumpAgain = false;
@@ -134,10 +132,7 @@ export class WebhookWorker {
 
   private poll(): void {
     if (!this.running) return;
-    void this.dispatch().then(() => {
-      this.drained.clear();
-      return this.pump();
-    }).finally(() => {
+    void this.dispatch().then(() => this.pump()).finally(() => {
       if (this.running) this.pollTimer = setTimeout(() => this.poll(), this.o.pollMs).unref();
     });
   }
@@ -179,11 +174,8 @@ export class WebhookWorker {
         const webhook = webhooks[(this.firstWebhook + i) % webhooks.length];
         const room = Math.min(this.o.maxInFlight - this.sending, this.o.maxPerWebhook - (this.perWebhook.get(webhook) ?? 0));
         if (this.sending >= this.o.maxInFlight) break;
-        if (room <= 0 || this.drained.has(webhook)) continue;
-        const now = Date.now();
-        const due = this.store.claimDue(webhook, room, iso(now), iso(now + this.o.leaseMs));
-        if (due.length < room) this.drained.add(webhook);
-        for (const d of due) void this.attempt(d);
+        if (room <= 0) continue;
+        for (const d of this.claim(webhook, room)) void this.attempt(d);
       }
     } catch (e) {
       this.log.error(`webhooks: could not take due deliveries: ${(e as Error).message}`);
@@ -194,6 +186,21 @@ export class WebhookWorker {
         this.wake();
       }
     }
+  }
+
+  /**
+   * Up to `room` due deliveries of the webhook: new ones first, then retries. A webhook's retries
+   * are looked through at most every RETRY_CHECK_MS once none was left due, since finding none
+   * walks them all; retries wait seconds at least anyway.
+   */
+  private claim(webhook: number, room: number): DeliveryRequest[] {
+    const now = Date.now();
+    const [at, lease] = [iso(now), iso(now + this.o.leaseMs)];
+    const due = this.store.claimDue(webhook, 'pending', room, at, lease);
+    if (due.length === room || (this.retriesSeen.get(webhook) ?? 0) > now) return due;
+    const retries = this.store.claimDue(webhook, 'retrying', room - due.length, at, lease);
+    if (retries.length < room - due.length) this.retriesSeen.set(webhook, now + RETRY_CHECK_MS);
+    return [...due, ...retries];
   }
 
   private attempt(d: DeliveryRequest): Promise<void> {
