@@ -44,4 +44,6 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status IN ('pending', 'retrying');
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, status, id);
+-- The worker's claim: a webhook's waiting rows that are due, without walking all its retries.
+CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries (webhook_id, status, next_attempt_at) WHERE status IN ('pending', 'retrying');
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);

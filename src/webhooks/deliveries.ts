@@ -25,8 +25,7 @@ const SQL = {
     ORDER BY e.id, w.id`,
   advance: 'UPDATE event_cursors SET last_event_id = ? WHERE consumer = ?',
   enabledWebhooks: 'SELECT id FROM webhooks WHERE enabled = 1',
-  // Through the index (webhook_id, status, id), oldest first. Pending rows are due (but those
-  // leased); finding the due retries walks all the webhook's retries (38 ms for 100,000).
+  // Through the index of waiting rows (webhook_id, status, next_attempt_at): the due ones only.
   claimDue: `UPDATE webhook_deliveries SET lease_until = @lease
     WHERE id IN (SELECT id FROM webhook_deliveries
       WHERE webhook_id = @webhook AND status = @status AND next_attempt_at <= @now

@@ -22,6 +22,8 @@ const URL_CHARS = 2000;
 /** What the service needs of the delivery worker: one delivery sent now, resolving after the attempt. */
 export interface DeliveryWorker {
   deliverNow(deliveryId: number): Promise<void>;
+  /** Calls `listener` after the worker disabled webhooks that kept failing. */
+  onDisabled(listener: () => void): void;
 }
 
 /** A create's fields; absent ones take their defaults. */
@@ -85,6 +87,7 @@ export class WebhookService {
   constructor(private readonly store: WebhookStore, private readonly events: EventLog, private readonly worker: DeliveryWorker) {
     this.wanted = store.wantedTypes();
     events.addConsumer(() => this.wanted);
+    worker.onDisabled(() => { this.wanted = this.store.wantedTypes(); });
   }
 
   /** Whether the actor may manage webhooks: the check of everything below. */

@@ -33,8 +33,6 @@ const DISPATCH_BATCH = 1000;
 /** Outcomes are written together, up to this long after the first of them, or at once when this many wait. */
 const FLUSH_MS = 20;
 const FLUSH_AT = 200;
-/** How often a webhook's retries are looked through for due ones once none was (see claim()). */
-const RETRY_CHECK_MS = 1000;
 /** What is stored of a response's body (the sender reads at most 64 KB). */
 const STORED_BODY = 2048;
 /** How long stop() waits for requests in flight; the leases of those still out then run out and they are sent again. */
@@ -86,9 +84,8 @@ export class WebhookWorker {
   private flushTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private pumpQueued = false;
-  /** When each webhook's retries may be looked through again (they were all taken then). */
-  private readonly retriesSeen = new Map<number, number>();
   private pumping = false;
+  private readonly disabledListeners: (() => void)[] = [];
   /** A wake that came while a pump was under way: pump again after it. */
   private pumpAgain = false;
   /** The outcome writes, one after another (a success and a failure of one webhook keep their order). */
@@ -121,6 +118,10 @@ export class WebhookWorker {
   }
 
   /** Sends this delivery now, due or not (the test endpoint); resolves once its outcome is written. */
+  onDisabled(listener: () => void): void {
+    this.disabledListeners.push(listener);
+  }
+
   async deliverNow(id: number): Promise<void> {
     const running = this.inFlight.get(id);
     if (running) return running;
@@ -188,19 +189,13 @@ export class WebhookWorker {
     }
   }
 
-  /**
-   * Up to `room` due deliveries of the webhook: new ones first, then retries. A webhook's retries
-   * are looked through at most every RETRY_CHECK_MS once none was left due, since finding none
-   * walks them all; retries wait seconds at least anyway.
-   */
+  /** Up to `room` due deliveries of the webhook: new ones first, then retries. */
   private claim(webhook: number, room: number): DeliveryRequest[] {
     const now = Date.now();
     const [at, lease] = [iso(now), iso(now + this.o.leaseMs)];
     const due = this.store.claimDue(webhook, 'pending', room, at, lease);
-    if (due.length === room || (this.retriesSeen.get(webhook) ?? 0) > now) return due;
-    const retries = this.store.claimDue(webhook, 'retrying', room - due.length, at, lease);
-    if (retries.length < room - due.length) this.retriesSeen.set(webhook, now + RETRY_CHECK_MS);
-    return [...due, ...retries];
+    if (due.length === room) return due;
+    return [...due, ...this.store.claimDue(webhook, 'retrying', room - due.length, at, lease)];
   }
 
   private attempt(d: DeliveryRequest): Promise<void> {
@@ -271,6 +266,7 @@ export class WebhookWorker {
       const now = Date.now();
       const disabled = this.store.record(batch.map((b) => b.outcome), iso(now), iso(now - this.o.disableAfterMs), (f) => disabledReason(now, this.o.disableAfterMs, f));
       for (const w of disabled) this.log.warn(`webhooks: webhook ${w.id} "${w.name}" disabled: ${w.reason}`);
+      if (disabled.length) for (const listener of this.disabledListeners) listener();
     } catch (e) {
       // Their leases run out and they are sent again.
       this.log.error(`webhooks: could not record ${batch.length} delivery outcome(s): ${(e as Error).message}`);

@@ -217,6 +217,15 @@ describe('auto-disable', () => {
     assert.ok(!(await getPage(server(), await adminSession(server(), settings.username, settings.password), '/admin')).body.includes('disabled-webhooks'), 'webhooks are shown to those who may manage them only');
   });
 
+  it('a webhook it disabled no longer makes the change log write the types only it wanted', async () => {
+    const res = await server().request('POST', '/api/webhooks', { name: 'Only clicks', url: r.url, events: ['link.clicked'] });
+    assert.equal(res.status, 200, res.text);
+    assert.ok(ctx().events.wants('link.clicked'));
+    await server().request('POST', `/api/webhooks/${res.body.data.id}/test`);
+    await until('disabled', () => ctx().db.prepare('SELECT 1 FROM webhooks WHERE id = ? AND enabled = 0').get(res.body.data.id));
+    await until('the change log to stop wanting clicks', () => !ctx().events.wants('link.clicked'));
+  });
+
   it('a success ends the failing streak, so failures spread over a long time disable nothing', async () => {
     r.answer((_, n) => (n % 2 ? 200 : 500));
     const { id } = addWebhook(ctx().db, { url: r.url });
