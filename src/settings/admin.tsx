@@ -287,6 +287,9 @@ function Privacy({ c }: { c: Ctx }): JSX.Element {
         </fieldset>
         <Control c={c} at={k('privacy.allow_wipe')} kind="bool" label={t('settings.privacy.allowWipe')} help={t('settings.privacy.allowWipeHelp')} />
       </div>
+      <div class="card">
+        <Control c={c} at={k('events.retention_days')} kind="int" label={t('admin.settings.eventsRetention')} help={t('admin.settings.eventsRetentionHelp')} />
+      </div>
       <div class="card grid2">
         <Control c={c} at={k('privacy.domain_blocklist')} kind="lines" label={t('settings.privacy.domainBlocklist')} help={t('settings.privacy.domainBlocklistHelp')} />
         <Control c={c} at={k('privacy.domain_allowlist')} kind="lines" label={t('settings.privacy.domainAllowlist')} help={t('settings.privacy.domainAllowlistHelp')} />

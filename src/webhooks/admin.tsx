@@ -301,7 +301,7 @@ function editWebhookPage(c: AdminContext, s: Deps) {
 
 // ---- an endpoint and its deliveries ------------------------------------------------------------
 
-type PageQuery = ReturnType<typeof webhookPageQuery>;
+type PageQuery = Input<undefined, ReturnType<typeof webhookPageQuery>>['query'];
 
 /** How the test event sent from the table or this page went (`?tested=<delivery id>`). */
 function TestResult({ delivery, t }: { delivery: Delivery; t: Translate }): JSX.Element {
@@ -440,7 +440,7 @@ function tested(s: Deps, view: AdminView, webhook: Webhook, id: string): Deliver
   }
 }
 
-function webhookPage(c: AdminContext, s: Deps, { query: p }: Input<undefined, PageQuery>) {
+function webhookPage(c: AdminContext, s: Deps, { query: p }: Input<undefined, ReturnType<typeof webhookPageQuery>>) {
   const view = adminView(c, s);
   const { t, actor } = view;
   const webhook = s.webhooks.get(actor, pathId(c));

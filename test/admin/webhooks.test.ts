@@ -150,8 +150,8 @@ describe('admin webhooks pages', () => {
     const head = /<div class="page-head">[\s\S]*?<\/div>/.exec(page.body)?.[0] ?? '';
     assert.ok(head.includes('href="/admin/settings/webhooks"'), head);
     const security = /<section class="tab-panel" role="tabpanel" id="panel-security"[\s\S]*?<\/section>/.exec(page.body)?.[0] ?? '';
-    assert.match(security, /<input type="checkbox" id="s-security-webhooks_allow_private" name="security.webhooks_allow_private"[^>]*\/?>/);
+    assert.match(security, /<input type="checkbox" id="s-security-webhooks-allow-private" name="security.webhooks_allow_private"[^>]*\/?>/);
     assert.doesNotMatch(security, /name="security.webhooks_allow_private"[^>]*checked/);
-    assert.match(security, /Webhooks may be sent to this machine or the local network/);
+    assert.match(security, /Lets webhooks reach receivers on this machine or the local network; off by default/);
   });
 });
