@@ -284,6 +284,7 @@ export const webhookForm = component('webhookForm', () => ({
 
 interface SecretState {
   secret: string;
+  notice: string;
   rotated: boolean;
   done: string | null;
   flash: string;
@@ -300,11 +301,17 @@ export const secretDialog = component('secretDialog', () => ({
   rotated: false,
   done: null as string | null,
   flash: '',
+  notice: '',
   init(this: SecretState) {
+    const dialog = this.$root as HTMLDialogElement;
     window.addEventListener('webhook:secret', (e) => {
       const d = (e as CustomEvent<{ secret: string; rotated: boolean; done: string | null; flash: string }>).detail;
       Object.assign(this, d);
-      (this.$root as HTMLDialogElement).showModal();
+      dialog.showModal();
+    });
+    // The shell's notices lie under the modal dialog: a copy button's "Copied" is said in it too.
+    window.addEventListener('admin:notify', (e) => {
+      if (dialog.open) this.notice = (e as CustomEvent<{ text: string }>).detail.text;
     });
   },
   title(this: SecretState) {

@@ -50,7 +50,8 @@ const secret = bind<typeof secretScript>('secretDialog');
 const LIST_PATH = '/admin/settings/webhooks';
 /** The types a webhook may choose: all but `webhook.test`, which only "Send test event" sends. */
 const CHOOSABLE = (Object.entries(EVENT_TYPES) as [string, EventTypeInfo][]).filter(([, info]) => info.group !== 'webhooks');
-const GROUPS = [...new Set(CHOOSABLE.map(([, info]) => info.group))];
+/** The picker's groups, in the order a reader looks for them. */
+const GROUPS: EventTypeInfo['group'][] = ['subscribers', 'subscriptions', 'lists', 'campaigns', 'tracking', 'bounces', 'imports'];
 const receivesAll = (w: Webhook) => w.events.includes('*');
 
 /** A description from types.ts: its `code` spans as code. */
@@ -91,20 +92,23 @@ function FailureRate({ webhook }: { webhook: Webhook }): JSX.Element {
   return <span class={pct >= 50 ? 'danger-text' : undefined}>{pct > 0 && pct < 1 ? '<1' : formatNumber(Math.round(pct))}%</span>;
 }
 
-/** Test, Enable / Disable and Delete of an endpoint, on the table's row or its page's heading. */
-function Actions({ webhook, view, on }: { webhook: Webhook; view: AdminView; on: typeof table | typeof one }): JSX.Element {
+/**
+ * Test, Enable / Disable and Delete of an endpoint: links on the table's row (`link`), buttons in
+ * its page's heading.
+ */
+function Actions({ webhook, view, on, look }: { webhook: Webhook; view: AdminView; on: typeof table | typeof one; look: 'link' | 'secondary small' }): JSX.Element {
   const { t } = view;
   const { id, name } = webhook;
   const named = data<WebhookButton>({ id, name });
   return (
     <>
-      {view.may('POST /api/webhooks/:id/test', { id }) ? <button type="button" class="link" {...named} {...on.on('click', 'sendTest')}>{t('admin.webhooks.sendTest')}</button> : null}
+      {view.may('POST /api/webhooks/:id/test', { id }) ? <button type="button" class={look} {...named} {...on.on('click', 'sendTest')}>{t('admin.webhooks.sendTest')}</button> : null}
       {view.may('PUT /api/webhooks/:id', { id }) ? (
-        <button type="button" class="link" {...data<EnableButton>({ id, name, enable: webhook.enabled ? 'false' : 'true' })} {...on.on('click', 'setEnabled')}>
+        <button type="button" class={look} {...data<EnableButton>({ id, name, enable: webhook.enabled ? 'false' : 'true' })} {...on.on('click', 'setEnabled')}>
           {webhook.enabled ? t('globals.buttons.disable') : t('globals.buttons.enable')}
         </button>
       ) : null}
-      {view.may('DELETE /api/webhooks/:id', { id }) ? <button type="button" class="link" {...named} {...on.on('click', 'deleteOne')}>{t('globals.buttons.delete')}</button> : null}
+      {view.may('DELETE /api/webhooks/:id', { id }) ? <button type="button" class={look} {...named} {...on.on('click', 'deleteOne')}>{t('globals.buttons.delete')}</button> : null}
     </>
   );
 }
@@ -154,14 +158,14 @@ function webhooksPage(c: AdminContext, s: Deps) {
                         {w.description ? <div class="muted small">{w.description}</div> : null}
                       </td>
                       <td class="break" data-label={t('admin.webhooks.url')}><code>{w.url}</code></td>
-                      <td data-label={t('admin.webhooks.events')}><Events webhook={w} t={t} /></td>
+                      <td class="nowrap" data-label={t('admin.webhooks.events')}><Events webhook={w} t={t} /></td>
                       <td><Status webhook={w} t={t} /></td>
                       <td data-label={t('admin.webhooks.lastDelivery')}><LastDelivery webhook={w} t={t} /></td>
                       <td class="num" data-label={t('admin.webhooks.failureRate')}><FailureRate webhook={w} /></td>
                       <td>
                         <div class="row-actions">
                           {view.may('GET /admin/settings/webhooks/:id/edit', { id: w.id }) ? <a href={`${LIST_PATH}/${w.id}/edit`}>{t('globals.buttons.edit')}</a> : null}
-                          <Actions webhook={w} view={view} on={table} />
+                          <Actions webhook={w} view={view} on={table} look="link" />
                         </div>
                       </td>
                     </tr>
@@ -182,7 +186,7 @@ function webhooksPage(c: AdminContext, s: Deps) {
 function EventPicker({ webhook, t }: { webhook: Webhook | null; t: Translate }): JSX.Element {
   const chosen = new Set(webhook && !receivesAll(webhook) ? webhook.events : []);
   return (
-    <div class="perm-groups" {...form.show('chosen()')}>
+    <div class="perm-groups event-groups" {...form.show('chosen()')}>
       {GROUPS.map((group) => (
         <fieldset {...data<EventGroupData>({ group })} {...form.on('change', 'sync')}>
           <legend>{t(`admin.webhooks.group.${group}`)}</legend>
@@ -269,6 +273,7 @@ function SecretDialog({ t }: { t: Translate }): JSX.Element {
       ))}
       <div class="actions">
         <button type="button" {...secret.on('click', 'finish')}>{t('admin.webhooks.secretDone')}</button>
+        <span class="copy-notice" role="status" {...secret.text('notice')}></span>
       </div>
     </dialog>
   );
@@ -323,7 +328,7 @@ function Facts({ webhook, t, query }: { webhook: Webhook; t: Translate; query: U
     <section class="card">
       <dl class="facts">
         <dt>{t('admin.webhooks.url')}</dt>
-        <dd><code class="break">{webhook.url}</code> <CopyButton value={webhook.url} label={t('admin.webhooks.url')} t={t} /></dd>
+        <dd><code>{webhook.url}</code> <CopyButton value={webhook.url} label={t('admin.webhooks.url')} t={t} /></dd>
         {webhook.description ? <><dt>{t('globals.fields.description')}</dt><dd>{webhook.description}</dd></> : null}
         <dt>{t('globals.fields.status')}</dt>
         <dd><Status webhook={webhook} t={t} /></dd>
@@ -453,11 +458,11 @@ function webhookPage(c: AdminContext, s: Deps, { query: p }: Input<undefined, Re
       <div {...one.root()}>
         <a class="back" href={LIST_PATH}>← {t('admin.webhooks.title')}</a>
         <PageHead title={webhook.name}>
-          <HelpLink topic="webhooks" t={t} />
-          <div class="row-actions head-actions">
-            {view.may('GET /admin/settings/webhooks/:id/edit', { id: webhook.id }) ? <a href={`${LIST_PATH}/${webhook.id}/edit`}>{t('globals.buttons.edit')}</a> : null}
-            {rotates ? <button type="button" class="link" {...data<WebhookButton>({ id: webhook.id, name: webhook.name })} {...one.on('click', 'rotateSecret')}>{t('admin.webhooks.rotate')}</button> : null}
-            <Actions webhook={webhook} view={view} on={one} />
+          <div class="head-actions">
+            <HelpLink topic="webhooks" t={t} />
+            {view.may('GET /admin/settings/webhooks/:id/edit', { id: webhook.id }) ? <a class="button secondary small" href={`${LIST_PATH}/${webhook.id}/edit`}>{t('globals.buttons.edit')}</a> : null}
+            {rotates ? <button type="button" class="secondary small" {...data<WebhookButton>({ id: webhook.id, name: webhook.name })} {...one.on('click', 'rotateSecret')}>{t('admin.webhooks.rotate')}</button> : null}
+            <Actions webhook={webhook} view={view} on={one} look="secondary small" />
           </div>
         </PageHead>
         {test ? <TestResult delivery={test} t={t} /> : null}

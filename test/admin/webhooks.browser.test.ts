@@ -85,6 +85,7 @@ describe('admin webhooks in a browser', { skip: browserSkip() }, () => {
     assert.equal(await page.getByLabel('URL', { exact: true }).inputValue(), 'ftp://crm.example.com/hook');
     assert.equal(await page.getByLabel('Name').inputValue(), 'CRM sync');
     assert.deepEqual((await t.request('GET', '/api/webhooks')).body.data, [], 'nothing was made');
+    await screenshot(page, 'webhook-form-refused');
 
     // The subscriber events only, chosen by their group's box.
     await page.getByLabel('URL', { exact: true }).fill(receiver.url);
@@ -97,10 +98,10 @@ describe('admin webhooks in a browser', { skip: browserSkip() }, () => {
     // The secret, once: copied with the button; the dialog's tabs show each language's code.
     const dialog = page.getByRole('dialog', { name: 'Webhook created: its signing secret' });
     await dialog.waitFor();
-    const secret = await waitForValue(dialog.getByLabel('Signing secret'), (v) => v.startsWith('whsec_'));
+    const secret = await waitForValue(dialog.getByRole('textbox', { name: 'Signing secret' }), (v) => v.startsWith('whsec_'));
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     await dialog.getByRole('button', { name: 'Copy Signing secret' }).click();
-    await page.getByText('Copied').waitFor();
+    await dialog.getByText('Copied', { exact: true }).waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
     assert.ok(await dialog.getByText('crypto.timingSafeEqual').isVisible(), 'Node first');
     await dialog.getByRole('tab', { name: 'Python' }).click();
@@ -109,7 +110,7 @@ describe('admin webhooks in a browser', { skip: browserSkip() }, () => {
     await screenshot(page, 'webhook-secret');
     await dialog.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByRole('heading', { name: 'CRM sync', level: 1 }).waitFor();
-    await page.getByText('Webhook created').waitFor();
+    await page.getByText('Webhook created', { exact: true }).waitFor();
     assert.ok(!(await page.content()).includes(secret.slice(6)), 'the secret is not shown again');
     const [hook] = (await t.request('GET', '/api/webhooks')).body.data;
     assert.deepEqual(hook.events, ['subscriber.created', 'subscriber.updated', 'subscriber.deleted', 'subscriber.blocklisted']);
@@ -120,7 +121,7 @@ describe('admin webhooks in a browser', { skip: browserSkip() }, () => {
     await page.getByLabel('subscriber.deleted').uncheck();
     await page.getByLabel('list.created').check();
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByText('Saved').waitFor();
+    await page.getByText('Saved', { exact: true }).waitFor();
     assert.deepEqual((await t.request('GET', `/api/webhooks/${hook.id}`)).body.data.events, ['subscriber.created', 'subscriber.updated', 'subscriber.blocklisted', 'list.created']);
 
     // A test event, delivered to the receiver: the result, and the delivery in the list with its request.
@@ -206,7 +207,7 @@ describe('admin webhooks in a browser', { skip: browserSkip() }, () => {
         await page.getByRole('button', { name: 'Rotate secret' }).click();
         await page.getByRole('dialog').getByRole('button', { name: 'Rotate the secret' }).click();
         const dialog = page.getByRole('dialog', { name: 'The new signing secret' });
-        await waitForValue(dialog.getByLabel('Signing secret'), (v) => v.startsWith('whsec_'));
+        await waitForValue(dialog.getByRole('textbox', { name: 'Signing secret' }), (v) => v.startsWith('whsec_'));
         await dialog.getByText('for 24 hours').waitFor();
         await screenshot(page, name('webhook-rotated'));
         const reloaded = page.waitForEvent('load');
