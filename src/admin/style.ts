@@ -252,7 +252,7 @@ code.secret{word-break:break-all;font-size:1rem;letter-spacing:.05em}
 .secret-line{display:flex;gap:.75rem;align-items:center}.secret-line input{flex:1;min-width:0}
 .copy-notice{font-weight:600;font-size:.9rem}
 pre.snippet{white-space:pre;overflow:auto;word-break:normal;max-height:20rem;margin:.5rem 0 .25rem}
-.event-groups fieldset{min-width:0}.event-groups .check-label{flex-wrap:wrap}
+.event-groups fieldset{min-width:0}
 .event-type .help{margin:0 0 .45rem 1.65rem;color:var(--muted);font-size:.85rem}
 .head-actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .empty-state{text-align:center;padding:2rem 1.25rem}.empty-state p{max-width:38rem;margin:0 auto 1rem}

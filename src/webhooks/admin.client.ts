@@ -23,9 +23,12 @@ export interface DeliveryData {
   delivery: string;
 }
 
-/** A group's "all" box in the events picker, and the group's fieldset. */
+/** A group's fieldset in the events picker, and the group's "all" box in it. */
 export interface EventGroupData {
   group: string;
+}
+export interface GroupAllBox {
+  groupAll: string;
 }
 
 /** The form's choice of events on load: every event, or those ticked. */
@@ -44,15 +47,12 @@ export interface SecretTexts {
   rotatedTitle: string;
 }
 
-/** The detail: what GET /api/webhooks/:id/deliveries/:delivery_id answers. */
+/** What a delivery's details show of GET /api/webhooks/:id/deliveries/:delivery_id. */
 interface DeliveryDetail {
-  status: string;
-  attempts: number;
   response_status: number | null;
   response_ms: number | null;
   response_body: string;
   error: string;
-  attempted_at: string | null;
   request: { body: string; headers: Record<string, string> };
 }
 
@@ -62,8 +62,15 @@ interface WebhookAnswer {
   secret?: string;
 }
 
-/** Shows a secret in the page's dialog (secretDialog), then goes to `done` (null: reloads) with `flash`. */
-function showSecret(detail: { secret: string; rotated: boolean; done: string | null; flash: string }): void {
+/** A secret for the page's dialog (secretDialog) to show; after it, the page goes to `done` (null: reloads) with `flash`. */
+interface SecretShown {
+  secret: string;
+  rotated: boolean;
+  done: string | null;
+  flash: string;
+}
+
+function showSecret(detail: SecretShown): void {
   window.dispatchEvent(new CustomEvent('webhook:secret', { detail }));
 }
 
@@ -282,12 +289,8 @@ export const webhookForm = component('webhookForm', () => ({
   },
 }));
 
-interface SecretState {
-  secret: string;
+interface SecretState extends SecretShown {
   notice: string;
-  rotated: boolean;
-  done: string | null;
-  flash: string;
   $root: HTMLElement;
   $event: Event;
 }
@@ -305,8 +308,7 @@ export const secretDialog = component('secretDialog', () => ({
   init(this: SecretState) {
     const dialog = this.$root as HTMLDialogElement;
     window.addEventListener('webhook:secret', (e) => {
-      const d = (e as CustomEvent<{ secret: string; rotated: boolean; done: string | null; flash: string }>).detail;
-      Object.assign(this, d);
+      Object.assign(this, (e as CustomEvent<SecretShown>).detail);
       dialog.showModal();
     });
     // The shell's notices lie under the modal dialog: a copy button's "Copied" is said in it too.

@@ -14,7 +14,7 @@ import { HelpLink } from '../help/link.tsx';
 import { accessOf, routesFor, type Input } from '../http/routes.ts';
 import { pathId, q, z } from '../http/schema.ts';
 import type {
-  DeliveryData, deliveryRow as rowScript, EnableButton, EventGroupData, EventsMode, secretDialog as secretScript, SecretTexts, SnippetTab,
+  DeliveryData, deliveryRow as rowScript, EnableButton, EventGroupData, EventsMode, GroupAllBox, secretDialog as secretScript, SecretTexts, SnippetTab,
   WebhookButton, webhookForm as formScript, webhookPage as pageScript, webhooksPage as tableScript,
 } from './admin.client.ts';
 import { WEBHOOK_ROUTES } from './routes.ts';
@@ -190,13 +190,12 @@ function EventPicker({ webhook, t }: { webhook: Webhook | null; t: Translate }):
       {GROUPS.map((group) => (
         <fieldset {...data<EventGroupData>({ group })} {...form.on('change', 'sync')}>
           <legend>{t(`admin.webhooks.group.${group}`)}</legend>
-          <label class="check-label all"><input type="checkbox" data-group-all {...form.on('change', 'toggleGroup')} /> {t('admin.webhooks.groupAll', { group: t(`admin.webhooks.group.${group}`) })}</label>
+          <label class="check-label all"><input type="checkbox" {...data<GroupAllBox>({ groupAll: group })} {...form.on('change', 'toggleGroup')} /> {t('admin.webhooks.groupAll', { group: t(`admin.webhooks.group.${group}`) })}</label>
           {CHOOSABLE.filter(([, info]) => info.group === group).map(([type, info]) => (
             <div class="event-type">
               <label class="check-label">
                 <input type="checkbox" name="events" value={type} checked={chosen.has(type)} aria-describedby={`event-${type.replace('.', '-')}-help`} />
-                <code>{type}</code>
-                {info.volume === 'single' ? null : <Tag>{t(`admin.webhooks.volume.${info.volume}`)}</Tag>}
+                <span class="choice-text"><code>{type}</code> {info.volume === 'single' ? null : <Tag>{t(`admin.webhooks.volume.${info.volume}`)}</Tag>}</span>
               </label>
               <p class="help" id={`event-${type.replace('.', '-')}-help`}><Described text={info.description} /></p>
             </div>
