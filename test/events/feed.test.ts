@@ -4,6 +4,7 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { roleCaller, useFreshServer, withSettings, type TestServer } from '../helpers/server.ts';
+import { logRead } from '../helpers/events.ts';
 import type { EventType } from '../../src/events/types.ts';
 
 const DAY_MS = 86_400_000;
@@ -93,7 +94,7 @@ describe('GET /api/changes', () => {
     assert.equal(repeated.body.data.results.length, created.length + deleted.length);
   });
 
-  const refused = (name: string, query: string, message: RegExp): Scenario => ({ name, method: 'GET', path: `/api/changes?${query}`, status: 400, contains: [message] });
+  const refused = (name: string, query: string, message: RegExp): Scenario => ({ name, method: 'GET', path: `/api/changes?${query}`, status: 400, contains: [message], before: logRead });
   runScenarios(server, [
     refused('an unknown type: 400 naming it', 'types=list.created,list.exploded', /invalid "types": unknown event type "list.exploded"/),
     refused('a limit of 0: 400', 'limit=0', /invalid "limit": must be at least 1/),

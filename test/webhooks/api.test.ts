@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import type { DB } from '../../src/db/connection.ts';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { roleCaller, useFreshServer, type TestServer } from '../helpers/server.ts';
+import { logRead } from '../helpers/events.ts';
 import { until } from '../campaigns/fixtures.ts';
 import { eventBody } from '../../src/webhooks/body.ts';
 import { deliveriesOf, startReceiver, type Receiver } from './receivers.ts';
@@ -233,6 +234,7 @@ describe('webhooks API', () => {
         ? { status: 'failed', attempts: 8, attempted_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` }
         : { status: 'delivered', attempts: i % 2 ? 1 : 2, attempted_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` }));
       ids = seedDeliveries(t, hook.id, states);
+      await logRead(t);
     });
 
     it('pages them newest first: {results, total, per_page, page}', async () => {

@@ -10,6 +10,7 @@ import { VERSION } from '../../src/config.ts';
 import type { DB } from '../../src/db/connection.ts';
 import { eventBody } from '../../src/webhooks/body.ts';
 import { until } from '../campaigns/fixtures.ts';
+import { adminSession, assertEscaped, getPage, HOSTILE, userWithRole } from '../helpers/admin.ts';
 import { useFreshServer } from '../helpers/server.ts';
 import { addWebhook, deliveriesOf, newSecret, recordEvent, startReceiver, type Receiver } from './receivers.ts';
 
@@ -78,6 +79,17 @@ describe('webhook deliveries', () => {
     await sleep(300);
     assert.equal(r.received.length, 3, 'no attempt after the last');
     assert.ok(ctx().db.prepare('SELECT failing_since FROM webhooks WHERE id = ?').pluck().get(id), 'its failing streak began');
+  });
+
+  it('retries a delivery whose endpoint cannot be reached, with the reason and no answer', async () => {
+    const closed = await startReceiver();
+    await closed.close();
+    const { id } = addWebhook(ctx().db, { url: `${closed.url}?token=secret-in-the-url` });
+    event('list.created');
+    const [d] = await until('the first attempt', () => deliveriesOf(ctx().db, id).find((x) => x.attempts > 0) && deliveriesOf(ctx().db, id));
+    assert.equal(d.response_status, null);
+    assert.match(d.error, /ECONNREFUSED/);
+    assert.ok(!d.error.includes('secret-in-the-url'), d.error);
   });
 
   it('signs with the rotated-out secret too while it still signs, and only with the new one after', async () => {
@@ -184,6 +196,21 @@ describe('auto-disable', () => {
     const attempts = r.received.length;
     await sleep(300);
     assert.equal(r.received.length, attempts);
+  });
+
+  it('puts the disabled webhooks on the dashboard, with their reasons, for those who may manage settings', async () => {
+    const { id } = addWebhook(ctx().db, { url: r.url });
+    ctx().db.prepare('UPDATE webhooks SET name = ? WHERE id = ?').run(HOSTILE, id);
+    recordEvent(ctx().db, ctx().events, 'list.created');
+    await until('disabled', () => ctx().db.prepare('SELECT 1 FROM webhooks WHERE id = ? AND enabled = 0').get(id));
+    const dash = (await getPage(server(), await adminSession(server()), '/admin')).body;
+    const banner = /<section class="banner warn disabled-webhooks"[^>]*>(.*?)<\/section>/s.exec(dash)?.[1] ?? '';
+    assert.match(banner, /2 webhooks were disabled: their deliveries kept failing/);
+    assert.match(banner, new RegExp(`<a href="/admin/settings/webhooks/${id}">[^<]+</a>: Disabled on [^<]+ \\(last: HTTP 500\\)`));
+    assert.match(banner, /<a href="\/admin\/settings\/webhooks">/);
+    assertEscaped(dash);
+    const reader = await userWithRole(server(), ['subscribers:get_all']);
+    assert.ok(!(await getPage(server(), await adminSession(server(), reader.username, reader.password), '/admin')).body.includes('disabled-webhooks'));
   });
 
   it('a success ends the failing streak, so failures spread over a long time disable nothing', async () => {
