@@ -278,7 +278,8 @@ function SecretDialog({ t }: { t: Translate }): JSX.Element {
   );
 }
 
-function FormPage({ c, s, webhook }: { c: AdminContext; s: Deps; webhook: Webhook | null }) {
+/** The form's page: a new webhook's (with the dialog for its secret) or a change's. */
+function formPage(c: AdminContext, s: Deps, webhook: Webhook | null) {
   const view = adminView(c, s);
   const { t } = view;
   const title = webhook ? t('admin.webhooks.editTitle', { name: webhook.name }) : t('admin.webhooks.new');
@@ -296,11 +297,11 @@ function FormPage({ c, s, webhook }: { c: AdminContext; s: Deps; webhook: Webhoo
 }
 
 function newWebhookPage(c: AdminContext, s: Deps) {
-  return FormPage({ c, s, webhook: null });
+  return formPage(c, s, null);
 }
 
 function editWebhookPage(c: AdminContext, s: Deps) {
-  return FormPage({ c, s, webhook: s.webhooks.get(adminView(c, s).actor, pathId(c)) });
+  return formPage(c, s, s.webhooks.get(adminView(c, s).actor, pathId(c)));
 }
 
 // ---- an endpoint and its deliveries ------------------------------------------------------------
