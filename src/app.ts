@@ -51,6 +51,7 @@ import { SETTINGS_ADMIN_PAGES } from './settings/admin.tsx';
 import { MAINTENANCE_ADMIN_PAGES } from './maintenance/admin.tsx';
 import { SYSTEM_ADMIN_PAGES } from './system/admin.tsx';
 import { HELP_ADMIN_PAGES } from './help/admin.tsx';
+import { WEBHOOK_ADMIN_PAGES } from './webhooks/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 import { WEBHOOK_ROUTES } from './webhooks/routes.ts';
 import { CHANGE_ROUTES } from './changes/routes.ts';
@@ -81,7 +82,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */
 // Templates, media and analytics before campaigns: /admin/campaigns/:id would take their paths first.
-const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES, TEMPLATE_ADMIN_PAGES, MEDIA_ADMIN_PAGES, CAMPAIGN_ANALYTICS_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES, USER_ADMIN_PAGES, SETTINGS_ADMIN_PAGES, SYSTEM_ADMIN_PAGES, MAINTENANCE_ADMIN_PAGES, HELP_ADMIN_PAGES];
+const ADMIN_PAGES = [DASHBOARD_ADMIN_PAGES, LIST_ADMIN_PAGES, SUBSCRIBERS_ADMIN_PAGES, IMPORT_ADMIN_PAGES, BOUNCE_ADMIN_PAGES, TEMPLATE_ADMIN_PAGES, MEDIA_ADMIN_PAGES, CAMPAIGN_ANALYTICS_ADMIN_PAGES, CAMPAIGN_ADMIN_PAGES, USER_ADMIN_PAGES, SETTINGS_ADMIN_PAGES, WEBHOOK_ADMIN_PAGES, SYSTEM_ADMIN_PAGES, MAINTENANCE_ADMIN_PAGES, HELP_ADMIN_PAGES];
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 
 export function createApp(ctx: Services): Hono<AppEnv> {

@@ -55,9 +55,13 @@ export function Tag({ children, tone }: { children: Child; tone?: 'accent' | 'da
 
 const copyButton = bind<typeof copy>('copy');
 
-/** A button that copies `value` to the clipboard (the shell's `copy` component). */
-export function CopyButton({ value, label, t }: { value: string; label: string; t: Translate }): JSX.Element {
-  return <button type="button" class="link small" {...copyButton.root()} {...data<CopyData>({ copy: value })} {...copyButton.on('click', 'copy')} aria-label={`${t('globals.buttons.copy')} ${label}`}>{t('globals.buttons.copy')}</button>;
+/**
+ * A button that copies `value` to the clipboard (the shell's `copy` component): a text, or the
+ * binding of data-copy to what the page's script holds (a secret it was just given).
+ */
+export function CopyButton({ value, label, t }: { value: string | Attrs; label: string; t: Translate }): JSX.Element {
+  const copied = typeof value === 'string' ? data<CopyData>({ copy: value }) : value;
+  return <button type="button" class="link small" {...copyButton.root()} {...copied} {...copyButton.on('click', 'copy')} aria-label={`${t('globals.buttons.copy')} ${label}`}>{t('globals.buttons.copy')}</button>;
 }
 
 const form = bind<typeof apiForm>('apiForm');

@@ -54,6 +54,7 @@ export const NAV: NavGroup[] = [
     label: 'globals.terms.settings',
     links: [
       { label: 'menu.settings', route: 'GET /admin/settings' },
+      { label: 'admin.webhooks.title', route: 'GET /admin/settings/webhooks' },
       { label: 'menu.maintenance', route: 'GET /admin/settings/maintenance' },
       { label: 'menu.logs', route: 'GET /admin/settings/logs' },
       { label: 'admin.about.title', route: 'GET /admin/settings/about' },

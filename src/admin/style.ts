@@ -247,6 +247,20 @@ table.cards .row-actions{flex-direction:row;flex-wrap:wrap;gap:.3rem 1rem;margin
 .enrol img.qr{display:block;background:#fff;padding:.5rem;border:1px solid var(--border);border-radius:.4rem;margin:.5rem 0}
 code.secret{word-break:break-all;font-size:1rem;letter-spacing:.05em}
 .token input{font-size:.95rem}
+.secret-dialog{max-width:min(50rem,calc(100vw - 2rem))}
+.secret-dialog h3{font-size:1rem;margin:1rem 0 .3rem}
+.secret-line{display:flex;gap:.75rem;align-items:center}.secret-line input{flex:1;min-width:0}
+.copy-notice{font-weight:600;font-size:.9rem}
+pre.snippet{white-space:pre;overflow:auto;word-break:normal;max-height:20rem;margin:.5rem 0 .25rem}
+.event-groups fieldset{min-width:0}
+.event-type .help{margin:0 0 .45rem 1.65rem;color:var(--muted);font-size:.85rem}
+.head-actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.empty-state{text-align:center;padding:2rem 1.25rem}.empty-state p{max-width:38rem;margin:0 auto 1rem}
+tr.delivery-detail>td{background:var(--bg)}
+table.deliveries tbody:not(:last-child) tr.delivery-detail>td{border-bottom:1px solid var(--border)}
+.delivery-parts{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 1rem}
+.delivery-parts h3{font-size:.95rem;margin:.25rem 0}.delivery-parts pre{max-height:20rem}.delivery-parts p{margin:.25rem 0}
+@media (max-width:800px){.delivery-parts{grid-template-columns:minmax(0,1fr)}}
 .help-link{display:inline-flex;align-items:center;justify-content:center;width:1.35rem;height:1.35rem;margin-left:.35rem;border:1px solid var(--field-border);border-radius:50%;font-size:.8rem;font-weight:700;text-decoration:none;vertical-align:.1em;line-height:1}
 .help-link:hover{border-color:var(--accent)}
 .help-topics{list-style:none;padding:0;margin:0;display:grid;gap:.75rem;max-width:48rem}

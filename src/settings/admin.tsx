@@ -287,6 +287,9 @@ function Privacy({ c }: { c: Ctx }): JSX.Element {
         </fieldset>
         <Control c={c} at={k('privacy.allow_wipe')} kind="bool" label={t('settings.privacy.allowWipe')} help={t('settings.privacy.allowWipeHelp')} />
       </div>
+      <div class="card">
+        <Control c={c} at={k('events.retention_days')} kind="int" label={t('admin.settings.eventsRetention')} help={t('admin.settings.eventsRetentionHelp')} />
+      </div>
       <div class="card grid2">
         <Control c={c} at={k('privacy.domain_blocklist')} kind="lines" label={t('settings.privacy.domainBlocklist')} help={t('settings.privacy.domainBlocklistHelp')} />
         <Control c={c} at={k('privacy.domain_allowlist')} kind="lines" label={t('settings.privacy.domainAllowlist')} help={t('settings.privacy.domainAllowlistHelp')} />
@@ -323,6 +326,7 @@ function Security({ c }: { c: Ctx }): JSX.Element {
         <Control c={c} at={{ key: 'security.public_rate_limit' }} kind="int" label={t('admin.settings.publicRateLimit')} help={t('admin.settings.publicRateLimitHelp')} />
         <Control c={c} at={{ key: 'security.csv_escape_formulas' }} kind="bool" label={t('admin.settings.csvEscape')} help={t('admin.settings.csvEscapeHelp')} />
         <Control c={c} at={{ key: 'security.allow_private_outbound' }} kind="bool" label={t('admin.settings.allowPrivateOutbound')} help={t('admin.settings.allowPrivateOutboundHelp')} />
+        <Control c={c} at={{ key: 'security.webhooks_allow_private' }} kind="bool" label={t('admin.settings.webhooksAllowPrivate')} help={t('admin.settings.webhooksAllowPrivateHelp')} />
         <Control c={c} at={{ key: 'security.session_idle_timeout' }} label={t('admin.settings.sessionIdleTimeout')} help={t('admin.settings.sessionIdleTimeoutHelp')} />
       </div>
     </Panel>
@@ -597,7 +601,9 @@ function settingsPage(c: AdminContext, s: Deps) {
           saved: t('admin.settings.saved'), unsaved: t('admin.settings.unsaved'), testNeedTo: t('admin.settings.testNeedTo'), testSending: t('admin.settings.testSending'),
           testSent: t('admin.settings.testSent'), scanning: t('admin.settings.scanning'), scanOk: t('admin.settings.scanOk'), scanFailed: t('admin.settings.scanFailed'),
         })}>
-        <PageHead title={t('settings.title')} />
+        <PageHead title={t('settings.title')}>
+          {view.may('GET /admin/settings/webhooks') ? <a class="button secondary" href="/admin/settings/webhooks">{t('admin.webhooks.title')}</a> : null}
+        </PageHead>
         {manage ? <p class="help">{t('admin.settings.appliesAtOnce')}</p> : <p class="banner">{t('admin.settings.readOnly')}</p>}
         <PageData<PageSetup> id="settings-data" value={{ values, blocks: { smtp: NEW_BLOCKS.smtp, messengers: NEW_BLOCKS.messengers } }} />
         <div class="settings-tabs" role="tablist" aria-label={t('settings.title')} {...ui.on('keydown', 'tabKey')}>

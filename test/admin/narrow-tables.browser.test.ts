@@ -1,5 +1,5 @@
 // Every table page of the admin on a phone (390 px): lists, subscribers, campaigns, templates,
-// media, bounces, users and both kinds of roles. Nothing scrolls sideways (neither the page nor a
+// media, bounces, users, both kinds of roles and webhooks. Nothing scrolls sideways (neither the page nor a
 // table's box), no cell's text is cut off, and every row action lies inside the window; the same
 // pages at 1280 px keep their full tables.
 import assert from 'node:assert/strict';
@@ -21,6 +21,7 @@ const TABLE_PAGES = [
   ['/admin/users', 'users-table'],
   ['/admin/users/roles/users', 'user-roles-table'],
   ['/admin/users/roles/lists', 'list-roles-table'],
+  ['/admin/settings/webhooks', 'webhooks-table'],
 ] as const;
 
 /** What does not fit a page `width` pixels wide: sideways scrolling, cut-off cells, actions outside the window. */
@@ -80,6 +81,8 @@ async function fill(t: TestServer): Promise<void> {
   form.append('file', new Blob([png], { type: 'image/png' }), 'harbour-at-dawn-from-the-lighthouse.png');
   ok(await t.request('POST', '/api/media', undefined, { raw: form }));
   ok(await t.request('PUT', '/api/settings', { 'bounce.enabled': true, 'bounce.webhooks_enabled': true }));
+  ok(await t.request('POST', '/api/webhooks', { name: 'Synchronisation with the customer relationship manager', url: 'https://crm.subdomain.example.com/integrations/listmgr/webhooks/receive?token=abcdef0123456789', events: ['subscriber.created', 'subscription.unsubscribed'], description: 'Feeds the sales team' }));
+  ok(await t.request('POST', '/api/webhooks', { name: 'Archive', url: 'https://archive.example.com/listmgr', events: ['*'], enabled: false }));
   for (const email of ['margaret.hamilton.and.a.long.local.part@subdomain.example.com', 'ada@example.com']) {
     ok(await t.request('POST', '/webhooks/bounce', { email, type: 'soft', source: 'api', meta: { reason: 'mailbox full' } }));
   }

@@ -34,7 +34,7 @@ describe('a walk through the admin', { skip: browserSkip() }, () => {
       ['dashboard', '/admin'], ['users', '/admin/users'], ['user-roles', '/admin/users/roles/users'], ['list-roles', '/admin/users/roles/lists'],
       ['profile', '/admin/profile'], ['logs', '/admin/settings/logs'], ['maintenance', '/admin/settings/maintenance'], ['about', '/admin/settings/about'],
       ['campaigns', '/admin/campaigns'], ['campaign', `/admin/campaigns/${id}`], ['analytics', '/admin/campaigns/analytics'],
-      ['templates', '/admin/campaigns/templates'], ['media', '/admin/campaigns/media'], ['subscribers', '/admin/subscribers'],
+      ['templates', '/admin/campaigns/templates'], ['media', '/admin/campaigns/media'], ['subscribers', '/admin/subscribers'], ['webhooks', '/admin/settings/webhooks'],
     ];
     const only = process.env.WALK_PAGES?.split(',');
     for (const who of (process.env.WALK_WHO ?? 'admin,reader').split(',')) {
