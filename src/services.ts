@@ -132,7 +132,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const delivery = new DeliveryEngine(core, new DeliveryStore(db, campaignStore), campaignStore, tracking, subscribers);
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db);
-  const importer = new Importer(core, new ImportStore(db), searchIndexer);
+  const importer = new Importer(core, new ImportStore(db, events), searchIndexer, events);
   const campaigns = new CampaignService(core, campaignStore, tracking, delivery);
 
   mailer.rebuild(settings.all());
