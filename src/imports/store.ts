@@ -263,14 +263,22 @@ export class ImportStore {
     });
   }
 
-  /** subscriber.created and subscription.added of the new subscribers firstId, firstId + 1, ... (`rows`), when wanted. */
+  /**
+   * subscriber.created and subscription.added of the new subscribers firstId, firstId + 1, ...
+   * (`rows`), when wanted. Those whose row names no status or lists of its own have the same
+   * subscriptions (subscribeNewRows), so their events are built alike.
+   */
   private recordNew(rows: Row[], firstId: number, o: WriteOptions): void {
     const created = this.events.records('subscriber.created', BULK);
     const added = o.mode === 'subscribe' && this.events.records('subscription.added', BULK);
     if (!created && !added) return;
+    const own: number[] = [];
+    for (let k = 0; k < rows.length; k++) if (rows[k].extra) own.push(firstId + k);
+    this.events.recordAlike('subscriber.created', firstId, firstId + rows.length - 1, own, BULK);
+    this.events.recordSubscribers('subscriber.created', own, {}, BULK);
+    if (!added) return;
     const ids = Array.from({ length: rows.length }, (_, k) => firstId + k);
-    this.events.recordSubscribers('subscriber.created', ids, {}, BULK);
-    if (added) this.events.recordSubscriptions('subscription.added', ids, [...new Set(rows.flatMap((r) => listsOf(o, r.extra)))], {}, BULK);
+    this.events.recordSubscriptions('subscription.added', ids, [...new Set(rows.flatMap((r) => listsOf(o, r.extra)))], {}, BULK);
   }
 
   /**

@@ -76,6 +76,19 @@ describe('import events', () => {
     assert.deepEqual(added, [['dee@example.org', listA, 'confirmed'], ['dee@example.org', listB, 'confirmed'], ['eve@example.org', listA, 'confirmed'], ['eve@example.org', listB, 'confirmed']]);
   });
 
+  it('rows that name lists of their own: their subscriber.created has their own lists, the others the import\'s', async () => {
+    const listC = fixtures(t.server.ctx.db).list({ name: 'Imported C' }).id;
+    wanted.clear();
+    wanted.add('subscriber.created');
+    const mark = lastEventId(t);
+    await runImport({ lists: [listA], columns: { lists: 'lists' } }, 'email,name,lists\nfay@example.org,Fay,Imported C\ngus@example.org,Gus,\nhal@example.org,Hal,\n');
+    const created = eventsAfter(t, mark, 'subscriber.created').sort((a, b) => a.data.subscriber.id - b.data.subscriber.id);
+    assert.deepEqual(created.map((e) => [e.data.subscriber.email, e.data.subscriber.lists.map((l: { id: number }) => l.id)]), [
+      ['fay@example.org', [listA, listC]], ['gus@example.org', [listA]], ['hal@example.org', [listA]],
+    ]);
+    for (const e of created) assert.deepEqual(listsUntimed(e.data.subscriber), await subscriber(e.data.subscriber.email));
+  });
+
   it('subscribers already there: subscriber.updated (without changes) when overwritten, subscription.added for new lists only', async () => {
     wanted.clear();
     wanted.add('subscriber.created').add('subscriber.updated').add('subscription.added');
