@@ -111,8 +111,9 @@ export class EventLog {
   /**
    * One event per subscriber, `{subscriber}`, for the subscribers firstId..lastId less
    * `except`, who have the same subscriptions (the new subscribers of an import's batch, on
-   * its lists): their lists are built once, from the first of them, not per subscriber (an
-   * import with a consumer of subscriber.created: 72k events/s built per subscriber, ~200k so).
+   * its lists): their lists are built once, from the first of them, not per subscriber (the
+   * events of 100k imported subscribers on one list: 72k a CPU second built per subscriber,
+   * 138k so, most of it now the insert itself).
    */
   recordAlike(type: EventType, firstId: number, lastId: number, except: readonly number[], opts: RecordOptions = {}): void {
     this.assertInTransaction();
