@@ -104,6 +104,33 @@ describe('campaign events', () => {
     }
   });
 
+  it('finished with failed recipients, then sent again to them: started and finished again, with the counts', async () => {
+    const c = await newCampaign('Some refused', 4);
+    const refused = t.server.ctx.db.prepare('SELECT s.email FROM subscribers s JOIN subscriber_lists sl ON sl.subscriber_id = s.id WHERE sl.list_id = ? ORDER BY s.id LIMIT 1')
+      .pluck().get((await campaign(c.id)).lists[0].id) as string;
+    const refusing = await startSmtpSink({ refuse: new Map([[refused, { code: 550, message: 'No such user here' }]]) });
+    try {
+      await settings({ smtp: [refusing.settingsBlock()] });
+      const mark = lastEventId(t);
+      await setStatus(c.id, 'running');
+      await until('campaign to finish', async () => (await campaign(c.id)).status === 'finished');
+      await settings({ smtp: [sink.settingsBlock({ max_conns: 2 })] });
+      await setStatus(c.id, 'running');
+      await until('campaign to finish again', async () => {
+        const now = await campaign(c.id);
+        return now.status === 'finished' && now.failed === 0;
+      });
+      const events = campaignEvents(mark, c.id);
+      assert.deepEqual(typesOf(events), ['campaign.started', 'campaign.finished', 'campaign.started', 'campaign.finished']);
+      assert.deepEqual([events[1].data.sent, events[1].data.failed], [3, 1]);
+      assert.deepEqual(events[2].actor, testerActor(t));
+      assert.deepEqual([events[3].data.sent, events[3].data.failed], [4, 0]);
+    } finally {
+      await settings({ smtp: [sink.settingsBlock({ max_conns: 2 })] });
+      await refusing.close();
+    }
+  });
+
   it('paused by the sending engine at the error threshold, with the reason it stores', async () => {
     const failing = await startSmtpSink({ rejectWith: { code: 550, message: 'No such user' } });
     try {
