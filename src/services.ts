@@ -143,14 +143,14 @@ export function buildServices(config: Config, log: Logger): Services {
   const listStore = new ListStore(db, events);
   const segmentRunner = new SegmentRunner(config.dbPath);
   const subscribers = new SubscriberStore(db, reader, segmentRunner, events);
-  const tracking = new TrackingStore(db);
-  const campaignStore = new CampaignStore(db);
+  const tracking = new TrackingStore(db, events);
+  const campaignStore = new CampaignStore(db, events);
   const indexed = campaignStore.indexPendingText();
   if (indexed) log.info(`the archive's search now has the text of ${indexed} campaign(s) written before it or by another writer`);
-  const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking, subscribers);
+  const delivery = new DeliveryEngine(core, new DeliveryStore(db, campaignStore), campaignStore, tracking, subscribers);
   const searchIndexer = new SearchIndexer(core);
   const maintenance = new MaintenanceStore(db, events);
-  const importer = new Importer(core, new ImportStore(db), searchIndexer);
+  const importer = new Importer(core, new ImportStore(db, events), searchIndexer, events);
   const campaigns = new CampaignService(core, campaignStore, tracking, delivery);
 
   mailer.rebuild(settings.all());
@@ -176,7 +176,7 @@ export function buildServices(config: Config, log: Logger): Services {
     templates: new TemplateService(core, new TemplateStore(db), tracking),
     tx: new TxService(core, new TxStore(db), subscribers, tracking),
     media: new MediaService(core, new MediaStore(db)),
-    bounces: new BounceService(core, new BounceStore(db)),
+    bounces: new BounceService(core, new BounceStore(db, events)),
     importer,
     maintenance,
     database: new DatabaseService(core, maintenance),

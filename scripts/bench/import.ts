@@ -1,8 +1,11 @@
 // npm run bench:import — imports a generated ZIP of N subscribers with attributes (default
 // 1,000,000, env BENCH_IMPORT_ROWS) through the real HTTP API of the built app (`npm run build`
 // first, then dist/cli.js serve, parser thread from dist/import-parser.js) running in its own
-// process, into a fresh database, and prints:
+// process, into a fresh database, twice: without a consumer of the change log (no event but
+// import.finished is written), then with one, a webhook subscribed to subscriber.created (one
+// event per row, written by the import's writer thread in bulk). It prints:
 //   BENCH import_rows_per_s        rows imported per second (POST to status "finished")
+//   BENCH import_rows_per_s_with_consumer   the same with the consumer
 //   BENCH import_peak_rss_mb       the server process's peak resident memory
 //   BENCH api_ms_while_importing   slowest answer of GET /api/dashboard/counts during the import
 //   BENCH api_write_p95_ms_while_importing, BENCH api_write_max_ms_while_importing
@@ -17,6 +20,9 @@ import Database from 'better-sqlite3';
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -83,6 +89,27 @@ function installDb(path: string): void {
   db.close();
 }
 
+/**
+ * Makes a webhook subscribed to subscriber.created, to a receiver that takes every delivery:
+ * the change log then has a consumer of that type, and the import writes an event per row.
+ */
+function addConsumer(path: string, url: string): void {
+  const db = new Database(path);
+  db.prepare(`INSERT INTO webhooks (uuid, name, url, events, secret) VALUES (?, 'bench', ?, '["subscriber.created"]', ?)`)
+    .run(randomUUID(), url, `whsec_${randomBytes(24).toString('base64')}`);
+  db.close();
+}
+
+/** The subscriber.created events an import wrote: ROWS with the consumer, none without. */
+function createdEvents(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare("SELECT COUNT(*) FROM events WHERE type = 'subscriber.created'").pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
 /** The ceiling: the same rows and subscriptions, single-row prepared inserts in transactions of 10,000. */
 function baseline(): number {
   const path = join(dir, 'baseline.db');
@@ -137,9 +164,10 @@ interface ApiRun {
   writeMaxMs: number;
 }
 
-async function viaApi(zipPath: string): Promise<ApiRun> {
-  const dbPath = join(dir, 'api.db');
+async function viaApi(zipPath: string, consumer: string | null): Promise<ApiRun> {
+  const dbPath = join(dir, consumer ? 'api-consumer.db' : 'api.db');
   installDb(dbPath);
+  if (consumer) addConsumer(dbPath, consumer);
   const token = cli(['api-user', 'create', 'bench', '--db', dbPath]).trim().split('\n').pop()!;
   const port = 20000 + Math.floor(Math.random() * 20000);
   const server = spawn(process.execPath, [join(root, 'dist/cli.js'), 'serve', '--db', dbPath, '--address', `127.0.0.1:${port}`], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -178,17 +206,35 @@ async function viaApi(zipPath: string): Promise<ApiRun> {
   } finally {
     server.kill('SIGTERM');
     await once(server, 'exit');
+    // A figure "with a consumer" is one only if the events were written (and none without).
+    const created = createdEvents(dbPath);
+    if (consumer && created !== ROWS) throw new Error(`the import with a consumer wrote ${created} subscriber.created events, not ${ROWS}: the webhook did not make a consumer of the change log`);
+    if (!consumer && created) throw new Error(`the import without a consumer wrote ${created} subscriber.created events`);
   }
+}
+
+/** A webhook receiver that takes every delivery; answers its URL. */
+async function startReceiver(): Promise<{ url: string; close(): void }> {
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  return { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, close: () => receiver.close() };
 }
 
 try {
   execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
   const zipPath = join(dir, 'subscribers.zip');
   await makeZip(zipPath);
-  const api = await viaApi(zipPath);
+  const api = await viaApi(zipPath, null);
+  const receiver = await startReceiver();
+  const consumed = await viaApi(zipPath, receiver.url).finally(() => receiver.close());
   const base = process.env.BENCH_IMPORT_BASELINE === '0' ? NaN : baseline();
   console.log(`rows: ${ROWS} in ${FILES} CSV files${WITH_FTS ? ', with a trigram FTS5 index on name and email' : ''}`);
   console.log(`BENCH import_rows_per_s ${Math.round(api.rowsPerS)}`);
+  console.log(`BENCH import_rows_per_s_with_consumer ${Math.round(consumed.rowsPerS)}`);
   console.log(`BENCH import_peak_rss_mb ${api.peakRssMb.toFixed(0)}`);
   console.log(`BENCH api_ms_while_importing ${api.apiMs.toFixed(1)}`);
   console.log(`BENCH api_write_p95_ms_while_importing ${api.writeP95Ms.toFixed(1)}`);

@@ -4,7 +4,7 @@ import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { Paging } from '../core/paging.ts';
 import type { Authorized } from '../core/authz.ts';
-
+import type { EventLog } from '../events/log.ts';
 
 export const BOUNCE_TYPES = ['soft', 'hard', 'complaint'] as const;
 export type BounceType = (typeof BOUNCE_TYPES)[number];
@@ -93,7 +93,7 @@ const SQL = {
   deleteByIds: 'DELETE FROM bounces WHERE id IN (SELECT value FROM json_each(?))',
   deleteAll: 'DELETE FROM bounces',
   blocklistBounced: `UPDATE subscribers SET status = 'blocklisted', updated_at = :now
-    WHERE id IN (SELECT subscriber_id FROM bounces) AND status != 'blocklisted'`,
+    WHERE id IN (SELECT subscriber_id FROM bounces) AND status != 'blocklisted' RETURNING id`,
   unsubscribeBounced: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = :now
     WHERE subscriber_id IN (SELECT subscriber_id FROM bounces) AND status != 'unsubscribed'`,
   subscriberByUuid: 'SELECT id, status FROM subscribers WHERE uuid = ?',
@@ -103,7 +103,7 @@ const SQL = {
   insert: `INSERT INTO bounces (subscriber_id, campaign_id, type, source, meta, created_at)
     VALUES (:subscriberId, :campaignId, :type, :source, :meta, :createdAt)`,
   blocklistSubscriber: `UPDATE subscribers SET status = 'blocklisted', updated_at = ? WHERE id = ?`,
-  unsubscribeSubscriber: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = ? WHERE subscriber_id = ? AND status != 'unsubscribed'`,
+  unsubscribeSubscriber: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = ? WHERE subscriber_id = ? AND status != 'unsubscribed' RETURNING list_id`,
   deleteSubscriber: 'DELETE FROM subscribers WHERE id = ?',
 };
 
@@ -124,7 +124,7 @@ function toBounce(r: BounceRow): Bounce {
 
 export class BounceStore {
   private readonly sql: Prepare;
-  constructor(private readonly db: DB) {
+  constructor(private readonly db: DB, private readonly events: EventLog) {
     this.sql = statementCache(db);
   }
 
@@ -154,13 +154,14 @@ export class BounceStore {
     return this.sql(SQL.deleteAll).run().changes;
   }
 
-  /** Blocklists every subscriber with a bounce and unsubscribes all their subscriptions. */
+  /** Blocklists every subscriber with a bounce and unsubscribes all their subscriptions: a change to many subscribers. */
   blocklistBounced(): number {
     const now = new Date().toISOString();
     return this.db.transaction(() => {
-      const n = this.sql(SQL.blocklistBounced).run({ now }).changes;
+      const ids = this.sql<[object], number>(SQL.blocklistBounced).pluck().all({ now }) as number[];
       this.sql(SQL.unsubscribeBounced).run({ now });
-      return n;
+      this.events.recordSubscribers('subscriber.blocklisted', ids, {}, { bulk: true });
+      return ids.length;
     }).immediate();
   }
 
@@ -191,17 +192,22 @@ export class BounceStore {
           meta: JSON.stringify(b.meta), createdAt: b.createdAt ?? now,
         });
         bounceId = Number(r.lastInsertRowid);
+        this.events.record('bounce.recorded', { bounce: this.get(bounceId) });
       }
       let action: BounceActionName = 'none';
       if (reached) {
         if (rule.action === 'delete') {
+          // The subscriber as they were, before the row goes.
+          this.events.recordSubscribers('subscriber.deleted', [sub.id]);
           this.sql(SQL.deleteSubscriber).run(sub.id);
           action = 'delete';
         } else if (rule.action === 'blocklist' && !blocklisted) {
           this.sql(SQL.blocklistSubscriber).run(now, sub.id);
+          this.events.recordSubscribers('subscriber.blocklisted', [sub.id]);
           action = 'blocklist';
         } else if (rule.action === 'unsubscribe' && !blocklisted) {
-          this.sql(SQL.unsubscribeSubscriber).run(now, sub.id);
+          const lists = this.sql<[string, number], number>(SQL.unsubscribeSubscriber).pluck().all(now, sub.id) as number[];
+          this.events.recordSubscriptions('subscription.unsubscribed', [sub.id], lists);
           action = 'unsubscribe';
         }
       }

@@ -481,7 +481,7 @@ export class CampaignService {
     const unavailable = next === 'running' || next === 'scheduled' ? this.ctx.mailer.unavailable(c.messenger) : null;
     if (unavailable) throw invalid(`the campaign cannot be started: ${unavailable}`);
     if (retry) this.store.retryFailed(c.id);
-    else this.store.setStatus(c.id, next);
+    else this.store.setStatus(c.id, next, next === 'paused' ? `paused by ${actor.username}` : '');
     this.ctx.log.info(`campaign ${c.id} "${c.name}": ${c.status} → ${retry ? 'running (its failed recipients)' : next} by ${actor.username}`);
     if (next === 'paused' || next === 'cancelled') this.engine.halt(id);
     if (next === 'running' || next === 'scheduled') this.engine.wake();

@@ -7,6 +7,7 @@ import { statementCache, type Prepare } from '../db/statements.ts';
 import type { HeaderList } from '../mail/message.ts';
 import type { Authorized } from '../core/authz.ts';
 import { markdownToHtml } from '../content/convert.ts';
+import type { EventLog } from '../events/log.ts';
 
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'cancelled', 'finished'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -218,7 +219,7 @@ const SQL = {
   // Bulk delete: by ids (@ids non-null), else by name/subject search ('' = all), within @visible.
   matching: `SELECT c.id, c.status FROM campaigns c
     WHERE (? IS NULL OR c.id IN (SELECT value FROM json_each(?))) AND ${SEARCH} AND ${VISIBLE} ORDER BY c.id`,
-  setStatus: `UPDATE campaigns SET status = ?, status_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
+  setStatus: `UPDATE campaigns SET status = ?, status_reason = '', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?`,
   retryFailed: `UPDATE campaigns SET status = 'running', status_reason = '', retrying_failed = 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
     WHERE id = ? AND status = 'finished'`,
   setArchive: `UPDATE campaigns SET archive = ?, archive_slug = ?, archive_template_id = ?, archive_meta = ?,
@@ -324,6 +325,12 @@ export const CAMPAIGN_ORDER_BY = { name: 'name', status: 'status', created_at: '
 
 type RawRow = Record<string, unknown>;
 
+/** The change log's events of a campaign (campaigns store and the sending engine's store record them). */
+export type CampaignEvent = 'campaign.created' | 'campaign.started' | 'campaign.paused' | 'campaign.finished' | 'campaign.cancelled';
+
+/** The event a person's status change is, when it is one (back to draft, or scheduling, is not). */
+const STATUS_EVENTS: Partial<Record<CampaignStatus, CampaignEvent>> = { running: 'campaign.started', paused: 'campaign.paused', cancelled: 'campaign.cancelled' };
+
 type DecodedRow = CampaignRow & { views: number; clicks: number; bounces: number; list_json: string; media_json: string };
 
 function decode(r: RawRow): DecodedRow {
@@ -396,8 +403,21 @@ const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (ch) => '\\' + ch)}%
 
 export class CampaignStore {
   private readonly sql: Prepare;
-  constructor(private readonly db: DB) {
+  constructor(private readonly db: DB, private readonly events: EventLog) {
     this.sql = statementCache(db);
+  }
+
+  /**
+   * Records an event of the campaign inside its change's transaction: `{campaign, ...extra}`,
+   * the campaign as GET /api/campaigns/:id gives it now; a finished one with its `sent` and
+   * `failed` counts.
+   */
+  recordEvent(type: CampaignEvent, id: number, extra: Record<string, unknown> = {}): void {
+    const r = this.raw(id);
+    if (!r) return;
+    const campaign = toJson(r);
+    const counts = type === 'campaign.finished' ? { sent: campaign.sent, failed: campaign.failed } : {};
+    this.events.record(type, { campaign, ...counts, ...extra });
   }
 
   list(f: ListFilter): { rows: RawRow[]; total: number } {
@@ -431,6 +451,7 @@ export class CampaignStore {
       const id = Number(this.sql(SQL.insert).run({ ...params(f), uuid }).lastInsertRowid);
       this.link(id, listIds, mediaIds);
       this.indexText(id, f);
+      this.recordEvent('campaign.created', id);
       return id;
     });
   }
@@ -492,13 +513,23 @@ export class CampaignStore {
     });
   }
 
-  /** finished → running in the mode that walks the failed recipients only (the delivery engine's). */
+  /** finished → running in the mode that walks the failed recipients only (the delivery engine's): a start. */
   retryFailed(id: Authorized<number>): void {
-    this.sql(SQL.retryFailed).run(id);
+    inTransaction(this.db, () => {
+      if (this.sql(SQL.retryFailed).run(id).changes) this.recordEvent('campaign.started', id);
+    });
   }
 
+  /**
+   * A person's status change (the reason of an engine's pause is cleared). Starting, pausing
+   * (the event's `reason` says by whom) and cancelling are events.
+   */
   setStatus(id: Authorized<number>, status: CampaignStatus, reason = ''): void {
-    this.sql(SQL.setStatus).run(status, reason, id);
+    inTransaction(this.db, () => {
+      this.sql(SQL.setStatus).run(status, id);
+      const type = STATUS_EVENTS[status];
+      if (type) this.recordEvent(type, id, type === 'campaign.paused' ? { reason } : {});
+    });
   }
 
   setArchive(id: Authorized<number>, archive: boolean, slug: string | null, templateId: number | null, meta: Record<string, unknown>): void {

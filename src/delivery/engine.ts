@@ -47,6 +47,7 @@ import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';
 import { classifySendFailure, deferBackoff, deferLimitMs, spokenDuration } from '../mail/failures.ts';
 import { LIMITS } from '../core/limits.ts';
+import { actingAs } from '../events/actor.ts';
 
 const SCAN_MS = 1000;
 /** Queued opt-in mails read at a time. */
@@ -408,7 +409,8 @@ export class DeliveryEngine {
 
   /** Scan now (a campaign was set running, opt-in mails were queued). */
   wake(): void {
-    if (!this.stopping) setImmediate(() => this.scan());
+    // The engine's changes are the system's, not those of the request that woke it.
+    if (!this.stopping) setImmediate(() => actingAs({ type: 'system' }, () => this.scan()));
   }
 
   /** Stops sending a campaign (pause, cancel, delete); queued messages are dropped. */

@@ -4,7 +4,7 @@ import type { DB } from '../db/connection.ts';
 import { inTransaction } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { AudienceBreakdown } from '../campaigns/service.ts';
-import type { CampaignRow, SubscriberRow } from '../campaigns/store.ts';
+import type { CampaignRow, CampaignStore, SubscriberRow } from '../campaigns/store.ts';
 
 /**
  * A subscription qualifies when: regular campaign, double opt-in list, confirmed; regular,
@@ -116,7 +116,8 @@ export interface QueuedOptin {
 
 export class DeliveryStore {
   private readonly sql: Prepare;
-  constructor(private readonly db: DB) {
+  /** The campaigns' store records the engine's starts, pauses and ends in the change log. */
+  constructor(private readonly db: DB, private readonly campaigns: Pick<CampaignStore, 'recordEvent'>) {
     this.sql = statementCache(db);
   }
 
@@ -133,16 +134,19 @@ export class DeliveryStore {
    * Marks the campaign running and records its audience (to_send, max_subscriber_id, as
    * listmonk recomputes them at every pick-up; kept when retrying its failed recipients, an
    * audience that was already counted). Returns where the walk starts: the stored low-water
-   * mark, or just before the first failed recipient, who is retried.
+   * mark, or just before the first failed recipient, who is retried. A scheduled campaign
+   * starts here (one set running by a person started then).
    */
   pickUp(c: Pick<CampaignRow, 'id' | 'last_subscriber_id' | 'retrying_failed' | 'to_send' | 'max_subscriber_id'>, optin: boolean): { max: number; start: number } {
     return inTransaction(this.db, () => {
       const id = c.id;
+      const scheduled = this.status(id) === 'scheduled';
       const a = c.retrying_failed
         ? { count: c.to_send, max: c.max_subscriber_id }
         : this.sql<[Record<string, unknown>], { count: number; max: number }>(SQL.audience).get({ campaign: id, optin: optin ? 1 : 0 })!;
       const count = this.sql<[number, string], number>(SQL.countByStatus).pluck();
       this.sql(SQL.pickUp).run({ campaign: id, toSend: a.count, sent: count.get(id, 'sent'), failed: count.get(id, 'failed'), max: a.max });
+      if (scheduled) this.campaigns.recordEvent('campaign.started', id);
       const failed = this.sql<[number], number | null>(SQL.firstFailed).pluck().get(id) as number | null;
       return { max: a.max, start: failed !== null ? Math.min(c.last_subscriber_id, failed - 1) : c.last_subscriber_id };
     });
@@ -208,11 +212,18 @@ export class DeliveryStore {
 
   /** running/scheduled → finished (a retry of failed recipients ends with it); false if the campaign was paused, cancelled or deleted meanwhile. */
   finish(id: number): boolean {
-    return this.sql(SQL.finish).run(id).changes > 0;
+    return inTransaction(this.db, () => this.changed(this.sql(SQL.finish).run(id).changes, 'campaign.finished', id));
   }
 
+  /** running → paused by the engine, with its reason; false if the campaign was paused, cancelled or deleted meanwhile. */
   pause(id: number, reason: string): boolean {
-    return this.sql(SQL.pause).run(reason, id).changes > 0;
+    return inTransaction(this.db, () => this.changed(this.sql(SQL.pause).run(reason, id).changes, 'campaign.paused', id, { reason }));
+  }
+
+  /** Whether a status change changed the campaign; if so, records its event. */
+  private changed(changes: number, type: 'campaign.finished' | 'campaign.paused', id: number, extra: Record<string, unknown> = {}): boolean {
+    if (changes) this.campaigns.recordEvent(type, id, extra);
+    return changes > 0;
   }
 
   /** The queued opt-in mails after `after`, oldest first. */
@@ -226,6 +237,6 @@ export class DeliveryStore {
 
   /** A due campaign that cannot start (no messenger, does not render) is paused with the reason. */
   holdBack(id: number, reason: string): void {
-    this.sql(SQL.holdBack).run(reason, id);
+    inTransaction(this.db, () => this.changed(this.sql(SQL.holdBack).run(reason, id).changes, 'campaign.paused', id, { reason }));
   }
 }

@@ -13,7 +13,7 @@ export interface EventTypeInfo {
 
 export const EVENT_TYPES = {
   'subscriber.created': { group: 'subscribers', volume: 'bulk', description: 'A subscriber was added (API, admin, public form or import).' },
-  'subscriber.updated': { group: 'subscribers', volume: 'bulk', description: "A subscriber's e-mail, name, attributes or status changed; `changes` has the old and new values." },
+  'subscriber.updated': { group: 'subscribers', volume: 'bulk', description: "A subscriber's e-mail, name, attributes or status changed; `changes` has the old and new values (not when an import overwrote them)." },
   'subscriber.deleted': { group: 'subscribers', volume: 'bulk', description: 'A subscriber was deleted; the payload is the subscriber as it was.' },
   'subscriber.blocklisted': { group: 'subscribers', volume: 'bulk', description: 'A subscriber was blocklisted (and unsubscribed from every list).' },
   'subscription.added': { group: 'subscriptions', volume: 'bulk', description: 'A subscriber was added to a list, with the subscription status.' },

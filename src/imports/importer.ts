@@ -18,6 +18,8 @@ import {
   CONTROL_DUPLICATES, CONTROL_IMPORTED, CONTROL_NEW, CONTROL_SKIPPED, CONTROL_SLOTS, CONTROL_STOP, CONTROL_UNCHANGED, CONTROL_UPDATED, startThread, type WriterMessage,
 } from './threads.ts';
 import { systemMessage } from '../mail/system.ts';
+import { actingAs, currentActor, type EventActor } from '../events/actor.ts';
+import type { EventLog } from '../events/log.ts';
 
 export type ImportState = 'none' | 'importing' | 'stopping' | 'finished' | 'failed';
 
@@ -98,7 +100,7 @@ export class Importer {
   private control: Int32Array | null = null;
   /** Kept until the next import or a DELETE clears it, like the status. */
   private current: ImportRun | null = null;
-  constructor(private readonly ctx: AppContext, private readonly store: ImportStore, private readonly indexer: SearchIndexer) {}
+  constructor(private readonly ctx: AppContext, private readonly store: ImportStore, private readonly indexer: SearchIndexer, private readonly events: EventLog) {}
 
   status(): ImportStatus {
     if (this.control) this.readCounts(this.control);
@@ -200,7 +202,7 @@ export class Importer {
     // The final status is published last, once the importer is free for the next upload.
     // Whatever fails here (a full disk, a database that cannot be read), the upload is removed
     // and the importer is free again: a rejection would leave it busy until a restart.
-    this.running = this.run(job, this.control).catch((e) => {
+    this.running = this.run(job, this.control, currentActor()).catch((e) => {
       this.ctx.log.error(`import of "${job.name}" failed: ${(e as Error).message}`);
       return 'failed' as const;
     }).then((final) => {
@@ -252,10 +254,11 @@ export class Importer {
     this.logLines.push(`${new Date().toISOString()} ${line}`);
   }
 
-  private async run(job: ImportJob, control: Int32Array): Promise<'finished' | 'failed'> {
+  /** Runs the import as `actor` (who started it): the change log names them. */
+  private async run(job: ImportJob, control: Int32Array, actor: EventActor): Promise<'finished' | 'failed'> {
     let outcome: WriterMessage;
     try {
-      outcome = await this.runThreads(job, control);
+      outcome = await this.runThreads(job, control, actor);
     } catch (e) {
       outcome = { type: 'failed', message: (e as Error).message, dbError: false };
     }
@@ -274,17 +277,28 @@ export class Importer {
       final = 'failed';
     }
     try {
-      this.store.touchLists(job.write.mode === 'subscribe' ? job.write.lists : []);
+      this.readCounts(control);
+      actingAs(actor, () => this.store.recordEnd(job.write.mode === 'subscribe' ? job.write.lists : [], this.finishedEvent(job, final, outcome)));
     } catch (e) {
-      this.ctx.log.error(`import: updating the lists failed: ${(e as Error).message}`);
+      this.ctx.log.error(`import: recording its end failed: ${(e as Error).message}`);
     }
     // listmonk notifies on completion and on database errors, not on unreadable files.
     if (final === 'finished' || (outcome.type === 'failed' && outcome.dbError)) await this.notify(final, imported);
     return final;
   }
 
+  /**
+   * import.finished's payload: the import as GET /api/import/subscribers gives it once ended,
+   * with its mode, lists and whether it was stopped; its counts.
+   */
+  private finishedEvent(job: ImportJob, final: 'finished' | 'failed', outcome: WriterMessage): { import: Record<string, unknown>; counts: Record<string, number> } {
+    const s = { ...this.state, status: final };
+    const counts = { total: s.total, imported: s.imported, ...Object.fromEntries(COUNT_SLOTS.map(([key]) => [key, s[key]])) };
+    return { import: { ...s, mode: job.write.mode, lists: job.write.lists, stopped: outcome.type === 'done' && outcome.stopped }, counts };
+  }
+
   /** Runs the parser and writer threads to the end; resolves with the writer's last word. */
-  private runThreads(job: ImportJob, control: Int32Array): Promise<WriterMessage> {
+  private runThreads(job: ImportJob, control: Int32Array, actor: EventActor): Promise<WriterMessage> {
     const channel = new MessageChannel();
     const parser = startThread('parser', {
       source: job.source,
@@ -294,7 +308,8 @@ export class Importer {
     }, [channel.port1]);
     let writer: Worker;
     try {
-      writer = startThread('writer', { dbPath: this.ctx.db.name, write: job.write, parser: channel.port2, control: control.buffer as SharedArrayBuffer, foregroundWrites: this.ctx.foregroundWrites.buffer }, [channel.port2]);
+      const events = { types: this.events.wantedTypes(), actor };
+      writer = startThread('writer', { dbPath: this.ctx.db.name, write: job.write, parser: channel.port2, control: control.buffer as SharedArrayBuffer, foregroundWrites: this.ctx.foregroundWrites.buffer, events }, [channel.port2]);
     } catch (e) {
       void parser.terminate();
       throw e;

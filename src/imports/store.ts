@@ -1,5 +1,8 @@
-// The import's SQL: writing one batch of parsed rows with listmonk's upsert rules.
-import type { DB } from '../db/connection.ts';
+// The import's SQL: writing one batch of parsed rows with listmonk's upsert rules, with the
+// change log's per-subscriber events of the batch while a consumer wants them (one statement
+// per type and batch), and the import's end.
+import { inTransaction, type DB } from '../db/connection.ts';
+import type { EventLog } from '../events/log.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { Authorized } from '../core/authz.ts';
 import { DashboardStore } from '../dashboard/store.ts';
@@ -79,7 +82,23 @@ const SQL = {
   listNames: 'SELECT id, name FROM lists WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
   subscriberTotal: 'SELECT n FROM subscriber_total WHERE id = 1',
   touchLists: 'UPDATE lists SET updated_at = ? WHERE id IN (SELECT value FROM json_each(?))',
+  subscriberListIds: 'SELECT list_id FROM subscriber_lists WHERE subscriber_id = ?',
 };
+
+/** An import is a bulk change: its per-subscriber events are written only while a consumer wants them. */
+const BULK = { bulk: true } as const;
+
+/**
+ * The events of the subscribers already there that a batch changed, collected only for the
+ * types a consumer wants. subscriber.updated has no `changes`: the import overwrites names and
+ * attributes without reading the old ones (a read per row would slow every re-import).
+ */
+interface ExistingEvents {
+  updated: number[] | null;
+  blocklisted: number[] | null;
+  /** New subscriptions, by list. */
+  added: Map<number, number[]> | null;
+}
 
 interface Row {
   email: string;
@@ -151,7 +170,7 @@ export class ImportStore {
   /** An earlier batch met addresses already there: look them up before inserting. */
   private lookUpFirst = false;
 
-  constructor(private readonly db: DB) {
+  constructor(private readonly db: DB, private readonly events: EventLog) {
     this.sql = statementCache(db);
     this.fillers = [new AudienceFiller(this.sql, new SearchBacklog(db)), new DashboardStore(db)];
   }
@@ -173,8 +192,12 @@ export class ImportStore {
     return isLargeImport(rows) && rows * 4 >= existing && existing + rows <= NAME_INDEX_REBUILD_MAX_ROWS;
   }
 
-  touchLists(ids: number[]): void {
-    if (ids.length) this.sql(SQL.touchLists).run(new Date().toISOString(), JSON.stringify(ids));
+  /** The import ended (finished, stopped or failed): its lists were changed, and import.finished says how. */
+  recordEnd(lists: number[], finished: { import: Record<string, unknown>; counts: Record<string, number> }): void {
+    inTransaction(this.db, () => {
+      if (lists.length) this.sql(SQL.touchLists).run(new Date().toISOString(), JSON.stringify(lists));
+      this.events.record('import.finished', finished);
+    });
   }
 
   /**
@@ -235,8 +258,27 @@ export class ImportStore {
       if (inserted < rows.length) throw new SomeExist();
       this.subscribeNewRows(rows, firstId, now, o);
       this.imported.addRange(firstId, firstId + inserted - 1);
+      this.recordNew(rows, firstId, o);
       return inserted;
     });
+  }
+
+  /**
+   * subscriber.created and subscription.added of the new subscribers firstId, firstId + 1, ...
+   * (`rows`), when wanted. Those whose row names no status or lists of its own have the same
+   * subscriptions (subscribeNewRows), so their events are built alike.
+   */
+  private recordNew(rows: Row[], firstId: number, o: WriteOptions): void {
+    const created = this.events.records('subscriber.created', BULK);
+    const added = o.mode === 'subscribe' && this.events.records('subscription.added', BULK);
+    if (!created && !added) return;
+    const own: number[] = [];
+    for (let k = 0; k < rows.length; k++) if (rows[k].extra) own.push(firstId + k);
+    this.events.recordAlike('subscriber.created', firstId, firstId + rows.length - 1, own, BULK);
+    this.events.recordSubscribers('subscriber.created', own, {}, BULK);
+    if (!added) return;
+    const ids = Array.from({ length: rows.length }, (_, k) => firstId + k);
+    this.events.recordSubscriptions('subscription.added', ids, [...new Set(rows.flatMap((r) => listsOf(o, r.extra)))], {}, BULK);
   }
 
   /**
@@ -267,13 +309,16 @@ export class ImportStore {
   private writeExisting(existing: Map<string, { id: number; status: string }>, rows: Map<string, Row>, o: WriteOptions, now: string, counts: ImportCounts, log: (line: string) => void): void {
     // Judged on the subscriptions from before this import: it never adds an outsider to a list.
     const changeable = this.changeable([...existing.values()].map((s) => s.id), o.changeable);
+    const events = this.existingEvents();
     for (const [email, sub] of existing) {
       const r = rows.get(email)!;
       const mayChange = changeable === 'all' || changeable.has(sub.id);
       if (this.imported.has(sub.id)) {
         counts.duplicates++;
         log(duplicateLine(email, o));
-        if (o.mode === 'subscribe' && o.overwriteUserinfo && mayChange) this.sql(SQL.overwriteUserinfo).run(r.name, r.attribs, now, sub.id, r.name, r.attribs);
+        if (o.mode === 'subscribe' && o.overwriteUserinfo && mayChange && this.sql(SQL.overwriteUserinfo).run(r.name, r.attribs, now, sub.id, r.name, r.attribs).changes) {
+          events.updated?.push(sub.id);
+        }
         continue;
       }
       this.imported.add(sub.id);
@@ -285,18 +330,47 @@ export class ImportStore {
       }
       let changes = 0;
       if (blocklisting) {
-        changes += this.sql(SQL.blocklist).run(now, sub.id).changes;
+        const blocked = this.sql(SQL.blocklist).run(now, sub.id).changes;
+        if (blocked) events.blocklisted?.push(sub.id);
+        changes += blocked;
         changes += this.sql(SQL.unsubscribeAll).run(now, sub.id).changes;
       }
       if (o.mode === 'subscribe') {
-        if (o.overwriteUserinfo) changes += this.sql(SQL.overwriteUserinfo).run(r.name, r.attribs, now, sub.id, r.name, r.attribs).changes;
+        if (o.overwriteUserinfo) {
+          const overwritten = this.sql(SQL.overwriteUserinfo).run(r.name, r.attribs, now, sub.id, r.name, r.attribs).changes;
+          if (overwritten) events.updated?.push(sub.id);
+          changes += overwritten;
+        }
         const status = sub.status === 'blocklisted' || blocklisting ? 'unsubscribed' : r.extra?.status ?? o.subscriptionStatus;
         const upsert = this.sql(o.overwriteSubscriptionStatus ? SQL.subscribeOverwrite : SQL.subscribeKeep);
-        for (const listId of listsOf(o, r.extra)) changes += upsert.run(sub.id, listId, status, now, now).changes;
+        // An upsert that overwrote a status changed a subscription without adding one.
+        const had = events.added && new Set(this.sql<[number], number>(SQL.subscriberListIds).pluck().all(sub.id) as number[]);
+        for (const listId of listsOf(o, r.extra)) {
+          const upserted = upsert.run(sub.id, listId, status, now, now).changes;
+          if (upserted && had && !had.has(listId)) addTo(events.added!, listId, sub.id);
+          changes += upserted;
+        }
       }
       if (changes) counts.updated++;
       else counts.unchanged++;
     }
+    this.recordExisting(events);
+  }
+
+  /** What writeExisting collects for the change log: nothing for the types no consumer wants. */
+  private existingEvents(): ExistingEvents {
+    const wanted = (type: 'subscriber.updated' | 'subscriber.blocklisted' | 'subscription.added') => this.events.records(type, BULK);
+    return {
+      updated: wanted('subscriber.updated') ? [] : null,
+      blocklisted: wanted('subscriber.blocklisted') ? [] : null,
+      added: wanted('subscription.added') ? new Map() : null,
+    };
+  }
+
+  private recordExisting(e: ExistingEvents): void {
+    if (e.updated) this.events.recordSubscribers('subscriber.updated', e.updated, {}, BULK);
+    if (e.blocklisted) this.events.recordSubscribers('subscriber.blocklisted', e.blocklisted, {}, BULK);
+    for (const [list, ids] of e.added ?? []) this.events.recordSubscriptions('subscription.added', ids, [list], {}, BULK);
   }
 
   /** Of these subscribers, those on one of the lists (all of them for 'all'). */
@@ -345,6 +419,13 @@ export class ImportStore {
 function listsOf(o: WriteOptions, extra: RowExtra | null): number[] {
   if (!extra?.lists) return o.lists;
   return [...new Set([...o.lists, ...extra.lists])];
+}
+
+/** Adds a subscriber to a list's ids. */
+function addTo(byList: Map<number, number[]>, list: number, id: number): void {
+  const ids = byList.get(list);
+  if (ids) ids.push(id);
+  else byList.set(list, [id]);
 }
 
 /** The log line of a row whose address an earlier row of the import had. */

@@ -6,6 +6,8 @@ import { startWorker } from '../worker-thread.ts';
 import type { ParseOptions, RowBatch } from './parse.ts';
 import type { ImportSource } from './source.ts';
 import type { WriteOptions } from './store.ts';
+import type { EventActor } from '../events/actor.ts';
+import type { EventType } from '../events/types.ts';
 
 /** The parser thread (parse-worker.ts) reads the upload and posts row batches to the writer. */
 export interface ParserJob {
@@ -32,6 +34,8 @@ export interface WriterJob {
   control: SharedArrayBuffer;
   /** ForegroundWrites.buffer: the server's writes in progress, which go first. */
   foregroundWrites: SharedArrayBuffer;
+  /** The change log: the types the server's consumers want as the import starts (EventLog.wantedTypes), and who imports. */
+  events: { types: EventType[]; actor: EventActor };
 }
 
 export const CONTROL_STOP = 0;

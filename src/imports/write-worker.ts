@@ -9,6 +9,8 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { checkpointNow, openDatabase, WalCheckpointer } from '../db/connection.ts';
 import { backgroundTransaction } from '../db/foreground-writes.ts';
+import { actingAs } from '../events/actor.ts';
+import { EventLog } from '../events/log.ts';
 import { appendBatch, emptyBatch, sliceBatch, sortByEmail, type RowBatch } from './parse.ts';
 import { NameIndex } from './name-index.ts';
 import { ImportStore, isLargeImport, noCounts } from './store.ts';
@@ -55,7 +57,12 @@ db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
 // a parsed object, statuses come from the checked import options. Checking them again per row
 // (json_valid on each attributes object) took a sixth of the writer's time (1M rows: 2.7 s).
 db.pragma('ignore_check_constraints = ON');
-const store = new ImportStore(db);
+// The change log, written through this connection: the server's consumers are in the main
+// thread, so the types they wanted when the import started stand for them.
+const events = new EventLog(db);
+const wanted: ReadonlySet<string> = new Set(job.events.types);
+events.addConsumer(() => wanted);
+const store = new ImportStore(db, events);
 const checkpointer = new WalCheckpointer(db, IMPORT_WAL_CHECKPOINT_PAGES);
 const pacer = new TransactionPacer(1000, TRANSACTION_TARGET_MS, 100, 10_000);
 
@@ -119,14 +126,14 @@ function writeRun(run: RowBatch): void {
     if (Atomics.load(control, CONTROL_STOP)) throw new StopSignal();
     const to = Math.min(run.emails.length, from + pacer.rows);
     const rows = sliceBatch(run, from, to);
-    const counts = backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => {
+    const counts = actingAs(job.events.actor, () => backgroundTransaction(job.foregroundWrites, MAX_FOREGROUND_WAIT_MS, () => {
       let c = noCounts();
       pacer.timed(() => {
         c = store.writeBatch(rows, job.write, logSkip);
         return rows.emails.length;
       });
       return c;
-    });
+    }));
     Atomics.add(control, CONTROL_IMPORTED, rows.emails.length);
     Atomics.add(control, CONTROL_NEW, counts.new);
     Atomics.add(control, CONTROL_UPDATED, counts.updated);

@@ -86,7 +86,7 @@ function followLink(c: C, s: Deps) {
   if (!l) return badLink(c, s);
   if (!s.settings.bool('privacy.disable_tracking') && camp !== ZERO_UUID) {
     const subscriberId = s.settings.bool('privacy.individual_tracking') ? s.tracking.subscriberId(sub) : null;
-    s.tracking.recordClick(s.tracking.campaignId(camp), l.id, subscriberId);
+    s.tracking.recordClick(s.tracking.campaignId(camp), l, subscriberId);
   }
   c.header('X-Robots-Tag', 'noindex');
   return c.redirect(l.url, 307);

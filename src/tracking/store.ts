@@ -1,8 +1,9 @@
 // Tracking SQL: the links registry (url → uuid, cached for the process lifetime as listmonk
-// does), link clicks and view-pixel hits.
+// does), link clicks and view-pixel hits, with their events while a consumer wants them.
 import { randomUUID } from 'node:crypto';
-import type { DB } from '../db/connection.ts';
+import { inTransaction, type DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
+import type { EventLog } from '../events/log.ts';
 
 const SQL = {
   insertLink: 'INSERT INTO links (uuid, url) VALUES (?, ?) ON CONFLICT (url) DO NOTHING',
@@ -12,6 +13,10 @@ const SQL = {
   subscriberId: 'SELECT id FROM subscribers WHERE uuid = ?',
   click: 'INSERT INTO link_clicks (campaign_id, link_id, subscriber_id) VALUES (?, ?, ?)',
   view: 'INSERT INTO campaign_views (campaign_id, subscriber_id) VALUES (?, ?)',
+  // The payload of a view (link.clicked adds the link): the campaign and subscriber, null when unknown.
+  viewEvent: `SELECT json_object(
+      'campaign', json((SELECT json_object('id', id, 'uuid', uuid, 'name', name) FROM campaigns WHERE id = @campaign)),
+      'subscriber', json((SELECT json_object('id', id, 'uuid', uuid, 'email', email) FROM subscribers WHERE id = @subscriber)))`,
 };
 
 /** Most links are repeated in every message of a campaign; a bounded cache avoids the DB. */
@@ -20,7 +25,7 @@ const MAX_CACHED_LINKS = 10_000;
 export class TrackingStore {
   private readonly sql: Prepare;
   private readonly linkCache = new Map<string, string>();
-  constructor(db: DB) {
+  constructor(private readonly db: DB, private readonly events: EventLog) {
     this.sql = statementCache(db);
   }
 
@@ -52,11 +57,21 @@ export class TrackingStore {
     return (this.sql<[string], number>(SQL.subscriberId).pluck().get(uuid) as number | undefined) ?? null;
   }
 
-  recordClick(campaignId: number | null, linkId: number, subscriberId: number | null): void {
-    this.sql(SQL.click).run(campaignId, linkId, subscriberId);
+  recordClick(campaignId: number | null, link: { id: number; url: string }, subscriberId: number | null): void {
+    inTransaction(this.db, () => {
+      this.sql(SQL.click).run(campaignId, link.id, subscriberId);
+      if (this.events.records('link.clicked')) this.events.record('link.clicked', { ...this.viewData(campaignId, subscriberId), link });
+    });
   }
 
   recordView(campaignId: number, subscriberId: number | null): void {
-    this.sql(SQL.view).run(campaignId, subscriberId);
+    inTransaction(this.db, () => {
+      this.sql(SQL.view).run(campaignId, subscriberId);
+      if (this.events.records('campaign.viewed')) this.events.record('campaign.viewed', this.viewData(campaignId, subscriberId));
+    });
+  }
+
+  private viewData(campaign: number | null, subscriber: number | null): Record<string, unknown> {
+    return JSON.parse(this.sql<[object], string>(SQL.viewEvent).pluck().get({ campaign, subscriber }) as string);
   }
 }

@@ -157,7 +157,7 @@ describe('admin campaign pages', () => {
     const camp = (await t.request('POST', '/api/campaigns', { name: 'Counted', subject: 'S', lists: [single, double] })).body.data.id;
     t.server.ctx.delivery.stop();
     const { DeliveryStore } = await import('../../src/delivery/store.ts');
-    new DeliveryStore(t.server.ctx.db).pickUp({ id: camp, last_subscriber_id: 0, retrying_failed: 0, to_send: 0, max_subscriber_id: 0 }, false);
+    new DeliveryStore(t.server.ctx.db, t.server.ctx.campaignStore).pickUp({ id: camp, last_subscriber_id: 0, retrying_failed: 0, to_send: 0, max_subscriber_id: 0 }, false);
     assert.equal((await t.request('GET', `/api/campaigns/${camp}`)).body.data.to_send, 2);
     // A role sees only the lists it may: the others are left out of the count.
     const limited = await userWithRole(t, ['campaigns:get'], [{ id: double, permissions: ['list:get'] }]);

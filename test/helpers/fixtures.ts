@@ -128,7 +128,7 @@ export function fixtures(db: DB) {
     /** A campaign on `lists`, then forced into the given state (status, counters, timestamps). */
     campaign(spec: CampaignSpec = {}): Seeded {
       const uuid = spec.uuid ?? randomUUID();
-      const id = new CampaignStore(db).insert(uuid, campaignFields(spec), spec.lists ?? [], []);
+      const id = new CampaignStore(db, new EventLog(db)).insert(uuid, campaignFields(spec), spec.lists ?? [], []);
       forceCampaign(id, spec);
       return { id, uuid };
     },
@@ -164,7 +164,7 @@ export function fixtures(db: DB) {
 
     /** A tracked URL, registered as a send registers it. */
     link(url: string): Seeded {
-      const tracking = new TrackingStore(db);
+      const tracking = new TrackingStore(db, new EventLog(db));
       const uuid = tracking.linkUuid(url);
       return { id: tracking.link(uuid)!.id, uuid };
     },
@@ -207,7 +207,7 @@ export function fixtures(db: DB) {
 
     /** Removes every bounce, so a test starts from none. */
     clearBounces(): void {
-      new BounceStore(db).deleteAll();
+      new BounceStore(db, new EventLog(db)).deleteAll();
     },
   };
 }

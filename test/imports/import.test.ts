@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ImportStore, isLargeImport } from '../../src/imports/store.ts';
+import { EventLog } from '../../src/events/log.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { fixtures } from '../helpers/fixtures.ts';
 import { startSmtpSink, useSmtpSink, type SmtpSink } from '../helpers/smtp.ts';
@@ -431,7 +432,7 @@ describe('which imports write without the name index', () => {
 
   it('are those of 100k rows or more that leave the table at most 2M rows and at most 5 times its size', async () => {
     const db = fresh.server.ctx.db;
-    const store = new ImportStore(db);
+    const store = new ImportStore(db, new EventLog(db));
     assert.equal(store.writesWithoutNameIndex(99_999), false);
     assert.equal(store.writesWithoutNameIndex(100_000), true);
     assert.equal(store.writesWithoutNameIndex(2_000_000), true);

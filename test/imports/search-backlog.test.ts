@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DB } from '../../src/db/connection.ts';
 import { ImportStore, type WriteOptions } from '../../src/imports/store.ts';
+import { EventLog } from '../../src/events/log.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ROWS = 300;
@@ -13,7 +14,7 @@ const write: WriteOptions = { mode: 'subscribe', lists: [], subscriptionStatus: 
 /** Writes ROWS subscribers the way the import's writer does, leaving them on the backlog. */
 function bulkWrite(db: DB, prefix: string): void {
   const n = Array.from({ length: ROWS }, (_, i) => i);
-  new ImportStore(db).writeBatch({
+  new ImportStore(db, new EventLog(db)).writeBatch({
     emails: n.map((i) => `${prefix}${i}@backlog.example`),
     names: n.map((i) => `Backlog Person ${i}`),
     attribs: n.map((i) => JSON.stringify({ city: `Tromsø${i % 5}`, n: i })),
