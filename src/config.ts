@@ -1,5 +1,6 @@
 // Process configuration: environment variables, overridden by command-line flags. One place.
 import { resolve } from 'node:path';
+import { parseDuration } from './duration.ts';
 import { LOG_FORMATS, type LogFormat } from './log.ts';
 
 export interface Config {
@@ -11,6 +12,17 @@ export interface Config {
   rootUrl: string | null;
   /** Folder for uploaded media. */
   uploadsPath: string;
+  /** The webhook worker's schedule (tests shorten it). */
+  webhooks: WebhookTiming;
+}
+
+export interface WebhookTiming {
+  /** The waits before each retry of a failed delivery; after the last retry fails, the delivery has failed. */
+  backoffMs: number[];
+  /** An endpoint whose deliveries all failed for this long is disabled. */
+  disableAfterMs: number;
+  /** How long a delivery being sent is leased: a process killed mid-request leaves it due again after this. */
+  leaseMs: number;
 }
 
 export interface ConfigFlags {
@@ -30,6 +42,29 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     address: flags.address ?? env.LISTMGR_ADDRESS ?? DEFAULT_ADDRESS,
     rootUrl: rootUrl.trim() ? rootUrl.trim().replace(/\/+$/, '') : null,
     uploadsPath: resolve(flags.uploads ?? env.LISTMGR_UPLOADS ?? './uploads'),
+    webhooks: webhookTiming(env),
+  };
+}
+
+/**
+ * About 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: a delivery is given up on after about 28 hours,
+ * past the 24 hours after which an endpoint that never answers is disabled. The lease outlasts
+ * the sender's 10 s timeout with room to spare.
+ */
+const WEBHOOK_TIMING = { backoff: '5s,5m,30m,2h,5h,10h,10h', disableAfter: '24h', lease: '60s' };
+
+/** LISTMGR_WEBHOOK_BACKOFF (durations, comma-separated), LISTMGR_WEBHOOK_DISABLE_AFTER and LISTMGR_WEBHOOK_LEASE. */
+function webhookTiming(env: NodeJS.ProcessEnv): WebhookTiming {
+  const duration = (name: string, text: string): number => {
+    const ms = parseDuration(text);
+    if (ms === null || ms <= 0) throw new Error(`invalid ${name} "${text}": expected a duration such as 30s, 5m or 2h`);
+    return ms;
+  };
+  const backoff = env.LISTMGR_WEBHOOK_BACKOFF ?? WEBHOOK_TIMING.backoff;
+  return {
+    backoffMs: backoff.split(',').map((d) => duration('LISTMGR_WEBHOOK_BACKOFF', d)),
+    disableAfterMs: duration('LISTMGR_WEBHOOK_DISABLE_AFTER', env.LISTMGR_WEBHOOK_DISABLE_AFTER ?? WEBHOOK_TIMING.disableAfter),
+    leaseMs: duration('LISTMGR_WEBHOOK_LEASE', env.LISTMGR_WEBHOOK_LEASE ?? WEBHOOK_TIMING.lease),
   };
 }
 

@@ -53,6 +53,9 @@ import { Captcha, type CaptchaSettings } from './public/captcha.ts';
 import { AttemptLimiter } from './users/attempts.ts';
 import { LIMITS } from './core/limits.ts';
 import { EventLog } from './events/log.ts';
+import { WebhookDeliveryStore } from './webhooks/deliveries.ts';
+import { WebhookSender } from './webhooks/send.ts';
+import { WEBHOOK_WORKER_DEFAULTS, WebhookWorker } from './webhooks/worker.ts';
 
 export interface Services extends AppContext {
   /** The users' sessions, sign-in and password resets (the sign-in pages use it directly). */
@@ -91,11 +94,13 @@ export interface Services extends AppContext {
   publicLimiter: RateLimiter;
   /** The change log: stores record each change's event in the change's transaction. */
   events: EventLog;
+  /** Turns the log's events into webhook deliveries and sends them; `deliverNow` for a test delivery. */
+  webhookWorker: WebhookWorker;
   /** Who may call which route: filled from the route tables as the app mounts them (app.ts). */
   routes: RouteAccess;
   /** Re-reads settings and rebuilds the messengers (after a settings change). */
   reload(): void;
-  /** Starts the background work: the sending engine, the bounce mailbox, the indexer, the vacuum and backup schedules. */
+  /** Starts the background work: the sending engine, the bounce mailbox, the indexer, the vacuum and backup schedules, the webhooks. */
   start(): void;
   /** Stops the background work in reverse order and closes the database. Idempotent. */
   stop(): Promise<void>;
@@ -119,6 +124,8 @@ export function buildServices(config: Config, log: Logger): Services {
   const core: AppContext = { config, db, foregroundWrites: new ForegroundWrites(db), log, settings, rootUrlCheck, mailer, startedAt: new Date() };
 
   const events = new EventLog(db);
+  const webhookSender = new WebhookSender({ allowPrivate: () => settings.bool('security.webhooks_allow_private') });
+  const webhookWorker = new WebhookWorker(log, new WebhookDeliveryStore(db), webhookSender, { ...WEBHOOK_WORKER_DEFAULTS, ...config.webhooks });
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());
   users.useSessionIdleTimeout(() => parseDuration(settings.str('security.session_idle_timeout')) ?? SESSION_IDLE_MS);
@@ -169,6 +176,7 @@ export function buildServices(config: Config, log: Logger): Services {
     captcha: new Captcha(() => settings.get<CaptchaSettings>('security.captcha')),
     publicLimiter: new RateLimiter(),
     events,
+    webhookWorker,
     routes: new RouteAccess(),
     reload() {
       settings.reload();
@@ -180,12 +188,15 @@ export function buildServices(config: Config, log: Logger): Services {
       searchIndexer.drain();
       s.vacuum.start();
       s.backups.start();
+      webhookWorker.start();
     },
     stop: () => (stopping ??= stopAll()),
   };
 
   let stopping: Promise<void> | null = null;
   async function stopAll(): Promise<void> {
+    await webhookWorker.stop();
+    webhookSender.close();
     s.vacuum.stop();
     await s.backups.stop();
     // The indexer before the importer, so the import's end does not start it again.

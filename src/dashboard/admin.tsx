@@ -84,6 +84,33 @@ function PausedCampaigns({ s, view }: { s: Deps; view: AdminView }): JSX.Element
   );
 }
 
+/** Webhooks disabled for failing, at most this many named (the rest counted). */
+const DISABLED_WEBHOOKS_SHOWN = 5;
+
+/**
+ * A banner for webhooks the delivery worker disabled, each with its reason, for those who may
+ * manage them: their events are not sent until someone looks at the endpoint and enables it.
+ */
+function DisabledWebhooks({ s, view }: { s: Deps; view: AdminView }): JSX.Element | null {
+  const { t } = view;
+  if (!view.may('GET /admin/settings')) return null;
+  const { results, total } = s.dashboard.disabledWebhooks(DISABLED_WEBHOOKS_SHOWN);
+  if (total === 0) return null;
+  return (
+    <section class="banner warn disabled-webhooks" aria-labelledby="disabled-webhooks-title">
+      <h2 id="disabled-webhooks-title">{t(total === 1 ? 'admin.dashboard.webhooksDisabledOne' : 'admin.dashboard.webhooksDisabledMany', { n: formatNumber(total) })}</h2>
+      <ul>
+        {results.map((w) => (
+          <li>
+            <a href={`/admin/settings/webhooks/${w.id}`}>{w.name}</a>: {w.reason}
+          </li>
+        ))}
+      </ul>
+      <p><a href="/admin/settings/webhooks">{t('admin.dashboard.webhooksDisabledAll')}</a></p>
+    </section>
+  );
+}
+
 function dashboardPage(c: AdminContext, s: Deps) {
   const view = adminView(c, s);
   const { t } = view;
@@ -102,6 +129,7 @@ function dashboardPage(c: AdminContext, s: Deps) {
       <>
         <PageHead title={t('globals.terms.dashboard')}><span class="muted">{today}</span></PageHead>
         <PausedCampaigns s={s} view={view} />
+        <DisabledWebhooks s={s} view={view} />
         <FirstRun s={s} view={view} />
         <div class="tiles">
           <Tile title={t('globals.terms.subscribers')} total={counts.subscribers.total ?? 0} href={subscribers ? '/admin/subscribers' : undefined}>

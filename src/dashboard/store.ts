@@ -16,6 +16,9 @@ const SQL = {
     WHERE kind = ? AND n > 0 AND day BETWEEN date(?, '-30 days') AND ? ORDER BY day`,
   // Served by the partial index subscriber_lists_form (sql/0086).
   formSubscription: "SELECT EXISTS (SELECT 1 FROM subscriber_lists WHERE source = 'form')",
+  // Only the worker gives a reason when it disables a webhook; one disabled by hand has none.
+  disabledWebhooks: `SELECT id, name, disabled_reason AS reason, count(*) OVER () AS total FROM webhooks
+    WHERE enabled = 0 AND disabled_reason <> '' ORDER BY updated_at DESC, id DESC LIMIT ?`,
   // Bulk import: what the gated insert triggers skipped for subscribers [firstId, lastId].
   fillStatusCounts: `INSERT INTO dashboard_counts (key, n)
     SELECT status, COUNT(*) FROM subscribers WHERE id BETWEEN ? AND ? GROUP BY status
@@ -30,6 +33,13 @@ export interface DashboardCounts {
   lists: { total: number; private: number; public: number; optin_single: number; optin_double: number };
   campaigns: { total: number; by_status: Record<string, number> | null };
   messages: number | null;
+}
+
+/** A webhook the delivery worker disabled because its deliveries kept failing. */
+export interface DisabledWebhook {
+  id: number;
+  name: string;
+  reason: string;
 }
 
 export interface DayCount {
@@ -76,6 +86,12 @@ export class DashboardStore {
   /** Whether anyone has subscribed through the public form or API (the first-run checklist). */
   formSubscription(): boolean {
     return this.sql<[], number>(SQL.formSubscription).pluck().get() === 1;
+  }
+
+  /** The webhooks disabled for failing, the last disabled first: `limit` of them, and how many in all. */
+  disabledWebhooks(limit: number): { results: DisabledWebhook[]; total: number } {
+    const rows = this.sql<[number], DisabledWebhook & { total: number }>(SQL.disabledWebhooks).all(limit);
+    return { results: rows.map(({ total: _, ...w }) => w), total: rows[0]?.total ?? 0 };
   }
 
   /** Bulk-import fill (src/imports/bulk.ts): counts subscribers [firstId, lastId] and their subscriptions at once. */

@@ -5,11 +5,13 @@
 // is on, and cloud metadata, unspecified, multicast and reserved addresses always. The check is
 // made on the address actually connected to (a custom lookup on the agent, so a name that
 // re-resolves to 127.0.0.1 after it was checked is refused too), and redirects are never
-// followed (a 3xx is a failure).
+// followed (a 3xx is a failure). Webhooks (src/webhooks/send.ts) go through the same guard under
+// their own setting, security.webhooks_allow_private, resolving the name at each send.
 import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 
 type Subnet = [address: string, prefix: number];
 
@@ -37,14 +39,28 @@ function blockList(v4: Subnet[], v6: Subnet[]): BlockList {
 const alwaysRefused = blockList(ALWAYS_REFUSED, ALWAYS_REFUSED_V6);
 const privateAddresses = blockList(PRIVATE, PRIVATE_V6);
 
-/** Why an address may not be connected to, or null when it may. */
-export function refusedAddress(address: string, allowPrivate: boolean): string | null {
+/** The setting that lets postback messengers and SMTP tests reach private addresses. */
+const ALLOW_PRIVATE_OUTBOUND = 'security.allow_private_outbound';
+
+/** A host name's addresses; tests inject one that answers what they need. */
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+const systemResolver: Resolver = async (hostname) => (await dnsPromises.lookup(hostname, { all: true })).map((a) => a.address);
+
+/** What else a check needs: the setting a refusal names, and the resolver (the system's by default). */
+export interface CheckOptions {
+  setting?: string;
+  resolve?: Resolver;
+}
+
+/** Why an address may not be connected to, or null when it may; `setting` is the one that would allow a private address. */
+export function refusedAddress(address: string, allowPrivate: boolean, setting = ALLOW_PRIVATE_OUTBOUND): string | null {
   const family = isIP(address);
   if (!family) return `"${address}" is not an IP address`;
   const type = family === 4 ? 'ipv4' : 'ipv6';
   if (alwaysRefused.check(address, type)) return `${address} is a metadata, unspecified or reserved address`;
   if (!allowPrivate && privateAddresses.check(address, type)) {
-    return `${address} is a loopback, private or link-local address (security.allow_private_outbound is off)`;
+    return `${address} is a loopback, private or link-local address (${setting} is off)`;
   }
   return null;
 }
@@ -52,8 +68,8 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
 export class OutboundRefused extends Error {}
 
 /** The refusal of a name resolved to `addresses`: when any of them may not be connected to (or there is none). */
-function refusal(hostname: string, addresses: string[], allowPrivate: boolean): OutboundRefused | null {
-  const reason = addresses.map((a) => refusedAddress(a, allowPrivate)).find((r) => r !== null);
+function refusal(hostname: string, addresses: string[], allowPrivate: boolean, setting?: string): OutboundRefused | null {
+  const reason = addresses.map((a) => refusedAddress(a, allowPrivate, setting)).find((r) => r !== null);
   return reason || !addresses.length ? new OutboundRefused(`refused to connect to ${hostname}: ${reason ?? 'no address'}`) : null;
 }
 
@@ -62,20 +78,20 @@ function refusal(hostname: string, addresses: string[], allowPrivate: boolean): 
  * (not to the name, which could resolve elsewhere by then); OutboundRefused when one may not be
  * connected to, the resolver's error when the name does not resolve.
  */
-export async function allowedAddresses(host: string, allowPrivate: boolean): Promise<string[]> {
+export async function allowedAddresses(host: string, allowPrivate: boolean, o: CheckOptions = {}): Promise<string[]> {
   const bare = host.replace(/^\[|\]$/g, '');
-  const addresses = isIP(bare) ? [bare] : (await dnsPromises.lookup(bare, { all: true })).map((a) => a.address);
-  const refused = refusal(host, addresses, allowPrivate);
+  const addresses = isIP(bare) ? [bare] : await (o.resolve ?? systemResolver)(bare);
+  const refused = refusal(host, addresses, allowPrivate, o.setting);
   if (refused) throw refused;
   return addresses;
 }
 
 /** dns.lookup, refusing when any address the name resolves to is refused. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+function guardedLookup({ allowPrivate, setting }: CheckOptions & { allowPrivate: boolean }): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
-      const refused = refusal(hostname, addresses.map((a) => a.address), allowPrivate);
+      const refused = refusal(hostname, addresses.map((a) => a.address), allowPrivate, setting);
       if (refused) return callback(refused, '', 0);
       if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       else callback(null, addresses[0].address, addresses[0].family);
@@ -83,32 +99,87 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
-export interface OutboundOptions {
+export interface OutboundOptions extends CheckOptions {
   allowPrivate: boolean;
   maxSockets: number;
 }
 
-/** A keep-alive connection pool for one URL's scheme whose every connection goes through the guard. */
+/** What came back: the status, and the part of the body that was kept. */
+export interface Answer {
+  status: number;
+  body: string;
+}
+
+/** `promise`, or a rejection with the signal's reason when it aborts first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+/** A keep-alive connection pool for one URL's origin whose every connection goes through the guard. */
 export class GuardedClient {
   private readonly agent: http.Agent;
+  private readonly request: typeof http.request;
 
   constructor(private readonly url: URL, private readonly o: OutboundOptions) {
-    const agentOptions = { keepAlive: true, maxSockets: Math.max(1, o.maxSockets), lookup: guardedLookup(o.allowPrivate) };
+    const agentOptions = { keepAlive: true, maxSockets: Math.max(1, o.maxSockets), lookup: guardedLookup(o) };
     this.agent = url.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.request = url.protocol === 'https:' ? https.request : http.request;
   }
 
-  /** POSTs the body; resolves with the status (the response body is read and dropped). */
-  post(headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
+  /** POSTs the body to the client's URL, its name checked when connecting; resolves with the status (the response body is read and dropped). */
+  async post(headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
     // A literal IP never goes through the lookup.
     const host = this.url.hostname.replace(/^\[|\]$/g, '');
-    const reason = isIP(host) ? refusedAddress(host, this.o.allowPrivate) : null;
-    if (reason) return Promise.reject(new OutboundRefused(`refused to connect to ${host}: ${reason}`));
-    const request = this.url.protocol === 'https:' ? https.request : http.request;
+    const reason = isIP(host) ? refusedAddress(host, this.o.allowPrivate, this.o.setting) : null;
+    if (reason) throw new OutboundRefused(`refused to connect to ${host}: ${reason}`);
+    const answer = await this.send(urlToHttpOptions(this.url), headers, body, AbortSignal.timeout(timeoutMs));
+    return answer.status;
+  }
+
+  /**
+   * POSTs the body to `url` (of the client's origin, any path), its name resolved once, now:
+   * refused when any of its addresses is, else connected to the first of those checked, so a
+   * name that answers otherwise by the time of the connection cannot move it (TLS still
+   * verifies the certificate for the name). Keeps at most `maxBody` bytes of the response body
+   * and drops the connection when more comes. `signal` bounds it all, resolution included.
+   */
+  async exchange(url: URL, headers: Record<string, string>, body: string, o: { signal: AbortSignal; maxBody: number }): Promise<Answer> {
+    const [address] = await untilAborted(allowedAddresses(url.hostname, this.o.allowPrivate, this.o), o.signal);
+    const name = url.hostname.replace(/^\[|\]$/g, '');
+    return this.send({
+      ...urlToHttpOptions(url),
+      host: address,
+      hostname: address,
+      // SNI and the certificate's check are for the name (RFC 6066 allows no IP in SNI).
+      servername: isIP(name) ? undefined : name,
+    }, { host: url.host, ...headers }, body, o.signal, o.maxBody);
+  }
+
+  /** One POST; resolves with the status and the body's first `maxBody` bytes (without one, the body is read and dropped). */
+  private send(target: https.RequestOptions, headers: Record<string, string>, body: string, signal: AbortSignal, maxBody?: number): Promise<Answer> {
+    const options = { ...target, method: 'POST', agent: this.agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, signal };
     return new Promise((resolve, reject) => {
-      const req = request(this.url, { method: 'POST', agent: this.agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+      const req = this.request(options, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const answer = () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, maxBody).toString() });
+        res.on('data', (chunk: Buffer) => {
+          if (maxBody === undefined) return;
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size > maxBody) {
+            answer();
+            res.destroy(); // the rest is not read: a receiver cannot make us download without end
+          }
+        });
+        res.on('end', answer);
         res.on('error', reject);
+        res.on('close', () => reject(new Error('the connection closed before the response ended')));
       });
       req.on('error', reject);
       req.end(body);

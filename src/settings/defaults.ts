@@ -95,6 +95,9 @@ export const DEFAULT_SETTINGS: Settings = {
   // loopback, private (RFC 1918, fc00::/7) and link-local addresses (metadata and unspecified
   // addresses stay refused).
   'security.allow_private_outbound': false,
+  // listmgr: webhooks may be sent to loopback, private, link-local and CGNAT addresses (a
+  // receiver on this machine or its LAN; metadata, unspecified and multicast stay refused).
+  'security.webhooks_allow_private': false,
   // listmgr: an admin session unused this long ends (a Go duration, 1m to 24h; a session ends
   // 24 hours after sign-in whatever its use).
   'security.session_idle_timeout': '8h',
