@@ -131,7 +131,9 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   // uploads, tx and the public subscription API set their own (route `bodyBytes`).
   const tables: MountOptions = { guard: ctx.guard, trackWrites: track, bodyBytes: LIMITS.apiBodyBytes };
   const pages: MountOptions = { ...tables, bodyBytes: LIMITS.formBodyBytes };
-  for (const table of Object.values(API_TABLES)) mount(api, table, ctx, tables);
+  // What subscribers do from the form and the links in our mails is the public's doing in the change log.
+  const bySubscribers = { actor: { type: 'public' } } as const;
+  for (const table of Object.values(API_TABLES)) mount(api, table, ctx, table === PUBLIC_ROUTES ? { ...tables, ...bySubscribers } : tables);
   // Who may call which route: the admin's menu and controls ask before they offer one.
   for (const table of Object.values(API_TABLES)) ctx.routes.add(table, ctx, '/api');
   for (const table of ADMIN_PAGES) ctx.routes.add(table, ctx);
@@ -139,8 +141,8 @@ export function createApp(ctx: Services): Hono<AppEnv> {
   const apiDocument = () => (document ??= openApiDocument({ ...API_TABLES, reference: REFERENCE_ROUTES }, { version: VERSION, basePath: '/api' }));
   mount(api, REFERENCE_ROUTES, { apiDocument }, tables);
   mount(app, SYSTEM_PAGES, ctx, pages);
-  mount(app, PUBLIC_PAGES, ctx, pages);
-  mount(app, TRACKING_PAGES, ctx, pages);
+  mount(app, PUBLIC_PAGES, ctx, { ...pages, ...bySubscribers });
+  mount(app, TRACKING_PAGES, ctx, { ...pages, ...bySubscribers });
   app.use('/webhooks/*', webhookGate(ctx.settings));
   mount(app, BOUNCE_WEBHOOK_ROUTES, ctx, { ...tables, bodyBytes: LIMITS.webhookBodyBytes });
   app.use('*', uploadedFiles(ctx.media));

@@ -129,16 +129,16 @@ export function buildServices(config: Config, log: Logger): Services {
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());
   users.useSessionIdleTimeout(() => parseDuration(settings.str('security.session_idle_timeout')) ?? SESSION_IDLE_MS);
-  const listStore = new ListStore(db);
+  const listStore = new ListStore(db, events);
   const segmentRunner = new SegmentRunner(config.dbPath);
-  const subscribers = new SubscriberStore(db, reader, segmentRunner);
+  const subscribers = new SubscriberStore(db, reader, segmentRunner, events);
   const tracking = new TrackingStore(db);
   const campaignStore = new CampaignStore(db);
   const indexed = campaignStore.indexPendingText();
   if (indexed) log.info(`the archive's search now has the text of ${indexed} campaign(s) written before it or by another writer`);
   const delivery = new DeliveryEngine(core, new DeliveryStore(db), campaignStore, tracking, subscribers);
   const searchIndexer = new SearchIndexer(core);
-  const maintenance = new MaintenanceStore(db);
+  const maintenance = new MaintenanceStore(db, events);
   const importer = new Importer(core, new ImportStore(db), searchIndexer);
   const campaigns = new CampaignService(core, campaignStore, tracking, delivery);
 

@@ -18,6 +18,7 @@ import { lists as listsTable, roles, sessions, users as usersTable } from '../..
 import { authorize, can } from '../../src/core/authz.ts';
 import { install } from '../../src/install.ts';
 import { ListStore } from '../../src/lists/store.ts';
+import { EventLog } from '../../src/events/log.ts';
 import { MediaStore } from '../../src/media/store.ts';
 import { TemplateStore } from '../../src/templates/store.ts';
 import { UserStore } from '../../src/users/store.ts';
@@ -39,7 +40,7 @@ const path = join(dir, 'crud.db');
 try {
   await install(path, { adminUser: 'admin', adminPassword: 'bench-password-1' });
   const db = openDatabase(path);
-  const lists = new ListStore(db);
+  const lists = new ListStore(db, new EventLog(db));
   const templates = new TemplateStore(db);
   const media = new MediaStore(db);
   const users = new UserStore(db);

@@ -5,6 +5,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { limitBody, readBody, readBodyOrText, readJson } from './body.ts';
 import { hasPerm, type AuthUser, type Permission } from '../core/authz.ts';
+import { actingAs, type EventActor } from '../events/actor.ts';
 import { parseInput, queryValues, type z } from './schema.ts';
 import type { AppEnv } from './types.ts';
 
@@ -105,6 +106,11 @@ export interface MountOptions {
   trackWrites: MiddlewareHandler<AppEnv>;
   /** The largest body of the table's routes that do not set their own (`bodyBytes`). */
   bodyBytes: number;
+  /**
+   * Whom the change log names for what the table's 'public' routes change (the guard names the
+   * user of the others); without it, the system.
+   */
+  actor?: EventActor;
 }
 
 async function readInputBody(c: Context<AppEnv>, kind: BodyKind): Promise<unknown> {
@@ -123,6 +129,7 @@ export function mount<S>(app: Hono<AppEnv>, table: readonly AnyRoute<S>[], servi
     before.push(limitBody(typeof bodyBytes === 'number' ? () => bodyBytes : () => bodyBytes(services)));
     if (r.writes) before.push(o.trackWrites);
     if (r.access !== 'public') before.push(o.guard(r.access));
+    else if (o.actor) before.push(actAs(o.actor));
     const bodySchema = r.body && once(r.body);
     const querySchema = r.query && once(r.query);
     const handle: MiddlewareHandler<AppEnv> = async (c) => {
@@ -132,6 +139,10 @@ export function mount<S>(app: Hono<AppEnv>, table: readonly AnyRoute<S>[], servi
     };
     app.on(r.method, [r.path], ...before, handle);
   }
+}
+
+function actAs(actor: EventActor): MiddlewareHandler<AppEnv> {
+  return (_c, next) => actingAs(actor, next);
 }
 
 function once<T>(make: () => T): () => T {

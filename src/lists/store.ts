@@ -1,6 +1,7 @@
 // Lists: their queries and rules. Counts come from list_subscriber_counts (kept by triggers),
 // so listing lists with counts never scans subscriptions. The lists' own rows go through
-// drizzle; the reads with counts (one list, the filtered page) are named SQL.
+// drizzle; the reads with counts (one list, the filtered page) are named SQL. Each change
+// writes its event to the change log in its transaction.
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { DB } from '../db/connection.ts';
@@ -8,6 +9,8 @@ import { jsonEach, param, preparedStatements } from '../db/index.ts';
 import { lists, parseJsonText, toJsonText } from '../db/schema.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import type { Authorized } from '../core/authz.ts';
+import { changedFields } from '../events/changes.ts';
+import type { EventLog } from '../events/log.ts';
 
 export const LIST_TYPES = ['private', 'public'] as const;
 export const LIST_OPTINS = ['single', 'double'] as const;
@@ -44,6 +47,9 @@ export interface ListFields {
   tags: string[];
   description: string;
 }
+
+/** The fields whose changes list.updated reports. */
+const LIST_FIELDS = ['name', 'type', 'optin', 'status', 'tags', 'description'] as const satisfies readonly (keyof ListFields)[];
 
 export interface ListQuery {
   /** Lists the caller may see ('all' or ids). */
@@ -118,7 +124,8 @@ export class ListStore {
   private readonly sql: Prepare;
   private readonly q: ReturnType<typeof statements>;
 
-  constructor(private readonly db: DB) {
+  /** `events`: the change log each change writes to. */
+  constructor(private readonly db: DB, private readonly events: EventLog) {
     this.sql = statementCache(db);
     this.q = statements(db);
   }
@@ -158,23 +165,36 @@ export class ListStore {
   }
 
   create(f: ListFields): List {
-    const now = new Date().toISOString();
-    const r = this.q.insert.run({ uuid: randomUUID(), ...f, tags: toJsonText(f.tags), now });
-    return this.get(Number(r.lastInsertRowid))!;
+    return this.db.transaction(() => {
+      const now = new Date().toISOString();
+      const list = this.get(Number(this.q.insert.run({ uuid: randomUUID(), ...f, tags: toJsonText(f.tags), now }).lastInsertRowid))!;
+      this.events.record('list.created', { list });
+      return list;
+    }).immediate();
   }
 
   /** Saves the fields; a rename is carried into campaigns' recorded list names. */
   update(id: Authorized<number>, f: ListFields): List {
-    this.db.transaction(() => {
+    return this.db.transaction(() => {
+      const was = this.get(id);
       this.q.update.run({ id, ...f, tags: toJsonText(f.tags), now: new Date().toISOString() });
       this.sql(SQL.renameInCampaigns).run(f.name, id);
+      const list = this.get(id)!;
+      const changes = was ? changedFields(was, list, LIST_FIELDS) : {};
+      if (Object.keys(changes).length) this.events.record('list.updated', { list, changes });
+      return list;
     }).immediate();
-    return this.get(id)!;
   }
 
   /** Deletes the lists in one transaction; returns how many existed. */
   delete(ids: Authorized<number>[]): number {
-    return this.db.transaction(() => ids.reduce((n, id) => n + this.q.delete.run({ id }).changes, 0)).immediate();
+    return this.db.transaction(() => ids.reduce((n, id) => {
+      // Before the row goes: the event has the list as it was.
+      const list = this.get(id);
+      if (!list) return n;
+      this.events.record('list.deleted', { list });
+      return n + this.q.delete.run({ id }).changes;
+    }, 0)).immediate();
   }
 
   optinCounts(id: number, now = new Date()): OptinCounts {

@@ -1,6 +1,9 @@
-// Garbage collection (listmonk's maintenance operations) and the database VACUUM.
+// Garbage collection (listmonk's maintenance operations) and the database VACUUM. Deleting
+// subscribers or subscriptions is a bulk change: the change log has an event per row only while
+// a consumer wants the type.
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
+import type { EventLog } from '../events/log.ts';
 
 /** Whether the export's caller may read subscriber `s` (see exportViews). */
 const READABLE = `(@lists IS NULL OR EXISTS (SELECT 1 FROM subscriber_lists sl WHERE sl.subscriber_id = s.id
@@ -18,6 +21,11 @@ const SQL = {
   countBlocklisted: "SELECT COUNT(*) FROM subscribers WHERE status = 'blocklisted'",
   countUnconfirmed: `SELECT COUNT(*) FROM subscriber_lists WHERE status = 'unconfirmed' AND created_at < ?
     AND list_id IN (SELECT id FROM lists WHERE optin = 'double')`,
+  // The rows each deletion takes, for their events (same conditions).
+  orphanIds: 'SELECT id FROM subscribers WHERE NOT EXISTS (SELECT 1 FROM subscriber_lists WHERE subscriber_id = subscribers.id)',
+  blocklistedIds: "SELECT id FROM subscribers WHERE status = 'blocklisted'",
+  unconfirmedRows: `SELECT list_id, subscriber_id FROM subscriber_lists WHERE status = 'unconfirmed' AND created_at < ?
+    AND list_id IN (SELECT id FROM lists WHERE optin = 'double') ORDER BY list_id, subscriber_id`,
   countViewsBefore: 'SELECT COUNT(*) FROM campaign_views WHERE created_at < ?',
   countClicksBefore: 'SELECT COUNT(*) FROM link_clicks WHERE created_at < ?',
   countViewsSince: 'SELECT COUNT(*) FROM campaign_views WHERE created_at >= ?',
@@ -48,22 +56,45 @@ export const ANALYTICS_EXPORT_TYPES = Object.keys(ANALYTICS_EXPORT_COLUMNS) as A
 export const SUBSCRIBER_GC_TYPES = ['orphan', 'blocklisted'] as const;
 export const ANALYTICS_GC_TYPES = ['views', 'clicks', 'all'] as const;
 
+const BULK = { bulk: true };
+
 export class MaintenanceStore {
   private readonly sql: Prepare;
 
-  constructor(private readonly db: DB) {
+  /** `events`: the change log each deletion writes to. */
+  constructor(private readonly db: DB, private readonly events: EventLog) {
     this.sql = statementCache(db);
   }
 
   /** Deletes orphan (no subscription at all) or blocklisted subscribers; returns how many. */
   deleteSubscribers(type: (typeof SUBSCRIBER_GC_TYPES)[number]): number {
-    const stmt = this.sql(type === 'orphan' ? SQL.deleteOrphans : SQL.deleteBlocklisted);
-    return this.db.transaction(() => stmt.run().changes).immediate();
+    const orphans = type === 'orphan';
+    return this.db.transaction(() => {
+      // Before the rows go: the events have the subscribers as they were.
+      if (this.events.records('subscriber.deleted', BULK)) {
+        this.events.recordSubscribers('subscriber.deleted', this.sql(orphans ? SQL.orphanIds : SQL.blocklistedIds).pluck().all() as number[], {}, BULK);
+      }
+      return this.sql(orphans ? SQL.deleteOrphans : SQL.deleteBlocklisted).run().changes;
+    }).immediate();
   }
 
   /** Deletes unconfirmed subscriptions to double opt-in lists made before `before` (ISO); returns how many. */
   deleteUnconfirmedSubscriptions(before: string): number {
-    return this.db.transaction(() => this.sql(SQL.deleteUnconfirmed).run(before).changes).immediate();
+    return this.db.transaction(() => {
+      if (this.events.records('subscription.removed', BULK)) this.recordRemovals(before);
+      return this.sql(SQL.deleteUnconfirmed).run(before).changes;
+    }).immediate();
+  }
+
+  /** subscription.removed for each subscription deleteUnconfirmedSubscriptions is about to delete, list by list. */
+  private recordRemovals(before: string): void {
+    const byList = new Map<number, number[]>();
+    for (const r of this.sql<[string], { list_id: number; subscriber_id: number }>(SQL.unconfirmedRows).all(before)) {
+      let ids = byList.get(r.list_id);
+      if (!ids) byList.set(r.list_id, (ids = []));
+      ids.push(r.subscriber_id);
+    }
+    for (const [list, ids] of byList) this.events.recordSubscriptions('subscription.removed', ids, [list], {}, BULK);
   }
 
   /** Deletes views and/or clicks recorded before `before` (ISO). */

@@ -154,7 +154,7 @@ export class SubscriberSelfService {
     const campaign = campaignUuid.toLowerCase();
     const lists = this.ctx.db.transaction(() => {
       const ofCampaign = this.subscribers.campaignLists(campaign);
-      const ended = ofCampaign.length ? this.subscribers.unsubscribe(sub.id, ofCampaign) : this.subscribers.unsubscribeAll(sub.id);
+      const ended = this.subscribers.unsubscribe(sub.id, ofCampaign.length ? ofCampaign : null, campaign);
       if (ended > 0) this.subscribers.noteCampaignUnsubscribe(sub.id, campaign);
       return ofCampaign;
     }).immediate();

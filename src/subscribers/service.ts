@@ -6,6 +6,7 @@
 // sees the subscribers on the lists they hold a grant for. Lists are named, added and removed
 // by their own grants (`list:get`, `list:manage`).
 import type { AppContext } from '../context.ts';
+import type { RecordOptions } from '../events/log.ts';
 import { loggedIds } from '../log.ts';
 import { denied, invalid, notFound, upstreamFailed } from '../core/errors.ts';
 import type { Paging } from '../core/paging.ts';
@@ -228,7 +229,7 @@ export class SubscriberService {
 
   /** Deletes the subscribers; ids that do not exist are ignored. */
   delete(actor: Actor, ids: number[]): void {
-    this.store.delete(this.authorize(actor, ids));
+    this.store.delete(this.authorize(actor, ids), byIds(ids));
   }
 
   /** Deletes one subscriber; 404 if there is none. */
@@ -239,7 +240,7 @@ export class SubscriberService {
   /** Blocklists the subscribers (every subscription unsubscribed); unknown ids are ignored. */
   blocklist(actor: Actor, ids: number[]): void {
     const authorized = this.authorize(actor, ids);
-    this.store.blocklist(authorized);
+    this.store.blocklist(authorized, byIds(ids));
     this.logBlocklisted(actor, authorized);
   }
 
@@ -262,7 +263,7 @@ export class SubscriberService {
   changeLists(actor: Actor, ids: number[], change: ListChange): void {
     const targets = this.manageable(actor, change.targets);
     const existing = this.existing(this.authorize(actor, ids));
-    this.store.changeLists(existing, change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor) });
+    this.store.changeLists(existing, change.action, targets, { status: change.status, overwrite: true, source: sourceOf(actor), ...byIds(existing) });
     this.logUnsubscribed(actor, existing, change, targets);
   }
 
@@ -287,12 +288,12 @@ export class SubscriberService {
   async deleteMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
     const filter = this.filterFor(actor, selected(sel, true));
     if (filter.lists === null && !filter.subscriptionStatus && !filter.search && !filter.segment) this.store.deleteAll();
-    else this.store.delete(await this.matching(actor, filter));
+    else this.store.delete(await this.matching(actor, filter), BY_QUERY);
   }
 
   async blocklistMatching(actor: Actor, sel: SubscriberSelection): Promise<void> {
     const ids = await this.matching(actor, this.filterFor(actor, selected(sel, true)));
-    this.store.blocklist(ids);
+    this.store.blocklist(ids, BY_QUERY);
     this.logBlocklisted(actor, ids);
   }
 
@@ -301,7 +302,7 @@ export class SubscriberService {
     const filter = this.filterFor(actor, selected(sel, false));
     const targets = this.manageable(actor, change.targets);
     const ids = await this.matching(actor, filter);
-    this.store.changeLists(ids, change.action, targets, { status: change.status, overwrite: false, source: sourceOf(actor) });
+    this.store.changeLists(ids, change.action, targets, { status: change.status, overwrite: false, source: sourceOf(actor), ...BY_QUERY });
     this.logUnsubscribed(actor, ids, change, targets);
   }
 
@@ -411,6 +412,14 @@ function selected(sel: SubscriberSelection, needsSelection: boolean): Subscriber
   const query = sel.all ? '' : sel.query;
   if (needsSelection && !sel.all && !search && !cleanQuery(query)) throw invalid('a "query" or "search" is required (or "all": true)');
   return { listIds: sel.listIds, subscriptionStatus: sel.subscriptionStatus, search, query };
+}
+
+/** A change by query is a bulk change: its per-subscriber events are written only while a consumer wants them. */
+const BY_QUERY: RecordOptions = { bulk: true };
+
+/** A change by ids is a bulk change when it names several subscribers. */
+function byIds(ids: readonly number[]): RecordOptions {
+  return { bulk: new Set(ids).size > 1 };
 }
 
 /** How a subscription was made, for its consent record. */

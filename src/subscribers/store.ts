@@ -1,12 +1,15 @@
 // Subscribers and subscriptions: every SQL statement of the domain and the rules of how
 // subscriptions change. Reads that take user filters run read-only (a search on the read-only
 // connection, a segment on a segment thread under its deadline); every change runs on the
-// writer, in one transaction, on ids a check produced (`Authorized`).
+// writer, in one transaction, on ids a check produced (`Authorized`), and writes its events to
+// the change log in that transaction.
 import { randomUUID } from 'node:crypto';
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
 import { conflict } from '../core/errors.ts';
 import type { Authorized } from '../core/authz.ts';
+import { changedFields } from '../events/changes.ts';
+import type { EventLog, RecordOptions } from '../events/log.ts';
 import type { ListRow } from '../lists/store.ts';
 import type { SegmentRunner } from '../segments/index.ts';
 import { containsText, likeContains, mayHaveAttribText } from './search.ts';
@@ -116,6 +119,16 @@ const SUBSCRIPTION_COLUMNS = `sl.subscriber_id, sl.status AS subscription_status
 /** Ids go to SQLite as one JSON array per statement, in chunks of this many. */
 const CHUNK = 5000;
 
+/** The status of each subscription a change may move, by list and subscriber. */
+type SubscriptionStates = Map<number, Map<number, SubscriptionStatus>>;
+
+/** The events of subscriptions that exist before and after a change, in the order they are written. */
+const SUBSCRIPTION_MOVES = ['subscription.added', 'subscription.confirmed', 'subscription.unsubscribed'] as const;
+type SubscriptionMove = (typeof SUBSCRIPTION_MOVES)[number];
+
+/** The fields whose changes subscriber.updated reports. */
+const TRACKED_FIELDS = ['email', 'name', 'attribs', 'status'] as const;
+
 /** A campaign the subscriber viewed (GET /api/subscribers/{id}/activity); a campaign the caller may not see has no id, uuid, name or subject. */
 export interface ActivityView {
   id: number | null;
@@ -179,8 +192,13 @@ const SQL = {
       status = CASE WHEN excluded.status = 'unsubscribed' OR subscriber_lists.status = 'confirmed' THEN subscriber_lists.status
                     ELSE 'unconfirmed' END,
       updated_at = excluded.updated_at`,
-  dropOtherLists: `DELETE FROM subscriber_lists WHERE subscriber_id = @sid
+  otherLists: `SELECT list_id FROM subscriber_lists WHERE subscriber_id = @sid
     AND list_id NOT IN (SELECT value FROM json_each(@keep)) AND (@all OR list_id IN (SELECT value FROM json_each(@manageable)))`,
+  // What a change's subscription events compare (@lists null: every list).
+  subscriptionStates: `SELECT list_id, subscriber_id, status FROM subscriber_lists WHERE subscriber_id IN (SELECT value FROM json_each(@ids))
+    AND (@lists IS NULL OR list_id IN (SELECT value FROM json_each(@lists))) ORDER BY list_id, subscriber_id`,
+  notBlocklisted: `SELECT id FROM subscribers WHERE id IN (SELECT value FROM json_each(?)) AND status != 'blocklisted'`,
+  allIds: 'SELECT id FROM subscribers',
   // Bulk list changes: @ids and @lists are JSON arrays.
   addOverwrite: `INSERT INTO subscriber_lists (subscriber_id, list_id, status, source, created_at, updated_at)
     SELECT s.id, l.id, @status, @source, @now, @now FROM json_each(@ids) j JOIN subscribers s ON s.id = j.value
@@ -227,6 +245,7 @@ const SQL = {
   campaignLists: `SELECT cl.list_id FROM campaign_lists cl JOIN campaigns c ON c.id = cl.campaign_id
     WHERE c.uuid = ? AND cl.list_id IS NOT NULL`,
   // Once per campaign and subscriber; the zero UUID (opt-in mails, previews) names no campaign.
+  campaignRef: 'SELECT id, uuid, name FROM campaigns WHERE uuid = ?',
   campaignUnsubscribe: `INSERT OR IGNORE INTO campaign_unsubscribes (campaign_id, subscriber_id) SELECT id, ? FROM campaigns WHERE uuid = ?`,
   unsubscribeNonPrivateExcept: `UPDATE subscriber_lists SET status = 'unsubscribed', updated_at = @now
     WHERE subscriber_id = @sid AND status != 'unsubscribed'
@@ -260,9 +279,9 @@ export class SubscriberStore {
 
   /**
    * `ro`: a read-only connection; `segments`: where the reads of a filter with a segment run
-   * (worker threads, under a deadline).
+   * (worker threads, under a deadline); `events`: the change log each change writes to.
    */
-  constructor(private readonly db: DB, private readonly ro: DB, private readonly segments: SegmentRunner) {
+  constructor(private readonly db: DB, private readonly ro: DB, private readonly segments: SegmentRunner, private readonly events: EventLog) {
     this.sql = statementCache(db);
     this.roSql = statementCache(ro);
   }
@@ -374,6 +393,9 @@ export class SubscriberStore {
   }
 
   // Changes -------------------------------------------------------------------------------
+  // Each records its events in its own transaction: the subscribers' first, then the
+  // subscriptions' it moved (recordMoves). A bulk change (`bulk`: many ids or a query) writes its
+  // per-subscriber events only while a consumer wants them, and reads what they compare only then.
 
   /** Creates a subscriber and its subscriptions; 409 if the e-mail exists. Returns the id. */
   create(f: SubscriberFields, lists: readonly Authorized<number>[], opts: { preconfirm: boolean; source: SubscriptionSource }): number {
@@ -383,6 +405,8 @@ export class SubscriberStore {
       const id = Number(this.sql(SQL.insert).run({ uuid: randomUUID(), ...f, attribs: JSON.stringify(f.attribs), now }).lastInsertRowid);
       const status = f.status === 'blocklisted' ? 'unsubscribed' : opts.preconfirm ? 'confirmed' : 'unconfirmed';
       for (const lid of lists) this.sql(SQL.subscribeKeep).run({ sid: id, lid, status, source: opts.source, now });
+      this.events.recordSubscribers('subscriber.created', [id]);
+      this.recordMoves(new Map(), [id], null);
       return id;
     }).immediate();
   }
@@ -394,17 +418,24 @@ export class SubscriberStore {
   update(id: Authorized<number>, f: SubscriberFields, lists: readonly Authorized<number>[] | null, opts: { preconfirm: boolean; source: SubscriptionSource; manageable: 'all' | number[] }): void {
     this.db.transaction(() => {
       if (this.sql(SQL.emailOwner).get(f.email, id)) throw conflict('a subscriber with this e-mail already exists');
+      const was = this.rowById(id);
+      const before = this.statesBefore([id], null);
       const now = new Date().toISOString();
       this.sql(SQL.update).run({ id, ...f, attribs: JSON.stringify(f.attribs), now });
       if (lists !== null) {
-        this.sql(SQL.dropOtherLists).run({
+        const dropped = this.sql(SQL.otherLists).pluck().all({
           sid: id, keep: JSON.stringify(lists), all: opts.manageable === 'all' ? 1 : 0,
           manageable: JSON.stringify(opts.manageable === 'all' ? [] : opts.manageable),
-        });
+        }) as number[];
+        // Before the rows go: the events have the subscriptions as they were.
+        this.events.recordSubscriptions('subscription.removed', [id], dropped);
+        this.sql(SQL.removeFromLists).run({ ids: JSON.stringify([id]), lists: JSON.stringify(dropped) });
         const status = f.status === 'blocklisted' ? 'unsubscribed' : opts.preconfirm ? 'confirmed' : 'unconfirmed';
         for (const lid of lists) this.sql(SQL.subscribeKeep).run({ sid: id, lid, status, source: opts.source, now });
       }
       if (f.status === 'blocklisted') this.sql(SQL.unsubscribeAll).run({ ids: JSON.stringify([id]), now });
+      if (was) this.recordFieldChanges(was, this.rowById(id)!);
+      this.recordMoves(before, [id], null);
     }).immediate();
   }
 
@@ -414,8 +445,11 @@ export class SubscriberStore {
       const now = new Date().toISOString();
       const existing = this.sql<[string], SubscriberRow>(SQL.byEmail).get(email);
       const id = existing?.id ?? Number(this.sql(SQL.insert).run({ uuid: randomUUID(), email, name, attribs: '{}', status: 'enabled', now }).lastInsertRowid);
+      const before = this.statesBefore([id], lists);
       const status = existing?.status === 'blocklisted' ? 'unsubscribed' : 'unconfirmed';
       for (const lid of lists) this.sql(SQL.subscribePublic).run({ sid: id, lid, status, source: 'form', now });
+      if (!existing) this.events.recordSubscribers('subscriber.created', [id]);
+      this.recordMoves(before, [id], lists);
       return { id, created: !existing };
     }).immediate();
   }
@@ -425,18 +459,24 @@ export class SubscriberStore {
    * `add` with `overwrite` sets the status of existing rows too (by-id calls with a status);
    * otherwise existing subscriptions are left as they are.
    */
-  changeLists(ids: readonly Authorized<number>[], action: ListAction, targets: readonly Authorized<number>[], opts: { status: SubscriptionStatus; overwrite: boolean; source: SubscriptionSource }): void {
+  changeLists(ids: readonly Authorized<number>[], action: ListAction, targets: readonly Authorized<number>[], opts: { status: SubscriptionStatus; overwrite: boolean; source: SubscriptionSource } & RecordOptions): void {
     const now = new Date().toISOString();
-    if (action === 'add' && !opts.overwrite) return this.addMissing(ids, targets, opts.status, opts.source, now);
+    const record = { bulk: opts.bulk };
+    if (action === 'add' && !opts.overwrite) return this.addMissing(ids, targets, opts.status, opts.source, now, record);
     const lists = JSON.stringify(targets);
     const stmt = action === 'remove' ? SQL.removeFromLists
       : action === 'unsubscribe' ? SQL.unsubscribeFromLists
         : SQL.addOverwrite;
     this.db.transaction(() => {
       for (let i = 0; i < ids.length; i += CHUNK) {
-        const chunk = JSON.stringify(ids.slice(i, i + CHUNK));
+        const part = ids.slice(i, i + CHUNK);
+        const chunk = JSON.stringify(part);
+        // Before the rows go: the events have the subscriptions as they were.
+        if (action === 'remove') this.events.recordSubscriptions('subscription.removed', part, targets, {}, record);
+        const before = action === 'remove' ? null : this.statesBefore(part, targets, record);
         if (action === 'add') this.sql(stmt).run({ ids: chunk, lists, status: opts.status, source: opts.source, now });
         else this.sql(stmt).run({ ids: chunk, lists, now });
+        this.recordMoves(before, part, targets, {}, record);
       }
     }).immediate();
   }
@@ -448,7 +488,7 @@ export class SubscriberStore {
    * are written as absolute values (read inside the same transaction), so they stay right
    * whether or not the list-count insert trigger honours the bulk gate.
    */
-  private addMissing(ids: readonly number[], targets: readonly number[], status: SubscriptionStatus, source: SubscriptionSource, now: string): void {
+  private addMissing(ids: readonly number[], targets: readonly number[], status: SubscriptionStatus, source: SubscriptionSource, now: string, record: RecordOptions): void {
     this.db.transaction(() => {
       const lists = this.sql(SQL.existingLists).pluck().all(JSON.stringify(targets)) as number[];
       if (!lists.length || !ids.length) return;
@@ -457,13 +497,16 @@ export class SubscriberStore {
       this.sql(SQL.bulkGate).run(0);
       try {
         for (let i = 0; i < ids.length; i += CHUNK) {
-          const chunk = JSON.stringify(ids.slice(i, i + CHUNK));
+          const part = ids.slice(i, i + CHUNK);
+          const chunk = JSON.stringify(part);
+          const before = this.statesBefore(part, lists, record);
           // Every subscriber of the chunk is on at least one list afterwards.
           newlySubscribed += this.sql(SQL.orphansAmong).pluck().get(chunk) as number;
           for (const list of lists) {
             const added = this.sql(SQL.addMissingToList).run({ ids: chunk, list, status, source, now }).changes;
             counts.set(list, counts.get(list)! + added);
           }
+          this.recordMoves(before, part, lists, {}, record);
         }
       } finally {
         this.sql(SQL.bulkGate).run(null);
@@ -474,28 +517,101 @@ export class SubscriberStore {
   }
 
   /** Blocklists the subscribers and unsubscribes all their subscriptions. */
-  blocklist(ids: readonly Authorized<number>[]): void {
+  blocklist(ids: readonly Authorized<number>[], record: RecordOptions = {}): void {
     const now = new Date().toISOString();
     this.db.transaction(() => {
       for (let i = 0; i < ids.length; i += CHUNK) {
-        const chunk = JSON.stringify(ids.slice(i, i + CHUNK));
+        const part = ids.slice(i, i + CHUNK);
+        const chunk = JSON.stringify(part);
+        // Only a real blocklisting is an event, not a repeated one.
+        const newly = this.events.records('subscriber.blocklisted', record) ? this.sql(SQL.notBlocklisted).pluck().all(chunk) as number[] : [];
+        const before = this.statesBefore(part, null, record);
         this.sql(SQL.blocklist).run({ ids: chunk, now });
         this.sql(SQL.unsubscribeAll).run({ ids: chunk, now });
+        this.events.recordSubscribers('subscriber.blocklisted', newly, {}, record);
+        this.recordMoves(before, part, null, {}, record);
       }
     }).immediate();
   }
 
   /** Deletes the subscribers (subscriptions and bounces go with them); returns how many. */
-  delete(ids: readonly Authorized<number>[]): number {
+  delete(ids: readonly Authorized<number>[], record: RecordOptions = {}): number {
     return this.db.transaction(() => {
       let n = 0;
-      for (let i = 0; i < ids.length; i += CHUNK) n += this.sql(SQL.delete).run(JSON.stringify(ids.slice(i, i + CHUNK))).changes;
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const part = ids.slice(i, i + CHUNK);
+        // Before the rows go: the events have the subscribers as they were.
+        this.events.recordSubscribers('subscriber.deleted', part, {}, record);
+        n += this.sql(SQL.delete).run(JSON.stringify(part)).changes;
+      }
       return n;
     }).immediate();
   }
 
+  /** Deletes every subscriber: a bulk change (a by-query delete of all). */
   deleteAll(): void {
-    this.db.transaction(() => this.sql(SQL.deleteAll).run()).immediate();
+    const record = { bulk: true };
+    this.db.transaction(() => {
+      if (this.events.records('subscriber.deleted', record)) this.events.recordSubscribers('subscriber.deleted', this.sql(SQL.allIds).pluck().all() as number[], {}, record);
+      this.sql(SQL.deleteAll).run();
+    }).immediate();
+  }
+
+  /**
+   * subscriber.updated with the fields that changed, if any. A blocklisting is reported as
+   * subscriber.blocklisted instead, as the blocklist endpoints report it, so a consumer sees it
+   * under one type whichever way it was made.
+   */
+  private recordFieldChanges(was: SubscriberRow, now: SubscriberRow): void {
+    const changes = changedFields(toSubscriber(was, []), toSubscriber(now, []), TRACKED_FIELDS);
+    const blocklisted = changes.status?.to === 'blocklisted';
+    if (blocklisted) delete changes.status;
+    if (Object.keys(changes).length) this.events.recordSubscribers('subscriber.updated', [now.id], { changes });
+    if (blocklisted) this.events.recordSubscribers('subscriber.blocklisted', [now.id]);
+  }
+
+  /**
+   * The subscriptions of these subscribers (on these lists; null: on any) before a change, for
+   * recordMoves; null when the change writes no subscription event (a bulk change's are written
+   * only while a consumer wants them, and nothing is read then).
+   */
+  private statesBefore(ids: readonly number[], lists: readonly number[] | null, record: RecordOptions = {}): SubscriptionStates | null {
+    return SUBSCRIPTION_MOVES.some((type) => this.events.records(type, record)) ? this.subscriptionStates(ids, lists) : null;
+  }
+
+  private subscriptionStates(ids: readonly number[], lists: readonly number[] | null): SubscriptionStates {
+    type Row = { list_id: number; subscriber_id: number; status: SubscriptionStatus };
+    const states: SubscriptionStates = new Map();
+    const rows = this.sql<[Record<string, unknown>], Row>(SQL.subscriptionStates).all({ ids: JSON.stringify(ids), lists: lists === null ? null : JSON.stringify(lists) });
+    for (const r of rows) {
+      let ofList = states.get(r.list_id);
+      if (!ofList) states.set(r.list_id, (ofList = new Map()));
+      ofList.set(r.subscriber_id, r.status);
+    }
+    return states;
+  }
+
+  /**
+   * Records, list by list (one statement per list and batch), the subscriptions made, confirmed
+   * and ended since `before` (statesBefore). A subscription left as it was, or set back to
+   * unconfirmed, writes nothing. `extra` goes into each payload.
+   */
+  private recordMoves(before: SubscriptionStates | null, ids: readonly number[], lists: readonly number[] | null, extra: Record<string, unknown> = {}, record: RecordOptions = {}): void {
+    if (!before) return;
+    const moved = new Map<SubscriptionMove, Map<number, number[]>>(SUBSCRIPTION_MOVES.map((type) => [type, new Map()]));
+    for (const [list, states] of this.subscriptionStates(ids, lists)) {
+      for (const [sid, status] of states) {
+        const type = moveOf(before.get(list)?.get(sid), status);
+        if (!type) continue;
+        const ofType = moved.get(type)!;
+        let sids = ofType.get(list);
+        if (!sids) ofType.set(list, (sids = []));
+        sids.push(sid);
+      }
+    }
+    for (const [type, byList] of moved) {
+      for (const [list, sids] of byList) this.events.recordSubscriptions(type, sids, [list], extra, record);
+    }
   }
 
   // Opt-in and the subscriber's own pages --------------------------------------------------
@@ -517,7 +633,12 @@ export class SubscriberStore {
 
   /** Confirms the unconfirmed subscriptions on these lists, recording the evidence in meta. */
   confirm(sid: Authorized<number>, lists: number[], evidence: Record<string, string>): number {
-    return this.sql(SQL.confirm).run({ sid, lists: JSON.stringify(lists), meta: JSON.stringify(evidence), now: new Date().toISOString() }).changes;
+    return this.db.transaction(() => {
+      const before = this.statesBefore([sid], lists);
+      const n = this.sql(SQL.confirm).run({ sid, lists: JSON.stringify(lists), meta: JSON.stringify(evidence), now: new Date().toISOString() }).changes;
+      this.recordMoves(before, [sid], lists);
+      return n;
+    }).immediate();
   }
 
   /** The ids of the lists a campaign went to (empty for unknown or the zero UUID). */
@@ -525,14 +646,27 @@ export class SubscriberStore {
     return this.sql(SQL.campaignLists).pluck().all(campaignUuid) as number[];
   }
 
-  /** Returns how many subscriptions it ended (0: already unsubscribed from all of them). */
-  unsubscribe(sid: Authorized<number>, lists: number[]): number {
-    return this.sql(SQL.unsubscribeFromLists).run({ ids: JSON.stringify([sid]), lists: JSON.stringify(lists), now: new Date().toISOString() }).changes;
+  /**
+   * Unsubscribes from these lists (null: from every list); returns how many subscriptions it
+   * ended (0: already unsubscribed from all of them). `campaignUuid`: the campaign whose mail's
+   * link was followed, named in the events.
+   */
+  unsubscribe(sid: Authorized<number>, lists: number[] | null, campaignUuid?: string): number {
+    return this.db.transaction(() => {
+      const before = this.statesBefore([sid], lists);
+      const now = new Date().toISOString();
+      const n = lists === null
+        ? this.sql(SQL.unsubscribeAll).run({ ids: JSON.stringify([sid]), now }).changes
+        : this.sql(SQL.unsubscribeFromLists).run({ ids: JSON.stringify([sid]), lists: JSON.stringify(lists), now }).changes;
+      this.recordMoves(before, [sid], lists, this.fromCampaign(campaignUuid));
+      return n;
+    }).immediate();
   }
 
-  /** Returns how many subscriptions it ended. */
-  unsubscribeAll(sid: Authorized<number>): number {
-    return this.sql(SQL.unsubscribeAll).run({ ids: JSON.stringify([sid]), now: new Date().toISOString() }).changes;
+  /** The `campaign` of an unsubscribe's events: none for other mails (the zero UUID) and unknown campaigns. */
+  private fromCampaign(uuid: string | undefined): Record<string, unknown> {
+    const campaign = uuid === undefined ? undefined : this.sql(SQL.campaignRef).get(uuid);
+    return campaign ? { campaign } : {};
   }
 
   /** Records that the subscriber left through the unsubscribe link of this campaign (its analytics count it). */
@@ -544,8 +678,12 @@ export class SubscriberStore {
   savePreferences(sid: Authorized<number>, name: string, keepUuids: string[]): void {
     const now = new Date().toISOString();
     this.db.transaction(() => {
+      const was = this.rowById(sid);
+      const before = this.statesBefore([sid], null);
       this.sql(SQL.updateName).run(name, now, sid);
       this.sql(SQL.unsubscribeNonPrivateExcept).run({ sid, keep: JSON.stringify(keepUuids), now });
+      if (was) this.recordFieldChanges(was, this.rowById(sid)!);
+      this.recordMoves(before, [sid], null);
     }).immediate();
   }
 
@@ -636,6 +774,13 @@ function whereOf(f: SubscriberFilter): { sql: string; params: unknown[] } {
     params.push(...f.segment.params);
   }
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+/** The event of a subscription that was in `was` (undefined: there was none) and is in `now`, if any. */
+function moveOf(was: SubscriptionStatus | undefined, now: SubscriptionStatus): SubscriptionMove | null {
+  if (was === undefined) return 'subscription.added';
+  if (was === now || now === 'unconfirmed') return null;
+  return now === 'confirmed' ? 'subscription.confirmed' : 'subscription.unsubscribed';
 }
 
 function toSubscription(r: SubscriptionJoinRow): Subscription {

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { DB } from '../../src/db/connection.ts';
 import { authorize, type ListPermission, type Permission } from '../../src/core/authz.ts';
 import { ListStore, type List, type ListFields } from '../../src/lists/store.ts';
+import { EventLog } from '../../src/events/log.ts';
 import type { SubscriberStatus, SubscriptionStatus } from '../../src/subscribers/store.ts';
 import { CampaignStore, type CampaignFields, type CampaignStatus } from '../../src/campaigns/store.ts';
 import { TemplateStore, type TemplateInput } from '../../src/templates/store.ts';
@@ -107,7 +108,7 @@ export function fixtures(db: DB) {
 
   return {
     list(f: Partial<ListFields> = {}): List {
-      return new ListStore(db).create({ name: unique('List'), type: 'private', optin: 'single', status: 'active', tags: [], description: '', ...f });
+      return new ListStore(db, new EventLog(db)).create({ name: unique('List'), type: 'private', optin: 'single', status: 'active', tags: [], description: '', ...f });
     },
 
     /** The store subscribes to every list with one status and now; a test often needs one per list, or a past one. */
