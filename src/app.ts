@@ -52,6 +52,7 @@ import { MAINTENANCE_ADMIN_PAGES } from './maintenance/admin.tsx';
 import { SYSTEM_ADMIN_PAGES } from './system/admin.tsx';
 import { HELP_ADMIN_PAGES } from './help/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
+import { WEBHOOK_ROUTES } from './webhooks/routes.ts';
 
 /**
  * The API's route tables by section, mounted under /api in this order (where a static path and
@@ -73,6 +74,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   media: MEDIA_ROUTES,
   templates: TEMPLATE_ROUTES,
   users: USER_ROUTES,
+  webhooks: WEBHOOK_ROUTES,
 };
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */

@@ -56,6 +56,8 @@ import { EventLog } from './events/log.ts';
 import { WebhookDeliveryStore } from './webhooks/deliveries.ts';
 import { WebhookSender } from './webhooks/send.ts';
 import { WEBHOOK_WORKER_DEFAULTS, WebhookWorker } from './webhooks/worker.ts';
+import { WebhookStore } from './webhooks/store.ts';
+import { WebhookService } from './webhooks/service.ts';
 
 export interface Services extends AppContext {
   /** The users' sessions, sign-in and password resets (the sign-in pages use it directly). */
@@ -96,6 +98,8 @@ export interface Services extends AppContext {
   events: EventLog;
   /** Turns the log's events into webhook deliveries and sends them; `deliverNow` for a test delivery. */
   webhookWorker: WebhookWorker;
+  /** The webhooks, their secrets and deliveries (and their interest in the change log). */
+  webhooks: WebhookService;
   /** Who may call which route: filled from the route tables as the app mounts them (app.ts). */
   routes: RouteAccess;
   /** Re-reads settings and rebuilds the messengers (after a settings change). */
@@ -177,6 +181,7 @@ export function buildServices(config: Config, log: Logger): Services {
     publicLimiter: new RateLimiter(),
     events,
     webhookWorker,
+    webhooks: new WebhookService(new WebhookStore(db), events, webhookWorker),
     routes: new RouteAccess(),
     reload() {
       settings.reload();

@@ -9,6 +9,8 @@ export const PERMISSION_GROUPS = [
   { group: 'templates', permissions: ['templates:get', 'templates:manage'] },
   { group: 'users', permissions: ['users:get', 'users:manage', 'roles:get', 'roles:manage'] },
   { group: 'settings', permissions: ['settings:get', 'settings:manage', 'settings:maintain'] },
+  // listmgr: outgoing webhooks, and the change log's feed (GET /api/changes), whose events hold subscribers' data.
+  { group: 'webhooks', permissions: ['webhooks:manage', 'events:get'] },
 ] as const;
 
 export type Permission = (typeof PERMISSION_GROUPS)[number]['permissions'][number];

@@ -179,6 +179,12 @@ export const f = {
     });
   }),
   optStringArray: () => field({ type: 'array', items: { type: 'string' } }, readStringArray),
+  /** Strings, at least one; `hint` follows "is required". */
+  reqStringArray: (hint = '') => field({ type: 'array', items: { type: 'string' }, minItems: 1 }, (v) => {
+    const strings = readStringArray(v);
+    if (!strings?.length) throw required(hint);
+    return strings;
+  }, true),
   /** Tags, normalised as listmonk does. */
   optTags: () => field({ type: 'array', items: { type: 'string', maxLength: LIMITS.tagChars } }, (v) => {
     const tags = readStringArray(v);

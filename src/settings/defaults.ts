@@ -149,6 +149,9 @@ export const DEFAULT_SETTINGS: Settings = {
     tls_enabled: true, tls_skip_verify: false, scan_interval: '15m',
   }],
 
+  // listmgr: the change log's events (webhooks, GET /api/changes) are kept this many days, then
+  // deleted with their deliveries by a daily prune (2-3650).
+  'events.retention_days': 30,
   'maintenance.db': { vacuum: false, vacuum_cron_interval: '0 2 * * *' },
   // listmgr: scheduled online backups of the database file (maintenance/backups.ts). `dir`
   // relative to the database file's folder; the newest `keep` of them are kept.

@@ -208,6 +208,8 @@ const RULES: Record<string, () => z.ZodType> = {
     scan_interval: duration(60_000),
   }),
 
+  // Two days at least: a receiver down over a weekend night still finds its retries' events.
+  'events.retention_days': () => range(2, 3650, ' (days)'),
   'backup.interval': () => duration(60_000),
   'backup.keep': () => range(1, 1000, ' (the number of backups kept)'),
   'backup.dir': () => text().transform((v) => v.trim() || 'backups')

@@ -153,4 +153,15 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'DELETE', path: '/api/bounces?id=999999', perms: ['bounces:manage'] },
   { method: 'DELETE', path: '/api/bounces/999999', perms: ['bounces:manage'] },
   { method: 'PUT', path: '/api/bounces/blocklist', perms: ['bounces:manage'], body: {} },
+  // webhooks
+  { method: 'GET', path: '/api/webhooks', perms: ['webhooks:manage'] },
+  { method: 'POST', path: '/api/webhooks', perms: ['webhooks:manage'], body: {} },
+  { method: 'GET', path: '/api/webhooks/999999', perms: ['webhooks:manage'] },
+  { method: 'PUT', path: '/api/webhooks/999999', perms: ['webhooks:manage'], body: {} },
+  { method: 'DELETE', path: '/api/webhooks/999999', perms: ['webhooks:manage'] },
+  { method: 'POST', path: '/api/webhooks/999999/secret', perms: ['webhooks:manage'] },
+  { method: 'POST', path: '/api/webhooks/999999/test', perms: ['webhooks:manage'] },
+  { method: 'GET', path: '/api/webhooks/999999/deliveries', perms: ['webhooks:manage'] },
+  { method: 'GET', path: '/api/webhooks/999999/deliveries/999999', perms: ['webhooks:manage'] },
+  { method: 'POST', path: '/api/webhooks/999999/deliveries/999999/retry', perms: ['webhooks:manage'] },
 ];
