@@ -4,6 +4,7 @@
 // nothing is lost (an attempt in flight at the kill is repeated, with the same webhook-id).
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
+import { waitForWriteLock } from '../db/write-lock.ts';
 
 const CURSOR = 'webhooks';
 
@@ -101,6 +102,15 @@ export class WebhookDeliveryStore {
   constructor(private readonly db: DB) {
     this.sql = statementCache(db);
     this.sql(SQL.initCursor).run({ consumer: CURSOR });
+  }
+
+  /**
+   * Resolves once SQLite's write lock is free (false: still taken after the busy timeout), so a
+   * write of the worker never waits for another connection (the import's writer) in SQLite's
+   * busy handler, which would hold the event loop.
+   */
+  writable(): Promise<boolean> {
+    return waitForWriteLock(this.db);
   }
 
   /** Whether the log has events the dispatcher has not read. */

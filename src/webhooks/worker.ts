@@ -78,7 +78,11 @@ export class WebhookWorker {
   private flushTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private pumpQueued = false;
-  private dispatching = false;
+  private pumping = false;
+  /** A wake that came while a pump was under way: pump again after it. */
+  private pumpAgain = false;
+  /** The outcome writes, one after another (a success and a failure of one webhook keep their order). */
+  private writes: Promise<void> = Promise.resolve();
   /** Rotates which webhook claims first, so the global cap is shared. */
   private firstWebhook = 0;
   private running = false;
@@ -102,6 +106,7 @@ export class WebhookWorker {
     await Promise.race([Promise.allSettled([...this.inFlight.values()]), waited]);
     clearTimeout(timer);
     this.flush();
+    await this.writes;
     this.closed = true;
   }
 
@@ -109,6 +114,7 @@ export class WebhookWorker {
   async deliverNow(id: number): Promise<void> {
     const running = this.inFlight.get(id);
     if (running) return running;
+    await this.store.writable();
     const now = Date.now();
     const d = this.store.claimOne(id, iso(now), iso(now + this.o.leaseMs));
     if (d) await this.attempt(d);
@@ -116,24 +122,19 @@ export class WebhookWorker {
 
   private poll(): void {
     if (!this.running) return;
-    void this.dispatch().finally(() => {
-      this.pump();
+    void this.dispatch().then(() => this.pump()).finally(() => {
       if (this.running) this.pollTimer = setTimeout(() => this.poll(), this.o.pollMs).unref();
     });
   }
 
   /** Fans the unread events out, a batch per transaction, giving way to other work between batches. */
   private async dispatch(): Promise<void> {
-    if (this.dispatching) return;
-    this.dispatching = true;
     try {
-      while (this.running && this.store.behind() && this.store.dispatch(DISPATCH_BATCH) > 0) {
+      while (this.running && this.store.behind() && (await this.store.writable()) && this.store.dispatch(DISPATCH_BATCH) > 0) {
         await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (e) {
       this.log.error(`webhooks: could not read the change log: ${(e as Error).message}`);
-    } finally {
-      this.dispatching = false;
     }
   }
 
@@ -143,14 +144,20 @@ export class WebhookWorker {
     this.pumpQueued = true;
     setImmediate(() => {
       this.pumpQueued = false;
-      this.pump();
+      void this.pump();
     });
   }
 
   /** Leases due deliveries of each enabled webhook, as many as the caps leave room for, and sends them. */
-  private pump(): void {
+  private async pump(): Promise<void> {
     if (!this.running) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
     try {
+      if (!(await this.store.writable())) return;
       const webhooks = this.store.enabledWebhooks();
       this.firstWebhook = (this.firstWebhook + 1) % Math.max(1, webhooks.length);
       for (let i = 0; i < webhooks.length; i++) {
@@ -163,10 +170,19 @@ export class WebhookWorker {
       }
     } catch (e) {
       this.log.error(`webhooks: could not take due deliveries: ${(e as Error).message}`);
+    } finally {
+      this.pumping = false;
+      if (this.pumpAgain) {
+        this.pumpAgain = false;
+        this.wake();
+      }
     }
   }
 
   private attempt(d: DeliveryRequest): Promise<void> {
+    // Made due again (a retry from the API) while its attempt is still out: that attempt stands.
+    const running = this.inFlight.get(d.id);
+    if (running) return running;
     this.perWebhook.set(d.webhook_id, (this.perWebhook.get(d.webhook_id) ?? 0) + 1);
     const attempt = this.send(d)
       .catch((e: unknown) => this.log.error(`webhooks: delivery ${d.id} failed in the worker: ${(e as Error).message}`))
@@ -204,14 +220,20 @@ export class WebhookWorker {
     });
   }
 
+  /** Writes the queued outcomes after those already being written. */
   private flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     const batch = this.outcomes;
     this.outcomes = [];
-    if (!batch.length) return;
-    const now = Date.now();
+    if (batch.length) this.writes = this.writes.then(() => this.write(batch));
+  }
+
+  private async write(batch: PendingOutcome[]): Promise<void> {
     try {
+      // Past the busy timeout the write is tried all the same: it fails, and the leases run out.
+      await this.store.writable();
+      const now = Date.now();
       const disabled = this.store.record(batch.map((b) => b.outcome), iso(now), iso(now - this.o.disableAfterMs), (f) => disabledReason(now, this.o.disableAfterMs, f));
       for (const w of disabled) this.log.warn(`webhooks: webhook ${w.id} "${w.name}" disabled: ${w.reason}`);
     } catch (e) {

@@ -81,6 +81,17 @@ describe('webhook deliveries', () => {
     assert.ok(ctx().db.prepare('SELECT failing_since FROM webhooks WHERE id = ?').pluck().get(id), 'its failing streak began');
   });
 
+  it('retries a delivery whose endpoint cannot be reached, with the reason and no answer', async () => {
+    const closed = await startReceiver();
+    await closed.close();
+    const { id } = addWebhook(ctx().db, { url: `${closed.url}?token=secret-in-the-url` });
+    event('list.created');
+    const [d] = await until('the first attempt', () => deliveriesOf(ctx().db, id).find((x) => x.attempts > 0) && deliveriesOf(ctx().db, id));
+    assert.equal(d.response_status, null);
+    assert.match(d.error, /ECONNREFUSED/);
+    assert.ok(!d.error.includes('secret-in-the-url'), d.error);
+  });
+
   it('signs with the rotated-out secret too while it still signs, and only with the new one after', async () => {
     const r = await receiver();
     const [oldSecret, newer] = [newSecret(), newSecret()];
