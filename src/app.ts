@@ -53,6 +53,7 @@ import { SYSTEM_ADMIN_PAGES } from './system/admin.tsx';
 import { HELP_ADMIN_PAGES } from './help/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 import { WEBHOOK_ROUTES } from './webhooks/routes.ts';
+import { CHANGE_ROUTES } from './changes/routes.ts';
 
 /**
  * The API's route tables by section, mounted under /api in this order (where a static path and
@@ -75,6 +76,7 @@ const API_TABLES: Record<string, readonly AnyRoute<Services>[]> = {
   templates: TEMPLATE_ROUTES,
   users: USER_ROUTES,
   webhooks: WEBHOOK_ROUTES,
+  changes: CHANGE_ROUTES,
 };
 
 /** The admin's pages, by domain; mounted after the sign-in pages. */

@@ -58,6 +58,8 @@ import { WebhookSender } from './webhooks/send.ts';
 import { WEBHOOK_WORKER_DEFAULTS, WebhookWorker } from './webhooks/worker.ts';
 import { WebhookStore } from './webhooks/store.ts';
 import { WebhookService } from './webhooks/service.ts';
+import { EventStore } from './events/store.ts';
+import { EventRetention } from './events/retention.ts';
 
 export interface Services extends AppContext {
   /** The users' sessions, sign-in and password resets (the sign-in pages use it directly). */
@@ -100,11 +102,15 @@ export interface Services extends AppContext {
   webhookWorker: WebhookWorker;
   /** The webhooks, their secrets and deliveries (and their interest in the change log). */
   webhooks: WebhookService;
+  /** The change log's reads (GET /api/changes) and its pruning. */
+  eventStore: EventStore;
+  /** Deletes the events older than events.retention_days, daily. */
+  eventRetention: EventRetention;
   /** Who may call which route: filled from the route tables as the app mounts them (app.ts). */
   routes: RouteAccess;
   /** Re-reads settings and rebuilds the messengers (after a settings change). */
   reload(): void;
-  /** Starts the background work: the sending engine, the bounce mailbox, the indexer, the vacuum and backup schedules, the webhooks. */
+  /** Starts the background work: the sending engine, the bounce mailbox, the indexer, the vacuum, backup and change log retention schedules, the webhooks. */
   start(): void;
   /** Stops the background work in reverse order and closes the database. Idempotent. */
   stop(): Promise<void>;
@@ -130,6 +136,7 @@ export function buildServices(config: Config, log: Logger): Services {
   const events = new EventLog(db);
   const webhookSender = new WebhookSender({ allowPrivate: () => settings.bool('security.webhooks_allow_private') });
   const webhookWorker = new WebhookWorker(log, new WebhookDeliveryStore(db), webhookSender, { ...WEBHOOK_WORKER_DEFAULTS, ...config.webhooks });
+  const eventStore = new EventStore(db);
   const users = new UserStore(db);
   users.useRootUrl(() => settings.rootUrl());
   users.useSessionIdleTimeout(() => parseDuration(settings.str('security.session_idle_timeout')) ?? SESSION_IDLE_MS);
@@ -182,6 +189,8 @@ export function buildServices(config: Config, log: Logger): Services {
     events,
     webhookWorker,
     webhooks: new WebhookService(new WebhookStore(db), events, webhookWorker),
+    eventStore,
+    eventRetention: new EventRetention(core, eventStore),
     routes: new RouteAccess(),
     reload() {
       settings.reload();
@@ -194,12 +203,14 @@ export function buildServices(config: Config, log: Logger): Services {
       s.vacuum.start();
       s.backups.start();
       webhookWorker.start();
+      s.eventRetention.start();
     },
     stop: () => (stopping ??= stopAll()),
   };
 
   let stopping: Promise<void> | null = null;
   async function stopAll(): Promise<void> {
+    await s.eventRetention.stop();
     await webhookWorker.stop();
     webhookSender.close();
     s.vacuum.stop();

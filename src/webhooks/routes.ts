@@ -17,7 +17,7 @@ type C = Context<AppEnv>;
 
 const route = routesFor<Deps>();
 export const WEBHOOK_ROUTES = [
-  route({ method: 'GET', path: '/webhooks', access: 'webhooks:manage', handler: listWebhooks, summary: 'listmgr: the webhooks, each with its delivery counts, last delivery and failure rate (never its secret)' }),
+  route({ method: 'GET', path: '/webhooks', access: 'webhooks:manage', handler: listWebhooks, summary: 'listmgr: the webhooks (never their secrets), each with its deliveries counted by status, and over its last 100 deliveries its latest attempt and failure rate (failed attempts / attempts)' }),
   route({ method: 'POST', path: '/webhooks', access: 'webhooks:manage', handler: createWebhook, body: webhookInput, summary: 'listmgr: creates a webhook; the answer holds its signing secret (whsec_…), shown this once' }),
   route({ method: 'GET', path: '/webhooks/:id', access: 'webhooks:manage', handler: getWebhook, summary: 'listmgr: one webhook' }),
   route({ method: 'PUT', path: '/webhooks/:id', access: 'webhooks:manage', handler: updateWebhook, body: webhookChanges, summary: 'listmgr: changes a webhook (fields not given keep their value); enabling it clears why it was disabled' }),

@@ -1,6 +1,7 @@
 // The change log as tests read it: the `events` table directly, each row with its actor and
 // payload parsed, and an in-process consumer whose wanted types a test sets (bulk changes write
 // their per-subscriber events only while one wants them).
+import { until } from '../campaigns/fixtures.ts';
 import type { TestServer } from './server.ts';
 
 export interface LoggedEvent {
@@ -33,4 +34,14 @@ export function testConsumer(t: TestServer): { wants(types: string[]): void } {
   let wanted = new Set<string>();
   t.server.ctx.events.addConsumer(() => wanted);
   return { wants: (types) => { wanted = new Set(types); } };
+}
+
+/**
+ * Waits until the webhook dispatcher has read every event recorded so far. It advances its
+ * cursor in the database as it reads, a change a refusal's "nothing changed" check would
+ * otherwise meet when it runs right after a test records events.
+ */
+export function logRead(t: TestServer): Promise<unknown> {
+  const read = t.server.ctx.db.prepare(`SELECT (SELECT last_event_id FROM event_cursors WHERE consumer = 'webhooks') >= (SELECT coalesce(max(id), 0) FROM events)`).pluck();
+  return until('the webhook dispatcher to read the change log', () => read.get() === 1);
 }

@@ -153,7 +153,7 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'DELETE', path: '/api/bounces?id=999999', perms: ['bounces:manage'] },
   { method: 'DELETE', path: '/api/bounces/999999', perms: ['bounces:manage'] },
   { method: 'PUT', path: '/api/bounces/blocklist', perms: ['bounces:manage'], body: {} },
-  // webhooks
+  // webhooks and the change log's feed
   { method: 'GET', path: '/api/webhooks', perms: ['webhooks:manage'] },
   { method: 'POST', path: '/api/webhooks', perms: ['webhooks:manage'], body: {} },
   { method: 'GET', path: '/api/webhooks/999999', perms: ['webhooks:manage'] },
@@ -164,4 +164,5 @@ export const PERMISSION_MATRIX: RouteCase[] = [
   { method: 'GET', path: '/api/webhooks/999999/deliveries', perms: ['webhooks:manage'] },
   { method: 'GET', path: '/api/webhooks/999999/deliveries/999999', perms: ['webhooks:manage'] },
   { method: 'POST', path: '/api/webhooks/999999/deliveries/999999/retry', perms: ['webhooks:manage'] },
+  { method: 'GET', path: '/api/changes', perms: ['events:get'] },
 ];

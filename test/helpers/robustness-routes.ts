@@ -40,5 +40,5 @@ get /admin/campaigns/:id/analytics; get /api/campaigns/:id/analytics/:type/expor
 get /admin/settings/logs; get /admin/settings/maintenance; get /admin/settings/about
 get /admin/help; get /admin/help/:topic; get /admin/help/:folder/:file
 get /api/webhooks; post /api/webhooks; get /api/webhooks/:id; put /api/webhooks/:id; delete /api/webhooks/:id; post /api/webhooks/:id/secret; post /api/webhooks/:id/test
-get /api/webhooks/:id/deliveries; get /api/webhooks/:id/deliveries/:delivery_id; post /api/webhooks/:id/deliveries/:delivery_id/retry`
+get /api/webhooks/:id/deliveries; get /api/webhooks/:id/deliveries/:delivery_id; post /api/webhooks/:id/deliveries/:delivery_id/retry; get /api/changes`
   .split(/[;\n]/).map((s) => s.trim()).filter(Boolean).map((s) => s.split(' ') as [string, string]);

@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import type { DB } from '../../src/db/connection.ts';
 import { runScenarios, type Scenario } from '../helpers/scenario.ts';
 import { roleCaller, useFreshServer, type TestServer } from '../helpers/server.ts';
+import { logRead } from '../helpers/events.ts';
 import { until } from '../campaigns/fixtures.ts';
 import { eventBody } from '../../src/webhooks/body.ts';
 import { deliveriesOf, startReceiver, type Receiver } from './receivers.ts';
@@ -233,6 +234,7 @@ describe('webhooks API', () => {
         ? { status: 'failed', attempts: 8, attempted_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` }
         : { status: 'delivered', attempts: i % 2 ? 1 : 2, attempted_at: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z` }));
       ids = seedDeliveries(t, hook.id, states);
+      await logRead(t);
     });
 
     it('pages them newest first: {results, total, per_page, page}', async () => {
@@ -322,6 +324,18 @@ describe('webhooks API', () => {
     });
   });
 
+  it('describes its routes in the OpenAPI document, with their permission', async () => {
+    const doc = (await server().request('GET', '/api/openapi.json')).body;
+    for (const [path, method] of [['/api/webhooks', 'post'], ['/api/webhooks/{id}', 'put'], ['/api/webhooks/{id}/secret', 'post'], ['/api/webhooks/{id}/test', 'post'],
+      ['/api/webhooks/{id}/deliveries', 'get'], ['/api/webhooks/{id}/deliveries/{delivery_id}', 'get'], ['/api/webhooks/{id}/deliveries/{delivery_id}/retry', 'post']]) {
+      assert.deepEqual(doc.paths[path]?.[method]?.['x-permissions'], ['webhooks:manage'], `${method} ${path}`);
+    }
+    const input = doc.components.schemas.WebhookInput;
+    assert.deepEqual(input.required, ['name', 'url', 'events']);
+    assert.deepEqual(doc.paths['/api/changes'].get['x-permissions'], ['events:get']);
+    assert.deepEqual(doc.paths['/api/changes'].get.parameters.map((p: { name: string }) => p.name), ['after', 'types', 'limit']);
+  });
+
   describe('the webhooks\' interest in the change log', () => {
     it('wants the types of the enabled webhooks, updated on each change of one', async () => {
       const t = server();
@@ -370,6 +384,7 @@ describe('webhooks API with a receiver on the loopback', () => {
     assert.deepEqual(JSON.parse(got.body).data.webhook, { id: hook.id, name: 'CRM' });
     new Webhook(hook.secret).verify(got.body, got.headers as Record<string, string>);
     assert.ok(!res.text.includes(hook.secret));
+    assert.ok(!t.server.ctx.log.recent().some((line) => line.includes('whsec_')), 'no secret in the log');
     // The dispatcher fans test events out to no one: after its next rounds, still one delivery.
     await new Promise((r) => setTimeout(r, 600));
     assert.equal(receiver.received.length, 1);
