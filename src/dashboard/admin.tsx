@@ -93,7 +93,7 @@ const DISABLED_WEBHOOKS_SHOWN = 5;
  */
 function DisabledWebhooks({ s, view }: { s: Deps; view: AdminView }): JSX.Element | null {
   const { t } = view;
-  if (!view.may('GET /admin/settings')) return null;
+  if (!view.may('GET /api/webhooks')) return null;
   const { results, total } = s.dashboard.disabledWebhooks(DISABLED_WEBHOOKS_SHOWN);
   if (total === 0) return null;
   return (

