@@ -169,9 +169,10 @@ export class SubscriberSelfService {
    */
   blocklist(sub: LinkedSubscriber, campaignUuid: string): boolean {
     if (!this.rights().blocklist) return false;
+    const campaign = campaignUuid.toLowerCase();
     this.ctx.db.transaction(() => {
-      this.subscribers.blocklist([sub.id]);
-      if (sub.status !== 'blocklisted') this.subscribers.noteCampaignUnsubscribe(sub.id, campaignUuid.toLowerCase());
+      this.subscribers.blocklist([sub.id], {}, campaign);
+      if (sub.status !== 'blocklisted') this.subscribers.noteCampaignUnsubscribe(sub.id, campaign);
     }).immediate();
     this.ctx.log.info(`subscriber ${sub.id} blocklisted (source: unsubscribe page, campaign ${campaignUuid})`);
     return true;

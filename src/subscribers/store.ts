@@ -516,8 +516,11 @@ export class SubscriberStore {
     }).immediate();
   }
 
-  /** Blocklists the subscribers and unsubscribes all their subscriptions. */
-  blocklist(ids: readonly Authorized<number>[], record: RecordOptions = {}): void {
+  /**
+   * Blocklists the subscribers and unsubscribes all their subscriptions. `campaignUuid`: the
+   * campaign whose mail's unsubscribe page did it, named in the subscriptions' events.
+   */
+  blocklist(ids: readonly Authorized<number>[], record: RecordOptions = {}, campaignUuid?: string): void {
     const now = new Date().toISOString();
     this.db.transaction(() => {
       for (let i = 0; i < ids.length; i += CHUNK) {
@@ -529,7 +532,7 @@ export class SubscriberStore {
         this.sql(SQL.blocklist).run({ ids: chunk, now });
         this.sql(SQL.unsubscribeAll).run({ ids: chunk, now });
         this.events.recordSubscribers('subscriber.blocklisted', newly, {}, record);
-        this.recordMoves(before, part, null, {}, record);
+        this.recordMoves(before, part, null, this.fromCampaign(campaignUuid), record);
       }
     }).immediate();
   }

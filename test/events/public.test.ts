@@ -146,10 +146,15 @@ describe('events of the public pages and API', () => {
     assert.deepEqual(await eventsOf(t, () => postOk(`/subscription/${ZERO}/${sub.uuid}`, { manage: 'true', name: 'New Name', l: lists.single.uuid })), []);
   });
 
-  it('blocklisting from the unsubscribe page: subscriber.blocklisted and its subscriptions ended', async () => {
-    const sub = await subscriber('self-block@example.com', [lists.single]);
-    const events = await eventsOf(t, () => postOk(`/subscription/${ZERO}/${sub.uuid}`, { blocklist: 'true' }));
-    assert.deepEqual(summary(events), [['subscriber.blocklisted', null, null], ['subscription.unsubscribed', 'Public single', 'unsubscribed']]);
+  it("blocklisting from a campaign's unsubscribe page: subscriber.blocklisted, and its subscriptions ended naming the campaign", async () => {
+    const sub = await subscriber('self-block@example.com', [lists.single, lists.other]);
+    const campaign = await campaignTo(lists.single);
+    const events = await eventsOf(t, () => postOk(`/subscription/${campaign.uuid}/${sub.uuid}`, { blocklist: 'true' }));
+    assert.deepEqual(summary(events), [['subscriber.blocklisted', null, null], ['subscription.unsubscribed', 'Public single', 'unsubscribed'], ['subscription.unsubscribed', 'Public other', 'unsubscribed']]);
+    assert.equal('campaign' in events[0].data, false);
+    assert.deepEqual(events.slice(1).map((e) => e.data.campaign), [campaign, campaign]);
+    const now = await subscriberNow(sub.id);
+    for (const e of events) assert.deepEqual(e.data.subscriber, now);
     assertPublic(events);
   });
 
