@@ -13,7 +13,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  * The deliveries the recent figures of a webhook (failure rate, last delivery) are taken over:
  * its last 100, whatever their age, so a quiet endpoint still shows how its last calls went.
  */
-export const RECENT_DELIVERIES = 100;
+const RECENT_DELIVERIES = 100;
 
 /** What a webhook is made of, as a create or a change gives it. */
 export interface WebhookFields {
@@ -64,7 +64,7 @@ export interface Delivery {
 }
 
 /** A delivery with its event, whose body the request carries. */
-export interface DeliveryWithEvent extends Delivery {
+interface DeliveryWithEvent extends Delivery {
   event: { type: string; occurred_at: string; data: string };
 }
 
