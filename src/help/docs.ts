@@ -26,6 +26,7 @@ const KNOWN_TOPICS: { topic: string; blurb: string }[] = [
   { topic: 'templating', blurb: 'The template language of campaigns and templates.' },
   { topic: 'segments', blurb: 'Segment expressions: choosing subscribers with a query.' },
   { topic: 'api', blurb: 'The HTTP API: authentication, limits, segments and the delivery guarantee.' },
+  { topic: 'webhooks', blurb: 'Webhooks and the change log: the events, verifying signatures, retries, and the feed for scripts.' },
   { topic: 'operations', blurb: 'Running on a server: the executable, configuration, the command line, monitoring and logs.' },
   { topic: 'backup-and-upgrade', blurb: 'Backups, restoring, upgrading, and moving from listmonk.' },
   { topic: 'security', blurb: 'How listmgr protects its data and its readers.' },
