@@ -38,6 +38,7 @@ get /admin/campaigns; get /admin/campaigns/new; get /admin/campaigns/:id; get /a
 get /admin/settings
 get /admin/campaigns/:id/analytics; get /api/campaigns/:id/analytics/:type/export
 get /admin/settings/logs; get /admin/settings/maintenance; get /admin/settings/about
+get /admin/settings/webhooks; get /admin/settings/webhooks/new; get /admin/settings/webhooks/:id; get /admin/settings/webhooks/:id/edit
 get /admin/help; get /admin/help/:topic; get /admin/help/:folder/:file
 get /api/webhooks; post /api/webhooks; get /api/webhooks/:id; put /api/webhooks/:id; delete /api/webhooks/:id; post /api/webhooks/:id/secret; post /api/webhooks/:id/test
 get /api/webhooks/:id/deliveries; get /api/webhooks/:id/deliveries/:delivery_id; post /api/webhooks/:id/deliveries/:delivery_id/retry; get /api/changes`

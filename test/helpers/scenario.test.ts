@@ -16,9 +16,12 @@ describe('the database snapshot', () => {
     assert.deepEqual(diffSnapshots(a, snapshotDatabase(t().dbPath)), []);
     assert.ok(a.subscribers && a.settings && a.subscribers_fts_data, 'every table, the search index\'s shadow tables too');
     assert.equal(a.subscribers_fts, undefined, 'virtual tables are read through their shadow tables');
+    // A first list, so that its table and the change log's have their sqlite_sequence rows.
+    fixtures(db).list({ name: 'First' });
+    const before = snapshotDatabase(t().dbPath);
     const list = fixtures(db).list({ name: 'Snap' });
     const b = snapshotDatabase(t().dbPath);
-    assert.deepEqual(diffSnapshots(a, b), [`lists: ${a.lists.rows} → ${a.lists.rows + 1} rows`, `sqlite_sequence: ${a.sqlite_sequence.rows} → ${a.sqlite_sequence.rows + 1} rows`]);
+    assert.deepEqual(diffSnapshots(before, b), [`events: ${before.events.rows} → ${before.events.rows + 1} rows`, `lists: ${before.lists.rows} → ${before.lists.rows + 1} rows`, 'sqlite_sequence: rows changed']);
     // A change in place, as no store makes it: what the snapshot must see is a row that differs.
     db.prepare(`UPDATE lists SET name = 'Snapped' WHERE id = ?`).run(list.id);
     assert.deepEqual(diffSnapshots(b, snapshotDatabase(t().dbPath)), ['lists: rows changed']);
@@ -36,7 +39,7 @@ describe('a scenario', () => {
   it('fails when a refusal changed the database, naming the table', async () => {
     await assert.rejects(
       runScenario(t(), { name: 'x', method: 'GET', path: '/api/lists/9999', status: 404 }, { request: writesFirst }),
-      /GET \/api\/lists\/9999 \(404\) changed the database: lists: \d+ → \d+ rows/,
+      /GET \/api\/lists\/9999 \(404\) changed the database: .*lists: \d+ → \d+ rows/,
     );
   });
 

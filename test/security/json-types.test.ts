@@ -20,6 +20,7 @@ before(async () => {
   ids.campaign = (await t.request('POST', '/api/campaigns', { name: 'C', subject: 'S', lists: [ids.list], body: '<p>x</p>', content_type: 'html' })).body.data.id;
   ids.userRole = (await t.request('POST', '/api/roles/users', { name: 'R', permissions: ['lists:get_all'] })).body.data.id;
   ids.listRole = (await t.request('POST', '/api/roles/lists', { name: 'LR', lists: [{ id: ids.list, permissions: ['list:get'] }] })).body.data.id;
+  ids.webhook = (await t.request('POST', '/api/webhooks', { name: 'W', url: 'https://hooks.example.com/in', events: ['*'] })).body.data.id;
 });
 after(() => t.stop());
 
@@ -70,6 +71,8 @@ const ROWS: Row[] = [
   { method: 'PUT', path: '/api/roles/users/{id}', field: 'permissions', rest: { name: 'R' }, single: 'lists:get_all' },
   { method: 'POST', path: '/api/roles/lists', field: 'lists', rest: { name: 'LR2' }, single: { id: 1, permissions: ['list:get'] } },
   { method: 'PUT', path: '/api/roles/lists/{id}', field: 'lists', rest: { name: 'LR' }, single: { id: 1, permissions: ['list:get'] } },
+  { method: 'POST', path: '/api/webhooks', field: 'events', rest: { name: 'W2', url: 'https://hooks.example.com/in' }, single: 'list.created' },
+  { method: 'PUT', path: '/api/webhooks/{id}', field: 'events', single: 'list.created' },
   { method: 'PUT', path: '/api/settings', field: 'app.notify_emails', single: 'ops@example.com' },
   { method: 'PUT', path: '/api/settings', field: 'privacy.exportable', single: 'profile' },
   { method: 'PUT', path: '/api/settings', field: 'privacy.domain_blocklist', single: 'example.com' },
@@ -94,6 +97,7 @@ function pathOf(r: Row): string {
     : r.path.startsWith('/api/subscribers') ? ids.subscriber
     : r.path.startsWith('/api/campaigns') ? ids.campaign
     : r.path.startsWith('/api/roles/users') ? ids.userRole
+    : r.path.startsWith('/api/webhooks') ? ids.webhook
     : ids.listRole;
   return r.path.replace('{id}', String(id));
 }
