@@ -54,7 +54,7 @@ import { HELP_ADMIN_PAGES } from './help/admin.tsx';
 import { WEBHOOK_ADMIN_PAGES } from './webhooks/admin.tsx';
 import { USER_ROUTES } from './users/routes.ts';
 import { WEBHOOK_ROUTES } from './webhooks/routes.ts';
-import { CHANGE_ROUTES } from './changes/routes.ts';
+import { CHANGE_ROUTES } from './events/routes.ts';
 
 /**
  * The API's route tables by section, mounted under /api in this order (where a static path and

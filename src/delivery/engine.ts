@@ -47,7 +47,7 @@ import { Throttle } from './throttle.ts';
 import { notifyAdmins } from './notify.ts';
 import { classifySendFailure, deferBackoff, deferLimitMs, spokenDuration } from '../mail/failures.ts';
 import { LIMITS } from '../core/limits.ts';
-import { actingAs } from '../events/actor.ts';
+import { actingAs } from '../core/actor.ts';
 
 const SCAN_MS = 1000;
 /** Queued opt-in mails read at a time. */

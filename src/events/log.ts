@@ -5,7 +5,7 @@
 // subscriber exactly as GET /api/subscribers/{id} gives it.
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
-import { currentActor } from './actor.ts';
+import { currentActor } from '../core/actor.ts';
 import { EVENT_TYPES, type EventType } from './types.ts';
 
 /** A subscriber row's own fields (alias `s`) as the API gives them, before their `lists`: json_object arguments. */

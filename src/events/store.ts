@@ -3,7 +3,7 @@
 // older than events.retention_days. (Events are written by log.ts, in their change's transaction.)
 import type { DB } from '../db/connection.ts';
 import { statementCache, type Prepare } from '../db/statements.ts';
-import type { EventActor } from './actor.ts';
+import type { EventActor } from '../core/actor.ts';
 import type { EventType } from './types.ts';
 
 /** An event as the feed gives it. */

@@ -7,7 +7,7 @@ import { denied } from '../core/errors.ts';
 import type { Authenticator, AuthUser } from '../core/authz.ts';
 import { accessDenied, type Access } from './routes.ts';
 import type { AppEnv } from './types.ts';
-import { actingAs } from '../events/actor.ts';
+import { actingAs } from '../core/actor.ts';
 
 const SESSION_COOKIE = 'session';
 

@@ -5,7 +5,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { limitBody, readBody, readBodyOrText, readJson } from './body.ts';
 import { hasPerm, type AuthUser, type Permission } from '../core/authz.ts';
-import { actingAs, type EventActor } from '../events/actor.ts';
+import { actingAs, type EventActor } from '../core/actor.ts';
 import { parseInput, queryValues, type z } from './schema.ts';
 import type { AppEnv } from './types.ts';
 

@@ -18,7 +18,7 @@ import {
   CONTROL_DUPLICATES, CONTROL_IMPORTED, CONTROL_NEW, CONTROL_SKIPPED, CONTROL_SLOTS, CONTROL_STOP, CONTROL_UNCHANGED, CONTROL_UPDATED, startThread, type WriterMessage,
 } from './threads.ts';
 import { systemMessage } from '../mail/system.ts';
-import { actingAs, currentActor, type EventActor } from '../events/actor.ts';
+import { actingAs, currentActor, type EventActor } from '../core/actor.ts';
 import type { EventLog } from '../events/log.ts';
 
 export type ImportState = 'none' | 'importing' | 'stopping' | 'finished' | 'failed';

@@ -6,7 +6,7 @@ import { startWorker } from '../worker-thread.ts';
 import type { ParseOptions, RowBatch } from './parse.ts';
 import type { ImportSource } from './source.ts';
 import type { WriteOptions } from './store.ts';
-import type { EventActor } from '../events/actor.ts';
+import type { EventActor } from '../core/actor.ts';
 import type { EventType } from '../events/types.ts';
 
 /** The parser thread (parse-worker.ts) reads the upload and posts row batches to the writer. */

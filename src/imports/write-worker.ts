@@ -9,7 +9,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { checkpointNow, openDatabase, WalCheckpointer } from '../db/connection.ts';
 import { backgroundTransaction } from '../db/foreground-writes.ts';
-import { actingAs } from '../events/actor.ts';
+import { actingAs } from '../core/actor.ts';
 import { EventLog } from '../events/log.ts';
 import { appendBatch, emptyBatch, sliceBatch, sortByEmail, type RowBatch } from './parse.ts';
 import { NameIndex } from './name-index.ts';

@@ -1,14 +1,12 @@
 // GET /api/changes: the change log as a feed, oldest first, for scripts that poll instead of
 // receiving webhooks. A client keeps the `after` of each page and asks from it next time.
-// (Not in src/events/: the edge's guard runs each request as its actor, events/actor.ts, so
-// a route table there would put events and http in an import cycle.)
 import type { Context } from 'hono';
 import { ok } from '../http/envelope.ts';
 import { routesFor, type Input } from '../http/routes.ts';
 import { q, z } from '../http/schema.ts';
 import type { AppEnv } from '../http/types.ts';
-import type { EventStore } from '../events/store.ts';
-import { EVENT_TYPES, isEventType, type EventType } from '../events/types.ts';
+import type { EventStore } from './store.ts';
+import { EVENT_TYPES, isEventType, type EventType } from './types.ts';
 
 interface Deps {
   eventStore: EventStore;
