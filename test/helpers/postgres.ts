@@ -3,10 +3,10 @@
 // as root the server runs as the postgres user (or nobody), which owns the folder.
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './ports.ts';
 
 export interface Postgres {
   /** The URL of a database on this server. */
@@ -40,16 +40,6 @@ function serverUser(): { name: string; uid: number; gid: number } | null {
   throw new Error('running as root, and neither a postgres nor a nobody user exists to run PostgreSQL as');
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startPostgres(): Promise<Postgres> {
   const bin = binDir();
