@@ -3,13 +3,12 @@
 // also the webhooks' consumer of the log: it tells it which event types enabled webhooks want,
 // so the per-subscriber events of bulk changes are written only while someone receives them.
 import { randomBytes } from 'node:crypto';
-import { VERSION } from '../config.ts';
 import { authorize, can, type Actor, type Authorized } from '../core/authz.ts';
 import { denied, invalid, notFound } from '../core/errors.ts';
 import type { Paging } from '../core/paging.ts';
 import type { EventLog } from '../events/log.ts';
 import { isEventType } from '../events/types.ts';
-import { eventBody } from './body.ts';
+import { eventBody, unsignedHeaders } from './body.ts';
 import type { Delivery, DeliveryStatus, Webhook, WebhookFields, WebhookStore } from './store.ts';
 
 export { DELIVERY_STATUSES, type Delivery, type DeliveryStatus, type Webhook } from './store.ts';
@@ -158,14 +157,8 @@ export class WebhookService {
     const found = this.store.delivery(id, deliveryId);
     if (!found) throw notFound(`delivery ${deliveryId} of webhook ${id} not found`);
     const { event, ...delivery } = found;
-    // As the worker sends them; the signature is left out (it is made with the secret).
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': `listmgr/${VERSION}`,
-      'webhook-id': delivery.event_uuid,
-    };
-    if (delivery.attempted_at) headers['webhook-timestamp'] = String(Math.floor(Date.parse(delivery.attempted_at) / 1000));
-    return { ...delivery, request: { body: eventBody(event), headers } };
+    const signedAt = delivery.attempted_at ? Math.floor(Date.parse(delivery.attempted_at) / 1000) : null;
+    return { ...delivery, request: { body: eventBody(event), headers: unsignedHeaders(delivery.event_uuid, signedAt) } };
   }
 
   /** Makes a delivery due now: pending, its lease cleared (a manual retry, whatever its status). */

@@ -6,9 +6,9 @@
 // schedule, then fails; an endpoint failing for the whole disable window is disabled.
 // Concurrency is capped globally and per webhook, so one slow or dead endpoint holds at most its
 // own share of the requests and never delays another's.
-import { VERSION, type WebhookTiming } from '../config.ts';
+import type { WebhookTiming } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { eventBody } from './body.ts';
+import { eventBody, unsignedHeaders } from './body.ts';
 import type { AttemptResult, DeliveryRequest, Failure, Outcome, WebhookDeliveryStore } from './deliveries.ts';
 import type { WebhookSender } from './send.ts';
 import { signatureHeader } from './signature.ts';
@@ -59,13 +59,7 @@ function request(d: DeliveryRequest, now: number): { headers: Record<string, str
   const timestamp = Math.floor(now / 1000);
   return {
     body,
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': `listmgr/${VERSION}`,
-      'webhook-id': d.uuid,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(d, d.uuid, timestamp, body, now),
-    },
+    headers: { ...unsignedHeaders(d.uuid, timestamp), 'webhook-signature': signatureHeader(d, d.uuid, timestamp, body, now) },
   };
 }
 
